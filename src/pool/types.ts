@@ -1,0 +1,32 @@
+/** Prices in US dollars per million tokens. */
+export interface Price {
+  inputPerM: number;
+  outputPerM: number;
+}
+
+/**
+ * One worker of the pool as the executor sees it: everything needed to send it a step.
+ * Keys are not here: the egress module attaches them by the provider's origin.
+ */
+export interface WorkerSpec {
+  /** Id used in plans ("w1", "gpt", ...). `self` is reserved for the conductor, `local` for the on-device model. */
+  id: string;
+  label: string;
+  /** One line the conductor reads when choosing workers. */
+  strengths: string;
+  /** Provider preset id ("openai", "anthropic", "custom", ...): the per-provider concurrency limit is keyed on it. */
+  providerId: string;
+  /** OpenAI-compatible base URL, ending before `/chat/completions` (for example https://api.openai.com/v1). */
+  baseURL: string;
+  model: string;
+  systemPrompt?: string;
+  /** Most requests in flight at once for this worker. */
+  maxConcurrency: number;
+  price?: Price;
+  costTier?: 'low' | 'medium' | 'high';
+  enabled: boolean;
+}
+
+/** Reserved worker ids. */
+export const SELF_WORKER = 'self';
+export const LOCAL_WORKER = 'local';

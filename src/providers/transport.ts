@@ -1,0 +1,28 @@
+import type { WorkerSpec } from '../pool/types.ts';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** What the executor sends for one attempt of one step. */
+export interface ChatRequest {
+  messages: ChatMessage[];
+  signal: AbortSignal;
+  /** For the egress ledger: which run and step this request belongs to. */
+  runId: string;
+  stepIndex: number;
+}
+
+export type ChatEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'usage'; promptTokens: number; completionTokens: number };
+
+/**
+ * Sends one chat request to one worker and streams the answer. Implementations: the OpenAI-compatible
+ * HTTP transport (through the egress module), and the on-device `local` worker.
+ * Failures are thrown as `ProviderError` (src/providers/errors.ts) so the retry policy can classify them.
+ */
+export interface ChatTransport {
+  stream(worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent>;
+}

@@ -1,0 +1,64 @@
+// `npm test`: every check the project has, in the order that fails fastest.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+
+const chromiumCandidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+let chromium = chromiumCandidates.find((path) => path && existsSync(path));
+if (!chromium) {
+  try {
+    const { chromium: pw } = await import('@playwright/test');
+    if (existsSync(pw.executablePath())) chromium = pw.executablePath();
+  } catch {}
+}
+if (!chromium) {
+  console.error(
+    'No Chromium found: install one (Debian: `sudo apt-get install -y chromium`) or set CHROMIUM_PATH=/path/to/chrome.',
+  );
+  process.exit(1);
+}
+process.env.CHROMIUM_PATH = chromium;
+
+function step(name, command, args) {
+  console.log(`\n=== ${name}: ${command} ${args.join(' ')}`);
+  const result = spawnSync(command, args, { stdio: 'inherit', env: process.env });
+  return result.status === 0;
+}
+
+rmSync('test-results', { recursive: true, force: true });
+const results = {
+  typecheck: step('typecheck', 'npx', ['tsc', '-b']),
+  lint: step('lint', 'npx', ['biome', 'check', '.']),
+  unit: step('unit', 'npx', [
+    'vitest',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    '--outputFile.json=test-results/vitest.json',
+  ]),
+  browser: step('browser', 'npx', ['playwright', 'test']),
+};
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+if (existsSync('test-results/vitest.json')) {
+  const v = JSON.parse(readFileSync('test-results/vitest.json', 'utf8'));
+  passed += v.numPassedTests;
+  failed += v.numFailedTests;
+  skipped += v.numPendingTests + v.numTodoTests;
+}
+if (existsSync('test-results/playwright.json')) {
+  const p = JSON.parse(readFileSync('test-results/playwright.json', 'utf8')).stats;
+  passed += p.expected + p.flaky;
+  failed += p.unexpected;
+  skipped += p.skipped;
+}
+for (const [name, ok] of Object.entries(results))
+  if (!ok && name !== 'unit' && name !== 'browser') failed += 1;
+console.log(
+  `\nchecks: ${Object.entries(results)
+    .map(([n, ok]) => `${n} ${ok ? 'ok' : 'FAILED'}`)
+    .join(', ')}`,
+);
+console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(Object.values(results).every(Boolean) ? 0 : 1);

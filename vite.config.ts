@@ -1,0 +1,33 @@
+import { readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defineConfig } from 'vite';
+
+// Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
+const isolationHeaders = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+// Test builds (`vite build --mode test`) also emit the harness pages under test/pages/, which browser
+// tests use to drive one module at a time; production builds contain only the app.
+function inputs(mode: string): Record<string, string> {
+  const entries: Record<string, string> = { main: resolve(import.meta.dirname, 'index.html') };
+  if (mode === 'test') {
+    const dir = resolve(import.meta.dirname, 'test/pages');
+    for (const file of readdirSync(dir)) {
+      if (file.endsWith('.html')) entries[`test-${file.slice(0, -5)}`] = resolve(dir, file);
+    }
+  }
+  return entries;
+}
+
+export default defineConfig(({ mode }) => ({
+  build: {
+    target: 'es2022',
+    outDir: mode === 'test' ? 'dist-test' : 'dist',
+    rollupOptions: { input: inputs(mode) },
+  },
+  worker: { format: 'es' },
+  server: { headers: isolationHeaders },
+  preview: { headers: isolationHeaders },
+}));
