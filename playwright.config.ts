@@ -1,7 +1,9 @@
 import { defineConfig } from '@playwright/test';
 import { findChromium, webgpuChromiumArgs } from './test/chromium.ts';
 
-export const previewPort = 4173;
+// Several checkouts or helpers can run browser tests at once: each picks its own port and build folder.
+const previewPort = Number(process.env.PREVIEW_PORT ?? 4173);
+const outDir = process.env.BATON_DIST ?? 'dist-test';
 
 export default defineConfig({
   testDir: 'test/browser',
@@ -18,7 +20,7 @@ export default defineConfig({
     trace: 'retain-on-failure',
   },
   webServer: {
-    command: `npx vite build --mode test --logLevel warn && npx vite preview --mode test --outDir dist-test --host 127.0.0.1 --port ${previewPort} --strictPort`,
+    command: `npx vite build --mode test --logLevel warn --outDir ${outDir} && npx vite preview --mode test --outDir ${outDir} --host 127.0.0.1 --port ${previewPort} --strictPort --bypass-lock`,
     url: `http://127.0.0.1:${previewPort}/`,
     reuseExistingServer: !process.env.CI,
     timeout: 180_000,

@@ -25,6 +25,7 @@ export default defineConfig(({ mode }) => ({
   build: {
     target: 'es2022',
     outDir: mode === 'test' ? 'dist-test' : 'dist',
+    emptyOutDir: true,
     rollupOptions: { input: inputs(mode) },
   },
   worker: { format: 'es' },
