@@ -1,0 +1,616 @@
+/**
+ * A local OpenAI-compatible provider for tests and demos: a real HTTP server on 127.0.0.1 that speaks
+ * `POST /v1/chat/completions` (JSON and SSE) and `GET /v1/models`, with scripted models, latency,
+ * fault injection, CORS as strict as the strictest real providers, and a record of every request.
+ * See test/provider/README.md for the model ids and fault names.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type CorsMode = 'strict' | 'anthropic' | 'open';
+
+export type Behaviour =
+  | { kind: 'echo' }
+  | { kind: 'transform'; fn: (question: string) => string }
+  | { kind: 'table'; answers: Record<string, string>; fallback?: string }
+  | { kind: 'fixed'; text: string };
+
+export interface Latency {
+  /** Delay before the first content token (headers are sent at once, as real providers do). */
+  firstTokenMs: number;
+  /** Delay between two content tokens. */
+  perTokenMs: number;
+}
+
+export type FaultKind = '401' | '403' | '404' | '429' | '500' | '503' | 'cut' | 'stall' | 'malformed';
+export const FAULT_KINDS: readonly FaultKind[] = [
+  '401',
+  '403',
+  '404',
+  '429',
+  '500',
+  '503',
+  'cut',
+  'stall',
+  'malformed',
+];
+
+export interface Fault {
+  kind: FaultKind;
+  /** Fail only the first `times` requests, then answer normally (retry-then-succeed). Default: always. */
+  times?: number;
+  /** For 429 (and 503): sent as `retry-after-ms`, and as `retry-after` in whole seconds (rounded up). */
+  retryAfterMs?: number;
+}
+
+export interface ScriptedModel {
+  id: string;
+  behaviour: Behaviour;
+  latency?: Latency;
+  fault?: Fault;
+}
+
+export interface ProviderOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Extra models; a model with the id of a built-in replaces it. */
+  models?: ScriptedModel[];
+  /** Default 'strict'. */
+  cors?: CorsMode;
+  /** When set, chat and model requests need `Authorization: Bearer <key>` (or `x-api-key`), else 401. */
+  apiKey?: string;
+  /** Default Retry-After for 429/503 faults that do not give their own. Default 1000 ms. */
+  retryAfterMs?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Path with query string, e.g. `/v1/chat/completions`. */
+  path: string;
+  /** Lower-cased names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  /** Parsed JSON when the body is JSON, else the text; `undefined` when there is no body. */
+  body: unknown;
+  /** `Date.now()` when the request arrived. */
+  time: number;
+}
+
+export interface TestProvider {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  /** `url + '/v1'`: what an OpenAI client takes as its base URL. */
+  baseURL: string;
+  port: number;
+  /** Every request in arrival order, preflights included. The array is live. */
+  requests: RecordedRequest[];
+  clearRequests(): void;
+  /** Adds or replaces a model, and resets its fault counter. */
+  setModel(model: ScriptedModel): void;
+  /** Resets every "fail the first N" counter. */
+  resetFaults(): void;
+  close(): Promise<void>;
+}
+
+/** Request headers a strict provider's preflight accepts (Mistral, Gemini's OpenAI endpoint, Fireworks). */
+export const STRICT_ALLOWED_HEADERS = ['authorization', 'content-type', 'accept'] as const;
+/** Headers the client may read from responses (so a browser client can honour Retry-After). */
+export const EXPOSED_HEADERS = ['retry-after', 'retry-after-ms', 'x-request-id'] as const;
+export const ANTHROPIC_BROWSER_HEADER = 'anthropic-dangerous-direct-browser-access';
+
+/** Questions the built-in `table` model knows (keys are matched after trimming). */
+export const TABLE_ANSWERS: Record<string, string> = {
+  'What is 2+2?': '4',
+  'What is the capital of France?': 'Paris',
+  'Who wrote Hamlet?': 'William Shakespeare',
+  'What colour is the sky?': 'Blue, on a clear day.',
+};
+export const TABLE_FALLBACK = "I don't know.";
+
+export const BUILTIN_MODELS: readonly ScriptedModel[] = [
+  { id: 'echo', behaviour: { kind: 'echo' } },
+  { id: 'upper', behaviour: { kind: 'transform', fn: (s) => s.toUpperCase() } },
+  { id: 'reverse', behaviour: { kind: 'transform', fn: (s) => [...s].reverse().join('') } },
+  { id: 'table', behaviour: { kind: 'table', answers: TABLE_ANSWERS, fallback: TABLE_FALLBACK } },
+  { id: 'slow', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 300, perTokenMs: 40 } },
+];
+
+/**
+ * The tokenizer used for streaming and for usage: each token is a run of whitespace followed by a run of
+ * non-whitespace (or trailing whitespace alone). `tokenize(s).join('') === s`.
+ */
+export function tokenize(text: string): string[] {
+  return text.match(/\s*\S+|\s+/g) ?? [];
+}
+
+/** Text of a message's content: a string, or the text parts of an array of content parts. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) =>
+        part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string'
+          ? (part as { text: string }).text
+          : '',
+      )
+      .join('');
+  }
+  return '';
+}
+
+interface Message {
+  role: string;
+  content: unknown;
+}
+
+/** Prompt tokens: the tokens of every message's text, summed (no per-message overhead). */
+export function countPromptTokens(messages: readonly Message[]): number {
+  return messages.reduce((sum, m) => sum + tokenize(contentText(m.content)).length, 0);
+}
+
+function userMessages(messages: readonly Message[]): string[] {
+  return messages.filter((m) => m.role === 'user').map((m) => contentText(m.content));
+}
+
+/** The answer a behaviour gives to a conversation. */
+export function answer(behaviour: Behaviour, messages: readonly Message[]): string {
+  const users = userMessages(messages);
+  const last = users.at(-1) ?? '';
+  switch (behaviour.kind) {
+    case 'echo':
+      return last;
+    case 'transform':
+      return behaviour.fn(last);
+    case 'fixed':
+      return behaviour.text;
+    case 'table': {
+      // The question is the last user message; Baton sends the user's question as the first user turn
+      // and may add context after it, so the first user message is tried next.
+      for (const candidate of [last, users[0] ?? '']) {
+        const hit = behaviour.answers[candidate.trim()];
+        if (hit !== undefined) return hit;
+      }
+      return behaviour.fallback ?? TABLE_FALLBACK;
+    }
+  }
+}
+
+/** Parses `429`, `429x2` (fail twice, then succeed), `cut`, ... Returns undefined for anything else. */
+export function parseFault(spec: string): Fault | undefined {
+  const match = /^([a-z0-9]+)(?:x(\d+))?$/.exec(spec.trim());
+  if (!match) return undefined;
+  const kind = match[1] as FaultKind;
+  if (!FAULT_KINDS.includes(kind)) return undefined;
+  return match[2] === undefined ? { kind } : { kind, times: Number(match[2]) };
+}
+
+/** Resolves a model id: registered models first, then `fixed:<text>` and `fault:<spec>` patterns. */
+function resolveModel(models: Map<string, ScriptedModel>, id: string): ScriptedModel | undefined {
+  const known = models.get(id);
+  if (known) return known;
+  if (id.startsWith('fixed:')) return { id, behaviour: { kind: 'fixed', text: id.slice('fixed:'.length) } };
+  if (id.startsWith('fault:')) {
+    const fault = parseFault(id.slice('fault:'.length));
+    if (fault) return { id, behaviour: { kind: 'echo' }, fault };
+  }
+  return undefined;
+}
+
+type ErrorBody = { message: string; type: string; code: string | null; param?: string | null };
+
+const FAULT_ERRORS: Record<'401' | '403' | '404' | '429' | '500' | '503', (model: string) => ErrorBody> = {
+  '401': () => ({
+    message: 'Incorrect API key provided. You can find your API key in your account settings.',
+    type: 'invalid_request_error',
+    code: 'invalid_api_key',
+    param: null,
+  }),
+  '403': () => ({
+    message: 'You are not allowed to access this model with this key.',
+    type: 'permission_error',
+    code: 'model_not_allowed',
+    param: null,
+  }),
+  '404': (model) => ({
+    message: `The model \`${model}\` does not exist or you do not have access to it.`,
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+    param: null,
+  }),
+  '429': (model) => ({
+    message: `Rate limit reached for ${model} on requests per min (RPM). Please try again later.`,
+    type: 'requests',
+    code: 'rate_limit_exceeded',
+    param: null,
+  }),
+  '500': () => ({
+    message: 'The server had an error while processing your request. Sorry about that!',
+    type: 'server_error',
+    code: null,
+    param: null,
+  }),
+  '503': () => ({
+    message: 'The engine is currently overloaded, please try again later.',
+    type: 'server_error',
+    code: null,
+    param: null,
+  }),
+};
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function startProvider(options: ProviderOptions = {}): Promise<TestProvider> {
+  const cors: CorsMode = options.cors ?? 'strict';
+  const defaultRetryAfterMs = options.retryAfterMs ?? 1000;
+  const models = new Map<string, ScriptedModel>();
+  for (const m of [...BUILTIN_MODELS, ...(options.models ?? [])]) models.set(m.id, m);
+  const requests: RecordedRequest[] = [];
+  /** How many times each fault key has failed so far (for `times`). */
+  const faultCounts = new Map<string, number>();
+  let nextId = 1;
+
+  function corsHeaders(req: IncomingMessage): Record<string, string> {
+    const origin = req.headers.origin;
+    const headers: Record<string, string> = { 'cross-origin-resource-policy': 'cross-origin' };
+    if (origin) {
+      headers['access-control-allow-origin'] = origin;
+      headers.vary = 'Origin';
+      headers['access-control-expose-headers'] = EXPOSED_HEADERS.join(', ');
+    }
+    return headers;
+  }
+
+  function sendJson(
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    extra: Record<string, string> = {},
+  ) {
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      ...corsHeaders(req),
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+      'x-request-id': `req_${nextId++}`,
+      ...extra,
+    });
+    res.end(text);
+  }
+
+  function sendError(
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    error: ErrorBody,
+    extra?: Record<string, string>,
+  ) {
+    sendJson(req, res, status, { error }, extra);
+  }
+
+  function preflight(req: IncomingMessage, res: ServerResponse) {
+    const origin = req.headers.origin;
+    const requested = String(req.headers['access-control-request-headers'] ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean);
+    const method = String(req.headers['access-control-request-method'] ?? '').toUpperCase();
+    const allowed: readonly string[] = STRICT_ALLOWED_HEADERS;
+    // Strict providers answer a preflight that asks for other headers without any Access-Control-Allow-*
+    // header, so the browser rejects the request before it is sent.
+    const headersOk = cors !== 'strict' || requested.every((h) => allowed.includes(h));
+    const methodOk = ['GET', 'POST', 'OPTIONS', ''].includes(method);
+    if (!origin || !headersOk || !methodOk) {
+      res.writeHead(403, { 'cross-origin-resource-policy': 'cross-origin', 'content-length': '0' });
+      res.end();
+      return;
+    }
+    const allowHeaders = cors === 'strict' ? allowed.join(', ') : requested.join(', ');
+    res.writeHead(204, {
+      'cross-origin-resource-policy': 'cross-origin',
+      'access-control-allow-origin': origin,
+      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      ...(allowHeaders ? { 'access-control-allow-headers': allowHeaders } : {}),
+      // No caching: every request in a test gets its own preflight.
+      'access-control-max-age': '0',
+      vary: 'Origin, Access-Control-Request-Headers',
+      'content-length': '0',
+    });
+    res.end();
+  }
+
+  function authorised(req: IncomingMessage): boolean {
+    if (options.apiKey === undefined) return true;
+    const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+    return bearer === options.apiKey || req.headers['x-api-key'] === options.apiKey;
+  }
+
+  /** Whether this request should fail now, counting it against a "first N" budget. */
+  function activeFault(key: string, fault: Fault | undefined): Fault | undefined {
+    if (!fault) return undefined;
+    if (fault.times === undefined) return fault;
+    const count = faultCounts.get(key) ?? 0;
+    if (count >= fault.times) return undefined;
+    faultCounts.set(key, count + 1);
+    return fault;
+  }
+
+  async function chat(req: IncomingMessage, res: ServerResponse, body: unknown) {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+      sendError(req, res, 400, {
+        message:
+          "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
+        type: 'invalid_request_error',
+        code: null,
+        param: null,
+      });
+      return;
+    }
+    const request = body as {
+      model?: unknown;
+      messages?: unknown;
+      stream?: unknown;
+      stream_options?: { include_usage?: unknown } | null;
+      max_tokens?: unknown;
+      max_completion_tokens?: unknown;
+    };
+    if (typeof request.model !== 'string' || !request.model) {
+      sendError(req, res, 400, {
+        message: 'you must provide a model parameter',
+        type: 'invalid_request_error',
+        code: null,
+        param: null,
+      });
+      return;
+    }
+    if (!Array.isArray(request.messages) || request.messages.length === 0) {
+      sendError(req, res, 400, {
+        message: "Missing required parameter: 'messages'.",
+        type: 'invalid_request_error',
+        code: 'missing_required_parameter',
+        param: 'messages',
+      });
+      return;
+    }
+    const modelId = request.model;
+    const model = resolveModel(models, modelId);
+    if (!model) {
+      sendError(req, res, 404, FAULT_ERRORS['404'](modelId));
+      return;
+    }
+    const headerSpec = req.headers['x-test-fault'];
+    const headerFault = typeof headerSpec === 'string' ? parseFault(headerSpec) : undefined;
+    const fault = headerFault
+      ? activeFault(`header:${modelId}\n${headerSpec}`, headerFault)
+      : activeFault(`model:${modelId}`, model.fault);
+
+    const messages = request.messages as Message[];
+    const stream = request.stream === true;
+    const includeUsage = stream && request.stream_options?.include_usage === true;
+    const limit = Number(request.max_completion_tokens ?? request.max_tokens);
+    let tokens = tokenize(answer(model.behaviour, messages));
+    let finishReason = 'stop';
+    if (Number.isInteger(limit) && limit > 0 && tokens.length > limit) {
+      tokens = tokens.slice(0, limit);
+      finishReason = 'length';
+    }
+    const promptTokens = countPromptTokens(messages);
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: tokens.length,
+      total_tokens: promptTokens + tokens.length,
+    };
+    const id = `chatcmpl-test${nextId++}`;
+    const created = Math.floor(Date.now() / 1000);
+    const latency = model.latency ?? { firstTokenMs: 0, perTokenMs: 0 };
+
+    if (fault && fault.kind !== 'cut' && fault.kind !== 'stall' && fault.kind !== 'malformed') {
+      const extra: Record<string, string> = {};
+      if (fault.kind === '429' || fault.kind === '503') {
+        const ms = fault.retryAfterMs ?? defaultRetryAfterMs;
+        extra['retry-after-ms'] = String(ms);
+        extra['retry-after'] = String(Math.ceil(ms / 1000));
+      }
+      sendError(req, res, Number(fault.kind), FAULT_ERRORS[fault.kind](modelId), extra);
+      return;
+    }
+
+    let closed = false;
+    res.on('close', () => {
+      closed = true;
+    });
+
+    if (!stream) {
+      if (fault?.kind === 'stall') {
+        res.writeHead(200, { ...corsHeaders(req), 'content-type': 'application/json' });
+        res.flushHeaders();
+        return; // never answers; the client must time out
+      }
+      await sleep(latency.firstTokenMs + latency.perTokenMs * Math.max(0, tokens.length - 1));
+      if (closed) return;
+      const full = {
+        id,
+        object: 'chat.completion',
+        created,
+        model: modelId,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: tokens.join(''), refusal: null },
+            logprobs: null,
+            finish_reason: finishReason,
+          },
+        ],
+        usage,
+      };
+      if (fault?.kind === 'malformed') {
+        res.writeHead(200, { ...corsHeaders(req), 'content-type': 'application/json' });
+        res.end(JSON.stringify(full).slice(0, 40));
+        return;
+      }
+      if (fault?.kind === 'cut') {
+        res.writeHead(200, { ...corsHeaders(req), 'content-type': 'application/json' });
+        res.write(JSON.stringify(full).slice(0, 40));
+        res.socket?.destroy();
+        return;
+      }
+      sendJson(req, res, 200, full);
+      return;
+    }
+
+    res.writeHead(200, {
+      ...corsHeaders(req),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-request-id': `req_${nextId++}`,
+    });
+    res.flushHeaders();
+    const send = (data: string) => {
+      if (!closed) res.write(`data: ${data}\n\n`);
+    };
+    const chunk = (delta: Record<string, string>, finish: string | null) =>
+      JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: modelId,
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+        ...(includeUsage ? { usage: null } : {}),
+      });
+
+    await sleep(latency.firstTokenMs);
+    if (closed) return;
+    send(chunk({ role: 'assistant', content: '' }, null));
+    if (fault?.kind === 'stall') return; // headers and the role chunk, then silence
+    // A cut stream stops after about half the answer (at least one token), without [DONE].
+    const cutAt = fault?.kind === 'cut' ? Math.max(1, Math.floor(tokens.length / 2)) : Infinity;
+    for (let i = 0; i < tokens.length; i++) {
+      if (i > 0 && latency.perTokenMs > 0) await sleep(latency.perTokenMs);
+      if (closed) return;
+      if (i >= cutAt) {
+        res.socket?.destroy();
+        return;
+      }
+      send(chunk({ content: tokens[i]! }, null));
+      if (i === 0 && fault?.kind === 'malformed') send('{"id":"broken", "choices": [');
+    }
+    if (fault?.kind === 'cut') {
+      res.socket?.destroy(); // an answer of one token or none: cut after it
+      return;
+    }
+    send(chunk({}, finishReason));
+    if (includeUsage) {
+      send(
+        JSON.stringify({ id, object: 'chat.completion.chunk', created, model: modelId, choices: [], usage }),
+      );
+    }
+    send('[DONE]');
+    res.end();
+  }
+
+  function listModels(req: IncomingMessage, res: ServerResponse) {
+    const ids = [
+      ...models.keys(),
+      'fixed:Hello from the test provider.',
+      ...FAULT_KINDS.map((kind) => `fault:${kind}`),
+    ];
+    sendJson(req, res, 200, {
+      object: 'list',
+      data: ids.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'baton-test' })),
+    });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const time = Date.now();
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown;
+    let bodyIsJson = false;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+        bodyIsJson = true;
+      } catch {
+        body = text;
+      }
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const method = req.method ?? 'GET';
+    const path = req.url ?? '/';
+    requests.push({ method, path, headers, body, time });
+
+    if (method === 'OPTIONS') {
+      preflight(req, res);
+      return;
+    }
+    if (cors === 'anthropic' && req.headers.origin && headers[ANTHROPIC_BROWSER_HEADER] !== 'true') {
+      // What Anthropic answers a browser request that did not opt in.
+      sendJson(req, res, 401, {
+        type: 'error',
+        error: {
+          type: 'authentication_error',
+          message: `CORS requests must set '${ANTHROPIC_BROWSER_HEADER}' header`,
+        },
+      });
+      return;
+    }
+    const route = path.split('?')[0];
+    if (route === '/v1/models' || route === '/v1/chat/completions') {
+      if (!authorised(req)) {
+        sendError(req, res, 401, FAULT_ERRORS['401'](''));
+        return;
+      }
+    }
+    if (route === '/v1/models' && method === 'GET') return listModels(req, res);
+    if (route === '/v1/chat/completions' && method === 'POST')
+      return chat(req, res, bodyIsJson ? body : undefined);
+    sendError(req, res, route === '/v1/models' || route === '/v1/chat/completions' ? 405 : 404, {
+      message: `Invalid URL (${method} ${route})`,
+      type: 'invalid_request_error',
+      code: null,
+      param: null,
+    });
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      console.error('test provider:', error);
+      if (!res.headersSent) sendError(req, res, 500, FAULT_ERRORS['500'](''));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    port,
+    requests,
+    clearRequests: () => {
+      requests.length = 0;
+    },
+    setModel: (model) => {
+      models.set(model.id, model);
+      faultCounts.delete(`model:${model.id}`);
+      for (const key of [...faultCounts.keys()]) {
+        if (key.startsWith(`header:${model.id}\n`)) faultCounts.delete(key);
+      }
+    },
+    resetFaults: () => faultCounts.clear(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Stalled streams and keep-alive sockets would otherwise hold close() open.
+        server.closeAllConnections();
+      }),
+  };
+}
