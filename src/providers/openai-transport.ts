@@ -1,0 +1,159 @@
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type { WorkerSpec } from '../pool/types.ts';
+import { errorFromStatus, ProviderError } from './errors.ts';
+import type { ChatEvent, ChatRequest, ChatTransport } from './transport.ts';
+
+/**
+ * Who a request belongs to, passed to the injected `fetch` as an extra `baton` field of its `RequestInit`
+ * (a plain `fetch` ignores it) so the egress module can attach the right key and write its ledger entry
+ * without parsing the body.
+ */
+export interface EgressContext {
+  runId: string;
+  stepIndex: number;
+  workerId: string;
+  providerId: string;
+}
+
+export type BatonRequestInit = RequestInit & { baton?: EgressContext };
+
+export interface OpenAITransportOptions {
+  /**
+   * The fetch every request goes through: the egress module, which attaches the key for the request's
+   * origin. Default: `globalThis.fetch`, with no key at all.
+   */
+  fetch?: typeof fetch;
+  /**
+   * `strip` removes the SDK's `x-stainless-*` headers, which strict CORS preflights reject (Mistral,
+   * Gemini's OpenAI endpoint, Fireworks). Default `keep`.
+   */
+  sdkHeaders?: 'keep' | 'strip';
+  /** Extra headers on every request (for example Anthropic's browser opt-in). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * The SDK refuses to start without a key, so it gets this placeholder. It never reaches the network:
+ * the client is told to omit `Authorization` entirely, and the fetch wrapper removes the placeholder
+ * should it appear anyway.
+ */
+export const PLACEHOLDER_API_KEY = 'baton-placeholder-key';
+
+/** Removes what must not leave the page, then hands the request to the injected fetch. */
+function wrapFetch(inner: typeof fetch, sdkHeaders: 'keep' | 'strip', baton: EgressContext): typeof fetch {
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (headers.get('authorization') === `Bearer ${PLACEHOLDER_API_KEY}`) headers.delete('authorization');
+    if (sdkHeaders === 'strip') {
+      for (const name of [...headers.keys()]) {
+        if (name.startsWith('x-stainless-')) headers.delete(name);
+      }
+    }
+    const next: BatonRequestInit = { ...init, headers, baton };
+    return inner(input, next);
+  };
+}
+
+/** Provider messages sometimes quote part of the key; never let anything key-shaped through. */
+function redact(text: string): string {
+  return text.replace(/\b(sk|pk|rk|gsk|xai|key)[-_][A-Za-z0-9_*-]{6,}/gi, '[redacted]');
+}
+
+function messageOf(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  const raw = typeof body?.message === 'string' ? body.message : error.message;
+  return redact(raw.replace(/^\d{3} /, ''));
+}
+
+/** Maps anything the SDK (or the wire) throws to a ProviderError. `started`: the response had begun. */
+export function toProviderError(error: unknown, signal: AbortSignal, started: boolean): ProviderError {
+  if (error instanceof ProviderError) return error;
+  if (signal.aborted || error instanceof APIUserAbortError) {
+    return new ProviderError('aborted', 'The request was cancelled.');
+  }
+  if (error instanceof APIConnectionError) {
+    const cause = (error as { cause?: unknown }).cause;
+    const detail = cause instanceof Error ? `: ${redact(cause.message)}` : '';
+    return new ProviderError('connection', `Could not reach the provider${detail}`);
+  }
+  if (error instanceof APIError) {
+    if (error.status === undefined) {
+      // An error object sent inside the event stream.
+      return new ProviderError('server', `The provider reported an error mid-answer: ${messageOf(error)}`);
+    }
+    return errorFromStatus(error.status, messageOf(error), error.headers ?? undefined);
+  }
+  if (error instanceof SyntaxError) {
+    return new ProviderError('stream', `The provider sent malformed data: ${redact(error.message)}`);
+  }
+  const message = error instanceof Error ? redact(error.message) : String(error);
+  return started
+    ? new ProviderError('stream', `The answer stream broke off: ${message}`)
+    : new ProviderError('connection', `Could not reach the provider: ${message}`);
+}
+
+/**
+ * A ChatTransport for any OpenAI-compatible endpoint, built on the `openai` SDK: streaming with usage,
+ * no SDK retries (the executor owns retries), the request's AbortSignal passed through.
+ */
+export function createOpenAITransport(options: OpenAITransportOptions = {}): ChatTransport {
+  const sdkHeaders = options.sdkHeaders ?? 'keep';
+  return {
+    async *stream(worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
+      const { signal } = request;
+      if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
+      const inner = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+      const client = new OpenAI({
+        apiKey: PLACEHOLDER_API_KEY,
+        baseURL: worker.baseURL,
+        maxRetries: 0,
+        dangerouslyAllowBrowser: true,
+        // Errors are thrown as ProviderError; the SDK must not print response bodies to the console.
+        logLevel: 'off',
+        // The key is the egress module's business: the SDK sends none.
+        defaultHeaders: { Authorization: null, ...options.headers },
+        fetch: wrapFetch(inner, sdkHeaders, {
+          runId: request.runId,
+          stepIndex: request.stepIndex,
+          workerId: worker.id,
+          providerId: worker.providerId,
+        }),
+      });
+      let started = false;
+      let finished = false;
+      try {
+        const stream = await client.chat.completions.create(
+          {
+            model: worker.model,
+            messages: request.messages,
+            stream: true,
+            stream_options: { include_usage: true },
+          },
+          { signal },
+        );
+        started = true;
+        for await (const chunk of stream) {
+          for (const choice of chunk.choices ?? []) {
+            const text = choice.delta?.content;
+            if (text) yield { type: 'delta', text };
+            if (choice.finish_reason) finished = true;
+          }
+          if (chunk.usage) {
+            yield {
+              type: 'usage',
+              promptTokens: chunk.usage.prompt_tokens ?? 0,
+              completionTokens: chunk.usage.completion_tokens ?? 0,
+            };
+          }
+        }
+      } catch (error) {
+        throw toProviderError(error, signal, started);
+      }
+      // The SDK ends the iteration quietly when the signal aborts it.
+      if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
+      if (!finished) {
+        throw new ProviderError('stream', 'The answer stream ended before the answer was complete.');
+      }
+    },
+  };
+}

@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { ProviderError } from '../../../src/providers/errors.ts';
+import {
+  type BatonRequestInit,
+  createOpenAITransport,
+  type EgressContext,
+  PLACEHOLDER_API_KEY,
+} from '../../../src/providers/openai-transport.ts';
+import type { ChatEvent, ChatMessage } from '../../../src/providers/transport.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+let provider: TestProvider;
+let keyed: TestProvider;
+
+beforeAll(async () => {
+  provider = await startProvider({
+    models: [{ id: 'slowish', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 5000, perTokenMs: 10 } }],
+  });
+  keyed = await startProvider({ apiKey: 'sk-test-secret-123456' });
+});
+afterAll(async () => {
+  await provider.close();
+  await keyed.close();
+});
+
+function worker(model: string, baseURL = provider.baseURL): WorkerSpec {
+  return {
+    id: 'w1',
+    label: 'W1',
+    strengths: '',
+    providerId: 'test',
+    baseURL,
+    model,
+    maxConcurrency: 4,
+    enabled: true,
+  };
+}
+
+const hello: ChatMessage[] = [{ role: 'user', content: 'hello there world' }];
+
+async function collect(
+  transport: ReturnType<typeof createOpenAITransport>,
+  spec: WorkerSpec,
+  messages = hello,
+  signal = new AbortController().signal,
+): Promise<ChatEvent[]> {
+  const events: ChatEvent[] = [];
+  for await (const event of transport.stream(spec, { messages, signal, runId: 'run-1', stepIndex: 2 })) {
+    events.push(event);
+  }
+  return events;
+}
+
+async function failure(promise: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ProviderError);
+    return error as ProviderError;
+  }
+  throw new Error('expected the request to fail');
+}
+
+const chatPosts = (p: TestProvider) => p.requests.filter((r) => r.method === 'POST');
+
+describe('createOpenAITransport', () => {
+  it('streams deltas then usage, and sends a streaming request with include_usage', async () => {
+    provider.clearRequests();
+    const events = await collect(createOpenAITransport(), worker('upper'));
+    expect(events).toEqual([
+      { type: 'delta', text: 'HELLO' },
+      { type: 'delta', text: ' THERE' },
+      { type: 'delta', text: ' WORLD' },
+      { type: 'usage', promptTokens: 3, completionTokens: 3 },
+    ]);
+    const [request] = chatPosts(provider);
+    expect(request?.path).toBe('/v1/chat/completions');
+    expect(request?.body).toMatchObject({
+      model: 'upper',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: hello,
+    });
+  });
+
+  it('sends no Authorization header at all when no egress fetch is injected', async () => {
+    provider.clearRequests();
+    await collect(createOpenAITransport(), worker('echo'));
+    const headers = chatPosts(provider)[0]?.headers ?? {};
+    expect(headers.authorization).toBeUndefined();
+    expect(JSON.stringify(headers)).not.toContain(PLACEHOLDER_API_KEY);
+  });
+
+  it('lets the injected fetch attach the key and see which run and step the request is for', async () => {
+    const seen: EgressContext[] = [];
+    const egress: typeof fetch = (input, init) => {
+      const batonInit = init as BatonRequestInit;
+      if (batonInit.baton) seen.push(batonInit.baton);
+      const headers = new Headers(init?.headers);
+      headers.set('authorization', 'Bearer sk-test-secret-123456');
+      return fetch(input, { ...init, headers });
+    };
+    const events = await collect(createOpenAITransport({ fetch: egress }), worker('echo', keyed.baseURL));
+    expect(events.at(0)).toEqual({ type: 'delta', text: 'hello' });
+    expect(seen).toEqual([{ runId: 'run-1', stepIndex: 2, workerId: 'w1', providerId: 'test' }]);
+    // Without it, the same provider rejects the request: proof the key came from the egress fetch.
+    const error = await failure(collect(createOpenAITransport(), worker('echo', keyed.baseURL)));
+    expect(error.kind).toBe('auth');
+  });
+
+  it('strips the x-stainless-* headers when asked, and keeps them by default', async () => {
+    provider.clearRequests();
+    await collect(createOpenAITransport({ sdkHeaders: 'strip' }), worker('echo'));
+    await collect(createOpenAITransport(), worker('echo'));
+    const [stripped, kept] = chatPosts(provider);
+    expect(Object.keys(stripped?.headers ?? {}).filter((h) => h.startsWith('x-stainless-'))).toEqual([]);
+    expect(Object.keys(kept?.headers ?? {}).some((h) => h.startsWith('x-stainless-'))).toBe(true);
+  });
+
+  it.each([
+    ['401', 'auth', false],
+    ['403', 'forbidden', false],
+    ['404', 'not-found', false],
+    ['500', 'server', true],
+    ['503', 'server', true],
+    ['cut', 'stream', true],
+    ['malformed', 'stream', true],
+  ] as const)('maps fault %s to kind %s (retryable: %s)', async (fault, kind, retryable) => {
+    provider.clearRequests();
+    const error = await failure(collect(createOpenAITransport(), worker(`fault:${fault}`)));
+    expect(error.kind).toBe(kind);
+    expect(error.retryable).toBe(retryable);
+    // maxRetries is 0: the SDK never retries on its own.
+    expect(chatPosts(provider)).toHaveLength(1);
+  });
+
+  it('maps an unknown model to not-found with the provider message', async () => {
+    const error = await failure(collect(createOpenAITransport(), worker('no-such-model')));
+    expect(error.kind).toBe('not-found');
+    expect(error.status).toBe(404);
+    expect(error.message).toContain('no-such-model');
+  });
+
+  it('reads Retry-After on 429', async () => {
+    provider.setModel({
+      id: 'limited',
+      behaviour: { kind: 'echo' },
+      fault: { kind: '429', retryAfterMs: 2500 },
+    });
+    const error = await failure(collect(createOpenAITransport(), worker('limited')));
+    expect(error.kind).toBe('rate-limit');
+    expect(error.status).toBe(429);
+    expect(error.retryAfterMs).toBe(2500);
+    expect(error.retryable).toBe(true);
+  });
+
+  it('reports an unreachable host as a connection error', async () => {
+    const closed = await startProvider();
+    const base = closed.baseURL;
+    await closed.close();
+    const error = await failure(collect(createOpenAITransport(), worker('echo', base)));
+    expect(error.kind).toBe('connection');
+  });
+
+  it('turns an abort during a stall into kind aborted, long before the stream would end', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 100);
+    const error = await failure(
+      collect(createOpenAITransport(), worker('fault:stall'), hello, controller.signal),
+    );
+    expect(error.kind).toBe('aborted');
+    expect(error.retryable).toBe(false);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('turns an abort before the first token into kind aborted well before the model would answer', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 50);
+    const error = await failure(
+      collect(createOpenAITransport(), worker('slowish'), hello, controller.signal),
+    );
+    expect(error.kind).toBe('aborted');
+    // The model's first token is 5000 ms away; the abort must not wait for it.
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('fails at once on an already aborted signal without sending anything', async () => {
+    provider.clearRequests();
+    const controller = new AbortController();
+    controller.abort();
+    const error = await failure(collect(createOpenAITransport(), worker('echo'), hello, controller.signal));
+    expect(error.kind).toBe('aborted');
+    expect(chatPosts(provider)).toHaveLength(0);
+  });
+});
