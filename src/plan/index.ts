@@ -1,0 +1,29 @@
+export {
+  DEFAULT_MAX_TASK_LENGTH,
+  DEFAULT_MAX_THOUGHT_LENGTH,
+  type PlanJsonSchemaOptions,
+  planJsonSchema,
+} from './json-schema.ts';
+export { type ParseOptions, type ParseResult, parsePlan } from './parse.ts';
+export {
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_STEPS,
+  type Plan,
+  PlanSchema,
+  type Sees,
+  SeesSchema,
+  type Step,
+  StepSchema,
+} from './schema.ts';
+export {
+  allowedWorkers,
+  PlanError,
+  type PlanIssue,
+  type PlanIssueCode,
+  type PlanResult,
+  planOrThrow,
+  type StepResult,
+  type ValidateOptions,
+  validatePlan,
+  validateStep,
+} from './validate.ts';

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** At most this many steps in one plan (the paper's cap). */
+export const DEFAULT_MAX_STEPS = 5;
+/** At most this many levels of `self` recursion. */
+export const DEFAULT_MAX_DEPTH = 2;
+
+/** `"all"` (every earlier step), `[]` (none) or a list of earlier step indices. */
+export const SeesSchema = z.union([z.literal('all'), z.array(z.number().int().nonnegative())]);
+
+/** One step: which worker, the instruction written for it, and which earlier steps it reads. */
+export const StepSchema = z.object({
+  worker: z.string(),
+  task: z.string(),
+  sees: SeesSchema,
+});
+
+/** A workflow. Property order matters: a model writes `thought` before `steps`. */
+export const PlanSchema = z.object({
+  thought: z.string().optional(),
+  steps: z.array(StepSchema),
+});
+
+export type Sees = z.infer<typeof SeesSchema>;
+export type Step = z.infer<typeof StepSchema>;
+export type Plan = z.infer<typeof PlanSchema>;

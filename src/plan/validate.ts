@@ -1,0 +1,224 @@
+import { SELF_WORKER } from '../pool/types.ts';
+import { DEFAULT_MAX_STEPS, type Plan, type Sees, type Step, StepSchema } from './schema.ts';
+
+export type PlanIssueCode =
+  | 'no-steps'
+  | 'too-few-steps'
+  | 'too-many-steps'
+  | 'unknown-worker'
+  | 'empty-task'
+  | 'sees-forward'
+  | 'sees-self'
+  | 'sees-out-of-range'
+  | 'sees-invalid'
+  | 'shape'
+  | 'unequal-lists'
+  | 'not-found'
+  | 'bad-json';
+
+/** One fault in a plan. `step` is the step's index in the whole workflow (with `offset` added). */
+export interface PlanIssue {
+  code: PlanIssueCode;
+  step?: number;
+  message: string;
+}
+
+export interface ValidateOptions {
+  /** The pool's worker ids. `self` is allowed only with `allowSelf` (or if listed here). */
+  workerIds: readonly string[];
+  /** Most steps allowed (default 5). */
+  maxSteps?: number;
+  /** Allow the worker `self` (the conductor, for recursion). Default false. */
+  allowSelf?: boolean;
+  /** Fewest steps allowed (default 1). Use 0 for a corrective call, where `[]` means "accept". */
+  minSteps?: number;
+  /**
+   * Number of steps already in the workflow (default 0). Corrective steps returned by a `self` step are
+   * appended, so their indices continue: step i of this list is step `offset + i` of the workflow, and may
+   * see any step before that.
+   */
+  offset?: number;
+}
+
+export type PlanResult = { ok: true; plan: Plan } | { ok: false; issues: PlanIssue[]; message: string };
+export type StepResult = { ok: true; step: Step } | { ok: false; issues: PlanIssue[]; message: string };
+
+/** Thrown by `planOrThrow`; carries the issues so a caller can show them or feed them back to the model. */
+export class PlanError extends Error {
+  override readonly name = 'PlanError';
+  readonly issues: PlanIssue[];
+  constructor(issues: PlanIssue[], message = joinMessages(issues)) {
+    super(message);
+    this.issues = issues;
+  }
+}
+
+/** The plan of an ok result, or a thrown PlanError. */
+export function planOrThrow(result: PlanResult): Plan {
+  if (result.ok) return result.plan;
+  throw new PlanError(result.issues, result.message);
+}
+
+export function joinMessages(issues: readonly PlanIssue[]): string {
+  return issues.map((issue) => issue.message).join(' ');
+}
+
+export function failure(issues: PlanIssue[]): { ok: false; issues: PlanIssue[]; message: string } {
+  return { ok: false, issues, message: joinMessages(issues) };
+}
+
+/** Ids a step may name under these options, in pool order, `self` last. */
+export function allowedWorkers(options: ValidateOptions): string[] {
+  const ids = [...options.workerIds];
+  if (options.allowSelf && !ids.includes(SELF_WORKER)) ids.push(SELF_WORKER);
+  return ids;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+const SEES_HINT = 'it must be "all" or a list of earlier step numbers';
+
+/**
+ * Validates one step on its own, which is possible because `sees` only points backwards.
+ * `index` is the step's index in the whole workflow. `stepCount`, when known, is the workflow's total
+ * number of steps: an index past it is reported as out of range rather than as pointing forward.
+ *
+ * `sees` is normalized: duplicates are removed and indices sorted ascending, so `[2, 0, 2]` becomes
+ * `[0, 2]` (a step sees each earlier step once, in the order they ran).
+ */
+export function validateStep(
+  raw: unknown,
+  index: number,
+  options: ValidateOptions & { stepCount?: number },
+): StepResult {
+  const issues: PlanIssue[] = [];
+  const add = (code: PlanIssueCode, message: string) => issues.push({ code, step: index, message });
+  if (!isRecord(raw)) {
+    add('shape', `Step ${index} is not an object with "worker", "task" and "sees".`);
+    return failure(issues);
+  }
+  const { worker, task, sees } = raw;
+
+  if (typeof worker !== 'string') {
+    add('shape', `Step ${index} has no "worker" (a worker id).`);
+  } else {
+    const allowed = allowedWorkers(options);
+    if (!allowed.includes(worker)) {
+      const pool = allowed.length > 0 ? `(${allowed.join(', ')})` : '(the pool is empty)';
+      const selfNote =
+        worker === SELF_WORKER
+          ? ' The conductor cannot be called again here: the recursion limit is reached.'
+          : '';
+      add(
+        'unknown-worker',
+        `Step ${index} names worker "${worker}", which is not in the pool ${pool}.${selfNote}`,
+      );
+    }
+  }
+
+  if (typeof task !== 'string') {
+    add('shape', `Step ${index} has no "task" (the instruction for its worker, a string).`);
+  } else if (task.trim() === '') {
+    add('empty-task', `Step ${index} has an empty task.`);
+  }
+
+  let normalized: Sees | undefined;
+  if (sees === undefined) {
+    add('shape', `Step ${index} has no "sees" ("all" or a list of earlier step numbers).`);
+  } else if (sees === 'all') {
+    normalized = 'all';
+  } else if (
+    !Array.isArray(sees) ||
+    !sees.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
+  ) {
+    add('sees-invalid', `Step ${index} has sees ${JSON.stringify(sees)}; ${SEES_HINT}.`);
+  } else {
+    const unique = [...new Set(sees as number[])].sort((a, b) => a - b);
+    for (const seen of unique) {
+      if (seen === index) {
+        add('sees-self', `Step ${index} sees itself.`);
+      } else if (seen > index) {
+        const count = options.stepCount;
+        if (count !== undefined && seen >= count) {
+          add(
+            'sees-out-of-range',
+            `Step ${index} sees step ${seen}, but the plan has only ${plural(count, 'step')}.`,
+          );
+        } else {
+          add(
+            'sees-forward',
+            `Step ${index} sees step ${seen}, which comes after it: a step may only see earlier steps.`,
+          );
+        }
+      }
+    }
+    normalized = unique;
+  }
+
+  if (issues.length > 0) return failure(issues);
+  const parsed = StepSchema.safeParse({ worker, task, sees: normalized });
+  if (!parsed.success) {
+    add('shape', `Step ${index} is malformed: ${parsed.error.issues.map((i) => i.message).join('; ')}.`);
+    return failure(issues);
+  }
+  return { ok: true, step: parsed.data };
+}
+
+/**
+ * Checks a parsed plan against the pool and the limits, collecting every fault (not just the first),
+ * each with a message specific enough to show a user or to feed back to the model.
+ * A non-string `thought` is dropped rather than rejected: it is only shown, never executed.
+ */
+export function validatePlan(raw: unknown, options: ValidateOptions): PlanResult {
+  if (!isRecord(raw)) {
+    const what = Array.isArray(raw) ? 'a list' : raw === null ? 'null' : `a ${typeof raw}`;
+    return failure([
+      { code: 'shape', message: `The plan must be a JSON object with a "steps" list, not ${what}.` },
+    ]);
+  }
+  const { steps, thought } = raw;
+  if (!Array.isArray(steps)) {
+    return failure([
+      {
+        code: 'shape',
+        message:
+          steps === undefined
+            ? 'The plan has no "steps" list.'
+            : 'The plan\'s "steps" must be a list of steps.',
+      },
+    ]);
+  }
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  const minSteps = options.minSteps ?? 1;
+  const offset = options.offset ?? 0;
+  const issues: PlanIssue[] = [];
+  if (steps.length === 0 && minSteps > 0) {
+    issues.push({ code: 'no-steps', message: 'The plan has no steps.' });
+  } else if (steps.length < minSteps) {
+    issues.push({
+      code: 'too-few-steps',
+      message: `The plan has ${plural(steps.length, 'step')}; it needs at least ${minSteps}.`,
+    });
+  } else if (steps.length > maxSteps) {
+    issues.push({
+      code: 'too-many-steps',
+      message: `The plan has ${plural(steps.length, 'step')}; the limit is ${maxSteps}.`,
+    });
+  }
+  const valid: Step[] = [];
+  const stepCount = offset + steps.length;
+  steps.forEach((step, i) => {
+    const result = validateStep(step, offset + i, { ...options, stepCount });
+    if (result.ok) valid.push(result.step);
+    else issues.push(...result.issues);
+  });
+  if (issues.length > 0) return failure(issues);
+  const plan: Plan = typeof thought === 'string' ? { thought, steps: valid } : { steps: valid };
+  return { ok: true, plan };
+}
