@@ -176,7 +176,7 @@ export function answer(behaviour: Behaviour, messages: readonly Message[]): stri
 
 /** Parses `429`, `429x2` (fail twice, then succeed), `cut`, ... Returns undefined for anything else. */
 export function parseFault(spec: string): Fault | undefined {
-  const match = /^([a-z0-9]+)(?:x(\d+))?$/.exec(spec.trim());
+  const match = /^(\d{3}|[a-z]+?)(?:x(\d+))?$/.exec(spec.trim());
   if (!match) return undefined;
   const kind = match[1] as FaultKind;
   if (!FAULT_KINDS.includes(kind)) return undefined;
@@ -235,6 +235,13 @@ const FAULT_ERRORS: Record<'401' | '403' | '404' | '429' | '500' | '503', (model
     param: null,
   }),
 };
+
+/** Drops the connection once what was written has left, so the client sees the partial answer, then EOF. */
+function cut(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  socket.write('', () => socket.destroy());
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -450,8 +457,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       if (fault?.kind === 'cut') {
         res.writeHead(200, { ...corsHeaders(req), 'content-type': 'application/json' });
         res.write(JSON.stringify(full).slice(0, 40));
-        res.socket?.destroy();
-        return;
+        return cut(res);
       }
       sendJson(req, res, 200, full);
       return;
@@ -487,17 +493,11 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     for (let i = 0; i < tokens.length; i++) {
       if (i > 0 && latency.perTokenMs > 0) await sleep(latency.perTokenMs);
       if (closed) return;
-      if (i >= cutAt) {
-        res.socket?.destroy();
-        return;
-      }
+      if (i >= cutAt) return cut(res);
       send(chunk({ content: tokens[i]! }, null));
       if (i === 0 && fault?.kind === 'malformed') send('{"id":"broken", "choices": [');
     }
-    if (fault?.kind === 'cut') {
-      res.socket?.destroy(); // an answer of one token or none: cut after it
-      return;
-    }
+    if (fault?.kind === 'cut') return cut(res); // an answer of one token or none: cut after it
     send(chunk({}, finishReason));
     if (includeUsage) {
       send(
