@@ -1,3 +1,4 @@
+export { IncrementalPlanParser, type ParsedStepEvent } from './incremental.ts';
 export {
   DEFAULT_MAX_TASK_LENGTH,
   DEFAULT_MAX_THOUGHT_LENGTH,

@@ -1,0 +1,55 @@
+// Small helpers for JSON embedded in model output.
+
+/** Index of the bracket closing the object or array opened at `start`, or -1 if the text ends first. */
+export function closingIndex(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) depth++;
+    else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+      if (depth === 0) return i;
+    }
+  }
+  return -1;
+}
+
+/** Removes commas that directly precede `}` or `]` (outside strings), a common slip of small models. */
+export function dropTrailingCommas(json: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i]!;
+    if (inString) {
+      out += c;
+      if (c === '\\') out += json[++i] ?? '';
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    if (c === ',') {
+      let j = i + 1;
+      while (j < json.length && /\s/.test(json[j]!)) j++;
+      if (json[j] === '}' || json[j] === ']') continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+export function parseJson(slice: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(slice) };
+  } catch (error) {
+    try {
+      return { ok: true, value: JSON.parse(dropTrailingCommas(slice)) };
+    } catch {
+      return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+}
