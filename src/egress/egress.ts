@@ -1,0 +1,424 @@
+/**
+ * Egress: the one module through which every request of ours leaves the page. It sends a request only to
+ * the origin of the provider it is for, attaches that provider's key (and no other), sends only the
+ * headers the provider needs, and writes one ledger entry per request, with bytes and tokens counted as
+ * the response streams through.
+ */
+import { type ProviderPreset, presetById } from '../providers/catalog.ts';
+import { ProviderError } from '../providers/errors.ts';
+import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
+
+/** What egress needs from the vault: the key bound to a provider at an origin, if any. */
+export interface KeySource {
+  keyFor(providerId: string, origin: string): Promise<string | undefined>;
+}
+
+export interface EgressOptions {
+  vault: KeySource;
+  ledger: Pick<Ledger, 'add' | 'update'>;
+  /** Defaults to the catalog. */
+  presetFor?: (providerId: string) => ProviderPreset | undefined;
+  fetchImpl?: typeof fetch;
+}
+
+/** Who a request is for: the provider, the base URL the worker uses, and the run/step for the ledger. */
+export interface EgressTarget {
+  providerId: string;
+  baseURL: string;
+  runId?: string;
+  stepIndex?: number;
+  /** Inferred from the path when absent. */
+  purpose?: LedgerPurpose;
+}
+
+export interface EgressRequest extends EgressTarget {
+  /** Appended to the base URL: `/models`, `/chat/completions`. */
+  path: string;
+  method?: string;
+  /** JSON-serialised when not a string. */
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export interface Egress {
+  /** A `fetch` for the openai SDK (or any client) that sends through egress on behalf of `target`. */
+  fetchFor(target: EgressTarget): typeof fetch;
+  /** One request to `baseURL + path` (model discovery, connection test). */
+  request(request: EgressRequest): Promise<Response>;
+  /**
+   * A `no-cors` GET of `{baseURL}/models` without key or headers: resolves true when the host answered at
+   * all (the answer is opaque), false when it could not be reached. Tells "CORS refused" from "unreachable".
+   */
+  probe(target: EgressTarget, signal?: AbortSignal): Promise<boolean>;
+}
+
+/** Headers that carry credentials: whatever the client put there is replaced by egress. */
+const AUTH_HEADERS = new Set(['authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie']);
+/** The only client headers kept when a preset strips the SDK's headers (a strict preflight allows these). */
+const KEPT_HEADERS = new Set(['content-type', 'accept']);
+
+/**
+ * The headers a request to `preset` carries: the client's (all but credentials, or only Content-Type and
+ * Accept when the preset strips SDK headers), then the preset's own, then the key in the preset's style.
+ */
+export function outgoingHeaders(
+  preset: ProviderPreset,
+  clientHeaders: HeadersInit | undefined,
+  key?: string,
+) {
+  const out = new Headers();
+  for (const [name, value] of new Headers(clientHeaders)) {
+    if (AUTH_HEADERS.has(name)) continue;
+    if (preset.stripSdkHeaders && !KEPT_HEADERS.has(name)) continue;
+    out.set(name, value);
+  }
+  for (const [name, value] of Object.entries(preset.headers)) out.set(name, value);
+  if (key !== undefined && key !== '') {
+    if (preset.auth === 'bearer') out.set('authorization', `Bearer ${key}`);
+    else if (preset.auth === 'x-api-key') out.set('x-api-key', key);
+  }
+  return out;
+}
+
+function purposeOf(path: string): LedgerPurpose {
+  if (path.endsWith('/chat/completions')) return 'chat';
+  if (path.endsWith('/models')) return 'models';
+  return 'other';
+}
+
+const encoder = new TextEncoder();
+
+/** A body whose size is known, and that size. Unusual bodies (FormData, streams) are materialised once. */
+async function sizedBody(
+  url: string,
+  method: string,
+  body: BodyInit | null | undefined,
+  headers: Headers,
+): Promise<{ body: BodyInit | undefined; bytes: number }> {
+  if (body === undefined || body === null) return { body: undefined, bytes: 0 };
+  if (typeof body === 'string') return { body, bytes: encoder.encode(body).byteLength };
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return { body, bytes: body.byteLength };
+  if (typeof Blob !== 'undefined' && body instanceof Blob) return { body, bytes: body.size };
+  if (body instanceof URLSearchParams) {
+    const text = body.toString();
+    if (!headers.has('content-type'))
+      headers.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+    return { body: text, bytes: encoder.encode(text).byteLength };
+  }
+  const request = new Request(url, { method, body, duplex: 'half' } as RequestInit);
+  const buffer = await request.arrayBuffer();
+  const type = request.headers.get('content-type');
+  if (type && !headers.has('content-type')) headers.set('content-type', type);
+  return { body: buffer, bytes: buffer.byteLength };
+}
+
+function errorText(error: unknown, key: string | undefined): string {
+  let text =
+    error instanceof Error
+      ? error.name === 'AbortError'
+        ? 'Aborted'
+        : `${error.name}: ${error.message}`
+      : String(error);
+  if (key) text = text.replaceAll(key, '[key]');
+  return text.slice(0, 300);
+}
+
+/** Reads `usage` from an OpenAI-style body (JSON or SSE) as it passes, without holding it all. */
+class UsageSniffer {
+  promptTokens?: number;
+  completionTokens?: number;
+  private readonly decoder = new TextDecoder();
+  private pending = '';
+  private json = '';
+  private jsonOverflow = false;
+
+  constructor(private readonly sse: boolean) {}
+
+  push(chunk: Uint8Array): void {
+    const text = this.decoder.decode(chunk, { stream: true });
+    if (this.sse) {
+      const lines = (this.pending + text).split('\n');
+      this.pending = lines.pop() ?? '';
+      for (const line of lines) this.line(line);
+    } else if (!this.jsonOverflow) {
+      this.json += text;
+      if (this.json.length > 4_000_000) {
+        this.jsonOverflow = true;
+        this.json = '';
+      }
+    }
+  }
+
+  end(): void {
+    if (this.sse) {
+      this.line(this.pending + this.decoder.decode());
+    } else if (!this.jsonOverflow) {
+      this.json += this.decoder.decode();
+      this.take(this.json);
+    }
+  }
+
+  private line(line: string): void {
+    if (!line.startsWith('data:') || !line.includes('"usage"')) return;
+    this.take(line.slice(5));
+  }
+
+  private take(text: string): void {
+    try {
+      const usage = (JSON.parse(text) as { usage?: Record<string, unknown> | null })?.usage;
+      if (!usage) return;
+      const prompt = usage.prompt_tokens ?? usage.input_tokens;
+      const completion = usage.completion_tokens ?? usage.output_tokens;
+      if (typeof prompt === 'number') this.promptTokens = prompt;
+      if (typeof completion === 'number') this.completionTokens = completion;
+    } catch {
+      // Not JSON (a malformed chunk): the client will report it; the ledger just has no tokens.
+    }
+  }
+}
+
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+export function createEgress(options: EgressOptions): Egress {
+  const presetFor = options.presetFor ?? presetById;
+  const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
+  const { vault, ledger } = options;
+
+  async function refuse(base: Omit<LedgerEntry, 'id'>, error: ProviderError): Promise<never> {
+    try {
+      await ledger.add({ ...base, sent: false, state: 'error', error: error.message, durationMs: 0 });
+    } catch (writeError) {
+      console.error('ledger write failed', writeError);
+    }
+    throw error;
+  }
+
+  async function send(
+    target: EgressTarget,
+    input: RequestInfo | URL,
+    init: RequestInit = {},
+    mode: 'cors' | 'probe' = 'cors',
+  ): Promise<Response> {
+    const started = Date.now();
+    let urlText: string;
+    let method = (init.method ?? 'GET').toUpperCase();
+    let clientHeaders: HeadersInit | undefined = init.headers;
+    let rawBody: BodyInit | null | undefined = init.body;
+    let signal = init.signal ?? undefined;
+    if (typeof Request !== 'undefined' && input instanceof Request) {
+      urlText = input.url;
+      if (init.method === undefined) method = input.method.toUpperCase();
+      if (init.headers === undefined) clientHeaders = input.headers;
+      if (init.body === undefined && method !== 'GET' && method !== 'HEAD')
+        rawBody = await input.arrayBuffer();
+      signal ??= input.signal;
+    } else {
+      urlText = String(input);
+    }
+
+    let url: URL | undefined;
+    try {
+      url = new URL(urlText);
+    } catch {
+      url = undefined;
+    }
+    const base: Omit<LedgerEntry, 'id'> = {
+      time: started,
+      ...(target.runId !== undefined ? { runId: target.runId } : {}),
+      ...(target.stepIndex !== undefined ? { stepIndex: target.stepIndex } : {}),
+      purpose: mode === 'probe' ? 'probe' : (target.purpose ?? purposeOf(url?.pathname ?? '')),
+      providerId: target.providerId,
+      host: url?.host ?? '(invalid URL)',
+      method,
+      path: url?.pathname ?? '',
+      sent: false,
+      keyAttached: false,
+      state: 'pending',
+      bytesOut: 0,
+      bytesIn: 0,
+    };
+
+    const preset = presetFor(target.providerId);
+    if (!preset) return refuse(base, new ProviderError('refused', `Unknown provider "${target.providerId}"`));
+    let allowedOrigin: string;
+    try {
+      allowedOrigin = new URL(target.baseURL).origin;
+    } catch {
+      return refuse(base, new ProviderError('refused', `${preset.name}: the base URL is not a valid URL`));
+    }
+    if (!preset.baseURLEditable && allowedOrigin !== new URL(preset.baseURL).origin) {
+      return refuse(
+        base,
+        new ProviderError(
+          'refused',
+          `${preset.name} requests go only to ${new URL(preset.baseURL).origin}, not ${allowedOrigin}`,
+        ),
+      );
+    }
+    if (!url || url.origin !== allowedOrigin) {
+      return refuse(
+        base,
+        new ProviderError(
+          'refused',
+          `Refused a request for ${preset.name} to ${url?.origin ?? 'an invalid URL'}: its requests go only to ${allowedOrigin}`,
+        ),
+      );
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      return refuse(
+        base,
+        new ProviderError('refused', `Refused a ${url.protocol} request for ${preset.name}`),
+      );
+    }
+    if (url.username || url.password) {
+      return refuse(base, new ProviderError('refused', 'Refused a URL with credentials in it'));
+    }
+
+    let key: string | undefined;
+    if (mode === 'cors' && preset.auth !== 'none') key = await vault.keyFor(target.providerId, allowedOrigin);
+    if (mode === 'cors' && preset.needsKey && !key) {
+      return refuse(base, new ProviderError('auth', `No key saved for ${preset.name}: add one in Settings`));
+    }
+
+    const headers = mode === 'probe' ? new Headers() : outgoingHeaders(preset, clientHeaders, key);
+    const sized =
+      mode === 'probe' ? { body: undefined, bytes: 0 } : await sizedBody(url.href, method, rawBody, headers);
+
+    let entry: LedgerEntry;
+    try {
+      entry = await ledger.add({ ...base, sent: true, keyAttached: Boolean(key), bytesOut: sized.bytes });
+    } catch (error) {
+      // A request the ledger cannot record does not leave.
+      throw new ProviderError(
+        'refused',
+        `Could not record the request in the ledger (${errorText(error, key)})`,
+      );
+    }
+    let writes: Promise<void> = Promise.resolve();
+    const write = (changes: Partial<LedgerEntry>) => {
+      entry = { ...entry, ...changes };
+      const snapshot = entry;
+      writes = writes
+        .then(() => ledger.update(snapshot))
+        .catch((error) => console.error('ledger write failed', error));
+      return writes;
+    };
+
+    let response: Response;
+    try {
+      response = await fetchImpl(url.href, {
+        method,
+        headers,
+        ...(sized.body !== undefined ? { body: sized.body } : {}),
+        ...(signal ? { signal } : {}),
+        // Never cookies, never the page's URL, never follow a redirect with the key to another place.
+        credentials: 'omit',
+        referrerPolicy: 'no-referrer',
+        redirect: mode === 'probe' ? 'manual' : 'error',
+        ...(mode === 'probe' ? { mode: 'no-cors' as const } : { mode: 'cors' as const }),
+      });
+    } catch (error) {
+      await write({ state: 'error', error: errorText(error, key), durationMs: Date.now() - started });
+      throw error;
+    }
+
+    const body = response.body;
+    if (
+      !body ||
+      response.type === 'opaque' ||
+      response.type === 'opaqueredirect' ||
+      NULL_BODY_STATUSES.has(response.status)
+    ) {
+      await write({ state: 'done', status: response.status, durationMs: Date.now() - started });
+      return response;
+    }
+    void write({ state: 'streaming', status: response.status });
+
+    const contentType = response.headers.get('content-type') ?? '';
+    const sniffer =
+      response.ok && (contentType.includes('event-stream') || contentType.includes('json'))
+        ? new UsageSniffer(contentType.includes('event-stream'))
+        : undefined;
+    let bytesIn = 0;
+    let finished = false;
+    const finish = (changes: Partial<LedgerEntry>) => {
+      if (finished) return writes;
+      finished = true;
+      sniffer?.end();
+      return write({
+        bytesIn,
+        durationMs: Date.now() - started,
+        ...(sniffer?.promptTokens !== undefined ? { promptTokens: sniffer.promptTokens } : {}),
+        ...(sniffer?.completionTokens !== undefined ? { completionTokens: sniffer.completionTokens } : {}),
+        ...changes,
+      });
+    };
+
+    // A pull-through stream rather than a TransformStream so a cancel by the reader is seen too. The end
+    // of the body reaches the reader only after the final ledger write: once a client has read a response,
+    // its ledger entry is complete.
+    const reader = body.getReader();
+    const counted = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let result: ReadableStreamReadResult<Uint8Array>;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          await finish({ state: 'error', error: errorText(error, key) });
+          controller.error(error);
+          return;
+        }
+        if (result.done) {
+          await finish({ state: 'done' });
+          controller.close();
+          return;
+        }
+        bytesIn += result.value.byteLength;
+        sniffer?.push(result.value);
+        controller.enqueue(result.value);
+      },
+      async cancel(reason) {
+        await finish({
+          state: 'error',
+          error: `Cancelled by the reader${reason ? ` (${errorText(reason, key)})` : ''}`,
+        });
+        await reader.cancel(reason);
+      },
+    });
+    const wrapped = new Response(counted, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    Object.defineProperty(wrapped, 'url', { value: response.url });
+    return wrapped;
+  }
+
+  return {
+    fetchFor(target) {
+      return (input, init) => send(target, input, init);
+    },
+    request(request) {
+      const { path, method, body, signal, ...target } = request;
+      const text = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (text !== undefined) headers['content-type'] = 'application/json';
+      return send(target, `${target.baseURL.replace(/\/+$/, '')}${path}`, {
+        method: method ?? (text === undefined ? 'GET' : 'POST'),
+        headers,
+        ...(text !== undefined ? { body: text } : {}),
+        ...(signal ? { signal } : {}),
+      });
+    },
+    async probe(target, signal) {
+      try {
+        await send(target, `${target.baseURL.replace(/\/+$/, '')}/models`, signal ? { signal } : {}, 'probe');
+        return true;
+      } catch (error) {
+        if (error instanceof ProviderError) throw error;
+        if (error instanceof Error && error.name === 'AbortError') throw error;
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * The egress ledger: one entry per request that left the page (or that egress refused to send), in
+ * IndexedDB so the user can read and export it. Entries hold no keys and no headers.
+ */
+import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
+
+export type LedgerPurpose = 'chat' | 'models' | 'connection-test' | 'probe' | 'other';
+
+export interface LedgerEntry {
+  id: number;
+  /** `Date.now()` when the request was about to leave. */
+  time: number;
+  runId?: string;
+  stepIndex?: number;
+  purpose: LedgerPurpose;
+  providerId: string;
+  /** `host[:port]` of the request. */
+  host: string;
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  /** False when egress refused to send it (foreign origin, no key): nothing left the page. */
+  sent: boolean;
+  /** Whether a key was attached (never the key itself). */
+  keyAttached: boolean;
+  /** `pending` until the response headers arrive, `streaming` while the body is read, then `done` or `error`. */
+  state: 'pending' | 'streaming' | 'done' | 'error';
+  /** HTTP status; 0 for an opaque (`no-cors`) answer. */
+  status?: number;
+  /** Why the request failed or was refused, for people; never contains a key. */
+  error?: string;
+  /** Request body bytes. */
+  bytesOut: number;
+  /** Response body bytes as the page read them (after content decoding). */
+  bytesIn: number;
+  /** From `time` until the response body ended (or the request failed). */
+  durationMs?: number;
+  promptTokens?: number;
+  completionTokens?: number;
+}
+
+export type NewLedgerEntry = Omit<LedgerEntry, 'id'>;
+
+export type LedgerChange =
+  | { type: 'added'; entry: LedgerEntry }
+  | { type: 'updated'; entry: LedgerEntry }
+  | { type: 'cleared' };
+
+interface LedgerDB extends DBSchema {
+  entries: {
+    key: number;
+    value: LedgerEntry;
+    indexes: { 'by-run': string };
+  };
+}
+
+export interface Ledger {
+  /** Writes a new entry and returns its id. */
+  add(entry: NewLedgerEntry): Promise<LedgerEntry>;
+  /** Replaces an entry written by `add` (state, status, bytes, tokens). */
+  update(entry: LedgerEntry): Promise<void>;
+  /** Records the token usage a transport learned some other way than the response body. */
+  attachUsage(id: number, usage: { promptTokens: number; completionTokens: number }): Promise<void>;
+  /** Oldest first. */
+  list(filter?: { runId?: string }): Promise<LedgerEntry[]>;
+  exportJSON(): Promise<string>;
+  exportCSV(): Promise<string>;
+  clear(): Promise<void>;
+  /** Called after every change made through this object. Returns the unsubscribe function. */
+  subscribe(listener: (change: LedgerChange) => void): () => void;
+  close(): void;
+}
+
+export const LEDGER_DB = 'baton-ledger';
+
+/** Columns of the CSV export, in order. */
+export const CSV_COLUMNS = [
+  'id',
+  'time',
+  'runId',
+  'stepIndex',
+  'purpose',
+  'providerId',
+  'host',
+  'method',
+  'path',
+  'sent',
+  'keyAttached',
+  'state',
+  'status',
+  'error',
+  'bytesOut',
+  'bytesIn',
+  'durationMs',
+  'promptTokens',
+  'completionTokens',
+] as const satisfies readonly (keyof LedgerEntry)[];
+
+export async function openLedger(name = LEDGER_DB): Promise<Ledger> {
+  const db: IDBPDatabase<LedgerDB> = await openDB<LedgerDB>(name, 1, {
+    upgrade(database) {
+      const store = database.createObjectStore('entries', { keyPath: 'id', autoIncrement: true });
+      store.createIndex('by-run', 'runId');
+    },
+  });
+  const listeners = new Set<(change: LedgerChange) => void>();
+  const emit = (change: LedgerChange) => {
+    for (const listener of listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        console.error('ledger listener failed', error);
+      }
+    }
+  };
+
+  async function list(filter: { runId?: string } = {}): Promise<LedgerEntry[]> {
+    const entries =
+      filter.runId === undefined
+        ? await db.getAll('entries')
+        : await db.getAllFromIndex('entries', 'by-run', filter.runId);
+    return entries.sort((a, b) => a.id - b.id);
+  }
+
+  return {
+    async add(entry) {
+      // autoIncrement assigns the id; the store's type wants it, so the cast is only for `add`.
+      const id = await db.add('entries', entry as LedgerEntry);
+      const saved = { ...entry, id };
+      emit({ type: 'added', entry: saved });
+      return saved;
+    },
+    async update(entry) {
+      await db.put('entries', entry);
+      emit({ type: 'updated', entry });
+    },
+    async attachUsage(id, usage) {
+      const tx = db.transaction('entries', 'readwrite');
+      const entry = await tx.store.get(id);
+      if (!entry) throw new Error(`No ledger entry ${id}`);
+      const updated = { ...entry, ...usage };
+      await tx.store.put(updated);
+      await tx.done;
+      emit({ type: 'updated', entry: updated });
+    },
+    list,
+    async exportJSON() {
+      return JSON.stringify(await list(), null, 2);
+    },
+    async exportCSV() {
+      const rows = (await list()).map((entry) => CSV_COLUMNS.map((c) => csvField(entry[c])).join(','));
+      return [CSV_COLUMNS.join(','), ...rows].join('\r\n');
+    },
+    async clear() {
+      await db.clear('entries');
+      emit({ type: 'cleared' });
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      db.close();
+    },
+  };
+}
+
+/** RFC 4180 quoting, and a leading `'` on text a spreadsheet would run as a formula. */
+export function csvField(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  let text = String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}

@@ -1,0 +1,311 @@
+/**
+ * Provider presets: one source of truth for base URLs, auth styles, the headers a direct browser call
+ * needs or must not send, default models with editable price estimates, and the hosts the CSP allows.
+ * Pure data and small helpers: no DOM, no network (the worker and the Vite config may import it).
+ */
+import type { Price } from '../pool/types.ts';
+
+/** How the key travels: `Authorization: Bearer <key>`, `x-api-key: <key>`, or not at all. */
+export type AuthStyle = 'bearer' | 'x-api-key' | 'none';
+
+export type ProviderKind = 'cloud' | 'local' | 'custom';
+
+export interface ModelPreset {
+  id: string;
+  label: string;
+  /** One line for the conductor ("fast, cheap, good at ..."). */
+  strengths: string;
+  /** US dollars per million tokens: an estimate from the provider's price page, editable per worker. */
+  price: Price;
+  costTier: 'low' | 'medium' | 'high';
+}
+
+export interface ProviderPreset {
+  id: string;
+  name: string;
+  kind: ProviderKind;
+  /** OpenAI-compatible base URL, ending before `/chat/completions`. Empty for `custom`. */
+  baseURL: string;
+  /** Local servers and custom endpoints may live on any host; cloud presets are pinned to their origin. */
+  baseURLEditable: boolean;
+  auth: AuthStyle;
+  /** False for local servers (a key is optional: vLLM / llama.cpp `--api-key`), and for custom. */
+  needsKey: boolean;
+  /** Added to every request to this provider. */
+  headers: Readonly<Record<string, string>>;
+  /**
+   * Send only `Content-Type` and `Accept` of the headers the openai SDK builds, dropping `x-stainless-*`
+   * (OS, architecture, runtime and SDK version), `User-Agent`, `OpenAI-Organization`/`-Project` and the
+   * retry headers. Strict providers (Mistral, Gemini's OpenAI endpoint, Fireworks) reject a preflight that
+   * asks for those headers. We strip them for every preset: no provider needs them, and they are a
+   * fingerprint of the user's machine, which a privacy-minded client should not send anywhere.
+   */
+  stripSdkHeaders: boolean;
+  /** `GET {baseURL}/models` lists the models. */
+  hasModelsEndpoint: boolean;
+  models: readonly ModelPreset[];
+  /** Where the user gets a key. */
+  keyURL?: string;
+  /** How to let the page call a local server (CORS). */
+  corsHint?: string;
+}
+
+const free: Price = { inputPerM: 0, outputPerM: 0 };
+
+function model(
+  id: string,
+  label: string,
+  strengths: string,
+  inputPerM: number,
+  outputPerM: number,
+  costTier: ModelPreset['costTier'],
+): ModelPreset {
+  return { id, label, strengths, price: { inputPerM, outputPerM }, costTier };
+}
+
+const localModel = (id: string, label: string): ModelPreset => ({
+  id,
+  label,
+  strengths: 'runs on this machine: private, free, slower and weaker than frontier models',
+  price: free,
+  costTier: 'low',
+});
+
+const cloud = {
+  kind: 'cloud',
+  baseURLEditable: false,
+  auth: 'bearer',
+  needsKey: true,
+  headers: {},
+  stripSdkHeaders: true,
+  hasModelsEndpoint: true,
+} as const;
+
+const local = {
+  kind: 'local',
+  baseURLEditable: true,
+  auth: 'bearer',
+  needsKey: false,
+  headers: {},
+  stripSdkHeaders: true,
+  hasModelsEndpoint: true,
+} as const;
+
+/** Prices: list prices per million tokens as of 2025, marked in the UI as editable estimates. */
+export const CATALOG: readonly ProviderPreset[] = [
+  {
+    ...cloud,
+    id: 'openai',
+    name: 'OpenAI',
+    baseURL: 'https://api.openai.com/v1',
+    keyURL: 'https://platform.openai.com/api-keys',
+    models: [
+      model('gpt-5-mini', 'GPT-5 mini', 'fast general reasoning and code at low cost', 0.25, 2, 'low'),
+      model('gpt-5', 'GPT-5', 'strong reasoning, code and long answers', 1.25, 10, 'high'),
+      model('gpt-4.1-mini', 'GPT-4.1 mini', 'fast instruction following, long context', 0.4, 1.6, 'low'),
+    ],
+  },
+  {
+    ...cloud,
+    id: 'anthropic',
+    name: 'Anthropic',
+    baseURL: 'https://api.anthropic.com/v1',
+    auth: 'x-api-key',
+    // Anthropic refuses browser requests (CORS) unless they opt in with this header.
+    headers: { 'anthropic-dangerous-direct-browser-access': 'true', 'anthropic-version': '2023-06-01' },
+    keyURL: 'https://console.anthropic.com/settings/keys',
+    models: [
+      model('claude-sonnet-4-5', 'Claude Sonnet 4.5', 'careful code, writing and review', 3, 15, 'high'),
+      model('claude-haiku-4-5', 'Claude Haiku 4.5', 'fast, cheap, good at short tasks', 1, 5, 'medium'),
+    ],
+  },
+  {
+    ...cloud,
+    id: 'gemini',
+    name: 'Google Gemini',
+    baseURL: 'https://generativelanguage.googleapis.com/v1beta/openai',
+    keyURL: 'https://aistudio.google.com/apikey',
+    models: [
+      model('gemini-2.5-flash', 'Gemini 2.5 Flash', 'fast, long context, good at math', 0.3, 2.5, 'low'),
+      model('gemini-2.5-pro', 'Gemini 2.5 Pro', 'strong reasoning and long documents', 1.25, 10, 'high'),
+    ],
+  },
+  {
+    ...cloud,
+    id: 'openrouter',
+    name: 'OpenRouter',
+    baseURL: 'https://openrouter.ai/api/v1',
+    keyURL: 'https://openrouter.ai/keys',
+    models: [
+      model('openai/gpt-5-mini', 'GPT-5 mini (OpenRouter)', 'fast general reasoning', 0.25, 2, 'low'),
+      model(
+        'anthropic/claude-sonnet-4.5',
+        'Claude Sonnet 4.5 (OpenRouter)',
+        'careful code and writing',
+        3,
+        15,
+        'high',
+      ),
+      model('deepseek/deepseek-chat', 'DeepSeek V3 (OpenRouter)', 'cheap, good at code', 0.3, 0.85, 'low'),
+    ],
+  },
+  {
+    ...cloud,
+    id: 'groq',
+    name: 'Groq',
+    baseURL: 'https://api.groq.com/openai/v1',
+    keyURL: 'https://console.groq.com/keys',
+    models: [
+      model(
+        'llama-3.3-70b-versatile',
+        'Llama 3.3 70B (Groq)',
+        'very fast drafts and summaries',
+        0.59,
+        0.79,
+        'low',
+      ),
+      model('openai/gpt-oss-120b', 'gpt-oss 120B (Groq)', 'very fast reasoning', 0.15, 0.75, 'low'),
+    ],
+  },
+  {
+    ...cloud,
+    id: 'mistral',
+    name: 'Mistral',
+    baseURL: 'https://api.mistral.ai/v1',
+    keyURL: 'https://console.mistral.ai/api-keys',
+    models: [
+      model('mistral-large-latest', 'Mistral Large', 'multilingual writing and reasoning', 2, 6, 'medium'),
+      model('mistral-small-latest', 'Mistral Small', 'cheap, fast, short tasks', 0.1, 0.3, 'low'),
+      model('codestral-latest', 'Codestral', 'code completion and code edits', 0.3, 0.9, 'low'),
+    ],
+  },
+  {
+    ...cloud,
+    id: 'deepseek',
+    name: 'DeepSeek',
+    baseURL: 'https://api.deepseek.com/v1',
+    keyURL: 'https://platform.deepseek.com/api_keys',
+    models: [
+      model('deepseek-chat', 'DeepSeek V3', 'cheap, good at code and math', 0.28, 0.42, 'low'),
+      model(
+        'deepseek-reasoner',
+        'DeepSeek R (thinking)',
+        'step-by-step reasoning, slower',
+        0.28,
+        0.42,
+        'low',
+      ),
+    ],
+  },
+  {
+    ...cloud,
+    id: 'together',
+    name: 'Together AI',
+    baseURL: 'https://api.together.xyz/v1',
+    keyURL: 'https://api.together.ai/settings/api-keys',
+    models: [
+      model(
+        'meta-llama/Llama-3.3-70B-Instruct-Turbo',
+        'Llama 3.3 70B (Together)',
+        'solid open model for drafts',
+        0.88,
+        0.88,
+        'medium',
+      ),
+      model('Qwen/Qwen2.5-Coder-32B-Instruct', 'Qwen2.5 Coder 32B', 'code', 0.8, 0.8, 'low'),
+    ],
+  },
+  {
+    ...cloud,
+    id: 'xai',
+    name: 'xAI',
+    baseURL: 'https://api.x.ai/v1',
+    keyURL: 'https://console.x.ai',
+    models: [
+      model('grok-4', 'Grok 4', 'strong reasoning', 3, 15, 'high'),
+      model('grok-3-mini', 'Grok 3 mini', 'cheap quick reasoning', 0.3, 0.5, 'low'),
+    ],
+  },
+  {
+    ...local,
+    id: 'ollama',
+    name: 'Ollama',
+    baseURL: 'http://localhost:11434/v1',
+    // Ollama ignores keys.
+    auth: 'none',
+    models: [
+      localModel('llama3.2', 'Llama 3.2 (Ollama)'),
+      localModel('qwen2.5-coder', 'Qwen2.5 Coder (Ollama)'),
+    ],
+    corsHint:
+      'Ollama answers only the origins it is told to trust: quit Ollama, then start it with OLLAMA_ORIGINS=<this page origin> ollama serve (on macOS: launchctl setenv OLLAMA_ORIGINS "<this page origin>" and restart the app).',
+  },
+  {
+    ...local,
+    id: 'lmstudio',
+    name: 'LM Studio',
+    baseURL: 'http://localhost:1234/v1',
+    models: [localModel('local-model', 'Loaded model (LM Studio)')],
+    corsHint:
+      'Enable CORS for LM Studio\'s server: Developer tab → Settings → "Enable CORS", or start it with lms server start --cors.',
+  },
+  {
+    ...local,
+    id: 'llamacpp',
+    name: 'llama.cpp server',
+    baseURL: 'http://localhost:8080/v1',
+    models: [localModel('default', 'Loaded model (llama.cpp)')],
+    corsHint:
+      'llama-server answers CORS requests by default; check the host and port (--host, --port) and, if you set --api-key, save the same key here.',
+  },
+  {
+    ...local,
+    id: 'vllm',
+    name: 'vLLM',
+    baseURL: 'http://localhost:8000/v1',
+    models: [localModel('default', 'Served model (vLLM)')],
+    corsHint: 'Start vLLM with --allowed-origins \'["<this page origin>"]\' (or \'["*"]\').',
+  },
+  {
+    id: 'custom',
+    name: 'Custom (OpenAI-compatible)',
+    kind: 'custom',
+    baseURL: '',
+    baseURLEditable: true,
+    auth: 'bearer',
+    needsKey: false,
+    headers: {},
+    stripSdkHeaders: true,
+    hasModelsEndpoint: true,
+    models: [],
+    corsHint:
+      'The server must answer CORS preflights from this page, and the built app must allow its host (see "Allowing a custom host" in the README).',
+  },
+];
+
+const byId = new Map(CATALOG.map((p) => [p.id, p]));
+
+export function presetById(id: string): ProviderPreset | undefined {
+  return byId.get(id);
+}
+
+/** `https://api.openai.com` for `https://api.openai.com/v1`; throws on a URL that does not parse. */
+export function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/** Origins of the cloud presets (for the CSP's connect-src); local servers are covered by localhost. */
+export function cloudOrigins(catalog: readonly ProviderPreset[] = CATALOG): string[] {
+  return [...new Set(catalog.filter((p) => p.kind === 'cloud').map((p) => originOf(p.baseURL)))];
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Whether a URL points at this machine (where a local server without CORS is the usual failure). */
+export function isLoopback(url: string): boolean {
+  try {
+    return LOOPBACK.has(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}

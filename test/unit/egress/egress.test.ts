@@ -1,0 +1,318 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createEgress, type KeySource, outgoingHeaders } from '../../../src/egress/egress.ts';
+import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
+import { CATALOG, type ProviderPreset, presetById } from '../../../src/providers/catalog.ts';
+import { ProviderError } from '../../../src/providers/errors.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+const KEY_A = 'sk-test-AAAAAAAAAAAAAAAAAAAA';
+const KEY_B = 'sk-ant-test-BBBBBBBBBBBBBBBB';
+
+let a: TestProvider;
+let b: TestProvider;
+let ledger: Ledger;
+let dbCount = 0;
+
+/** Keys bound to origins, as the vault binds them. */
+function keys(bindings: Record<string, { origin: string; key: string }>): KeySource {
+  return {
+    async keyFor(providerId, origin) {
+      const binding = bindings[providerId];
+      return binding && binding.origin === origin ? binding.key : undefined;
+    },
+  };
+}
+
+/** Test presets pointing at the test provider: "custom" with a bearer key, and an Anthropic-style one. */
+function presets(overrides: Partial<ProviderPreset> = {}) {
+  return (id: string): ProviderPreset | undefined => {
+    if (id === 'p-bearer')
+      return { ...presetById('custom')!, id, name: 'Bearer test', needsKey: true, ...overrides };
+    if (id === 'p-anthropic')
+      return { ...presetById('anthropic')!, id, name: 'Anthropic test', baseURLEditable: true };
+    return presetById(id);
+  };
+}
+
+beforeAll(async () => {
+  a = await startProvider({ apiKey: KEY_A });
+  b = await startProvider({ apiKey: KEY_B, cors: 'anthropic' });
+});
+afterAll(async () => {
+  await a.close();
+  await b.close();
+});
+beforeEach(async () => {
+  ledger = await openLedger(`ledger-test-${dbCount++}`);
+  a.clearRequests();
+  b.clearRequests();
+});
+
+function egressFor(overrides: Partial<ProviderPreset> = {}) {
+  return createEgress({
+    vault: keys({ 'p-bearer': { origin: a.url, key: KEY_A }, 'p-anthropic': { origin: b.url, key: KEY_B } }),
+    ledger,
+    presetFor: presets(overrides),
+  });
+}
+
+const chatBody = (model: string, stream = false) =>
+  JSON.stringify({
+    model,
+    messages: [{ role: 'user', content: 'hello there world' }],
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+  });
+
+/** Headers as the openai SDK builds them (v6, browser). */
+const sdkHeaders = {
+  Accept: 'application/json',
+  'Content-Type': 'application/json',
+  Authorization: 'Bearer placeholder-key',
+  'X-Stainless-Lang': 'js',
+  'X-Stainless-OS': 'Linux',
+  'X-Stainless-Arch': 'x64',
+  'X-Stainless-Runtime': 'browser:chrome',
+  'X-Stainless-Retry-Count': '0',
+  'OpenAI-Organization': 'org-x',
+};
+
+describe('outgoingHeaders', () => {
+  it('replaces the client authorization with the key, bearer style, and strips SDK headers', () => {
+    const h = outgoingHeaders(presetById('openai')!, sdkHeaders, 'k1');
+    expect([...h.keys()].sort()).toEqual(['accept', 'authorization', 'content-type']);
+    expect(h.get('authorization')).toBe('Bearer k1');
+  });
+
+  it('uses x-api-key and adds the Anthropic browser headers', () => {
+    const h = outgoingHeaders(presetById('anthropic')!, sdkHeaders, 'k2');
+    expect(h.get('authorization')).toBeNull();
+    expect(h.get('x-api-key')).toBe('k2');
+    expect(h.get('anthropic-dangerous-direct-browser-access')).toBe('true');
+    expect(h.get('anthropic-version')).toBe('2023-06-01');
+    expect([...h.keys()].filter((n) => n.startsWith('x-stainless'))).toEqual([]);
+  });
+
+  it('sends no credentials at all for auth style none, even if the client put some', () => {
+    const h = outgoingHeaders(presetById('ollama')!, { ...sdkHeaders, 'x-api-key': 'zzz' }, 'k3');
+    expect(h.get('authorization')).toBeNull();
+    expect(h.get('x-api-key')).toBeNull();
+  });
+
+  it('keeps the SDK headers (but never its credentials) when a preset does not strip them', () => {
+    const preset = { ...presetById('custom')!, stripSdkHeaders: false };
+    const h = outgoingHeaders(preset, sdkHeaders, undefined);
+    expect(h.get('x-stainless-os')).toBe('Linux');
+    expect(h.get('authorization')).toBeNull();
+  });
+});
+
+describe('egress', () => {
+  it('sends the key to its own origin only, and records one ledger entry with the fields', async () => {
+    const egress = egressFor();
+    const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL, runId: 'r1', stepIndex: 2 });
+    const body = chatBody('echo');
+    const response = await fetchA(`${a.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: sdkHeaders,
+      body,
+    });
+    expect(response.status).toBe(200);
+    const json = (await response.json()) as { choices: { message: { content: string } }[] };
+    expect(json.choices[0]!.message.content).toBe('hello there world');
+
+    const sent = a.requests.filter((r) => r.method === 'POST');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.headers.authorization).toBe(`Bearer ${KEY_A}`);
+    expect(
+      Object.keys(sent[0]!.headers).filter((n) => n.startsWith('x-stainless') || n.startsWith('openai-')),
+    ).toEqual([]);
+
+    const entries = await ledger.list();
+    expect(entries).toHaveLength(1);
+    const entry = entries[0]!;
+    expect(entry).toMatchObject({
+      runId: 'r1',
+      stepIndex: 2,
+      purpose: 'chat',
+      providerId: 'p-bearer',
+      host: new URL(a.url).host,
+      method: 'POST',
+      path: '/v1/chat/completions',
+      sent: true,
+      keyAttached: true,
+      state: 'done',
+      status: 200,
+      bytesOut: new TextEncoder().encode(body).byteLength,
+      promptTokens: 3,
+      completionTokens: 3,
+    });
+    expect(entry.bytesIn).toBe(new TextEncoder().encode(JSON.stringify(json)).byteLength);
+    expect(entry.durationMs).toBeGreaterThanOrEqual(0);
+    expect(JSON.stringify(entries)).not.toContain(KEY_A);
+  });
+
+  it('refuses a request to another origin, sends nothing, and says so in the ledger', async () => {
+    const egress = egressFor();
+    const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL, runId: 'r2', stepIndex: 0 });
+    const error = await fetchA(`${b.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: sdkHeaders,
+      body: chatBody('echo'),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).kind).toBe('refused');
+    expect((error as ProviderError).message).not.toContain(KEY_A);
+    expect(b.requests).toHaveLength(0);
+    expect(a.requests).toHaveLength(0);
+    const [entry] = await ledger.list();
+    expect(entry).toMatchObject({
+      sent: false,
+      keyAttached: false,
+      state: 'error',
+      host: new URL(b.url).host,
+    });
+  });
+
+  it('refuses a cloud preset whose base URL is not its own origin, before asking for a key', async () => {
+    let asked = 0;
+    const egress = createEgress({
+      vault: {
+        keyFor: async () => {
+          asked++;
+          return 'sk-openai';
+        },
+      },
+      ledger,
+    });
+    const fetchOpenAI = egress.fetchFor({ providerId: 'openai', baseURL: a.baseURL });
+    await expect(fetchOpenAI(`${a.baseURL}/models`)).rejects.toMatchObject({ kind: 'refused' });
+    expect(asked).toBe(0);
+    expect(a.requests).toHaveLength(0);
+  });
+
+  it('asks the vault for the key of the request origin, so a key bound elsewhere is never attached', async () => {
+    // The vault binds p-bearer's key to b's origin; a request to a goes out without it (and is refused
+    // before sending, since the preset needs a key).
+    const egress = createEgress({
+      vault: keys({ 'p-bearer': { origin: b.url, key: KEY_A } }),
+      ledger,
+      presetFor: presets(),
+    });
+    const error = await egress
+      .request({ providerId: 'p-bearer', baseURL: a.baseURL, path: '/models' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'auth' });
+    expect(a.requests).toHaveLength(0);
+  });
+
+  it('uses the x-api-key style and the Anthropic browser header, which the anthropic mode requires', async () => {
+    const egress = egressFor();
+    const response = await egress.request({ providerId: 'p-anthropic', baseURL: b.baseURL, path: '/models' });
+    expect(response.status).toBe(200);
+    await response.json();
+    const [req] = b.requests;
+    expect(req!.headers['x-api-key']).toBe(KEY_B);
+    expect(req!.headers.authorization).toBeUndefined();
+    expect(req!.headers['anthropic-dangerous-direct-browser-access']).toBe('true');
+  });
+
+  it('counts bytes while the stream still streams, and takes the usage from the last SSE chunk', async () => {
+    a.setModel({
+      id: 'slowish',
+      behaviour: { kind: 'fixed', text: 'one two three four five six' },
+      latency: { firstTokenMs: 0, perTokenMs: 150 },
+    });
+    const egress = egressFor();
+    const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL, runId: 'r3', stepIndex: 0 });
+    const response = await fetchA(`${a.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: sdkHeaders,
+      body: chatBody('slowish', true),
+    });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let firstChunkAt = 0;
+    let sawStreamingEntry = false;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (!firstChunkAt) {
+        firstChunkAt = Date.now();
+        // The first chunk arrived before the answer was complete: streaming was not buffered.
+        expect(text).not.toContain('[DONE]');
+        const [entry] = await ledger.list();
+        sawStreamingEntry = entry!.state === 'streaming' && entry!.status === 200;
+      }
+    }
+    expect(sawStreamingEntry).toBe(true);
+    expect(text).toContain('[DONE]');
+    const [entry] = await ledger.list();
+    expect(entry).toMatchObject({ state: 'done', status: 200, promptTokens: 3, completionTokens: 6 });
+    expect(entry!.bytesIn).toBe(new TextEncoder().encode(text).byteLength);
+  });
+
+  it('records an HTTP error status, and a network failure without any key in it', async () => {
+    const egress = egressFor();
+    const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL });
+    const response = await fetchA(`${a.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: sdkHeaders,
+      body: chatBody('no-such-model'),
+    });
+    expect(response.status).toBe(404);
+    await response.text();
+
+    const dead = createEgress({
+      vault: keys({ 'p-bearer': { origin: 'http://127.0.0.1:1', key: KEY_A } }),
+      ledger,
+      presetFor: presets(),
+    });
+    await expect(
+      dead.request({ providerId: 'p-bearer', baseURL: 'http://127.0.0.1:1/v1', path: '/models' }),
+    ).rejects.toThrow();
+    const entries = await ledger.list();
+    expect(entries.map((e) => [e.status, e.state])).toEqual([
+      [404, 'done'],
+      [undefined, 'error'],
+    ]);
+    expect(entries[1]!.error).toBeTruthy();
+    expect(await ledger.exportJSON()).not.toContain(KEY_A);
+    expect(await ledger.exportCSV()).not.toContain(KEY_A);
+  });
+
+  it('records a request aborted mid-stream as an error, once', async () => {
+    a.setModel({
+      id: 'slow2',
+      behaviour: { kind: 'fixed', text: 'a b c d e f g h' },
+      latency: { firstTokenMs: 0, perTokenMs: 200 },
+    });
+    const egress = egressFor();
+    const controller = new AbortController();
+    const response = await egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL })(
+      `${a.baseURL}/chat/completions`,
+      {
+        method: 'POST',
+        headers: sdkHeaders,
+        body: chatBody('slow2', true),
+        signal: controller.signal,
+      },
+    );
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await expect(reader.read()).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 50));
+    const entries = await ledger.list();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ state: 'error', error: 'Aborted' });
+    expect(entries[0]!.bytesIn).toBeGreaterThan(0);
+  });
+
+  it('has a preset for every id the catalog lists', () => {
+    for (const preset of CATALOG) expect(presetById(preset.id)).toBe(preset);
+  });
+});
