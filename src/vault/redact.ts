@@ -1,0 +1,49 @@
+/** What a key looks like wherever we show it: `…` and its last four characters, or `…••••` for short keys. */
+export function maskKey(key: string): string {
+  return `…${lastFour(key)}`;
+}
+
+/** Keys shorter than this keep no plaintext-derived hint at all: four characters of a short key are too much. */
+export const MIN_KEY_LENGTH_FOR_LAST4 = 12;
+
+export function lastFour(key: string): string {
+  return key.length >= MIN_KEY_LENGTH_FOR_LAST4 ? key.slice(-4) : '••••';
+}
+
+/**
+ * Scrubs every secret out of `text` (an error body that quotes the key back, a log line), replacing each
+ * with its mask. Also catches the secret as it appears URL-encoded, JSON-escaped and base64-encoded
+ * (HTTP Basic `user:key` / `:key` credentials echo back that way). Secrets shorter than 4 characters are
+ * ignored: replacing them would mangle ordinary text and they are not real keys.
+ */
+export function redactSecrets(text: string, secrets: Iterable<string | undefined | null>): string {
+  const replacements = new Map<string, string>();
+  for (const secret of secrets) {
+    if (!secret || secret.length < 4) continue;
+    const mask = maskKey(secret);
+    for (const form of encodedForms(secret)) {
+      if (form.length >= 4 && !replacements.has(form)) replacements.set(form, mask);
+    }
+  }
+  // Longest first, so a secret that contains another is replaced whole.
+  let out = text;
+  for (const [form, mask] of [...replacements].sort((a, b) => b[0].length - a[0].length)) {
+    out = out.split(form).join(mask);
+  }
+  return out;
+}
+
+function encodedForms(secret: string): string[] {
+  const forms = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+  for (const plain of [secret, `:${secret}`]) {
+    const b64 = toBase64(plain);
+    forms.push(b64, b64.replace(/=+$/, ''), b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+  }
+  return forms;
+}
+
+function toBase64(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}

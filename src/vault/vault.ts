@@ -1,0 +1,590 @@
+import { deleteDB } from 'idb';
+import {
+  deriveKey,
+  generateDataKey,
+  MIN_PBKDF2_ITERATIONS,
+  open,
+  randomBytes,
+  SALT_BYTES,
+  seal,
+} from './crypto.ts';
+import {
+  type KeyRecord,
+  type Keyring,
+  openVaultDb,
+  type PassphraseKdf,
+  recordAad,
+  type VaultDb,
+  VERIFIER_TEXT,
+  verifierAad,
+} from './db.ts';
+import { VaultError } from './errors.ts';
+import { lastFour } from './redact.ts';
+
+/** A saved key as the rest of the app sees it: everything but the secret. */
+export interface KeyInfo {
+  id: string;
+  providerId: string;
+  origin: string;
+  label?: string;
+  /** Last four characters of the key when it has at least 12, else `••••`. Show it as `…${last4}`. */
+  last4: string;
+  createdAt: number;
+}
+
+export interface SaveKeyInput {
+  providerId: string;
+  /** The provider's origin or any URL on it (`https://api.openai.com/v1` → `https://api.openai.com`). */
+  origin: string;
+  key: string;
+  label?: string;
+}
+
+export type VaultState = 'unlocked' | 'locked';
+
+export type VaultChange =
+  | { kind: 'keys' } // a key was saved or deleted (here or in another tab)
+  | { kind: 'locked' }
+  | { kind: 'unlocked' }
+  | { kind: 'passphrase' } // set, changed or removed
+  | { kind: 'forgotten' }; // the whole vault was deleted
+
+export interface VaultOptions {
+  /**
+   * PBKDF2-SHA256 iterations for passphrases set or changed from now on (default and floor: 600,000).
+   * A vault whose stored count is lower is re-derived with this count on the next successful unlock.
+   */
+  iterations?: number;
+}
+
+export const MIN_PASSPHRASE_LENGTH = 8;
+
+/** Why a passphrase is refused, in words for the user, or undefined when it is acceptable. */
+export function passphraseProblem(passphrase: string): string | undefined {
+  const length = [...passphrase.normalize('NFC')].length;
+  if (passphrase.trim() === '') return 'The passphrase is empty.';
+  if (length < MIN_PASSPHRASE_LENGTH) {
+    return `The passphrase is too short: use at least ${MIN_PASSPHRASE_LENGTH} characters (a few words is best).`;
+  }
+  return undefined;
+}
+
+/** `new URL(x).origin` for http(s) URLs; anything else is refused. Never echoes its input (it may hold credentials). */
+export function normalizeOrigin(input: string): string {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw new VaultError(
+      'bad-origin',
+      'A key must be bound to an http(s) origin such as https://api.openai.com.',
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new VaultError(
+      'bad-origin',
+      'A key must be bound to an http(s) origin such as https://api.openai.com.',
+    );
+  }
+  return url.origin;
+}
+
+type Message =
+  | { kind: 'keys' }
+  | { kind: 'keyring' }
+  | { kind: 'lock'; keyringId: string }
+  | { kind: 'forgotten' };
+
+const MAX_ATTEMPTS = 3;
+
+/**
+ * The key vault: API keys in IndexedDB, encrypted with AES-256-GCM (fresh 12-byte IV per encryption,
+ * AAD = record id + provider id + origin, so a ciphertext moved to another record fails to decrypt).
+ *
+ * Passphrase design: records are encrypted DIRECTLY under the current key, and that key is never
+ * extractable, in either mode.
+ * - Without a passphrase the key is a non-extractable CryptoKey stored in the `meta` store.
+ * - With a passphrase the key is derived (PBKDF2-SHA256, ≥ 600,000 iterations, random 16-byte salt,
+ *   non-extractable) and only the salt, the iteration count and a verifier are stored: nothing in
+ *   IndexedDB alone can decrypt the keys.
+ * - Setting, changing or removing the passphrase re-encrypts every record under the new key: read and
+ *   decrypt everything, encrypt under the new key, then write all records AND the new keyring in ONE
+ *   readwrite transaction that first checks nothing changed meanwhile. IndexedDB commits it whole or not
+ *   at all, so a crash mid-change leaves the old passphrase working and loses nothing.
+ * We chose this over wrapping a data key (wrapKey) because a wrappable key must be extractable, and an
+ * unprotected vault's stored key could not be wrapped later anyway; a vault holds a few dozen keys, so
+ * re-encrypting them is cheap next to the PBKDF2 derivation itself.
+ * Limit: records written before a passphrase was set, and the old device key, may linger in the browser's
+ * on-disk database files until it compacts them. Set the passphrase before saving keys, or rotate them.
+ *
+ * All operations of one vault run one at a time. Tabs are told of changes over a BroadcastChannel; a
+ * write whose keyring changed underneath (another tab) is retried or refused, never applied with a stale
+ * key. `lock()` in one tab locks the others too.
+ */
+export class Vault {
+  readonly dbName: string;
+  readonly #iterations: number;
+  #db: VaultDb | undefined;
+  #keyring: Keyring | undefined;
+  /** The key the records are encrypted under, when unlocked. Never extractable. */
+  #key: CryptoKey | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #listeners = new Set<(change: VaultChange) => void>();
+  #channel: BroadcastChannel | undefined;
+
+  private constructor(dbName: string, options: VaultOptions) {
+    const iterations = options.iterations ?? MIN_PBKDF2_ITERATIONS;
+    if (!Number.isInteger(iterations) || iterations < MIN_PBKDF2_ITERATIONS) {
+      throw new VaultError('bad-input', `PBKDF2 needs at least ${MIN_PBKDF2_ITERATIONS} iterations.`);
+    }
+    this.dbName = dbName;
+    this.#iterations = iterations;
+  }
+
+  /** Opens (creating if needed) the vault database. With a passphrase set, the vault starts locked. */
+  static async open(dbName = 'baton-vault', options: VaultOptions = {}): Promise<Vault> {
+    const vault = new Vault(dbName, options);
+    await vault.#database();
+    vault.#listen();
+    return vault;
+  }
+
+  state(): VaultState {
+    return this.hasPassphrase() && !this.#key ? 'locked' : 'unlocked';
+  }
+
+  hasPassphrase(): boolean {
+    return this.#keyring?.mode === 'passphrase';
+  }
+
+  /** Saves a key bound to `origin`, replacing any key already saved for the same provider and origin. */
+  async saveKey(input: SaveKeyInput): Promise<KeyInfo> {
+    const providerId = checkProviderId(input.providerId);
+    const origin = normalizeOrigin(input.origin);
+    const key = checkKey(input.key);
+    const label = input.label?.trim() || undefined;
+    return this.#serial(async () => {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const db = await this.#database();
+        const { key: dataKey, keyringId } = this.#requireKey();
+        const id = crypto.randomUUID();
+        const sealed = await seal(dataKey, key, recordAad(id, providerId, origin));
+        const record: KeyRecord = {
+          id,
+          providerId,
+          origin,
+          ...(label ? { label } : {}),
+          last4: lastFour(key),
+          createdAt: Date.now(),
+          ...sealed,
+        };
+        const tx = db.transaction(['keys', 'meta'], 'readwrite');
+        const current = await tx.objectStore('meta').get('keyring');
+        if (current?.id !== keyringId) {
+          await abort(tx);
+          await this.#refresh();
+          continue;
+        }
+        const keys = tx.objectStore('keys');
+        for (const old of await keys.index('by-provider').getAll(providerId)) {
+          if (old.origin === origin) await keys.delete(old.id);
+        }
+        await keys.put(record);
+        await tx.done;
+        this.#changed({ kind: 'keys' });
+        return info(record);
+      }
+      throw busy();
+    });
+  }
+
+  /** Every saved key without its secret, oldest first. Works while locked (nothing here is secret). */
+  async listKeys(): Promise<KeyInfo[]> {
+    return this.#serial(async () => {
+      const db = await this.#database();
+      const records = await db.getAll('keys');
+      return records.sort((a, b) => a.createdAt - b.createdAt).map(info);
+    });
+  }
+
+  /** Deletes a saved key. Returns false when there was none with that id. Works while locked. */
+  async deleteKey(id: string): Promise<boolean> {
+    return this.#serial(async () => {
+      const db = await this.#database();
+      const tx = db.transaction('keys', 'readwrite');
+      const existing = await tx.store.getKey(id);
+      if (existing !== undefined) await tx.store.delete(id);
+      await tx.done;
+      if (existing === undefined) return false;
+      this.#changed({ kind: 'keys' });
+      return true;
+    });
+  }
+
+  /**
+   * The plaintext key for a provider, for a request to `origin`: the only way to get a key out.
+   * Undefined when no key is saved for the provider; throws `origin-mismatch` when the provider has keys
+   * but none bound to this origin (a key is sent nowhere but its own origin), `locked` when locked.
+   */
+  async keyFor(providerId: string, origin: string): Promise<string | undefined> {
+    const wanted = normalizeOrigin(origin);
+    return this.#serial(async () => {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const db = await this.#database();
+        const { key, keyringId } = this.#requireKey();
+        const records = await db.getAllFromIndex('keys', 'by-provider', providerId);
+        if (records.length === 0) return undefined;
+        const bound = records.filter((r) => r.origin === wanted).sort((a, b) => b.createdAt - a.createdAt)[0];
+        if (!bound) {
+          const origins = [...new Set(records.map((r) => r.origin))].join(', ');
+          throw new VaultError(
+            'origin-mismatch',
+            `The key saved for provider "${providerId}" is bound to ${origins}, not ${wanted}; it was not used.`,
+          );
+        }
+        const plaintext = await open(key, bound, recordAad(bound.id, bound.providerId, bound.origin));
+        if (plaintext !== undefined) return plaintext;
+        // Another tab may have re-encrypted everything under a new key: look again before calling it corrupt.
+        await this.#refresh();
+        if (this.#keyring?.id === keyringId) throw corrupt(bound);
+      }
+      throw busy();
+    });
+  }
+
+  /** Protects the vault with a passphrase (re-encrypting every key under it). The vault stays unlocked. */
+  async setPassphrase(passphrase: string): Promise<void> {
+    checkStrength(passphrase);
+    return this.#serial(async () => {
+      await this.#refresh();
+      if (this.hasPassphrase()) {
+        throw new VaultError('has-passphrase', 'The vault already has a passphrase: change it instead.');
+      }
+      const { key, keyringId } = this.#requireKey();
+      const next = await this.#passphraseKeyring(passphrase);
+      await this.#rekey(key, keyringId, next.keyring, next.key);
+      this.#changed({ kind: 'passphrase' });
+    });
+  }
+
+  /** Derives the key from the passphrase; throws `wrong-passphrase` (and changes nothing) if it does not fit. */
+  async unlock(passphrase: string): Promise<void> {
+    return this.#serial(async () => {
+      const { key, keyring } = await this.#verify(passphrase);
+      this.#key = key;
+      if (keyring.kdf.iterations < this.#iterations) {
+        // Stored with an older, lower count: re-derive with today's (other tabs must unlock again).
+        const next = await this.#passphraseKeyring(passphrase);
+        await this.#rekey(key, keyring.id, next.keyring, next.key);
+        this.#post({ kind: 'keyring' });
+      }
+      this.#emit({ kind: 'unlocked' });
+    });
+  }
+
+  /** Forgets the in-memory key here and in other tabs. Only a vault with a passphrase can be locked. */
+  lock(): void {
+    const keyring = this.#keyring;
+    if (keyring?.mode !== 'passphrase') {
+      throw new VaultError(
+        'no-passphrase',
+        'The vault has no passphrase, so it cannot be locked: set one first.',
+      );
+    }
+    const wasUnlocked = this.#key !== undefined;
+    this.#key = undefined;
+    this.#post({ kind: 'lock', keyringId: keyring.id });
+    if (wasUnlocked) this.#emit({ kind: 'locked' });
+  }
+
+  /** Re-encrypts every key under a new passphrase; the old one must be right. Unlocked afterwards. */
+  async changePassphrase(oldPassphrase: string, newPassphrase: string): Promise<void> {
+    checkStrength(newPassphrase);
+    return this.#serial(async () => {
+      const { key, keyring } = await this.#verify(oldPassphrase);
+      const next = await this.#passphraseKeyring(newPassphrase);
+      await this.#rekey(key, keyring.id, next.keyring, next.key);
+      this.#changed({ kind: 'passphrase' });
+    });
+  }
+
+  /** Goes back to a stored device key (re-encrypting every key); the passphrase must be right. */
+  async removePassphrase(passphrase: string): Promise<void> {
+    return this.#serial(async () => {
+      const { key, keyring } = await this.#verify(passphrase);
+      const deviceKey = await generateDataKey();
+      await this.#rekey(
+        key,
+        keyring.id,
+        { id: crypto.randomUUID(), mode: 'device', key: deviceKey },
+        deviceKey,
+      );
+      this.#changed({ kind: 'passphrase' });
+    });
+  }
+
+  /** Deletes the whole database (keys, keyring, passphrase data); resolves once it is gone. Works while locked. */
+  async forgetEverything(): Promise<void> {
+    return this.#serial(async () => {
+      this.#post({ kind: 'forgotten' });
+      this.#db?.close();
+      this.#db = undefined;
+      this.#keyring = undefined;
+      this.#key = undefined;
+      // Other tabs' connections close themselves on `versionchange` (see openVaultDb's `blocking`).
+      await deleteDB(this.dbName);
+      this.#emit({ kind: 'forgotten' });
+    });
+  }
+
+  /** Calls `listener` after every change (including those made in other tabs). Returns an unsubscribe function. */
+  onChange(listener: (change: VaultChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Closes the database connection and the tab channel, and forgets the key. */
+  close(): void {
+    this.#channel?.close();
+    this.#channel = undefined;
+    this.#db?.close();
+    this.#db = undefined;
+    this.#key = undefined;
+  }
+
+  // ---- internals ----
+
+  #serial<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(operation, operation);
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async #database(): Promise<VaultDb> {
+    if (this.#db) return this.#db;
+    const db = await openVaultDb(this.dbName, (closed) => {
+      if (this.#db === closed) this.#db = undefined;
+    });
+    this.#db = db;
+    await this.#loadKeyring(db);
+    return db;
+  }
+
+  /** Reads the keyring, creating a device key the first time. */
+  async #loadKeyring(db: VaultDb): Promise<void> {
+    let keyring = await db.get('meta', 'keyring');
+    if (!keyring) {
+      const fresh: Keyring = { id: crypto.randomUUID(), mode: 'device', key: await generateDataKey() };
+      const tx = db.transaction('meta', 'readwrite');
+      // Another tab may have created one while we generated ours: theirs wins.
+      keyring = (await tx.store.get('keyring')) ?? fresh;
+      if (keyring === fresh) await tx.store.put(fresh, 'keyring');
+      await tx.done;
+    }
+    this.#adopt(keyring);
+  }
+
+  async #refresh(): Promise<void> {
+    const db = await this.#database();
+    await this.#loadKeyring(db);
+  }
+
+  #adopt(keyring: Keyring): void {
+    if (this.#keyring?.id !== keyring.id) this.#key = undefined;
+    this.#keyring = keyring;
+    if (keyring.mode === 'device') this.#key = keyring.key;
+  }
+
+  #requireKey(): { key: CryptoKey; keyringId: string } {
+    if (!this.#key || !this.#keyring) {
+      throw new VaultError(
+        'locked',
+        'The vault is locked: unlock it with your passphrase to use saved keys.',
+      );
+    }
+    return { key: this.#key, keyringId: this.#keyring.id };
+  }
+
+  /** Checks a passphrase against the stored verifier and returns the key it derives. */
+  async #verify(
+    passphrase: string,
+  ): Promise<{ key: CryptoKey; keyring: Extract<Keyring, { mode: 'passphrase' }> }> {
+    await this.#refresh();
+    const keyring = this.#keyring;
+    if (keyring?.mode !== 'passphrase') {
+      throw new VaultError('no-passphrase', 'The vault has no passphrase.');
+    }
+    const wrong = new VaultError(
+      'wrong-passphrase',
+      'Wrong passphrase: the vault is still locked and nothing was changed.',
+    );
+    if (passphrase === '') throw wrong;
+    const key = await deriveKey(passphrase, keyring.kdf.salt, keyring.kdf.iterations);
+    if ((await open(key, keyring.verifier, verifierAad(keyring.id))) !== VERIFIER_TEXT) throw wrong;
+    return { key, keyring };
+  }
+
+  async #passphraseKeyring(passphrase: string): Promise<{ keyring: Keyring; key: CryptoKey }> {
+    const kdf: PassphraseKdf = {
+      name: 'PBKDF2',
+      hash: 'SHA-256',
+      iterations: this.#iterations,
+      salt: randomBytes(SALT_BYTES),
+    };
+    const key = await deriveKey(passphrase, kdf.salt, kdf.iterations);
+    const id = crypto.randomUUID();
+    const verifier = await seal(key, VERIFIER_TEXT, verifierAad(id));
+    return { keyring: { id, mode: 'passphrase', kdf, verifier }, key };
+  }
+
+  /**
+   * Re-encrypts every record from `oldKey` to `newKey` and installs `keyring`, all in one transaction
+   * that aborts if the records or the keyring changed since they were read (then tries again).
+   */
+  async #rekey(oldKey: CryptoKey, oldKeyringId: string, keyring: Keyring, newKey: CryptoKey): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const db = await this.#database();
+      const before = await db.getAll('keys');
+      const rewritten: KeyRecord[] = [];
+      for (const record of before) {
+        const aad = recordAad(record.id, record.providerId, record.origin);
+        const plaintext = await open(oldKey, record, aad);
+        if (plaintext === undefined) throw corrupt(record);
+        rewritten.push({ ...record, ...(await seal(newKey, plaintext, aad)) });
+      }
+      const tx = db.transaction(['keys', 'meta'], 'readwrite');
+      const current = await tx.objectStore('meta').get('keyring');
+      const now = await tx.objectStore('keys').getAll();
+      if (current?.id !== oldKeyringId) {
+        await abort(tx);
+        await this.#refresh();
+        throw new VaultError(
+          'busy',
+          'The vault was changed in another tab; nothing was changed here. Try again.',
+        );
+      }
+      if (!sameRecords(before, now)) {
+        await abort(tx);
+        continue;
+      }
+      for (const record of rewritten) await tx.objectStore('keys').put(record);
+      await tx.objectStore('meta').put(keyring, 'keyring');
+      await tx.done;
+      this.#keyring = keyring;
+      this.#key = newKey;
+      return;
+    }
+    throw busy();
+  }
+
+  #listen(): void {
+    if (typeof BroadcastChannel === 'undefined') return;
+    const channel = new BroadcastChannel(`baton-vault:${this.dbName}`);
+    // Node keeps the process alive for an open channel; a browser has no unref.
+    (channel as { unref?: () => void }).unref?.();
+    channel.onmessage = (event: MessageEvent<Message>) => {
+      const message = event.data;
+      if (message.kind === 'keys') this.#emit({ kind: 'keys' });
+      else if (message.kind === 'lock') {
+        if (this.#keyring?.id === message.keyringId && this.#key) {
+          this.#key = undefined;
+          this.#emit({ kind: 'locked' });
+        }
+      } else if (message.kind === 'forgotten') {
+        this.#db?.close();
+        this.#db = undefined;
+        this.#keyring = undefined;
+        this.#key = undefined;
+        this.#emit({ kind: 'forgotten' });
+      } else if (message.kind === 'keyring') {
+        void this.#serial(() => this.#refresh()).then(
+          () => this.#emit({ kind: 'passphrase' }),
+          () => undefined,
+        );
+      }
+    };
+    this.#channel = channel;
+  }
+
+  #post(message: Message): void {
+    this.#channel?.postMessage(message);
+  }
+
+  /** Tells listeners here, and the other tabs. */
+  #changed(change: VaultChange): void {
+    this.#post(change.kind === 'keys' ? { kind: 'keys' } : { kind: 'keyring' });
+    this.#emit(change);
+  }
+
+  #emit(change: VaultChange): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(change);
+      } catch (error) {
+        console.error('A vault listener failed', error);
+      }
+    }
+  }
+}
+
+/** Opens the vault; see {@link Vault} for the design. */
+export function openVault(dbName = 'baton-vault', options: VaultOptions = {}): Promise<Vault> {
+  return Vault.open(dbName, options);
+}
+
+function info(record: KeyRecord): KeyInfo {
+  const { id, providerId, origin, label, last4, createdAt } = record;
+  return { id, providerId, origin, ...(label ? { label } : {}), last4, createdAt };
+}
+
+function checkProviderId(providerId: string): string {
+  const id = providerId.trim();
+  if (!id) throw new VaultError('bad-input', 'A key needs a provider id.');
+  return id;
+}
+
+function checkKey(key: string): string {
+  const trimmed = key.trim();
+  if (!trimmed) throw new VaultError('bad-key', 'The key is empty.');
+  // Keys travel in HTTP headers: printable ASCII only. (Never quote the key back in the message.)
+  if (!/^[\x21-\x7e]+$/.test(trimmed)) {
+    throw new VaultError(
+      'bad-key',
+      'The key contains spaces, control or non-ASCII characters: copy it again from the provider.',
+    );
+  }
+  return trimmed;
+}
+
+function checkStrength(passphrase: string): void {
+  const problem = passphraseProblem(passphrase);
+  if (problem) throw new VaultError('weak-passphrase', problem);
+}
+
+function corrupt(record: KeyRecord): VaultError {
+  return new VaultError(
+    'corrupt',
+    `The saved key for provider "${record.providerId}" (${record.origin}) cannot be decrypted: delete it and save it again.`,
+  );
+}
+
+function busy(): VaultError {
+  return new VaultError(
+    'busy',
+    'The vault kept changing in another tab; nothing was changed here. Try again.',
+  );
+}
+
+function sameRecords(a: KeyRecord[], b: KeyRecord[]): boolean {
+  if (a.length !== b.length) return false;
+  const ivs = new Map(a.map((r) => [r.id, r.iv]));
+  return b.every((r) => {
+    const iv = ivs.get(r.id);
+    return iv !== undefined && iv.length === r.iv.length && iv.every((byte, i) => byte === r.iv[i]);
+  });
+}
+
+async function abort(tx: { abort(): void; done: Promise<void> }): Promise<void> {
+  tx.abort();
+  await tx.done.catch(() => undefined);
+}

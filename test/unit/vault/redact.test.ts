@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { lastFour, maskKey, redactSecrets } from '../../../src/vault/redact.ts';
+
+const KEY = 'sk-proj-TESTKEY0123456789abcdef+/WXYZ';
+
+describe('redactSecrets', () => {
+  it('replaces a key quoted back in an error body with its mask', () => {
+    const body = `{"error":{"message":"Incorrect API key provided: ${KEY}. You can find your API key at ..."}}`;
+    const out = redactSecrets(body, [KEY]);
+    expect(out).not.toContain(KEY);
+    expect(out).toContain('Incorrect API key provided: …WXYZ.');
+  });
+
+  it('catches URL-encoded, JSON-escaped and base64 (Basic auth) echoes', () => {
+    const quoted = 'key-with"quote\\and/slash+plus-1234';
+    const b64 = Buffer.from(`:${KEY}`).toString('base64');
+    const text = [
+      `url: ?key=${encodeURIComponent(KEY)}`,
+      `json: ${JSON.stringify({ k: quoted })}`,
+      `basic: Authorization: Basic ${b64}`,
+      `plain b64: ${Buffer.from(KEY).toString('base64')}`,
+    ].join('\n');
+    const out = redactSecrets(text, [KEY, quoted]);
+    expect(out).not.toContain(encodeURIComponent(KEY));
+    expect(out).not.toContain(JSON.stringify(quoted).slice(1, -1));
+    expect(out).not.toContain(b64);
+    expect(out).not.toContain(Buffer.from(KEY).toString('base64').replace(/=+$/, ''));
+    expect(out.match(/…WXYZ/g)?.length).toBe(3);
+    expect(out).toContain('…1234');
+  });
+
+  it('replaces every occurrence, the longest secret first, and leaves other text alone', () => {
+    const short = 'abcd1234efgh';
+    const long = `${short}-suffix-9999`;
+    const out = redactSecrets(`${long} and ${short} and ${short}`, [short, long, undefined, '', 'ab']);
+    expect(out).toBe('…9999 and …efgh and …efgh');
+    expect(redactSecrets('nothing secret here', [KEY])).toBe('nothing secret here');
+  });
+
+  it('masks short keys without revealing characters', () => {
+    expect(lastFour('short-key')).toBe('••••');
+    expect(maskKey('short-key')).toBe('…••••');
+    expect(lastFour('exactly-12ch')).toBe('12ch');
+    expect(redactSecrets('token=short-key;', ['short-key'])).toBe('token=…••••;');
+  });
+});

@@ -1,0 +1,416 @@
+import 'fake-indexeddb/auto';
+import { openDB } from 'idb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MIN_PBKDF2_ITERATIONS } from '../../../src/vault/crypto.ts';
+import type { KeyRecord, Keyring, VaultSchema } from '../../../src/vault/db.ts';
+import { isVaultError, type VaultErrorCode } from '../../../src/vault/errors.ts';
+import { openVault, type Vault, type VaultChange } from '../../../src/vault/vault.ts';
+
+const OPENAI_KEY = 'sk-proj-TESTKEY0123456789abcdefWXYZ';
+const GROQ_KEY = 'gsk_ANOTHERtestKEY9876543210qrst';
+const PASS = 'correct horse battery staple';
+
+let counter = 0;
+const opened: Vault[] = [];
+/** Every error message a test saw: none may contain a key. */
+const messages: string[] = [];
+
+function freshName(): string {
+  counter += 1;
+  return `vault-test-${counter}-${Math.random().toString(36).slice(2)}`;
+}
+
+async function vaultAt(name: string): Promise<Vault> {
+  const vault = await openVault(name);
+  opened.push(vault);
+  return vault;
+}
+
+async function rawRecords(name: string): Promise<{ keys: KeyRecord[]; keyring: Keyring | undefined }> {
+  const db = await openDB<VaultSchema>(name, 1);
+  try {
+    return { keys: await db.getAll('keys'), keyring: await db.get('meta', 'keyring') };
+  } finally {
+    db.close();
+  }
+}
+
+async function rawPut(name: string, records: KeyRecord[]): Promise<void> {
+  const db = await openDB<VaultSchema>(name, 1);
+  try {
+    for (const record of records) await db.put('keys', record);
+  } finally {
+    db.close();
+  }
+}
+
+async function expectVaultError(promise: Promise<unknown> | (() => unknown), code: VaultErrorCode) {
+  let caught: unknown;
+  try {
+    await (typeof promise === 'function' ? promise() : promise);
+  } catch (error) {
+    caught = error;
+  }
+  expect(isVaultError(caught, code), `expected VaultError ${code}, got ${String(caught)}`).toBe(true);
+  messages.push((caught as Error).message);
+  return caught as Error;
+}
+
+function bytesToText(bytes: ArrayBuffer | Uint8Array): string {
+  return Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString('latin1');
+}
+
+afterEach(() => {
+  for (const vault of opened.splice(0)) vault.close();
+});
+
+describe('saving, listing and deleting keys', () => {
+  it('lists keys without their secret, with last4 only for long keys', async () => {
+    const vault = await vaultAt(freshName());
+    expect(vault.state()).toBe('unlocked');
+    expect(vault.hasPassphrase()).toBe(false);
+    const a = await vault.saveKey({
+      providerId: 'openai',
+      origin: 'https://api.openai.com/v1/',
+      key: OPENAI_KEY,
+    });
+    const b = await vault.saveKey({
+      providerId: 'lmstudio',
+      origin: 'http://localhost:1234',
+      key: 'short-key',
+      label: '  home box ',
+    });
+    expect(a).toMatchObject({ providerId: 'openai', origin: 'https://api.openai.com', last4: 'WXYZ' });
+    expect(b).toMatchObject({ last4: '••••', label: 'home box', origin: 'http://localhost:1234' });
+    const list = await vault.listKeys();
+    expect(list.map((k) => k.id)).toEqual([a.id, b.id]);
+    for (const entry of list) {
+      expect(Object.keys(entry).sort()).toEqual(
+        ['createdAt', 'id', 'last4', 'origin', 'providerId', ...(entry.label ? ['label'] : [])].sort(),
+      );
+    }
+    expect(JSON.stringify(list)).not.toContain(OPENAI_KEY);
+    expect(JSON.stringify(list)).not.toContain('short-key');
+    expect(await vault.deleteKey(a.id)).toBe(true);
+    expect(await vault.deleteKey(a.id)).toBe(false);
+    expect((await vault.listKeys()).map((k) => k.id)).toEqual([b.id]);
+    expect(await vault.keyFor('openai', 'https://api.openai.com')).toBeUndefined();
+  });
+
+  it('replaces the key of the same provider and origin, keeps others', async () => {
+    const vault = await vaultAt(freshName());
+    await vault.saveKey({ providerId: 'custom', origin: 'https://a.example', key: 'first-key-aaaaaaaa' });
+    await vault.saveKey({ providerId: 'custom', origin: 'https://b.example', key: 'other-key-bbbbbbbb' });
+    await vault.saveKey({ providerId: 'custom', origin: 'https://a.example/v1', key: 'second-key-cccccccc' });
+    expect((await vault.listKeys()).length).toBe(2);
+    expect(await vault.keyFor('custom', 'https://a.example')).toBe('second-key-cccccccc');
+    expect(await vault.keyFor('custom', 'https://b.example')).toBe('other-key-bbbbbbbb');
+  });
+
+  it('trims a pasted key and refuses keys with inner whitespace or non-ASCII, without quoting them', async () => {
+    const vault = await vaultAt(freshName());
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: `  ${OPENAI_KEY}\n` });
+    expect(await vault.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+    const spaced = await expectVaultError(
+      vault.saveKey({ providerId: 'x', origin: 'https://x.example', key: 'sk-abc def-123456' }),
+      'bad-key',
+    );
+    expect(spaced.message).not.toContain('abc def');
+    await expectVaultError(
+      vault.saveKey({ providerId: 'x', origin: 'https://x.example', key: '  ' }),
+      'bad-key',
+    );
+    await expectVaultError(
+      vault.saveKey({ providerId: 'x', origin: 'https://x.example', key: 'sk-ключ-123456789' }),
+      'bad-key',
+    );
+    await expectVaultError(
+      vault.saveKey({ providerId: ' ', origin: 'https://x.example', key: OPENAI_KEY }),
+      'bad-input',
+    );
+  });
+
+  it('refuses non-http(s) origins without echoing them', async () => {
+    const vault = await vaultAt(freshName());
+    const error = await expectVaultError(
+      vault.saveKey({ providerId: 'x', origin: 'not a url sk-secret', key: OPENAI_KEY }),
+      'bad-origin',
+    );
+    expect(error.message).not.toContain('sk-secret');
+    await expectVaultError(
+      vault.saveKey({ providerId: 'x', origin: 'ftp://x.example', key: OPENAI_KEY }),
+      'bad-origin',
+    );
+    await expectVaultError(vault.keyFor('x', 'javascript:alert(1)'), 'bad-origin');
+  });
+});
+
+describe('encryption at rest', () => {
+  it('stores only ciphertext, with a fresh IV for every encryption', async () => {
+    const name = freshName();
+    const vault = await vaultAt(name);
+    // The same key saved twice (two providers) must give different IVs and ciphertexts.
+    await vault.saveKey({ providerId: 'p1', origin: 'https://one.example', key: OPENAI_KEY });
+    await vault.saveKey({ providerId: 'p2', origin: 'https://two.example', key: OPENAI_KEY });
+    const { keys, keyring } = await rawRecords(name);
+    expect(keys).toHaveLength(2);
+    const [r1, r2] = keys as [KeyRecord, KeyRecord];
+    expect(r1.iv.byteLength).toBe(12);
+    expect(Buffer.from(r1.iv).equals(Buffer.from(r2.iv))).toBe(false);
+    expect(Buffer.from(r1.ciphertext).equals(Buffer.from(r2.ciphertext))).toBe(false);
+    // 16-byte GCM tag after the ciphertext.
+    expect(r1.ciphertext.byteLength).toBe(OPENAI_KEY.length + 16);
+    for (const record of keys) {
+      expect(bytesToText(record.ciphertext)).not.toContain(OPENAI_KEY);
+      expect(JSON.stringify({ ...record, iv: undefined, ciphertext: undefined })).not.toContain(OPENAI_KEY);
+    }
+    expect(keyring?.mode).toBe('device');
+    if (keyring?.mode !== 'device') return;
+    expect(keyring.key.extractable).toBe(false);
+    expect(keyring.key.usages.sort()).toEqual(['decrypt', 'encrypt']);
+    await expect(crypto.subtle.exportKey('raw', keyring.key)).rejects.toThrow();
+  });
+
+  it('binds each ciphertext to its record: swapped ciphertexts and edited origins fail to decrypt', async () => {
+    const name = freshName();
+    const vault = await vaultAt(name);
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await vault.saveKey({ providerId: 'groq', origin: 'https://api.groq.com', key: GROQ_KEY });
+    const { keys } = await rawRecords(name);
+    const openai = keys.find((k) => k.providerId === 'openai')!;
+    const groq = keys.find((k) => k.providerId === 'groq')!;
+
+    // Move OpenAI's ciphertext into Groq's record: Groq's key would now "be" the OpenAI key.
+    await rawPut(name, [{ ...groq, iv: openai.iv, ciphertext: openai.ciphertext }]);
+    const swapped = await expectVaultError(vault.keyFor('groq', 'https://api.groq.com'), 'corrupt');
+    expect(swapped.message).toContain('groq');
+    expect(await vault.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+
+    // Someone rewrites the record's origin to exfiltrate the key: it no longer decrypts.
+    await rawPut(name, [{ ...openai, origin: 'https://evil.example' }]);
+    await expectVaultError(vault.keyFor('openai', 'https://evil.example'), 'corrupt');
+  });
+
+  it('hands a key out only for its own origin', async () => {
+    const vault = await vaultAt(freshName());
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    expect(await vault.keyFor('openai', 'https://api.openai.com/v1/chat/completions')).toBe(OPENAI_KEY);
+    const error = await expectVaultError(
+      vault.keyFor('openai', 'https://api.openai.com.evil.example'),
+      'origin-mismatch',
+    );
+    expect(error.message).toContain('openai');
+    expect(error.message).toContain('https://api.openai.com.evil.example');
+    await expectVaultError(vault.keyFor('openai', 'http://api.openai.com'), 'origin-mismatch');
+    await expectVaultError(vault.keyFor('openai', 'https://api.openai.com:8443'), 'origin-mismatch');
+    expect(await vault.keyFor('anthropic', 'https://api.anthropic.com')).toBeUndefined();
+  });
+});
+
+describe('passphrase', () => {
+  it('refuses empty and short passphrases with a clear message', async () => {
+    const vault = await vaultAt(freshName());
+    expect((await expectVaultError(vault.setPassphrase(''), 'weak-passphrase')).message).toMatch(/empty/);
+    expect((await expectVaultError(vault.setPassphrase('1234567'), 'weak-passphrase')).message).toMatch(
+      /at least 8 characters/,
+    );
+    expect((await expectVaultError(vault.setPassphrase('        '), 'weak-passphrase')).message).toMatch(
+      /empty/,
+    );
+    expect(vault.hasPassphrase()).toBe(false);
+    await expectVaultError(() => vault.lock(), 'no-passphrase');
+    await expectVaultError(vault.unlock(PASS), 'no-passphrase');
+  });
+
+  it('sets, locks, rejects a wrong passphrase without loss, and unlocks', async () => {
+    const name = freshName();
+    const vault = await vaultAt(name);
+    const changes: VaultChange['kind'][] = [];
+    vault.onChange((c) => changes.push(c.kind));
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await vault.saveKey({ providerId: 'groq', origin: 'https://api.groq.com', key: GROQ_KEY });
+    const before = await rawRecords(name);
+
+    await vault.setPassphrase(PASS);
+    expect(vault.hasPassphrase()).toBe(true);
+    expect(vault.state()).toBe('unlocked');
+    expect(await vault.keyFor('groq', 'https://api.groq.com')).toBe(GROQ_KEY);
+    await expectVaultError(vault.setPassphrase('another passphrase'), 'has-passphrase');
+
+    // Nothing in the database can decrypt the keys any more: no CryptoKey is stored, records re-encrypted.
+    const after = await rawRecords(name);
+    expect(after.keyring?.mode).toBe('passphrase');
+    expect(JSON.stringify(Object.keys(after.keyring!)).includes('"key"')).toBe(false);
+    if (after.keyring?.mode === 'passphrase') {
+      expect(after.keyring.kdf).toMatchObject({
+        name: 'PBKDF2',
+        hash: 'SHA-256',
+        iterations: MIN_PBKDF2_ITERATIONS,
+      });
+      expect(after.keyring.kdf.salt.byteLength).toBe(16);
+    }
+    for (const record of after.keys) {
+      const old = before.keys.find((r) => r.id === record.id)!;
+      expect(Buffer.from(record.iv).equals(Buffer.from(old.iv))).toBe(false);
+    }
+
+    vault.lock();
+    expect(vault.state()).toBe('locked');
+    await expectVaultError(vault.keyFor('openai', 'https://api.openai.com'), 'locked');
+    await expectVaultError(
+      vault.saveKey({ providerId: 'x', origin: 'https://x.example', key: OPENAI_KEY }),
+      'locked',
+    );
+    expect((await vault.listKeys()).length).toBe(2);
+
+    const wrong = await expectVaultError(vault.unlock('wrong horse battery staple'), 'wrong-passphrase');
+    expect(wrong.message).toMatch(/wrong passphrase/i);
+    expect(wrong.message).not.toContain('wrong horse');
+    await expectVaultError(vault.unlock(''), 'wrong-passphrase');
+    expect(vault.state()).toBe('locked');
+    expect(await rawRecords(name)).toEqual(after);
+
+    await vault.unlock(PASS);
+    expect(vault.state()).toBe('unlocked');
+    expect(await vault.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+    expect(changes).toEqual(['keys', 'keys', 'passphrase', 'locked', 'unlocked']);
+  });
+
+  it('starts locked when reopened, and unlocks with the passphrase', async () => {
+    const name = freshName();
+    const first = await vaultAt(name);
+    await first.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await first.setPassphrase(PASS);
+    first.close();
+
+    const second = await vaultAt(name);
+    expect(second.hasPassphrase()).toBe(true);
+    expect(second.state()).toBe('locked');
+    await expectVaultError(second.keyFor('openai', 'https://api.openai.com'), 'locked');
+    await second.unlock(PASS);
+    expect(await second.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+  });
+
+  it('changes the passphrase without losing keys; the old one stops working', async () => {
+    const name = freshName();
+    const vault = await vaultAt(name);
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await vault.setPassphrase(PASS);
+    const before = await rawRecords(name);
+
+    await expectVaultError(
+      vault.changePassphrase('not the passphrase', 'new passphrase 2'),
+      'wrong-passphrase',
+    );
+    await expectVaultError(vault.changePassphrase(PASS, 'short'), 'weak-passphrase');
+    expect(await rawRecords(name)).toEqual(before);
+
+    await vault.changePassphrase(PASS, 'new passphrase 2');
+    const after = await rawRecords(name);
+    if (before.keyring?.mode !== 'passphrase' || after.keyring?.mode !== 'passphrase')
+      throw new Error('mode');
+    expect(Buffer.from(after.keyring.kdf.salt).equals(Buffer.from(before.keyring.kdf.salt))).toBe(false);
+    expect(vault.state()).toBe('unlocked');
+    expect(await vault.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+
+    vault.lock();
+    await expectVaultError(vault.unlock(PASS), 'wrong-passphrase');
+    await vault.unlock('new passphrase 2');
+    expect(await vault.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+  });
+
+  it('removes the passphrase with the right one only, back to a device key', async () => {
+    const name = freshName();
+    const vault = await vaultAt(name);
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await vault.setPassphrase(PASS);
+    await expectVaultError(vault.removePassphrase('guessing wrong'), 'wrong-passphrase');
+    expect(vault.hasPassphrase()).toBe(true);
+    await vault.removePassphrase(PASS);
+    expect(vault.hasPassphrase()).toBe(false);
+    vault.close();
+
+    const reopened = await vaultAt(name);
+    expect(reopened.state()).toBe('unlocked');
+    expect(await reopened.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+    const { keyring } = await rawRecords(name);
+    expect(keyring?.mode === 'device' && keyring.key.extractable).toBe(false);
+  });
+
+  it('re-derives with a higher iteration count on unlock, and refuses counts below the floor', async () => {
+    await expectVaultError(openVault(freshName(), { iterations: 100_000 }), 'bad-input');
+    const name = freshName();
+    const vault = await vaultAt(name);
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await vault.setPassphrase(PASS);
+    vault.close();
+
+    const stronger = await openVault(name, { iterations: MIN_PBKDF2_ITERATIONS + 50_000 });
+    opened.push(stronger);
+    await stronger.unlock(PASS);
+    const { keyring } = await rawRecords(name);
+    expect(keyring?.mode === 'passphrase' && keyring.kdf.iterations).toBe(MIN_PBKDF2_ITERATIONS + 50_000);
+    expect(await stronger.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+  });
+});
+
+describe('several tabs', () => {
+  it('a write with a key another tab replaced is refused, not stored undecryptable', async () => {
+    const name = freshName();
+    const tabA = await vaultAt(name);
+    const tabB = await vaultAt(name);
+    await tabA.setPassphrase(PASS);
+    // Tab B still holds the old device key in memory (the broadcast may not have arrived yet).
+    await expectVaultError(
+      tabB.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY }),
+      'locked',
+    );
+    expect(tabB.state()).toBe('locked');
+    expect((await rawRecords(name)).keys).toHaveLength(0);
+    await tabB.unlock(PASS);
+    await tabB.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    expect(await tabA.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+  });
+
+  it('locking one tab locks the others', async () => {
+    const name = freshName();
+    const tabA = await vaultAt(name);
+    await tabA.setPassphrase(PASS);
+    const tabB = await vaultAt(name);
+    await tabB.unlock(PASS);
+    const locked = new Promise<void>((resolve) => tabB.onChange((c) => c.kind === 'locked' && resolve()));
+    tabA.lock();
+    await locked;
+    expect(tabB.state()).toBe('locked');
+  });
+});
+
+describe('forgetEverything', () => {
+  it('deletes the database, even while locked and with another tab open, and starts fresh', async () => {
+    const name = freshName();
+    const vault = await vaultAt(name);
+    const other = await vaultAt(name);
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await vault.setPassphrase(PASS);
+    vault.lock();
+    await vault.forgetEverything();
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(name);
+    expect(vault.hasPassphrase()).toBe(false);
+    expect(vault.state()).toBe('unlocked');
+    expect(await vault.listKeys()).toEqual([]);
+    expect(await other.listKeys()).toEqual([]);
+    await vault.saveKey({ providerId: 'groq', origin: 'https://api.groq.com', key: GROQ_KEY });
+    expect(await other.keyFor('groq', 'https://api.groq.com')).toBe(GROQ_KEY);
+  });
+});
+
+describe('error messages', () => {
+  it('never contained a key or a passphrase', () => {
+    expect(messages.length).toBeGreaterThan(10);
+    for (const message of messages) {
+      for (const secret of [OPENAI_KEY, GROQ_KEY, PASS, 'new passphrase 2', 'first-key-aaaaaaaa']) {
+        expect(message).not.toContain(secret);
+      }
+    }
+  });
+});
