@@ -1,0 +1,46 @@
+import type { Step } from '../plan/index.ts';
+import { SELF_WORKER } from '../pool/types.ts';
+import type { ChatMessage } from '../providers/transport.ts';
+import { resolveSees } from './dag.ts';
+
+export interface ContextInput {
+  question: string;
+  /** Send the user's question as the first user turn (default true). */
+  includeQuestion?: boolean;
+  /** The worker's system prompt, if it has one. */
+  systemPrompt?: string;
+  /** Every step of the workflow (global indices). */
+  steps: readonly Step[];
+  /** Answers by step index. */
+  answers: readonly (string | undefined)[];
+  /** The step the messages are for. */
+  index: number;
+}
+
+/**
+ * The messages for one step:
+ *   [system prompt]
+ *   user: the question, word for word (so the worker reads it as the user wrote it)
+ *   for each step it sees, in index order: user: that step's task / assistant: its answer
+ *   user: its own task (last, so the instruction the worker must follow is the last thing it reads)
+ * `self` steps and steps without an answer are left out: they have no (task, answer) pair to show.
+ */
+export function assembleMessages(input: ContextInput): ChatMessage[] {
+  const step = input.steps[input.index];
+  if (!step) throw new RangeError(`There is no step ${input.index}.`);
+  const messages: ChatMessage[] = [];
+  const system = input.systemPrompt?.trim();
+  if (system) messages.push({ role: 'system', content: system });
+  if ((input.includeQuestion ?? true) && input.question.trim()) {
+    messages.push({ role: 'user', content: input.question });
+  }
+  for (const seen of resolveSees(step.sees, input.index)) {
+    const earlier = input.steps[seen];
+    const answer = input.answers[seen];
+    if (!earlier || earlier.worker === SELF_WORKER || answer === undefined) continue;
+    messages.push({ role: 'user', content: earlier.task });
+    messages.push({ role: 'assistant', content: answer });
+  }
+  messages.push({ role: 'user', content: step.task });
+  return messages;
+}

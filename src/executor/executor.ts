@@ -1,0 +1,876 @@
+import {
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_STEPS,
+  type Plan,
+  type Step,
+  validatePlan,
+  validateStep,
+} from '../plan/index.ts';
+import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { ProviderError } from '../providers/errors.ts';
+import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
+import { assembleMessages } from './context.ts';
+import { dependencies, resolveSees } from './dag.ts';
+import { decideRetry, type RetryPolicy, retryPolicy } from './retry.ts';
+import { type RunRecord, type RunStore, snapshotPool } from './store.ts';
+import type {
+  Conductor,
+  ExecutorEvent,
+  RunResult,
+  RunStatus,
+  RunTotals,
+  StepStatus,
+  Usage,
+} from './types.ts';
+
+export const DEFAULT_FIRST_TOKEN_TIMEOUT_MS = 60_000;
+export const DEFAULT_STEP_TIMEOUT_MS = 300_000;
+/** Partial answers are written to the store at most this often (and always when a step ends). */
+export const PARTIAL_FLUSH_MS = 250;
+
+export interface ExecutorOptions {
+  /** The workers steps may name (`self` is the conductor and needs no entry). */
+  pool: readonly WorkerSpec[];
+  /** One transport for every worker, or one chosen per worker (for example the on-device `local` one). */
+  transport: ChatTransport | ((worker: WorkerSpec) => ChatTransport);
+  /** Called by `self` steps. Without one, a `self` step accepts the current answer. */
+  conductor?: Conductor;
+  /** Where every step change is written. Without one, nothing is persisted. */
+  store?: RunStore;
+  onEvent?: (event: ExecutorEvent) => void;
+  /** Send the question as the first user turn of every step (default true). */
+  includeQuestion?: boolean;
+  /**
+   * Per attempt: no first token within this time aborts the attempt, which counts as a retryable
+   * `timeout` (default 60 s).
+   */
+  firstTokenTimeoutMs?: number;
+  /**
+   * Per step, from its start to its end over every attempt and backoff wait: when it fires the step
+   * fails at once, without another attempt (default 300 s).
+   */
+  stepTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Levels of `self` recursion (default 2). */
+  maxDepth?: number;
+  /** Steps per plan, the first plan and each corrective one (default 5). */
+  maxSteps?: number;
+  /** Steps per run, corrective ones included (default maxSteps × (maxDepth + 1)). */
+  maxTotalSteps?: number;
+  /** Requests in flight per providerId; default: the smallest `maxConcurrency` among its workers. */
+  providerConcurrency?: Record<string, number>;
+  /** Run one step at a time in index order, as the Conductor paper did (for comparison). */
+  sequential?: boolean;
+  now?: () => number;
+}
+
+export interface RunOptions extends ExecutorOptions {
+  runId?: string;
+  question: string;
+  /** Stored with the run ('conductor', 'router', ...). Default 'conductor'. */
+  mode?: string;
+  /** A whole plan, or steps as the incremental parser emits them: step 0 may start before step 2 exists. */
+  plan: Plan | AsyncIterable<Step>;
+}
+
+export interface ResumeOptions extends Partial<ExecutorOptions> {
+  store: RunStore;
+  runId: string;
+  transport: ExecutorOptions['transport'];
+}
+
+export interface RunHandle {
+  runId: string;
+  /** Settles when every step has ended; never rejects. */
+  result: Promise<RunResult>;
+  /** Current state of every step known so far. */
+  steps(): StepStatus[];
+  /** Cancels one step (queued or running); the steps that depend on it are cancelled with it. */
+  cancelStep(index: number): void;
+  /** Cancels the whole run. */
+  cancel(): void;
+  /**
+   * Stops at once without writing anything more, as a page reload would (the stored run stays
+   * `running`, so `findUnfinished` offers it for resume).
+   */
+  abandon(): void;
+}
+
+const TERMINAL = new Set(['done', 'failed', 'cancelled']);
+
+type StopCause = 'cancel-step' | 'cancel-run' | 'step-timeout' | 'abandon';
+
+class StopSignal extends Error {
+  override name = 'StopSignal';
+  constructor(readonly why: StopCause) {
+    super(why);
+  }
+}
+
+/** A FIFO counting semaphore whose waiters can give up. */
+class Semaphore {
+  private active = 0;
+  private readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  constructor(private readonly limit: number) {}
+
+  acquire(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.active < this.limit) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        reject,
+      };
+      const onAbort = () => {
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  release(): void {
+    const next = this.waiters.shift();
+    if (next) next.resolve();
+    else this.active--;
+  }
+}
+
+function isPlan(value: Plan | AsyncIterable<Step>): value is Plan {
+  return typeof value === 'object' && value !== null && Array.isArray((value as Plan).steps);
+}
+
+function priceOf(worker: WorkerSpec | undefined, usage: Usage | undefined): number | undefined {
+  if (!worker?.price || !usage) return undefined;
+  return (
+    (usage.promptTokens * worker.price.inputPerM + usage.completionTokens * worker.price.outputPerM) / 1e6
+  );
+}
+
+/** Resolves to the next item, or rejects with the signal's reason the moment it aborts. */
+function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    iterator.next().then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** What to start a run from: nothing (a new run) or a stored run being resumed. */
+interface Initial {
+  steps: StepStatus[];
+  planComplete: boolean;
+  createdAt: number;
+  plan: Plan;
+}
+
+class Run {
+  readonly runId: string;
+  private readonly now: () => number;
+  private readonly policy: RetryPolicy;
+  private readonly maxDepth: number;
+  private readonly maxSteps: number;
+  private readonly maxTotalSteps: number;
+  private readonly workers = new Map<string, WorkerSpec>();
+  private readonly semaphores = new Map<string, Semaphore>();
+  private readonly runController = new AbortController();
+  private readonly stepControllers = new Map<number, AbortController>();
+  /** Steps whose failure came from upstream: their dependents repeat the same reason. */
+  private readonly cascaded = new Set<number>();
+  private readonly started = new Set<number>();
+  private readonly flushTimers = new Map<number, ReturnType<typeof setTimeout>>();
+  private readonly lastFlush = new Map<number, number>();
+  private readonly pendingWrites = new Set<Promise<void>>();
+  private statuses: StepStatus[] = [];
+  private steps: Step[] = [];
+  private deps: number[][] = [];
+  private plan: Plan;
+  private planComplete = false;
+  private planError: string | undefined;
+  private resolvePlanComplete!: () => void;
+  private readonly planCompleted = new Promise<void>((resolve) => {
+    this.resolvePlanComplete = resolve;
+  });
+  private cancelled = false;
+  private abandoned = false;
+  private finished = false;
+  private readonly createdAt: number;
+  private readonly startedAt: number;
+  private resolveResult!: (result: RunResult) => void;
+  readonly result = new Promise<RunResult>((resolve) => {
+    this.resolveResult = resolve;
+  });
+
+  constructor(
+    private readonly options: ExecutorOptions & { question: string; mode: string; runId: string },
+    initial?: Initial,
+  ) {
+    this.runId = options.runId;
+    this.now = options.now ?? Date.now;
+    this.policy = retryPolicy(options.retry);
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.maxTotalSteps = options.maxTotalSteps ?? this.maxSteps * (this.maxDepth + 1);
+    for (const worker of options.pool) this.workers.set(worker.id, worker);
+    this.startedAt = this.now();
+    this.createdAt = initial?.createdAt ?? this.startedAt;
+    this.plan = initial?.plan ?? { steps: [] };
+    if (initial) {
+      this.statuses = initial.steps;
+      this.steps = initial.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees }));
+      this.deps = dependencies(this.steps);
+    }
+  }
+
+  // ---- public controls ----
+
+  stepStatuses(): StepStatus[] {
+    return this.statuses.map((s) => ({ ...s, timings: { ...s.timings } }));
+  }
+
+  cancelStep(index: number): void {
+    const status = this.statuses[index];
+    if (!status || TERMINAL.has(status.state)) return;
+    const controller = this.stepControllers.get(index);
+    if (controller) {
+      controller.abort(new StopSignal('cancel-step'));
+      return;
+    }
+    this.endStep(index, 'cancelled', 'Cancelled.');
+    this.schedule();
+  }
+
+  cancel(): void {
+    if (this.finished || this.cancelled) return;
+    this.cancelled = true;
+    this.runController.abort(new StopSignal('cancel-run'));
+    for (const [, controller] of this.stepControllers) controller.abort(new StopSignal('cancel-run'));
+    for (const status of this.statuses) {
+      if (!TERMINAL.has(status.state) && !this.stepControllers.has(status.index)) {
+        this.endStep(status.index, 'cancelled', 'The run was cancelled.');
+      }
+    }
+    this.schedule();
+  }
+
+  abandon(): void {
+    if (this.finished) return;
+    this.abandoned = true;
+    for (const timer of this.flushTimers.values()) clearTimeout(timer);
+    this.flushTimers.clear();
+    this.runController.abort(new StopSignal('abandon'));
+    for (const [, controller] of this.stepControllers) controller.abort(new StopSignal('abandon'));
+    this.finish();
+  }
+
+  // ---- start ----
+
+  start(source: Plan | AsyncIterable<Step> | undefined): void {
+    this.writeRun();
+    if (source === undefined) {
+      // Resuming: the plan is whatever was stored.
+      for (const status of this.statuses) this.writeStep(status);
+      this.markPlanComplete();
+      this.schedule();
+      return;
+    }
+    if (isPlan(source)) {
+      const checked = validatePlan(source, this.validateOptions(0));
+      if (!checked.ok) {
+        this.planError = `The plan is not valid: ${checked.message}`;
+        this.markPlanComplete();
+        this.schedule();
+        return;
+      }
+      this.plan = checked.plan;
+      for (const step of checked.plan.steps) this.addStep(step, 0);
+      this.markPlanComplete();
+      this.schedule();
+      return;
+    }
+    void this.consume(source);
+  }
+
+  private validateOptions(offset: number) {
+    return {
+      workerIds: [...this.workers.keys()],
+      allowSelf: true,
+      maxSteps: this.maxSteps,
+      offset,
+    };
+  }
+
+  private async consume(source: AsyncIterable<Step>): Promise<void> {
+    const iterator = source[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await nextOrAbort(iterator, this.runController.signal);
+        if (next.done) break;
+        const index = this.steps.length;
+        if (index >= this.maxSteps) {
+          throw new Error(`The plan has more than ${this.maxSteps} steps; the limit is ${this.maxSteps}.`);
+        }
+        const checked = validateStep(next.value, index, this.validateOptions(0));
+        if (!checked.ok) throw new Error(checked.message);
+        this.plan = { ...this.plan, steps: [...this.plan.steps, checked.step] };
+        this.addStep(checked.step, 0);
+        this.schedule();
+      }
+      if (this.steps.length === 0) this.planError = 'The plan has no steps.';
+    } catch (error) {
+      if (error instanceof StopSignal) {
+        void iterator.return?.();
+      } else {
+        this.planError = `The plan could not be read: ${error instanceof Error ? error.message : String(error)}`;
+        // Nothing after a broken plan can be trusted to make sense: stop what is running.
+        for (const [, controller] of this.stepControllers) controller.abort(new StopSignal('cancel-run'));
+        for (const status of this.statuses) {
+          if (!TERMINAL.has(status.state) && !this.stepControllers.has(status.index)) {
+            this.endStep(status.index, 'cancelled', 'The plan could not be read.');
+          }
+        }
+      }
+    }
+    this.markPlanComplete();
+    this.writeRun();
+    this.schedule();
+  }
+
+  private markPlanComplete(): void {
+    this.planComplete = true;
+    this.resolvePlanComplete();
+  }
+
+  private addStep(step: Step, depth: number): void {
+    const index = this.steps.length;
+    this.steps.push(step);
+    this.deps.push(resolveSees(step.sees, index));
+    const status: StepStatus = {
+      index,
+      worker: step.worker,
+      task: step.task,
+      sees: step.sees,
+      depth,
+      state: 'queued',
+      text: '',
+      timings: { queuedAt: this.now() },
+      attempts: 0,
+    };
+    this.statuses.push(status);
+    this.emit({ type: 'step-queued', index, step, depth });
+    this.writeStep(status);
+  }
+
+  // ---- scheduling ----
+
+  /** Fails steps whose inputs failed, starts every step whose inputs are done, finishes when all ended. */
+  private schedule(): void {
+    if (this.finished) return;
+    let changed = true;
+    while (changed) {
+      changed = false;
+      for (const status of this.statuses) {
+        if (status.state !== 'queued' || this.started.has(status.index)) continue;
+        const broken = (this.deps[status.index] ?? []).find((d) => {
+          const s = this.statuses[d]?.state;
+          return s === 'failed' || s === 'cancelled';
+        });
+        if (broken === undefined) continue;
+        const upstream = this.statuses[broken] as StepStatus;
+        const reason = this.cascaded.has(broken)
+          ? (upstream.error ?? `step ${broken} did not finish`)
+          : upstream.state === 'cancelled'
+            ? `step ${broken} was cancelled (cancelled upstream)`
+            : `step ${broken} failed: ${upstream.error ?? 'unknown error'}`;
+        this.cascaded.add(status.index);
+        this.endStep(status.index, upstream.state === 'cancelled' ? 'cancelled' : 'failed', reason);
+        changed = true;
+      }
+    }
+    if (!this.cancelled) {
+      for (const status of this.statuses) {
+        if (status.state !== 'queued' || this.started.has(status.index)) continue;
+        if (!(this.deps[status.index] ?? []).every((d) => this.statuses[d]?.state === 'done')) continue;
+        if (this.options.sequential) {
+          const busy = this.statuses.some((s) => this.started.has(s.index) && !TERMINAL.has(s.state));
+          const earlier = this.statuses.some((s) => s.index < status.index && !TERMINAL.has(s.state));
+          if (busy || earlier) continue;
+        }
+        this.started.add(status.index);
+        void this.runStep(status.index);
+        if (this.options.sequential) break;
+      }
+    }
+    const allEnded = this.statuses.every((s) => TERMINAL.has(s.state));
+    if (this.planComplete && allEnded) this.finish();
+  }
+
+  private semaphoreFor(worker: WorkerSpec): Semaphore {
+    let semaphore = this.semaphores.get(worker.providerId);
+    if (!semaphore) {
+      const configured = this.options.providerConcurrency?.[worker.providerId];
+      const fromPool = Math.min(
+        ...this.options.pool.filter((w) => w.providerId === worker.providerId).map((w) => w.maxConcurrency),
+      );
+      const limit = Math.max(1, configured ?? (Number.isFinite(fromPool) ? fromPool : 1));
+      semaphore = new Semaphore(limit);
+      this.semaphores.set(worker.providerId, semaphore);
+    }
+    return semaphore;
+  }
+
+  private transportFor(worker: WorkerSpec): ChatTransport {
+    const t = this.options.transport;
+    return typeof t === 'function' ? t(worker) : t;
+  }
+
+  // ---- running one step ----
+
+  private async runStep(index: number): Promise<void> {
+    const controller = new AbortController();
+    this.stepControllers.set(index, controller);
+    const onRunAbort = () => controller.abort(this.runController.signal.reason);
+    this.runController.signal.addEventListener('abort', onRunAbort, { once: true });
+    try {
+      const step = this.steps[index] as Step;
+      if (step.worker === SELF_WORKER) await this.runSelf(index, controller.signal);
+      else await this.runWorker(index, controller.signal);
+    } catch (error) {
+      const cause = error instanceof StopSignal ? error.why : undefined;
+      if (cause === 'abandon') return;
+      if (cause === 'cancel-step') this.endStep(index, 'cancelled', 'Cancelled.');
+      else if (cause === 'cancel-run') this.endStep(index, 'cancelled', 'The run was cancelled.');
+      else if (cause === 'step-timeout') {
+        const seconds = (this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS) / 1000;
+        this.endStep(index, 'failed', `The step took longer than its ${seconds} s limit.`);
+      } else this.endStep(index, 'failed', error instanceof Error ? error.message : String(error));
+    } finally {
+      this.runController.signal.removeEventListener('abort', onRunAbort);
+      this.stepControllers.delete(index);
+      this.schedule();
+    }
+  }
+
+  private async runWorker(index: number, signal: AbortSignal): Promise<void> {
+    const step = this.steps[index] as Step;
+    const status = this.statuses[index] as StepStatus;
+    const worker = this.workers.get(step.worker);
+    if (!worker) throw new Error(`Worker "${step.worker}" is not in the pool.`);
+    const semaphore = this.semaphoreFor(worker);
+    await semaphore.acquire(signal);
+    const stepTimeoutMs = this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
+    const firstTokenTimeoutMs = this.options.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS;
+    // The step timeout aborts through a controller of its own so that "why" stays with the step.
+    const stepController = new AbortController();
+    const forward = () => stepController.abort(signal.reason);
+    signal.addEventListener('abort', forward, { once: true });
+    const stepTimer = setTimeout(() => stepController.abort(new StopSignal('step-timeout')), stepTimeoutMs);
+    try {
+      const messages = assembleMessages({
+        question: this.options.question,
+        includeQuestion: this.options.includeQuestion ?? true,
+        systemPrompt: worker.systemPrompt,
+        steps: this.steps,
+        answers: this.statuses.map((s) => (s.state === 'done' ? s.text : undefined)),
+        index,
+      });
+      const transport = this.transportFor(worker);
+      for (let attempt = 1; ; attempt++) {
+        status.state = 'running';
+        status.attempts = attempt;
+        status.text = '';
+        status.usage = undefined;
+        status.error = undefined;
+        status.timings.startedAt ??= this.now();
+        status.timings.firstTokenAt = undefined;
+        this.emit({ type: 'step-started', index, attempt });
+        this.writeStep(status);
+        let error: unknown;
+        try {
+          await this.attempt(index, worker, transport, messages, stepController.signal, firstTokenTimeoutMs);
+          const cost = priceOf(worker, status.usage);
+          if (cost !== undefined) status.cost = cost;
+          this.endStep(index, 'done');
+          return;
+        } catch (e) {
+          error = e;
+        }
+        if (stepController.signal.aborted) throw stepController.signal.reason;
+        const decision = decideRetry(error, attempt, this.policy);
+        if (!decision.retry) throw new Error(decision.reason);
+        status.error = decision.reason;
+        this.emit({
+          type: 'step-retrying',
+          index,
+          attempt: attempt + 1,
+          delayMs: decision.delayMs,
+          reason: decision.reason,
+        });
+        this.writeStep(status);
+        try {
+          await this.policy.sleep(decision.delayMs, stepController.signal);
+        } catch (e) {
+          if (stepController.signal.aborted) throw stepController.signal.reason;
+          throw e;
+        }
+      }
+    } finally {
+      clearTimeout(stepTimer);
+      signal.removeEventListener('abort', forward);
+      semaphore.release();
+    }
+  }
+
+  /** One request. Throws a ProviderError (a first-token timeout is kind `timeout`) or a StopSignal. */
+  private async attempt(
+    index: number,
+    worker: WorkerSpec,
+    transport: ChatTransport,
+    messages: ReturnType<typeof assembleMessages>,
+    stepSignal: AbortSignal,
+    firstTokenTimeoutMs: number,
+  ): Promise<void> {
+    const status = this.statuses[index] as StepStatus;
+    const controller = new AbortController();
+    const forward = () => controller.abort(stepSignal.reason);
+    if (stepSignal.aborted) throw stepSignal.reason;
+    stepSignal.addEventListener('abort', forward, { once: true });
+    const firstTokenTimeout = new ProviderError(
+      'timeout',
+      `No answer began within ${firstTokenTimeoutMs / 1000} s.`,
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(
+      () => controller.abort(firstTokenTimeout),
+      firstTokenTimeoutMs,
+    );
+    const iterator = transport
+      .stream(worker, { messages, signal: controller.signal, runId: this.runId, stepIndex: index })
+      [Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        let next: IteratorResult<ChatEvent>;
+        try {
+          next = await nextOrAbort(iterator, controller.signal);
+        } catch (error) {
+          if (controller.signal.aborted) {
+            void iterator.return?.()?.catch(() => {});
+            throw controller.signal.reason;
+          }
+          throw error instanceof ProviderError
+            ? error
+            : new ProviderError('stream', error instanceof Error ? error.message : String(error));
+        }
+        if (next.done) break;
+        const event = next.value;
+        if (event.type === 'delta') {
+          if (timer !== undefined) {
+            clearTimeout(timer);
+            timer = undefined;
+            status.timings.firstTokenAt = this.now();
+          }
+          status.text += event.text;
+          this.emit({ type: 'step-delta', index, text: event.text, answer: status.text });
+          this.writePartial(status);
+        } else if (event.type === 'usage') {
+          status.usage = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
+        }
+      }
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      stepSignal.removeEventListener('abort', forward);
+    }
+  }
+
+  /** A `self` step: ask the conductor for corrective steps, or accept. */
+  private async runSelf(index: number, signal: AbortSignal): Promise<void> {
+    const status = this.statuses[index] as StepStatus;
+    status.state = 'running';
+    status.attempts = 1;
+    status.timings.startedAt = this.now();
+    this.emit({ type: 'step-started', index, attempt: 1 });
+    this.writeStep(status);
+    // Corrective steps are appended after the whole plan, so wait until the plan is complete.
+    await raceAbort(this.planCompleted, signal);
+    const depth = status.depth;
+    const conductor = this.options.conductor;
+    if (!conductor) return this.accept(index, 'Accepted the current answer (no conductor to ask).');
+    if (depth >= this.maxDepth) {
+      return this.accept(
+        index,
+        `Accepted the current answer: the recursion limit (${this.maxDepth}) is reached.`,
+      );
+    }
+    const corrective = await raceAbort(
+      conductor.replan({
+        question: this.options.question,
+        steps: [...this.steps],
+        answers: this.statuses.map((s) =>
+          s.state === 'done' && s.worker !== SELF_WORKER ? s.text : undefined,
+        ),
+        depth: depth + 1,
+        signal,
+      }),
+      signal,
+    );
+    if (corrective.length === 0) return this.accept(index, 'Accepted the current answer.');
+    const offset = this.steps.length;
+    const checked = validatePlan({ steps: corrective }, { ...this.validateOptions(offset), minSteps: 0 });
+    if (!checked.ok) throw new Error(`The conductor's corrective steps are not valid: ${checked.message}`);
+    if (offset + checked.plan.steps.length > this.maxTotalSteps) {
+      return this.accept(
+        index,
+        `Accepted the current answer: ${checked.plan.steps.length} more steps would pass the limit of ${this.maxTotalSteps} steps per run.`,
+      );
+    }
+    for (const step of checked.plan.steps) this.addStep(step, depth + 1);
+    const last = offset + checked.plan.steps.length - 1;
+    this.emit({ type: 'steps-added', from: offset, steps: checked.plan.steps, depth: depth + 1 });
+    this.writeRun();
+    this.accept(index, offset === last ? `Added step ${offset}.` : `Added steps ${offset}–${last}.`);
+  }
+
+  private accept(index: number, note: string): void {
+    const status = this.statuses[index] as StepStatus;
+    status.text = note;
+    this.endStep(index, 'done');
+  }
+
+  private endStep(index: number, state: 'done' | 'failed' | 'cancelled', reason?: string): void {
+    const status = this.statuses[index];
+    if (!status || TERMINAL.has(status.state)) return;
+    status.state = state;
+    status.timings.endedAt = this.now();
+    if (state === 'done') {
+      status.error = undefined;
+      this.emit({ type: 'step-done', index, answer: status.text, usage: status.usage, cost: status.cost });
+    } else {
+      status.error = reason;
+      this.emit({ type: state === 'failed' ? 'step-failed' : 'step-cancelled', index, reason: reason ?? '' });
+    }
+    this.writeStep(status);
+  }
+
+  // ---- result ----
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    const result = this.buildResult();
+    if (!this.abandoned) {
+      this.writeRun(result);
+      this.emit({ type: 'run-done', result });
+    }
+    void Promise.allSettled([...this.pendingWrites]).then(() => this.resolveResult(result));
+  }
+
+  private totals(): RunTotals {
+    const totals: RunTotals = {
+      promptTokens: 0,
+      completionTokens: 0,
+      cost: 0,
+      steps: this.statuses.length,
+      done: 0,
+      failed: 0,
+      cancelled: 0,
+    };
+    for (const s of this.statuses) {
+      totals.promptTokens += s.usage?.promptTokens ?? 0;
+      totals.completionTokens += s.usage?.completionTokens ?? 0;
+      totals.cost += s.cost ?? 0;
+      if (s.state === 'done') totals.done++;
+      if (s.state === 'failed') totals.failed++;
+      if (s.state === 'cancelled') totals.cancelled++;
+    }
+    return totals;
+  }
+
+  private buildResult(): RunResult {
+    const finalStep = this.statuses.findLast((s) => s.worker !== SELF_WORKER)?.index;
+    const final = finalStep === undefined ? undefined : this.statuses[finalStep];
+    const answer = final?.state === 'done' ? final.text : undefined;
+    const failed = this.statuses
+      .filter((s) => s.state === 'failed' || s.state === 'cancelled')
+      .map((s) => ({ index: s.index, reason: s.error ?? s.state }));
+    let status: RunStatus;
+    if (this.cancelled || this.abandoned) status = 'cancelled';
+    else if (this.planError || answer === undefined) status = 'failed';
+    else status = failed.length === 0 ? 'done' : 'partial';
+    const result: RunResult = {
+      runId: this.runId,
+      status,
+      steps: this.stepStatuses(),
+      failed,
+      totals: this.totals(),
+      startedAt: this.startedAt,
+      endedAt: this.now(),
+    };
+    if (answer !== undefined) result.answer = answer;
+    if (finalStep !== undefined) result.finalStep = finalStep;
+    const error = this.planError ?? (this.cancelled ? 'The run was cancelled.' : undefined);
+    if (error) result.error = error;
+    return result;
+  }
+
+  // ---- events and persistence ----
+
+  private emit(event: ExecutorEvent): void {
+    if (this.abandoned) return;
+    try {
+      this.options.onEvent?.(event);
+    } catch (error) {
+      console.error('Executor event handler failed:', error);
+    }
+  }
+
+  private track(write: Promise<void>): void {
+    const guarded = write.catch((error: unknown) => console.warn('Could not save the run:', error));
+    this.pendingWrites.add(guarded);
+    void guarded.finally(() => this.pendingWrites.delete(guarded));
+  }
+
+  private writeRun(result?: RunResult): void {
+    const store = this.options.store;
+    if (!store || this.abandoned) return;
+    const now = this.now();
+    const record: RunRecord = {
+      id: this.runId,
+      question: this.options.question,
+      mode: this.options.mode,
+      pool: snapshotPool(this.options.pool),
+      plan: this.plan,
+      planComplete: this.planComplete,
+      includeQuestion: this.options.includeQuestion ?? true,
+      status: result?.status ?? 'running',
+      createdAt: this.createdAt,
+      updatedAt: now,
+      totals: result?.totals ?? this.totals(),
+    };
+    if (result?.answer !== undefined) record.answer = result.answer;
+    if (result?.error !== undefined) record.error = result.error;
+    this.track(store.putRun(record));
+  }
+
+  /** Writes a step now (state changes), cancelling any throttled partial write. */
+  private writeStep(status: StepStatus): void {
+    const store = this.options.store;
+    if (!store || this.abandoned) return;
+    const timer = this.flushTimers.get(status.index);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      this.flushTimers.delete(status.index);
+    }
+    this.lastFlush.set(status.index, this.now());
+    this.track(store.putStep({ ...status, timings: { ...status.timings }, runId: this.runId }));
+  }
+
+  /** Writes partial text at most every PARTIAL_FLUSH_MS, the latest text always following within it. */
+  private writePartial(status: StepStatus): void {
+    if (!this.options.store || this.abandoned || this.flushTimers.has(status.index)) return;
+    const since = this.now() - (this.lastFlush.get(status.index) ?? 0);
+    if (since >= PARTIAL_FLUSH_MS) {
+      this.writeStep(status);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.flushTimers.delete(status.index);
+      if (status.state === 'running') this.writeStep(status);
+    }, PARTIAL_FLUSH_MS - since);
+    this.flushTimers.set(status.index, timer);
+  }
+}
+
+function handleOf(run: Run): RunHandle {
+  return {
+    runId: run.runId,
+    result: run.result,
+    steps: () => run.stepStatuses(),
+    cancelStep: (index) => run.cancelStep(index),
+    cancel: () => run.cancel(),
+    abandon: () => run.abandon(),
+  };
+}
+
+/** Starts a run: steps begin as soon as the steps they see are done. */
+export function startRun(options: RunOptions): RunHandle {
+  const run = new Run({
+    ...options,
+    runId: options.runId ?? crypto.randomUUID(),
+    mode: options.mode ?? 'conductor',
+  });
+  run.start(options.plan);
+  return handleOf(run);
+}
+
+/**
+ * Resumes a stored run: done steps keep their answers (and are context for the rest); every other step
+ * runs again from the start. A plan that was still streaming when the run stopped is run as far as it
+ * was stored.
+ */
+export async function resumeRun(options: ResumeOptions): Promise<RunHandle> {
+  const stored = await options.store.getRun(options.runId);
+  if (!stored) throw new Error(`There is no stored run ${options.runId}.`);
+  const { run: record, steps } = stored;
+  const statuses: StepStatus[] = steps.map(({ runId: _runId, ...step }) =>
+    step.state === 'done'
+      ? step
+      : {
+          ...step,
+          state: 'queued',
+          text: '',
+          attempts: 0,
+          usage: undefined,
+          cost: undefined,
+          error: undefined,
+          timings: { queuedAt: step.timings.queuedAt },
+        },
+  );
+  const run = new Run(
+    {
+      includeQuestion: record.includeQuestion,
+      ...options,
+      pool: options.pool ?? record.pool,
+      question: record.question,
+      mode: record.mode,
+      runId: record.id,
+    },
+    { steps: statuses, planComplete: true, createdAt: record.createdAt, plan: record.plan },
+  );
+  run.start(undefined);
+  return handleOf(run);
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { assembleMessages } from '../../../src/executor/context.ts';
+import type { Step } from '../../../src/plan/index.ts';
+
+const steps: Step[] = [
+  { worker: 'w1', task: 'Plan it.', sees: [] },
+  { worker: 'w2', task: 'Research it.', sees: [] },
+  { worker: 'self', task: 'Check.', sees: 'all' },
+  { worker: 'w3', task: 'Write the answer.', sees: [1, 0, 2] },
+];
+const answers = ['The plan.', 'The research.', undefined, undefined];
+
+describe('assembleMessages', () => {
+  it('puts the system prompt, the question, each seen (task, answer) pair in order, then the task', () => {
+    expect(
+      assembleMessages({ question: 'Why is the sky blue?', systemPrompt: 'Be brief.', steps, answers, index: 3 }),
+    ).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Why is the sky blue?' },
+      { role: 'user', content: 'Plan it.' },
+      { role: 'assistant', content: 'The plan.' },
+      { role: 'user', content: 'Research it.' },
+      { role: 'assistant', content: 'The research.' },
+      { role: 'user', content: 'Write the answer.' },
+    ]);
+  });
+
+  it('leaves out the question when asked, and the system prompt when there is none', () => {
+    expect(assembleMessages({ question: 'Q', includeQuestion: false, steps, answers, index: 0 })).toEqual([
+      { role: 'user', content: 'Plan it.' },
+    ]);
+    expect(assembleMessages({ question: 'Q', systemPrompt: '  ', steps, answers, index: 1 })).toEqual([
+      { role: 'user', content: 'Q' },
+      { role: 'user', content: 'Research it.' },
+    ]);
+  });
+
+  it('shows only the steps a step sees', () => {
+    const only: Step[] = [...steps.slice(0, 2), { worker: 'w3', task: 'Use the research.', sees: [1] }];
+    expect(assembleMessages({ question: 'Q', steps: only, answers, index: 2 }).map((m) => m.content)).toEqual([
+      'Q',
+      'Research it.',
+      'The research.',
+      'Use the research.',
+    ]);
+  });
+
+  it('rejects an index with no step', () => {
+    expect(() => assembleMessages({ question: 'Q', steps, answers, index: 9 })).toThrow(RangeError);
+  });
+});
