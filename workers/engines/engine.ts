@@ -27,6 +27,12 @@ export interface LoadProgress {
   totalBytes?: number;
   /** Human-readable progress line from the engine. */
   text: string;
+  /** Seconds since loading started, as the engine reports it. */
+  elapsedSeconds?: number;
+  /** Average download speed so far (phase 'download'). */
+  bytesPerSecond?: number;
+  /** Estimated seconds until the download finishes, at the average speed so far (phase 'download'). */
+  secondsLeft?: number;
 }
 
 export interface GenerateRequest {
@@ -62,4 +68,8 @@ export interface ConductorEngine {
   /** Stops the current generation as soon as the engine allows. */
   interrupt(): void;
   unload(): Promise<void>;
+  /** Whether the model's files are already in the browser cache (so loading needs no network). */
+  isCached?(model: ModelRef): Promise<boolean>;
+  /** Deletes the model's cached files. */
+  deleteCached?(model: ModelRef): Promise<void>;
 }
