@@ -13,7 +13,13 @@ const answers = ['The plan.', 'The research.', undefined, undefined];
 describe('assembleMessages', () => {
   it('puts the system prompt, the question, each seen (task, answer) pair in order, then the task', () => {
     expect(
-      assembleMessages({ question: 'Why is the sky blue?', systemPrompt: 'Be brief.', steps, answers, index: 3 }),
+      assembleMessages({
+        question: 'Why is the sky blue?',
+        systemPrompt: 'Be brief.',
+        steps,
+        answers,
+        index: 3,
+      }),
     ).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Why is the sky blue?' },
@@ -37,12 +43,9 @@ describe('assembleMessages', () => {
 
   it('shows only the steps a step sees', () => {
     const only: Step[] = [...steps.slice(0, 2), { worker: 'w3', task: 'Use the research.', sees: [1] }];
-    expect(assembleMessages({ question: 'Q', steps: only, answers, index: 2 }).map((m) => m.content)).toEqual([
-      'Q',
-      'Research it.',
-      'The research.',
-      'Use the research.',
-    ]);
+    expect(assembleMessages({ question: 'Q', steps: only, answers, index: 2 }).map((m) => m.content)).toEqual(
+      ['Q', 'Research it.', 'The research.', 'Use the research.'],
+    );
   });
 
   it('rejects an index with no step', () => {

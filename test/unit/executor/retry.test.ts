@@ -28,7 +28,10 @@ describe('retry policy', () => {
 
   it('stops after maxAttempts and says so', () => {
     const decision = decideRetry(errorFromStatus(500, 'boom'), 3, policy);
-    expect(decision).toEqual({ retry: false, reason: 'Provider error (500): boom (gave up after 3 attempts)' });
+    expect(decision).toEqual({
+      retry: false,
+      reason: 'Provider error (500): boom (gave up after 3 attempts)',
+    });
   });
 
   it('honours Retry-After when within the cap', () => {
