@@ -430,3 +430,19 @@ export function createWebLlmEngine(deps: WebLlmDeps = {}): WebLlmEngine {
   };
   return self;
 }
+
+/** Whether a WebLLM model is in the browser cache (for the worker's cache-status call; loads no model). */
+export async function webLlmCacheStatus(
+  model: ModelRef,
+  deps: WebLlmDeps = {},
+): Promise<{ cached: boolean }> {
+  return { cached: await createWebLlmEngine(deps).isCached(model) };
+}
+
+/** Deletes a WebLLM model from the browser cache; true when it was cached. Unload it first if it is loaded. */
+export async function webLlmDeleteCache(model: ModelRef, deps: WebLlmDeps = {}): Promise<boolean> {
+  const engine = createWebLlmEngine(deps);
+  const was = await engine.isCached(model);
+  await engine.deleteCached(model);
+  return was;
+}

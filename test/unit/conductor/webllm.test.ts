@@ -7,6 +7,8 @@ import {
   mapInitProgress,
   toEngineError,
   type WebLlmDeps,
+  webLlmCacheStatus,
+  webLlmDeleteCache,
 } from '../../../workers/engines/webllm.ts';
 import {
   DEVICE_LOST_MESSAGE,
@@ -409,5 +411,17 @@ describe('createWebLlmEngine: cache and unload', () => {
     await engine.unload();
     expect(fake().unloads).toBe(1);
     expect(engine.loaded()).toBeUndefined();
+  });
+});
+
+describe('module-level cache helpers (what the worker calls)', () => {
+  it('reports and deletes through web-llm cache functions', async () => {
+    const cache = new FakeCache();
+    const deps = { cache, prebuiltModels: () => prebuiltAppConfig.model_list };
+    cache.cached.add('Qwen3-4B-q4f32_1-MLC');
+    expect(await webLlmCacheStatus(QWEN3, deps)).toEqual({ cached: true });
+    expect(await webLlmDeleteCache(QWEN3, deps)).toBe(true);
+    expect(await webLlmCacheStatus(QWEN3, deps)).toEqual({ cached: false });
+    expect(await webLlmDeleteCache(QWEN3, deps)).toBe(false);
   });
 });
