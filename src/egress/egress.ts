@@ -40,9 +40,26 @@ export interface EgressRequest extends EgressTarget {
   signal?: AbortSignal;
 }
 
+/**
+ * What the OpenAI transport (src/providers/openai-transport.ts) passes as an extra `baton` field of the
+ * `RequestInit`: who the request is for. Same shape as its `EgressContext`.
+ */
+export interface BatonContext {
+  runId: string;
+  stepIndex: number;
+  workerId?: string;
+  providerId: string;
+}
+
 export interface Egress {
   /** A `fetch` for the openai SDK (or any client) that sends through egress on behalf of `target`. */
   fetchFor(target: EgressTarget): typeof fetch;
+  /**
+   * A `fetch` that reads who the request is for from `init.baton` (see BatonContext) and refuses requests
+   * without it. The provider's origin is the request's: cloud presets are pinned to their own origin, and
+   * the vault gives a key only for the origin it was saved for.
+   */
+  fetch: typeof fetch;
   /** One request to `baseURL + path` (model discovery, connection test). */
   request(request: EgressRequest): Promise<Response>;
   /**
@@ -275,7 +292,15 @@ export function createEgress(options: EgressOptions): Egress {
     }
 
     let key: string | undefined;
-    if (mode === 'cors' && preset.auth !== 'none') key = await vault.keyFor(target.providerId, allowedOrigin);
+    if (mode === 'cors' && preset.auth !== 'none') {
+      try {
+        key = await vault.keyFor(target.providerId, allowedOrigin);
+      } catch (error) {
+        // Locked vault, or the provider's keys are bound to another origin: nothing is sent.
+        const reason = error instanceof Error ? error.message : String(error);
+        return refuse(base, new ProviderError('refused', `${preset.name}: ${reason}`));
+      }
+    }
     if (mode === 'cors' && preset.needsKey && !key) {
       return refuse(base, new ProviderError('auth', `No key saved for ${preset.name}: add one in Settings`));
     }
@@ -397,6 +422,22 @@ export function createEgress(options: EgressOptions): Egress {
   return {
     fetchFor(target) {
       return (input, init) => send(target, input, init);
+    },
+    async fetch(input, init) {
+      const baton = (init as (RequestInit & { baton?: BatonContext }) | undefined)?.baton;
+      const urlText = typeof Request !== 'undefined' && input instanceof Request ? input.url : String(input);
+      let origin = '';
+      try {
+        origin = new URL(urlText).origin;
+      } catch {
+        // send() refuses an invalid URL and records it.
+      }
+      const { baton: _omit, ...rest } = (init ?? {}) as RequestInit & { baton?: BatonContext };
+      // Without a context the provider is unknown: send() refuses it and records the refusal.
+      const target: EgressTarget = baton
+        ? { providerId: baton.providerId, baseURL: origin, runId: baton.runId, stepIndex: baton.stepIndex }
+        : { providerId: '(none)', baseURL: origin };
+      return send(target, input, rest);
     },
     request(request) {
       const { path, method, body, signal, ...target } = request;

@@ -1,0 +1,121 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEgress } from '../../../src/egress/egress.ts';
+import { openLedger } from '../../../src/egress/ledger.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { presetById } from '../../../src/providers/catalog.ts';
+import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import type { ChatEvent } from '../../../src/providers/transport.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+const KEY = 'sk-transport-test-1234567890';
+let provider: TestProvider;
+
+beforeAll(async () => {
+  provider = await startProvider({ apiKey: KEY });
+});
+afterAll(() => provider.close());
+
+function worker(over: Partial<WorkerSpec> = {}): WorkerSpec {
+  return {
+    id: 'w1',
+    label: 'Echo',
+    strengths: 'echoes',
+    providerId: 'vllm',
+    baseURL: provider.baseURL,
+    model: 'echo',
+    maxConcurrency: 2,
+    enabled: true,
+    ...over,
+  };
+}
+
+async function collect(stream: AsyncIterable<ChatEvent>) {
+  const events: ChatEvent[] = [];
+  for await (const e of stream) events.push(e);
+  return events;
+}
+
+describe('the openai transport through egress.fetch', () => {
+  it('gets its key from the vault by origin, sends no SDK headers, and is recorded with its tokens', async () => {
+    const ledger = await openLedger('ledger-transport-1');
+    const egress = createEgress({
+      vault: { keyFor: async (id, origin) => (id === 'vllm' && origin === provider.url ? KEY : undefined) },
+      ledger,
+    });
+    const transport = createOpenAITransport({ fetch: egress.fetch });
+    const events = await collect(
+      transport.stream(worker(), {
+        messages: [{ role: 'user', content: 'alpha beta' }],
+        signal: new AbortController().signal,
+        runId: 'run-t',
+        stepIndex: 4,
+      }),
+    );
+    expect(
+      events
+        .filter((e) => e.type === 'delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe('alpha beta');
+    const post = provider.requests.find((r) => r.method === 'POST')!;
+    expect(post.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(Object.keys(post.headers).filter((h) => h.startsWith('x-stainless'))).toEqual([]);
+    const [entry] = await ledger.list({ runId: 'run-t' });
+    expect(entry).toMatchObject({
+      stepIndex: 4,
+      providerId: 'vllm',
+      state: 'done',
+      status: 200,
+      keyAttached: true,
+      promptTokens: 2,
+      completionTokens: 2,
+    });
+  });
+
+  it('refuses (and records) a request without the transport context, and a cloud preset off its origin', async () => {
+    const ledger = await openLedger('ledger-transport-2');
+    const egress = createEgress({ vault: { keyFor: async () => KEY }, ledger });
+    await expect(egress.fetch(`${provider.baseURL}/models`)).rejects.toMatchObject({ kind: 'refused' });
+    const transport = createOpenAITransport({ fetch: egress.fetch });
+    const error = await collect(
+      transport.stream(worker({ providerId: 'openai' }), {
+        messages: [{ role: 'user', content: 'x' }],
+        signal: new AbortController().signal,
+        runId: 'run-r',
+        stepIndex: 0,
+      }),
+    ).catch((e: unknown) => e);
+    // The SDK wraps what fetch throws in APIConnectionError; the transport keeps our message. (Its kind is
+    // 'refused' once the transport unwraps `cause`; until then it arrives as 'connection'.)
+    expect(error).toMatchObject({ name: 'ProviderError' });
+    expect((error as Error).message).toContain('requests go only to https://api.openai.com');
+    expect(String((error as Error).message)).not.toContain(KEY);
+    expect(provider.requests.filter((r) => r.method === 'POST' && r.time > 0)).toHaveLength(1); // only the first test's
+    const entries = await ledger.list();
+    expect(entries.map((e) => [e.providerId, e.sent])).toEqual([
+      ['(none)', false],
+      ['openai', false],
+    ]);
+    expect(presetById('openai')!.baseURLEditable).toBe(false);
+  });
+
+  it('refuses when the vault refuses (locked, or the key is bound elsewhere), without sending', async () => {
+    const ledger = await openLedger('ledger-transport-3');
+    const egress = createEgress({
+      vault: {
+        keyFor: async () => {
+          throw new Error('The vault is locked.');
+        },
+      },
+      ledger,
+    });
+    const before = provider.requests.length;
+    const error = await egress
+      .request({ providerId: 'vllm', baseURL: provider.baseURL, path: '/models' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'refused' });
+    expect((error as Error).message).toContain('locked');
+    expect(provider.requests.length).toBe(before);
+  });
+});
