@@ -1,0 +1,107 @@
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import {
+  openPoolStore,
+  PoolError,
+  suggestPool,
+  workerFromPreset,
+  workerIdProblem,
+  workerProblems,
+} from '../../../src/pool/store.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { CATALOG, presetById } from '../../../src/providers/catalog.ts';
+
+let n = 0;
+const fresh = () => openPoolStore(`pool-test-${n++}`);
+
+function spec(id: string, over: Partial<WorkerSpec> = {}): WorkerSpec {
+  return {
+    ...workerFromPreset(presetById('openai')!, 'gpt-5-mini', id),
+    ...over,
+  };
+}
+
+describe('worker ids', () => {
+  it('reserves self and local, in any case, and keeps ids plain', () => {
+    expect(workerIdProblem('self')).toMatch(/conductor/);
+    expect(workerIdProblem('Local')).toMatch(/on-device/);
+    expect(workerIdProblem('w1')).toBeUndefined();
+    expect(workerIdProblem('gpt-5_mini')).toBeUndefined();
+    for (const bad of ['', '-x', 'a b', 'a'.repeat(33), 'é', 'a"b'])
+      expect(workerIdProblem(bad)).toBeTruthy();
+  });
+
+  it('checks the rest of a worker: provider, URL pinned to a cloud origin, concurrency, prices', () => {
+    expect(workerProblems(spec('w1'))).toEqual([]);
+    expect(workerProblems(spec('w1', { baseURL: 'https://evil.example/v1' })).join(' ')).toMatch(
+      /api\.openai\.com/,
+    );
+    expect(workerProblems(spec('w1', { providerId: 'nope' })).join(' ')).toMatch(/Unknown provider/);
+    expect(workerProblems(spec('w1', { maxConcurrency: 0 })).join(' ')).toMatch(/Concurrency/);
+    expect(workerProblems(spec('w1', { price: { inputPerM: -1, outputPerM: 1 } })).join(' ')).toMatch(
+      /Prices/,
+    );
+    expect(workerProblems(spec('w1', { baseURL: 'https://u:p@api.openai.com/v1' })).join(' ')).toMatch(
+      /password/,
+    );
+    // Local servers may live anywhere.
+    const ollama = workerFromPreset(presetById('ollama')!, 'llama3.2', 'o1');
+    expect(workerProblems({ ...ollama, baseURL: 'http://192.168.1.20:11434/v1' })).toEqual([]);
+  });
+});
+
+describe('pool store', () => {
+  it('saves, lists in order, updates in place, reorders, removes, and persists across opens', async () => {
+    const name = `pool-test-${n++}`;
+    const store = await openPoolStore(name);
+    let changes = 0;
+    store.subscribe(() => changes++);
+    await store.save(spec('a'));
+    await store.save(spec('b'));
+    await store.save(spec('c'));
+    await store.save(spec('a', { label: 'A again' }));
+    expect((await store.list()).map((w) => w.id)).toEqual(['a', 'b', 'c']);
+    expect((await store.get('a'))?.label).toBe('A again');
+    expect(await store.get('a')).not.toHaveProperty('order');
+    await store.reorder(['c', 'a']);
+    expect((await store.list()).map((w) => w.id)).toEqual(['c', 'a', 'b']);
+    expect(await store.remove('a')).toBe(true);
+    expect(await store.remove('a')).toBe(false);
+    await store.rename('b', 'b2');
+    store.close();
+    const again = await openPoolStore(name);
+    expect((await again.list()).map((w) => w.id)).toEqual(['c', 'b2']);
+    expect(changes).toBe(7);
+    again.close();
+  });
+
+  it('refuses reserved ids and invalid workers with the problems, storing nothing', async () => {
+    const store = await fresh();
+    await expect(store.save(spec('self'))).rejects.toBeInstanceOf(PoolError);
+    await expect(store.save(spec('local'))).rejects.toThrow(/on-device/);
+    await expect(store.save(spec('ok', { model: ' ' }))).rejects.toThrow(/model/);
+    await store.save(spec('x'));
+    await store.save(spec('y'));
+    await expect(store.rename('x', 'y')).rejects.toThrow(/taken/);
+    await expect(store.rename('x', 'self')).rejects.toThrow(/conductor/);
+    await expect(store.replaceAll([spec('d'), spec('d')])).rejects.toThrow(/same id/);
+    expect((await store.list()).map((w) => w.id)).toEqual(['x', 'y']);
+    store.close();
+  });
+});
+
+describe('suggested pool', () => {
+  it("takes each provider's first catalog model, with prices, and skips unknown or empty presets", () => {
+    const pool = suggestPool(['anthropic', 'nope', 'custom', 'gemini']);
+    expect(pool.map((w) => [w.id, w.providerId, w.model])).toEqual([
+      ['w1', 'anthropic', 'claude-sonnet-4-5'],
+      ['w2', 'gemini', 'gemini-2.5-flash'],
+    ]);
+    for (const w of pool) expect(workerProblems(w)).toEqual([]);
+    expect(pool[0]!.price).toEqual(presetById('anthropic')!.models[0]!.price);
+    // The suggestion copies the price: editing it does not change the catalog.
+    pool[0]!.price!.inputPerM = 99;
+    expect(presetById('anthropic')!.models[0]!.price.inputPerM).not.toBe(99);
+    expect(suggestPool(CATALOG.map((p) => p.id)).length).toBe(CATALOG.length - 1);
+  });
+});
