@@ -243,7 +243,9 @@ function cut(res: ServerResponse): void {
   socket.write('', () => socket.destroy());
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`; at once (no timer turn) when `ms` is 0, so zero-latency models add no delay. */
+const sleep = (ms: number): Promise<void> =>
+  ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
 export async function startProvider(options: ProviderOptions = {}): Promise<TestProvider> {
   const cors: CorsMode = options.cors ?? 'strict';
@@ -470,7 +472,8 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       connection: 'keep-alive',
       'x-request-id': `req_${nextId++}`,
     });
-    res.flushHeaders();
+    // Headers go out at once when the first token is late, as at real providers; else with the first chunk.
+    if (latency.firstTokenMs > 0) res.flushHeaders();
     const send = (data: string) => {
       if (!closed) res.write(`data: ${data}\n\n`);
     };
