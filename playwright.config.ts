@@ -4,6 +4,8 @@ import { findChromium, webgpuChromiumArgs } from './test/chromium.ts';
 // Several checkouts or helpers can run browser tests at once: each picks its own port and build folder.
 const previewPort = Number(process.env.PREVIEW_PORT ?? 4173);
 const outDir = process.env.BATON_DIST ?? 'dist-test';
+// Playwright empties its output folder at start: parallel runs each need their own.
+const resultsDir = process.env.BATON_DIST ? `test-results/${process.env.BATON_DIST}` : 'test-results';
 
 export default defineConfig({
   testDir: 'test/browser',
@@ -12,8 +14,8 @@ export default defineConfig({
   fullyParallel: false,
   workers: 2,
   retries: 0,
-  reporter: [['list'], ['json', { outputFile: 'test-results/playwright.json' }]],
-  outputDir: 'test-results/artifacts',
+  reporter: [['list'], ['json', { outputFile: `${resultsDir}/playwright.json` }]],
+  outputDir: `${resultsDir}/artifacts`,
   use: {
     baseURL: `http://127.0.0.1:${previewPort}`,
     launchOptions: { executablePath: findChromium(), args: webgpuChromiumArgs },

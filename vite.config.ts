@@ -6,6 +6,9 @@ import { defineConfig } from 'vite';
 const isolationHeaders = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
+  // The code-runner sandbox (public/sandbox/) is an opaque origin: under COEP it may load our script only
+  // when the response opts in to cross-origin use. Our assets are public, so nothing is lost.
+  'Cross-Origin-Resource-Policy': 'cross-origin',
 };
 
 // Test builds (`vite build --mode test`) also emit the harness pages under test/pages/, which browser
