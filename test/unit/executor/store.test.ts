@@ -1,0 +1,293 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resumeRun, startRun } from '../../../src/executor/executor.ts';
+import { openRunStore, type RunStore, type StepRecord } from '../../../src/executor/store.ts';
+import type { ExecutorEvent, StepState } from '../../../src/executor/types.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
+
+let provider: TestProvider;
+const transport = createOpenAITransport();
+
+beforeAll(async () => {
+  provider = await startProvider();
+  provider.setModel({ id: 'bad', behaviour: { kind: 'echo' }, fault: { kind: '401' } });
+});
+afterAll(async () => {
+  await provider.close();
+});
+
+let dbCount = 0;
+const dbName = () => `baton-runs-test-${dbCount++}`;
+
+function worker(id: string, model: string): WorkerSpec {
+  return {
+    id,
+    label: id,
+    strengths: '',
+    providerId: 'test',
+    baseURL: provider.baseURL,
+    model,
+    maxConcurrency: 8,
+    enabled: true,
+  };
+}
+
+function requestsFor(model: string): RecordedRequest[] {
+  return provider.requests.filter(
+    (r) => r.method === 'POST' && (r.body as { model?: string } | undefined)?.model === model,
+  );
+}
+
+/** The real store, with a log of every step write (what was written, and when). */
+function logged(store: RunStore) {
+  const writes: { at: number; step: StepRecord }[] = [];
+  const wrapped: RunStore = {
+    putRun: (run) => store.putRun(run),
+    putStep: (step) => {
+      writes.push({ at: Date.now(), step: structuredClone(step) });
+      return store.putStep(step);
+    },
+    getRun: (id) => store.getRun(id),
+    listRuns: (options) => store.listRuns(options),
+    deleteRun: (id) => store.deleteRun(id),
+    findUnfinished: () => store.findUnfinished(),
+    discardRun: (id, reason) => store.discardRun(id, reason),
+    close: () => store.close(),
+  };
+  return { store: wrapped, writes };
+}
+
+function statesOf(writes: { step: StepRecord }[], index: number): StepState[] {
+  const out: StepState[] = [];
+  for (const { step } of writes) {
+    if (step.index === index && out.at(-1) !== step.state) out.push(step.state);
+  }
+  return out;
+}
+
+function waitFor(events: ExecutorEvent[], test: (e: ExecutorEvent) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = () => {
+      if (events.some(test)) resolve();
+      else if (Date.now() - started > 15_000) reject(new Error('event never came'));
+      else setTimeout(poll, 10);
+    };
+    poll();
+  });
+}
+
+describe('run store and persistence', () => {
+  it('writes every step change: queued, running, done, failed, cancelled', async () => {
+    const { store, writes } = logged(await openRunStore(dbName()));
+    provider.setModel({
+      id: 'slow-a',
+      behaviour: { kind: 'echo' },
+      latency: { firstTokenMs: 3000, perTokenMs: 1 },
+    });
+    const handle = startRun({
+      question: 'Q',
+      pool: [worker('ok', 'echo'), worker('bad', 'bad'), worker('slow', 'slow-a')],
+      transport,
+      store,
+      plan: {
+        steps: [
+          { worker: 'ok', task: 'fine', sees: [] },
+          { worker: 'bad', task: 'fails', sees: [] },
+          { worker: 'ok', task: 'after the failure', sees: [1] },
+          { worker: 'slow', task: 'to be cancelled', sees: [] },
+          { worker: 'ok', task: 'last', sees: [0] },
+        ],
+      },
+    });
+    setTimeout(() => handle.cancelStep(3), 200);
+    const result = await handle.result;
+    expect(statesOf(writes, 0)).toEqual(['queued', 'running', 'done']);
+    expect(statesOf(writes, 1)).toEqual(['queued', 'running', 'failed']);
+    expect(statesOf(writes, 2)).toEqual(['queued', 'failed']);
+    expect(statesOf(writes, 3)).toEqual(['queued', 'running', 'cancelled']);
+    const stored = await store.getRun(handle.runId);
+    expect(stored?.run).toMatchObject({
+      status: 'partial',
+      answer: 'last',
+      planComplete: true,
+      question: 'Q',
+    });
+    expect(stored?.run.totals).toEqual(result.totals);
+    expect(stored?.steps.map((s) => s.state)).toEqual(['done', 'failed', 'failed', 'cancelled', 'done']);
+    expect(stored?.steps[2]?.error).toBe(`step 1 failed: ${stored?.steps[1]?.error}`);
+    expect(stored?.steps[0]).toMatchObject({ text: 'fine', usage: { promptTokens: 2, completionTokens: 1 } });
+    const timings = stored?.steps[0]?.timings;
+    expect(timings?.queuedAt).toBeLessThanOrEqual(timings?.startedAt ?? 0);
+    expect(timings?.startedAt).toBeLessThanOrEqual(timings?.firstTokenAt ?? 0);
+    expect(timings?.firstTokenAt).toBeLessThanOrEqual(timings?.endedAt ?? 0);
+    store.close();
+  });
+
+  it('flushes partial text while streaming, at most every 250 ms, and the whole text at the end', async () => {
+    const { store, writes } = logged(await openRunStore(dbName()));
+    const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
+    provider.setModel({
+      id: 'streamy',
+      behaviour: { kind: 'echo' },
+      latency: { firstTokenMs: 10, perTokenMs: 40 },
+    });
+    const handle = startRun({
+      question: 'Q',
+      pool: [worker('w', 'streamy')],
+      transport,
+      store,
+      plan: { steps: [{ worker: 'w', task: words, sees: [] }] },
+    });
+    // Read the database itself while the answer streams.
+    const seen: string[] = [];
+    let done = false;
+    void handle.result.then(() => {
+      done = true;
+    });
+    while (!done) {
+      const stored = await store.getRun(handle.runId);
+      const step = stored?.steps[0];
+      if (step?.state === 'running' && step.text) seen.push(step.text);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const partial = seen.filter((text) => text.length < words.length);
+    expect(partial.length).toBeGreaterThan(0);
+    for (const text of partial) expect(words.startsWith(text)).toBe(true);
+    const final = await store.getRun(handle.runId);
+    expect(final?.steps[0]).toMatchObject({ state: 'done', text: words });
+    // Throttled: consecutive partial writes are at least ~250 ms apart (30 tokens would be 30 writes).
+    const partialWrites = writes.filter((w) => w.step.state === 'running' && w.step.text);
+    expect(partialWrites.length).toBeGreaterThan(0);
+    expect(partialWrites.length).toBeLessThan(30);
+    for (let i = 1; i < partialWrites.length; i++) {
+      expect((partialWrites[i]?.at ?? 0) - (partialWrites[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(240);
+    }
+    store.close();
+  });
+
+  it('survives a reload mid-run and resumes only the unfinished steps', async () => {
+    const name = dbName();
+    const first = await openRunStore(name);
+    provider.setModel({ id: 'first', behaviour: { kind: 'echo' } });
+    provider.setModel({
+      id: 'middle',
+      behaviour: { kind: 'echo' },
+      latency: { firstTokenMs: 3000, perTokenMs: 1 },
+    });
+    provider.setModel({ id: 'last', behaviour: { kind: 'echo' } });
+    const pool = [worker('a', 'first'), worker('b', 'middle'), worker('c', 'last')];
+    const events: ExecutorEvent[] = [];
+    const handle = startRun({
+      question: 'Q',
+      pool,
+      transport,
+      store: first,
+      onEvent: (e) => events.push(e),
+      plan: {
+        steps: [
+          { worker: 'a', task: 'first answer', sees: [] },
+          { worker: 'b', task: 'middle', sees: [0] },
+          { worker: 'c', task: 'last', sees: [1] },
+        ],
+      },
+    });
+    await waitFor(events, (e) => e.type === 'step-started' && e.index === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    handle.abandon(); // the page goes away: nothing more is written
+    await handle.result;
+
+    // A new page: a new connection to the same database.
+    const second = await openRunStore(name);
+    const unfinished = await second.findUnfinished();
+    expect(unfinished.map((r) => r.id)).toEqual([handle.runId]);
+    const stored = await second.getRun(handle.runId);
+    expect(stored?.steps.map((s) => s.state)).toEqual(['done', 'running', 'queued']);
+
+    provider.setModel({
+      id: 'middle',
+      behaviour: { kind: 'echo' },
+      latency: { firstTokenMs: 10, perTokenMs: 1 },
+    });
+    const before = { first: requestsFor('first').length, middle: requestsFor('middle').length };
+    const resumed = await resumeRun({ store: second, runId: handle.runId, transport });
+    const result = await resumed.result;
+    expect(result.status).toBe('done');
+    expect(result.answer).toBe('last');
+    expect(requestsFor('first')).toHaveLength(before.first); // the done step did not run again
+    expect(requestsFor('middle')).toHaveLength(before.middle + 1);
+    expect(requestsFor('last')).toHaveLength(1);
+    // The done step's stored answer was the context of the re-run step.
+    expect((requestsFor('middle').at(-1)?.body as { messages: unknown[] }).messages).toEqual([
+      { role: 'user', content: 'Q' },
+      { role: 'user', content: 'first answer' },
+      { role: 'assistant', content: 'first answer' },
+      { role: 'user', content: 'middle' },
+    ]);
+    expect(await second.findUnfinished()).toEqual([]);
+    expect((await second.getRun(handle.runId))?.run.status).toBe('done');
+    first.close();
+    second.close();
+  });
+
+  it('discards an unfinished run: it and its unfinished steps become cancelled', async () => {
+    const store = await openRunStore(dbName());
+    provider.setModel({
+      id: 'slow-d',
+      behaviour: { kind: 'echo' },
+      latency: { firstTokenMs: 3000, perTokenMs: 1 },
+    });
+    const events: ExecutorEvent[] = [];
+    const handle = startRun({
+      question: 'Q',
+      pool: [worker('a', 'echo'), worker('s', 'slow-d')],
+      transport,
+      store,
+      onEvent: (e) => events.push(e),
+      plan: {
+        steps: [
+          { worker: 'a', task: 'quick', sees: [] },
+          { worker: 's', task: 'slow', sees: [] },
+        ],
+      },
+    });
+    await waitFor(events, (e) => e.type === 'step-done' && e.index === 0);
+    handle.abandon();
+    await handle.result;
+    await store.discardRun(handle.runId);
+    expect(await store.findUnfinished()).toEqual([]);
+    const stored = await store.getRun(handle.runId);
+    expect(stored?.run.status).toBe('cancelled');
+    expect(stored?.steps.map((s) => s.state)).toEqual(['done', 'cancelled']);
+    store.close();
+  });
+
+  it('lists runs newest first, deletes a run with its steps, and never stores extra worker fields', async () => {
+    const store = await openRunStore(dbName());
+    const ids: string[] = [];
+    for (const task of ['one', 'two', 'three']) {
+      const leaky = { ...worker('w', 'echo'), apiKey: 'sk-should-never-be-stored' } as WorkerSpec;
+      const handle = startRun({
+        question: task,
+        pool: [leaky],
+        transport,
+        store,
+        plan: { steps: [{ worker: 'w', task, sees: [] }] },
+      });
+      await handle.result;
+      ids.push(handle.runId);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect((await store.listRuns()).map((r) => r.question)).toEqual(['three', 'two', 'one']);
+    expect((await store.listRuns({ limit: 2 })).map((r) => r.id)).toEqual([ids[2], ids[1]]);
+    const run = (await store.getRun(ids[0] as string))?.run;
+    expect(JSON.stringify(run)).not.toContain('sk-should-never-be-stored');
+    expect(run?.pool[0]).not.toHaveProperty('apiKey');
+    await store.deleteRun(ids[0] as string);
+    expect(await store.getRun(ids[0] as string)).toBeUndefined();
+    expect((await store.listRuns()).map((r) => r.question)).toEqual(['three', 'two']);
+    store.close();
+  });
+});
