@@ -19,15 +19,18 @@ export type ParseResult = PlanResult;
  *    are forgiven. The first object is taken (not the last) so the result matches what the incremental
  *    parser streamed to the executor.
  * 2. The Conductor paper's format: free text, then `model_id = [...]`, `subtasks = [...]` and
- *    `access_list = [...]` as Python literals (the last assignment of each name wins); the free text
- *    before them becomes the plan's `thought`.
+ *    `access_list = [...]` as Python literals (the last assignment of each name wins), with or without a
+ *    ```python fence; or the same three lists as one JSON object (`{"model_id": [...], ...}`, found like
+ *    our JSON). The free text before them becomes the plan's `thought`. `model_id` entries are pool
+ *    indices (mapped through `pool`) or worker ids.
  * Otherwise: 'bad-json' if a plan-like JSON object was found but is broken or cut off, else 'not-found'.
  */
 export function parsePlan(text: string, options: ParseOptions): ParseResult {
   const json = findJsonPlan(text);
   if (json.kind === 'found') return validatePlan(json.value, options);
+  if (json.kind === 'lists') return paperPlan(json, options);
   const paper = findPaperLists(text);
-  if (paper.kind === 'found') return paperPlan(paper, options);
+  if (paper.kind === 'lists') return paperPlan(paper, options);
   if (json.kind === 'broken') return failure([json.issue]);
   if (paper.kind === 'partial') return failure([paper.issue]);
   return failure([
@@ -44,6 +47,7 @@ export function parsePlan(text: string, options: ParseOptions): ParseResult {
 
 type JsonSearch =
   | { kind: 'found'; value: Record<string, unknown> }
+  | PaperLists
   | { kind: 'broken'; issue: PlanIssue }
   | { kind: 'none' };
 
@@ -89,6 +93,8 @@ function findJsonPlan(text: string): JsonSearch {
     if (parsed.ok) {
       const plan = withSteps(parsed.value);
       if (plan) return { kind: 'found', value: plan };
+      const lists = listsIn(parsed.value);
+      if (lists) return { kind: 'lists', lists, reasoning: reasoning(text, start) };
       from = end + 1;
       continue;
     }
@@ -109,8 +115,9 @@ const LIST_NAMES = ['model_id', 'subtasks', 'access_list'] as const;
 type ListName = (typeof LIST_NAMES)[number];
 
 interface PaperLists {
-  kind: 'found';
-  lists: Record<ListName, PyValue[]>;
+  kind: 'lists';
+  /** JSON-like values: Python names become strings (`all` → "all"), `None` becomes null. */
+  lists: Record<ListName, unknown[]>;
   /** The free text before the first of the chosen assignments (fence opener removed), trimmed. */
   reasoning: string;
 }
@@ -121,13 +128,13 @@ type PaperSearch = PaperLists | { kind: 'partial'; issue: PlanIssue } | { kind: 
 const ASSIGNMENT = /(?<![\w.])["']?(model_id|subtasks|access_list)["']?[ \t]*(?:=(?!=)|:)[ \t]*/g;
 
 function findPaperLists(text: string): PaperSearch {
-  const found: Partial<Record<ListName, { value: PyValue[]; start: number }>> = {};
+  const found: Partial<Record<ListName, { value: unknown[]; start: number }>> = {};
   ASSIGNMENT.lastIndex = 0;
   for (let m = ASSIGNMENT.exec(text); m; m = ASSIGNMENT.exec(text)) {
     try {
       const { value, end } = readPythonLiteral(text, m.index + m[0].length);
       if (Array.isArray(value)) {
-        found[m[1] as ListName] = { value, start: m.index };
+        found[m[1] as ListName] = { value: value.map(toJsonish), start: m.index };
         // Skip the literal, so names quoted inside a subtask are not read as assignments.
         ASSIGNMENT.lastIndex = end;
       }
@@ -148,17 +155,32 @@ function findPaperLists(text: string): PaperSearch {
     };
   }
   return {
-    kind: 'found',
+    kind: 'lists',
     lists: {
       model_id: found.model_id!.value,
       subtasks: found.subtasks!.value,
       access_list: found.access_list!.value,
     },
-    reasoning: text
-      .slice(0, Math.min(...LIST_NAMES.map((name) => found[name]!.start)))
-      .replace(/```[a-zA-Z]*\s*$/, '')
-      .trim(),
+    reasoning: reasoning(text, Math.min(...LIST_NAMES.map((name) => found[name]!.start))),
   };
+}
+
+/** The free text before `end`, without a trailing fence opener. */
+function reasoning(text: string, end: number): string {
+  return text
+    .slice(0, end)
+    .replace(/```[a-zA-Z]*\s*$/, '')
+    .trim();
+}
+
+/** The three lists, when a model wrote them as one JSON object: {"model_id": [...], ...}. */
+function listsIn(value: unknown): Record<ListName, unknown[]> | undefined {
+  if (!isRecord(value)) return undefined;
+  const { model_id, subtasks, access_list } = value;
+  if (Array.isArray(model_id) && Array.isArray(subtasks) && Array.isArray(access_list)) {
+    return { model_id, subtasks, access_list };
+  }
+  return undefined;
 }
 
 function plural(n: number, word: string): string {
@@ -204,11 +226,9 @@ function paperPlan(paper: PaperLists, options: ParseOptions): ParseResult {
     } else if (typeof model === 'string') {
       worker = model;
     } else {
-      worker = toJsonish(model);
+      worker = model;
     }
-    const seen = access[i]!;
-    const sees = isPyName(seen) && seen.name === 'all' ? 'all' : toJsonish(seen);
-    return { worker, task: toJsonish(subtasks[i]!), sees };
+    return { worker, task: subtasks[i], sees: access[i] };
   });
   const raw = paper.reasoning ? { thought: paper.reasoning, steps } : { steps };
   const result = validatePlan(raw, options);

@@ -201,6 +201,23 @@ access_list = [[], [0]]`;
     expect(ok(parsePlan(text, pool)).steps).toEqual([{ worker: 'w0', task: 'a', sees: [] }]);
   });
 
+  it('reads the three lists written as one JSON object, as some reproductions prompt for', () => {
+    const text = `I will research, then answer.\n\`\`\`json\n${JSON.stringify({
+      model_id: [1, 0],
+      subtasks: ['Find sources on {x}.', 'Answer using them.'],
+      access_list: [[], 'all'],
+    })}\n\`\`\``;
+    expect(ok(parsePlan(text, pool))).toEqual({
+      thought: 'I will research, then answer.',
+      steps: [
+        { worker: 'w1', task: 'Find sources on {x}.', sees: [] },
+        { worker: 'w0', task: 'Answer using them.', sees: 'all' },
+      ],
+    });
+    const unequal = JSON.stringify({ model_id: [1], subtasks: ['a', 'b'], access_list: [[]] });
+    expect(fail(parsePlan(unequal, pool)).issues[0]!.code).toBe('unequal-lists');
+  });
+
   it('prefers our JSON when both formats appear', () => {
     const text = `model_id = [0]\nsubtasks = ["paper"]\naccess_list = [[]]\n${JSON.stringify(plan)}`;
     expect(ok(parsePlan(text, pool)).steps).toHaveLength(3);
