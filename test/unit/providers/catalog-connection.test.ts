@@ -1,0 +1,99 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEgress } from '../../../src/egress/egress.ts';
+import { openLedger } from '../../../src/egress/ledger.ts';
+import { testConnection } from '../../../src/providers/connection-test.ts';
+import { listModels } from '../../../src/providers/discovery.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+const KEY = 'sk-conn-test-0123456789abcdef';
+let provider: TestProvider;
+
+beforeAll(async () => {
+  provider = await startProvider({ apiKey: KEY });
+});
+afterAll(() => provider.close());
+
+async function egressWith(key: string | undefined) {
+  const ledger = await openLedger(`ledger-conn-${Math.random()}`);
+  return { ledger, egress: createEgress({ vault: { keyFor: async () => key }, ledger }) };
+}
+
+describe('model discovery', () => {
+  it('lists the models through egress, with the key', async () => {
+    const { egress, ledger } = await egressWith(KEY);
+    const models = await listModels(egress, { providerId: 'vllm', baseURL: provider.baseURL });
+    expect(models).toContain('echo');
+    expect(models).toContain('table');
+    expect([...models].sort((a, b) => a.localeCompare(b))).toEqual(models);
+    const [entry] = await ledger.list();
+    expect(entry).toMatchObject({ purpose: 'models', status: 200, keyAttached: true });
+  });
+});
+
+describe('test connection', () => {
+  it('is ok when the key works and the model is listed, without spending a chat request', async () => {
+    const { egress, ledger } = await egressWith(KEY);
+    const result = await testConnection(egress, {
+      providerId: 'vllm',
+      baseURL: provider.baseURL,
+      model: 'echo',
+    });
+    expect(result).toMatchObject({ ok: true });
+    expect((await ledger.list()).map((e) => e.purpose)).toEqual(['models']);
+  });
+
+  it('tries one tiny chat request for a model the list does not show', async () => {
+    const { egress, ledger } = await egressWith(KEY);
+    const result = await testConnection(egress, {
+      providerId: 'vllm',
+      baseURL: provider.baseURL,
+      model: 'fixed:hi',
+    });
+    expect(result).toMatchObject({ ok: true });
+    expect((await ledger.list()).map((e) => e.purpose)).toEqual(['models', 'connection-test']);
+  });
+
+  it('says the key was rejected (401), without echoing it', async () => {
+    const { egress } = await egressWith('sk-wrong-key-0000000000000000');
+    const result = await testConnection(egress, {
+      providerId: 'vllm',
+      baseURL: provider.baseURL,
+      model: 'echo',
+    });
+    expect(result).toMatchObject({ ok: false, problem: 'bad-key', status: 401 });
+    expect(JSON.stringify(result)).not.toContain('sk-wrong-key');
+  });
+
+  it('says the model is unknown (404)', async () => {
+    const { egress } = await egressWith(KEY);
+    const result = await testConnection(egress, {
+      providerId: 'vllm',
+      baseURL: provider.baseURL,
+      model: 'gpt-nope',
+    });
+    expect(result).toMatchObject({ ok: false, problem: 'unknown-model', status: 404 });
+    expect(result.ok === false && result.message).toContain('gpt-nope');
+  });
+
+  it('says a key is missing before sending anything', async () => {
+    const { egress, ledger } = await egressWith(undefined);
+    const result = await testConnection(egress, {
+      providerId: 'openai',
+      baseURL: 'https://api.openai.com/v1',
+    });
+    expect(result).toMatchObject({ ok: false, problem: 'no-key' });
+    expect((await ledger.list()).every((e) => !e.sent)).toBe(true);
+  });
+
+  it('says a local server is not running, and how to start it with CORS', async () => {
+    const { egress } = await egressWith(undefined);
+    const result = await testConnection(egress, {
+      providerId: 'ollama',
+      baseURL: 'http://127.0.0.1:1/v1',
+      pageOrigin: 'https://baton.example',
+    });
+    expect(result).toMatchObject({ ok: false, problem: 'unreachable' });
+    expect(result.ok === false && result.hint).toContain('OLLAMA_ORIGINS=https://baton.example');
+  });
+});
