@@ -1,42 +1,13 @@
 // `npm run bench [-- --only id1,id2] [-- --json FILE] [-- --list]`: runs every bench/*.bench.ts module.
 // Goals missed are printed, not failed (exit 0); a benchmark that throws makes the exit code 1.
-import { readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { check, discover, verdict } from './harness.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 const { values } = parseArgs({
   options: { only: { type: 'string' }, json: { type: 'string' }, list: { type: 'boolean', default: false } },
 });
-
-/** Every benchmark of every `*.bench.ts` module in this folder, in file then declaration order. */
-export async function discover(dir = import.meta.dirname): Promise<Benchmark[]> {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.bench.ts')).sort();
-  const all: Benchmark[] = [];
-  for (const file of files) {
-    const mod = (await import(pathToFileURL(join(dir, file)).href)) as { benchmarks?: Benchmark[] };
-    if (!Array.isArray(mod.benchmarks))
-      throw new Error(`${file} does not export \`benchmarks: Benchmark[]\``);
-    all.push(...mod.benchmarks);
-  }
-  const seen = new Set<string>();
-  for (const b of all) {
-    if (seen.has(b.id)) throw new Error(`two benchmarks have the id ${b.id}`);
-    seen.add(b.id);
-  }
-  return all;
-}
-
-export function verdict(r: BenchResult): 'pass' | 'fail' {
-  return (r.better === 'lower' ? r.value <= r.goal : r.value >= r.goal) ? 'pass' : 'fail';
-}
-
-function check(id: string, r: BenchResult): void {
-  if (!Number.isFinite(r.value)) throw new Error(`${id}: value is not a finite number`);
-  if (typeof r.goal !== 'number' || !Number.isFinite(r.goal)) throw new Error(`${id}: no numeric goal`);
-  if (r.better !== 'lower' && r.better !== 'higher') throw new Error(`${id}: better must be lower or higher`);
-}
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
