@@ -1,0 +1,49 @@
+/** Small display formatters shared by the screens. */
+
+const KiB = 1024;
+const MiB = KiB * 1024;
+const GiB = MiB * 1024;
+
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+  if (bytes >= GiB) return `${(bytes / GiB).toFixed(2)} GB`;
+  if (bytes >= MiB) return `${(bytes / MiB).toFixed(1)} MB`;
+  if (bytes >= KiB) return `${(bytes / KiB).toFixed(0)} KB`;
+  return `${Math.round(bytes)} B`;
+}
+
+/** 1.2 s, 850 ms, 2 min 5 s, 1 h 3 min. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  const m = Math.floor(s / 60);
+  const rest = Math.round(s - m * 60);
+  if (m < 60) return rest ? `${m} min ${rest} s` : `${m} min`;
+  const h = Math.floor(m / 60);
+  return `${h} h ${m - h * 60} min`;
+}
+
+/** US dollars; sub-cent amounts keep significant digits, since a step often costs a fraction of a cent. */
+export function formatCost(usd: number | undefined): string {
+  if (usd === undefined || !Number.isFinite(usd)) return '—';
+  if (usd === 0) return '$0';
+  if (usd < 0.01) return `$${usd.toPrecision(2)}`;
+  return `$${usd.toFixed(usd < 1 ? 3 : 2)}`;
+}
+
+export function formatTokens(n: number | undefined): string {
+  if (n === undefined || !Number.isFinite(n)) return '—';
+  return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+export function formatTime(epochMs: number): string {
+  return new Date(epochMs).toLocaleString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+}

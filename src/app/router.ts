@@ -1,0 +1,50 @@
+import { signal } from '@preact/signals';
+
+/** Screens of the app. `run` shows one stored run (history → open). */
+export type Route =
+  | { name: 'start' }
+  | { name: 'ask' }
+  | { name: 'history' }
+  | { name: 'settings' }
+  | { name: 'run'; id: string };
+
+/** Parses `#/ask`, `#/run/<id>`, ... Anything unknown falls back to `fallback`. */
+export function parseHash(hash: string, fallback: Route): Route {
+  const path = hash.replace(/^#\/?/, '');
+  const [head, ...rest] = path.split('/');
+  switch (head) {
+    case 'start':
+    case 'ask':
+    case 'history':
+    case 'settings':
+      return { name: head };
+    case 'run': {
+      const id = decodeURIComponent(rest.join('/'));
+      return id ? { name: 'run', id } : fallback;
+    }
+    default:
+      return fallback;
+  }
+}
+
+export function routeHash(route: Route): string {
+  return route.name === 'run' ? `#/run/${encodeURIComponent(route.id)}` : `#/${route.name}`;
+}
+
+export const route = signal<Route>({ name: 'ask' });
+
+export function navigate(to: Route): void {
+  const hash = routeHash(to);
+  if (location.hash !== hash) location.hash = hash;
+  route.value = to;
+}
+
+/** Follows location.hash. `fallback` is the screen for an empty or unknown hash. */
+export function startRouter(fallback: () => Route): () => void {
+  const sync = () => {
+    route.value = parseHash(location.hash, fallback());
+  };
+  sync();
+  addEventListener('hashchange', sync);
+  return () => removeEventListener('hashchange', sync);
+}
