@@ -79,13 +79,24 @@ let p1: Promise<{ parallel: number[]; sequential: number[]; nominal: number[]; w
 function measureP1() {
   p1 ??= withProvider(async (provider) => {
     const pool = [worker(provider, 'w', 'timed')];
-    const out = { parallel: [] as number[], sequential: [] as number[], nominal: [] as number[], walls: [] as number[] };
+    const out = {
+      parallel: [] as number[],
+      sequential: [] as number[],
+      nominal: [] as number[],
+      walls: [] as number[],
+    };
     // Warm the connection pool once so neither variant pays for the first connect.
     await timedRun({ question: 'warm-up', pool, transport, plan: { steps: [BRANCHES.steps[0]!] } });
     for (let i = 0; i < P1_RUNS; i++) {
       // Alternate the order so both variants see the same machine load.
       for (const sequential of i % 2 === 0 ? [false, true] : [true, false]) {
-        const { wall, result } = await timedRun({ question: 'bench', pool, transport, plan: BRANCHES, sequential });
+        const { wall, result } = await timedRun({
+          question: 'bench',
+          pool,
+          transport,
+          plan: BRANCHES,
+          sequential,
+        });
         const ratio = wall / measuredCriticalPath(BRANCHES, result);
         if (sequential) out.sequential.push(ratio);
         else {
@@ -142,7 +153,8 @@ function measureP2() {
           if (event.type === 'step-started' && firstDispatch === undefined) firstDispatch = performance.now();
         },
       });
-      if (firstDispatch === undefined || marks.planComplete === undefined) throw new Error('P2: nothing measured');
+      if (firstDispatch === undefined || marks.planComplete === undefined)
+        throw new Error('P2: nothing measured');
       out.dispatch.push(firstDispatch - start);
       out.complete.push(marks.planComplete - start);
       out.ratios.push((firstDispatch - start) / (marks.planComplete - start));

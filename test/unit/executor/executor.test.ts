@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunOptions, startRun } from '../../../src/executor/executor.ts';
+import { stepsFromTokens } from '../../../src/executor/plan-stream.ts';
 import type { Conductor, ExecutorEvent, ReplanInput, StepStatus } from '../../../src/executor/types.ts';
 import type { Plan, Step } from '../../../src/plan/index.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
@@ -516,6 +517,46 @@ describe('executor over HTTP', () => {
       expect(step0RequestSeenBeforeStep2).toBe(true);
       expect(result.status).toBe('done');
       expect(result.answer).toBe('third');
+    });
+
+    it('runs a plan streamed as tokens through the incremental parser, starting step 0 before the plan ends', async () => {
+      const m = model();
+      const text = JSON.stringify({
+        thought: 'two steps',
+        steps: [
+          { worker: 'w', task: 'first', sees: [] },
+          { worker: 'w', task: 'second', sees: [0] },
+        ],
+      });
+      let lastTokenAt = 0;
+      async function* tokens(): AsyncGenerator<string> {
+        for (let i = 0; i < text.length; i += 4) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          yield text.slice(i, i + 4);
+        }
+        lastTokenAt = Date.now();
+      }
+      const result = await run({
+        pool: [worker('w', m)],
+        plan: stepsFromTokens(tokens(), { workerIds: ['w'] }),
+      }).handle.result;
+      expect(result.status).toBe('done');
+      expect(result.answer).toBe('second');
+      expect(requestsFor(m)[0]?.time).toBeLessThanOrEqual(lastTokenAt);
+    });
+
+    it('fails the run with the parser message when a streamed step is invalid', async () => {
+      const m = model();
+      async function* tokens(): AsyncGenerator<string> {
+        yield '{"steps":[{"worker":"w","task":"ok","sees":[]},';
+        yield '{"worker":"ghost","task":"x","sees":[]}]}';
+      }
+      const result = await run({
+        pool: [worker('w', m)],
+        plan: stepsFromTokens(tokens(), { workerIds: ['w'] }),
+      }).handle.result;
+      expect(result.status).toBe('failed');
+      expect(result.error).toContain('"ghost"');
     });
 
     it('fails the run when the streamed plan breaks', async () => {

@@ -220,7 +220,7 @@ describe('run store and persistence', () => {
     expect(requestsFor('middle')).toHaveLength(before.middle + 1);
     expect(requestsFor('last')).toHaveLength(1);
     // The done step's stored answer was the context of the re-run step.
-    expect((requestsFor('middle').at(-1)?.body as { messages: unknown[] }).messages).toEqual([
+    expect((requestsFor('middle').at(-1)?.body as { messages: unknown[] } | undefined)?.messages).toEqual([
       { role: 'user', content: 'Q' },
       { role: 'user', content: 'first answer' },
       { role: 'assistant', content: 'first answer' },
