@@ -1,0 +1,288 @@
+import type { ExecutorOptions } from '../executor/executor.ts';
+import type { WorkerSpec } from '../pool/types.ts';
+import { type CodeRunner, scoreAnswer } from './score.ts';
+import { type Planner, runStrategy, type Strategy } from './strategies.ts';
+import type { Task } from './taskset.ts';
+
+/** One (task, strategy) result: everything needed for the tables, the charts and a trajectory. */
+export interface BenchItemResult {
+  taskId: string;
+  strategyId: string;
+  status: 'done' | 'failed';
+  correct: boolean;
+  /** False when the conductor's plan did not parse (the paper's reward 0). */
+  parsed: boolean;
+  answer?: string;
+  extracted?: string;
+  error?: string;
+  promptTokens: number;
+  completionTokens: number;
+  tokensByWorker: Record<string, number>;
+  cost: number;
+  latencyMs: number;
+  plan: { thought?: string; steps: { worker: string; task: string; sees: 'all' | number[] }[] };
+  steps: { worker: string; task: string; sees: 'all' | number[]; answer?: string; state: string }[];
+  finishedAt: number;
+}
+
+export interface BenchProgress {
+  total: number;
+  finished: number;
+  running: number;
+  spent: number;
+  /** Estimated milliseconds left, from the mean time per item so far and the concurrency. */
+  etaMs?: number;
+  state: BenchState;
+  /** Why the bench stopped early, when it did (spend cap, cancel). */
+  stopReason?: string;
+}
+
+export type BenchState = 'running' | 'paused' | 'cancelled' | 'capped' | 'done';
+
+export interface BenchOptions {
+  tasks: readonly Task[];
+  strategies: readonly Strategy[];
+  pool: readonly WorkerSpec[];
+  transport: ExecutorOptions['transport'];
+  planner?: Planner;
+  codeRunner?: CodeRunner;
+  /** Items (task × strategy) in flight at once (default 2). */
+  concurrency?: number;
+  /** US dollars: no item starts when the spend so far plus its estimated cost would pass this. */
+  spendCapUsd?: number;
+  /** Results already stored from an earlier (paused, reloaded) session: those items are not run again. */
+  done?: readonly BenchItemResult[];
+  onResult?: (result: BenchItemResult) => void | Promise<void>;
+  onProgress?: (progress: BenchProgress) => void;
+  /** Executor settings shared by every item (timeouts, retry). */
+  executor?: Partial<
+    Pick<ExecutorOptions, 'firstTokenTimeoutMs' | 'stepTimeoutMs' | 'retry' | 'includeQuestion'>
+  >;
+  now?: () => number;
+}
+
+export interface BenchController {
+  pause(): void;
+  resume(): void;
+  cancel(): void;
+  progress(): BenchProgress;
+  /** Settles when the bench is done, capped or cancelled, with every result (earlier ones included). */
+  finished: Promise<BenchItemResult[]>;
+}
+
+// Before an item of a strategy has finished, its cost is estimated from this many tokens per step.
+const ASSUMED_OUTPUT_TOKENS = 400;
+
+/**
+ * An upper-ish estimate of one item's cost: the most this strategy has cost so far, or (before any result)
+ * its steps × (question + assumed answer) priced at the pool's dearest worker.
+ */
+function estimateCost(strategy: Strategy, task: Task, pool: readonly WorkerSpec[], seen: number[]): number {
+  if (seen.length > 0) return Math.max(...seen);
+  const steps =
+    strategy.config.kind === 'moa'
+      ? strategy.config.proposers.length * strategy.config.layers + 1
+      : strategy.config.kind === 'self-consistency'
+        ? strategy.config.samples
+        : strategy.config.kind === 'pipeline'
+          ? 3
+          : strategy.config.kind === 'conductor'
+            ? 5
+            : 1;
+  const inputTokens = Math.ceil(task.question.length / 3) * steps * 2;
+  const dearest = pool.reduce(
+    (max, w) => ({
+      input: Math.max(max.input, w.price?.inputPerM ?? 0),
+      output: Math.max(max.output, w.price?.outputPerM ?? 0),
+    }),
+    { input: 0, output: 0 },
+  );
+  return (inputTokens * dearest.input + steps * ASSUMED_OUTPUT_TOKENS * dearest.output) / 1e6;
+}
+
+/** Runs every (task, strategy) pair on the executor, scores it, and honours pause, cancel and the spend cap. */
+export function runBench(options: BenchOptions): BenchController {
+  const now = options.now ?? Date.now;
+  const concurrency = Math.max(1, options.concurrency ?? 2);
+  const results: BenchItemResult[] = [...(options.done ?? [])];
+  const finishedKeys = new Set(results.map((r) => `${r.taskId}\u0000${r.strategyId}`));
+  const queue = options.strategies.flatMap((strategy) =>
+    options.tasks
+      .filter((task) => !finishedKeys.has(`${task.id}\u0000${strategy.id}`))
+      .map((task) => ({ task, strategy })),
+  );
+  const total = options.tasks.length * options.strategies.length;
+  const costsByStrategy = new Map<string, number[]>();
+  for (const r of results)
+    costsByStrategy.set(r.strategyId, [...(costsByStrategy.get(r.strategyId) ?? []), r.cost]);
+  const running = new Map<symbol, { controller: AbortController; estimate: number }>();
+  const durations: number[] = [];
+  let spent = results.reduce((sum, r) => sum + r.cost, 0);
+  let state: BenchState = 'running';
+  let stopReason: string | undefined;
+  let settle!: (value: BenchItemResult[]) => void;
+  const finished = new Promise<BenchItemResult[]>((resolve) => {
+    settle = resolve;
+  });
+
+  const progress = (): BenchProgress => {
+    const meanMs = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : undefined;
+    const left = queue.length + running.size;
+    return {
+      total,
+      finished: results.length,
+      running: running.size,
+      spent,
+      state,
+      ...(meanMs !== undefined && left > 0 ? { etaMs: (meanMs * left) / concurrency } : {}),
+      ...(stopReason ? { stopReason } : {}),
+    };
+  };
+  const report = () => options.onProgress?.(progress());
+
+  const finishIfIdle = () => {
+    if (running.size > 0) return;
+    if (state === 'running' && queue.length === 0) state = 'done';
+    if (state !== 'running' && state !== 'paused') {
+      report();
+      settle(results);
+    }
+  };
+
+  async function runItem(
+    task: Task,
+    strategy: Strategy,
+    controller: AbortController,
+  ): Promise<BenchItemResult> {
+    const started = now();
+    try {
+      const run = await runStrategy(strategy.config, task, {
+        ...options.executor,
+        pool: options.pool,
+        transport: options.transport,
+        ...(options.planner ? { planner: options.planner } : {}),
+        signal: controller.signal,
+      });
+      const tokensByWorker: Record<string, number> = {};
+      for (const step of run.result.steps) {
+        const used = (step.usage?.promptTokens ?? 0) + (step.usage?.completionTokens ?? 0);
+        tokensByWorker[step.worker] = (tokensByWorker[step.worker] ?? 0) + used;
+      }
+      const score =
+        run.answer !== undefined
+          ? await scoreAnswer(task, run.answer, options.codeRunner)
+          : { correct: false, extracted: '' };
+      return {
+        taskId: task.id,
+        strategyId: strategy.id,
+        status: run.answer !== undefined ? 'done' : 'failed',
+        correct: score.correct,
+        parsed: run.parsed,
+        ...(run.answer !== undefined ? { answer: run.answer } : {}),
+        extracted: score.extracted,
+        ...(run.result.failed.length
+          ? { error: run.result.failed.map((f) => `step ${f.index}: ${f.reason}`).join('; ') }
+          : run.result.error
+            ? { error: run.result.error }
+            : {}),
+        promptTokens: run.result.totals.promptTokens,
+        completionTokens: run.result.totals.completionTokens,
+        tokensByWorker,
+        cost: run.result.totals.cost,
+        latencyMs: now() - started,
+        plan: run.plan,
+        steps: run.result.steps.map((s) => ({
+          worker: s.worker,
+          task: s.task,
+          sees: s.sees,
+          state: s.state,
+          ...(s.state === 'done' ? { answer: s.text } : {}),
+        })),
+        finishedAt: now(),
+      };
+    } catch (error) {
+      return {
+        taskId: task.id,
+        strategyId: strategy.id,
+        status: 'failed',
+        correct: false,
+        parsed: false,
+        error: (error as Error).message,
+        promptTokens: 0,
+        completionTokens: 0,
+        tokensByWorker: {},
+        cost: 0,
+        latencyMs: now() - started,
+        plan: { steps: [] },
+        steps: [],
+        finishedAt: now(),
+      };
+    }
+  }
+
+  const pump = () => {
+    while (state === 'running' && running.size < concurrency && queue.length > 0) {
+      const next = queue[0]!;
+      const estimate = estimateCost(
+        next.strategy,
+        next.task,
+        options.pool,
+        costsByStrategy.get(next.strategy.id) ?? [],
+      );
+      const committed = [...running.values()].reduce((sum, r) => sum + r.estimate, 0);
+      if (options.spendCapUsd !== undefined && spent + committed + estimate > options.spendCapUsd) {
+        if (running.size > 0) break; // wait: finished items may cost less than estimated
+        state = 'capped';
+        stopReason = `Stopped before passing the $${options.spendCapUsd} spend cap: $${spent.toFixed(4)} spent, the next item could cost about $${estimate.toFixed(4)}.`;
+        break;
+      }
+      queue.shift();
+      const key = Symbol(next.task.id);
+      const controller = new AbortController();
+      running.set(key, { controller, estimate });
+      void runItem(next.task, next.strategy, controller).then(async (result) => {
+        running.delete(key);
+        if (state === 'cancelled' && controller.signal.aborted) {
+          // Cancelled mid-item: its partial result is not a result.
+          finishIfIdle();
+          return;
+        }
+        results.push(result);
+        spent += result.cost;
+        durations.push(result.latencyMs);
+        costsByStrategy.set(result.strategyId, [
+          ...(costsByStrategy.get(result.strategyId) ?? []),
+          result.cost,
+        ]);
+        await options.onResult?.(result);
+        report();
+        pump();
+        finishIfIdle();
+      });
+    }
+    report();
+    finishIfIdle();
+  };
+
+  queueMicrotask(pump);
+  return {
+    pause() {
+      if (state === 'running') state = 'paused';
+      report();
+    },
+    resume() {
+      if (state !== 'paused') return;
+      state = 'running';
+      pump();
+    },
+    cancel() {
+      if (state === 'done' || state === 'capped' || state === 'cancelled') return;
+      state = 'cancelled';
+      stopReason = 'Cancelled.';
+      for (const { controller } of running.values()) controller.abort();
+      finishIfIdle();
+    },
+    progress,
+    finished,
+  };
+}
