@@ -98,7 +98,7 @@ export interface RunHandle {
 
 const TERMINAL = new Set(['done', 'failed', 'cancelled']);
 
-type StopCause = 'cancel-step' | 'cancel-run' | 'step-timeout' | 'abandon';
+type StopCause = 'cancel-step' | 'cancel-run' | 'plan-error' | 'step-timeout' | 'abandon';
 
 class StopSignal extends Error {
   override name = 'StopSignal';
@@ -359,7 +359,7 @@ class Run {
       } else {
         this.planError = `The plan could not be read: ${error instanceof Error ? error.message : String(error)}`;
         // Nothing after a broken plan can be trusted to make sense: stop what is running.
-        for (const [, controller] of this.stepControllers) controller.abort(new StopSignal('cancel-run'));
+        for (const [, controller] of this.stepControllers) controller.abort(new StopSignal('plan-error'));
         for (const status of this.statuses) {
           if (!TERMINAL.has(status.state) && !this.stepControllers.has(status.index)) {
             this.endStep(status.index, 'cancelled', 'The plan could not be read.');
@@ -476,6 +476,7 @@ class Run {
       if (cause === 'abandon') return;
       if (cause === 'cancel-step') this.endStep(index, 'cancelled', 'Cancelled.');
       else if (cause === 'cancel-run') this.endStep(index, 'cancelled', 'The run was cancelled.');
+      else if (cause === 'plan-error') this.endStep(index, 'cancelled', 'The plan could not be read.');
       else if (cause === 'step-timeout') {
         const seconds = (this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS) / 1000;
         this.endStep(index, 'failed', `The step took longer than its ${seconds} s limit.`);

@@ -73,9 +73,11 @@ export function decideRetry(error: unknown, attempt: number, policy: RetryPolicy
   if (error.retryAfterMs !== undefined) {
     if (error.retryAfterMs > policy.maxRetryAfterMs) {
       const seconds = Math.ceil(error.retryAfterMs / 1000);
+      const wait =
+        error.kind === 'rate-limit' ? `Rate limited for ${seconds} s` : `Asked to wait ${seconds} s`;
       return {
         retry: false,
-        reason: `Rate limited for ${seconds} s, longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s Baton waits: ${message}`,
+        reason: `${wait}, longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s Baton waits: ${message}`,
       };
     }
     return { retry: true, delayMs: error.retryAfterMs, reason: message };

@@ -48,6 +48,13 @@ describe('retry policy', () => {
     expect(decision.reason).toMatch(/^Rate limited for 120 s, longer than the 30 s Baton waits/);
   });
 
+  it('says "asked to wait" for a long Retry-After on a non-429', () => {
+    const error = errorFromStatus(503, 'busy', headers({ 'retry-after': '45' }));
+    expect(decideRetry(error, 1, policy).reason).toMatch(
+      /^Asked to wait 45 s, longer than the 30 s Baton waits/,
+    );
+  });
+
   it('backs off exponentially with full jitter, capped', () => {
     const top = retryPolicy({ random: () => 0.999999, baseDelayMs: 100, maxDelayMs: 1000 });
     expect([1, 2, 3, 4, 5].map((a) => backoffDelay(a, top))).toEqual([99, 199, 399, 799, 999]);
