@@ -167,6 +167,18 @@ export function toEngineError(
     );
   }
   if (
+    /dynamically imported module|importing a module script failed|error loading dynamically imported/i.test(
+      message,
+    )
+  ) {
+    return new EngineError(
+      'ModelFetchError',
+      `Could not load the WebLLM engine's code (${message}): the app's server is unreachable, probably offline. ` +
+        'Try again when online, or use the CPU engine.',
+      { cause: error },
+    );
+  }
+  if (
     (name === 'TypeError' && /fetch|network|load failed/i.test(message)) ||
     name === 'NetworkError' ||
     /failed to fetch|networkerror|cannot fetch|err_internet_disconnected|err_name_not_resolved/i.test(message)
@@ -310,10 +322,9 @@ export function createWebLlmEngine(deps: WebLlmDeps = {}): WebLlmEngine {
     async load(model, progress) {
       const ref = asWebLlm(model);
       if (sameModel(current, ref)) return;
-      const appConfig = await appConfigFor(ref);
       onProgress = progress;
       try {
-        const mlc = await ensureEngine(appConfig);
+        const mlc = await ensureEngine(await appConfigFor(ref));
         current = undefined;
         await mlc.reload(ref.modelId);
         current = ref;
@@ -408,9 +419,8 @@ export function createWebLlmEngine(deps: WebLlmDeps = {}): WebLlmEngine {
 
     async isCached(model) {
       const ref = asWebLlm(model);
-      const appConfig = await appConfigFor(ref);
       try {
-        return await cache.hasModelInCache(ref.modelId, appConfig);
+        return await cache.hasModelInCache(ref.modelId, await appConfigFor(ref));
       } catch (error) {
         // An unknown id is "not cached", not a failure of the cache.
         if (error instanceof Error && error.name === 'ModelNotFoundError') return false;

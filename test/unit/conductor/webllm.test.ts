@@ -246,6 +246,24 @@ describe('createWebLlmEngine: failures', () => {
     expect(error.cause).toBeInstanceOf(TypeError);
   });
 
+  it("maps a failed import of web-llm's own code (offline) to ModelFetchError", async () => {
+    const { engine } = setup(
+      {},
+      {
+        prebuiltModels: () => {
+          throw new TypeError(
+            'Failed to fetch dynamically imported module: http://127.0.0.1/assets/index-abc.js',
+          );
+        },
+      },
+    );
+    await expect(engine.load(QWEN25, () => {})).rejects.toMatchObject({
+      name: 'ModelFetchError',
+      suggestion: 'cpu',
+      message: expect.stringContaining("Could not load the WebLLM engine's code"),
+    });
+  });
+
   it('maps missing shader-f16 and WebGPU to errors that offer other models or the CPU', () => {
     const f16 = webLlmError(
       'ShaderF16SupportError',
