@@ -179,18 +179,20 @@ export class Vault {
           ...sealed,
         };
         const tx = db.transaction(['keys', 'meta'], 'readwrite');
-        const current = await tx.objectStore('meta').get('keyring');
-        if (current?.id !== keyringId) {
-          await abort(tx);
+        const written = await atomically(tx, async () => {
+          const current = await tx.objectStore('meta').get('keyring');
+          if (current?.id !== keyringId) return false;
+          const keys = tx.objectStore('keys');
+          for (const old of await keys.index('by-provider').getAll(providerId)) {
+            if (old.origin === origin) await keys.delete(old.id);
+          }
+          await keys.put(record);
+          return true;
+        });
+        if (!written) {
           await this.#refresh();
           continue;
         }
-        const keys = tx.objectStore('keys');
-        for (const old of await keys.index('by-provider').getAll(providerId)) {
-          if (old.origin === origin) await keys.delete(old.id);
-        }
-        await keys.put(record);
-        await tx.done;
         this.#changed({ kind: 'keys' });
         return info(record);
       }
@@ -212,10 +214,12 @@ export class Vault {
     return this.#serial(async () => {
       const db = await this.#database();
       const tx = db.transaction('keys', 'readwrite');
-      const existing = await tx.store.getKey(id);
-      if (existing !== undefined) await tx.store.delete(id);
-      await tx.done;
-      if (existing === undefined) return false;
+      const existed = await atomically(tx, async () => {
+        if ((await tx.store.getKey(id)) === undefined) return false;
+        await tx.store.delete(id);
+        return true;
+      });
+      if (!existed) return false;
       this.#changed({ kind: 'keys' });
       return true;
     });
@@ -453,23 +457,24 @@ export class Vault {
         rewritten.push({ ...record, ...(await seal(newKey, plaintext, aad)) });
       }
       const tx = db.transaction(['keys', 'meta'], 'readwrite');
-      const current = await tx.objectStore('meta').get('keyring');
-      const now = await tx.objectStore('keys').getAll();
-      if (current?.id !== oldKeyringId) {
-        await abort(tx);
+      let keyringChanged = false;
+      const written = await atomically(tx, async () => {
+        const current = await tx.objectStore('meta').get('keyring');
+        keyringChanged = current?.id !== oldKeyringId;
+        if (keyringChanged || !sameRecords(before, await tx.objectStore('keys').getAll())) return false;
+        // All or nothing: a failure on any of these puts aborts the whole transaction (see atomically).
+        for (const record of rewritten) await tx.objectStore('keys').put(record);
+        await tx.objectStore('meta').put(keyring, 'keyring');
+        return true;
+      });
+      if (keyringChanged) {
         await this.#refresh();
         throw new VaultError(
           'busy',
           'The vault was changed in another tab; nothing was changed here. Try again.',
         );
       }
-      if (!sameRecords(before, now)) {
-        await abort(tx);
-        continue;
-      }
-      for (const record of rewritten) await tx.objectStore('keys').put(record);
-      await tx.objectStore('meta').put(keyring, 'keyring');
-      await tx.done;
+      if (!written) continue;
       this.#keyring = keyring;
       this.#key = newKey;
       return;
@@ -584,7 +589,34 @@ function sameRecords(a: KeyRecord[], b: KeyRecord[]): boolean {
   });
 }
 
-async function abort(tx: { abort(): void; done: Promise<void> }): Promise<void> {
-  tx.abort();
+type Tx = { abort(): void; done: Promise<void> };
+
+/**
+ * Runs `body` inside `tx`: it returns true to commit (then waits for the commit) or false to abort.
+ * Any error, even one thrown synchronously between two requests, aborts too: otherwise IndexedDB would
+ * auto-commit the requests already made, and a half-written re-encryption would lose keys.
+ */
+async function atomically(tx: Tx, body: () => Promise<boolean>): Promise<boolean> {
+  let commit: boolean;
+  try {
+    commit = await body();
+  } catch (error) {
+    await abort(tx);
+    throw error;
+  }
+  if (!commit) {
+    await abort(tx);
+    return false;
+  }
+  await tx.done;
+  return true;
+}
+
+async function abort(tx: Tx): Promise<void> {
+  try {
+    tx.abort();
+  } catch {
+    // Already finished (committed or aborted by a failed request): nothing to undo here.
+  }
   await tx.done.catch(() => undefined);
 }

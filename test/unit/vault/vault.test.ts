@@ -354,6 +354,38 @@ describe('passphrase', () => {
   });
 });
 
+describe('crash safety', () => {
+  it('a failure in the middle of re-encryption aborts it whole: the old passphrase still opens every key', async () => {
+    const name = freshName();
+    const vault = await vaultAt(name);
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await vault.saveKey({ providerId: 'groq', origin: 'https://api.groq.com', key: GROQ_KEY });
+    await vault.setPassphrase(PASS);
+    const before = await rawRecords(name);
+
+    // The records are re-encrypted first and the keyring written last, in one transaction: make that
+    // last write fail, as a crash or a quota error would, after the record writes were already issued.
+    const proto = globalThis.IDBObjectStore.prototype;
+    const put = proto.put;
+    proto.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+      if (this.name === 'meta') throw new DOMException('Simulated failure', 'UnknownError');
+      return put.apply(this, args);
+    };
+    try {
+      await expect(vault.changePassphrase(PASS, 'new passphrase 3')).rejects.toThrow('Simulated failure');
+    } finally {
+      proto.put = put;
+    }
+    expect(await rawRecords(name)).toEqual(before);
+
+    const reopened = await vaultAt(name);
+    await expectVaultError(reopened.unlock('new passphrase 3'), 'wrong-passphrase');
+    await reopened.unlock(PASS);
+    expect(await reopened.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+    expect(await reopened.keyFor('groq', 'https://api.groq.com')).toBe(GROQ_KEY);
+  });
+});
+
 describe('several tabs', () => {
   it('a write with a key another tab replaced is refused, not stored undecryptable', async () => {
     const name = freshName();
