@@ -84,6 +84,15 @@ function messagesOf(request: RecordedRequest | undefined) {
   return (request.body as { messages: { role: string; content: string }[] }).messages;
 }
 
+/** Polls until `test` holds (the provider has recorded a request, ...), so tests do not guess at timing. */
+async function until(test: () => boolean): Promise<void> {
+  const started = Date.now();
+  while (!test()) {
+    if (Date.now() - started > 15_000) throw new Error('condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 const t = (s: StepStatus | undefined) => s?.timings as Required<StepStatus['timings']>;
 
 describe('executor over HTTP', () => {
@@ -109,8 +118,9 @@ describe('executor over HTTP', () => {
     expect(t(c).startedAt).toBeGreaterThanOrEqual(Math.max(t(a).endedAt, t(b).endedAt));
     const [r0, r1, r2] = requestsFor(m);
     expect(r2?.time).toBeGreaterThanOrEqual(Math.max(t(a).endedAt, t(b).endedAt));
-    // Both branch requests arrived before either branch could have finished (300 ms first token).
-    expect(Math.abs((r0?.time ?? 0) - (r1?.time ?? 0))).toBeLessThan(300);
+    // Each branch's request reached the provider before the other branch ended.
+    expect(r0?.time).toBeLessThanOrEqual(t(b).endedAt);
+    expect(r1?.time).toBeLessThanOrEqual(t(a).endedAt);
     expect(result.answer).toBe('join');
     expect(result.finalStep).toBe(2);
   });
@@ -317,14 +327,14 @@ describe('executor over HTTP', () => {
       const m = model({ fault: { kind: 'stall', times: 1 } });
       const { handle, events } = run({
         pool: [worker('w', m)],
-        firstTokenTimeoutMs: 300,
+        firstTokenTimeoutMs: 1000,
         plan: { steps: [{ worker: 'w', task: 'after the stall', sees: [] }] },
       });
       const result = await handle.result;
       expect(result.status).toBe('done');
       expect(result.answer).toBe('after the stall');
       const retry = events.find((e) => e.type === 'step-retrying');
-      expect(retry).toMatchObject({ reason: 'No answer began within 0.3 s.' });
+      expect(retry).toMatchObject({ reason: 'No answer began within 1 s.' });
       expect(requestsFor(m)).toHaveLength(2);
     });
 
@@ -342,19 +352,19 @@ describe('executor over HTTP', () => {
     });
 
     it('the step timeout fails the step with no further attempt, even mid-stream', async () => {
-      // 40 tokens at 50 ms each: about 2 s of streaming; the step may take 600 ms.
+      // 40 tokens at 50 ms each: about 2 s of streaming; the step may take 800 ms.
       const text = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
       const m = model({ text, latency: { firstTokenMs: 10, perTokenMs: 50 } });
       const { handle } = run({
         pool: [worker('w', m)],
-        stepTimeoutMs: 600,
+        stepTimeoutMs: 800,
         firstTokenTimeoutMs: 5000,
         plan: { steps: [{ worker: 'w', task: 'x', sees: [] }] },
       });
       const result = await handle.result;
       const step = result.steps[0];
       expect(step?.state).toBe('failed');
-      expect(step?.error).toBe('The step took longer than its 0.6 s limit.');
+      expect(step?.error).toBe('The step took longer than its 0.8 s limit.');
       expect(step?.text.length).toBeGreaterThan(0);
       expect(step?.text.length).toBeLessThan(text.length);
       expect(requestsFor(m)).toHaveLength(1);
@@ -421,7 +431,7 @@ describe('executor over HTTP', () => {
           ],
         },
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await until(() => requestsFor(slow).length === 1);
       const cancelledAt = Date.now();
       handle.cancelStep(0);
       const result = await handle.result;
@@ -464,7 +474,7 @@ describe('executor over HTTP', () => {
           ],
         },
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await until(() => requestsFor(slow).length === 2);
       const cancelledAt = Date.now();
       handle.cancel();
       const result = await handle.result;
@@ -481,7 +491,7 @@ describe('executor over HTTP', () => {
         pool: [worker('w', m)],
         plan: { steps: [{ worker: 'w', task: 'x', sees: [] }] },
       });
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await until(() => requestsFor(m).length === 1);
       const cancelledAt = Date.now();
       handle.cancel();
       const result = await handle.result;
