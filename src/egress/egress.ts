@@ -336,10 +336,11 @@ export function createEgress(options: EgressOptions): Egress {
         headers,
         ...(sized.body !== undefined ? { body: sized.body } : {}),
         ...(signal ? { signal } : {}),
-        // Never cookies, never the page's URL, never follow a redirect with the key to another place.
+        // Never cookies, never the page's URL, never follow a redirect with the key to another place. (A
+        // probe carries no key and no headers, and no-cors allows only 'follow'.)
         credentials: 'omit',
         referrerPolicy: 'no-referrer',
-        redirect: mode === 'probe' ? 'manual' : 'error',
+        redirect: mode === 'probe' ? 'follow' : 'error',
         ...(mode === 'probe' ? { mode: 'no-cors' as const } : { mode: 'cors' as const }),
       });
     } catch (error) {

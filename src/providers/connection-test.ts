@@ -14,6 +14,7 @@ export type ConnectionProblem =
   | 'cors'
   | 'local-cors'
   | 'unreachable'
+  | 'unreachable-or-cors'
   | 'unknown-model'
   | 'refused'
   | 'rate-limit'
@@ -113,7 +114,10 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
     if (error instanceof Error && error.name === 'AbortError')
       return { ok: false, problem: 'aborted', message: 'Cancelled.' };
     // The browser does not say whether CORS or the network failed. A no-cors probe does: it gets an
-    // (opaque) answer from any host that is up, CORS or not.
+    // (opaque) answer from any host that is up, CORS or not. Except on a cross-origin isolated page
+    // (COEP require-corp, which wllama's threads need): there a no-cors answer without a
+    // Cross-Origin-Resource-Policy header is blocked too, so a failed probe proves nothing.
+    const conclusive = !(globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
     let reachable = false;
     try {
       reachable = await egress.probe({ providerId: target.providerId, baseURL: target.baseURL }, signal);
@@ -136,6 +140,16 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
             message: `${name} answered, but the browser blocked the answer (CORS): this endpoint does not accept requests from web pages, or rejected a header.`,
             ...(hint ? { hint } : {}),
           };
+    }
+    if (!conclusive) {
+      return {
+        ok: false,
+        problem: 'unreachable-or-cors',
+        message: local
+          ? `No readable answer from ${new URL(target.baseURL).host}: either nothing is running there, or the server does not allow requests from this page (CORS).`
+          : `Could not get a readable answer from ${new URL(target.baseURL).host}: the host is unreachable, or it refuses requests from web pages (CORS). Check the base URL and your connection.`,
+        ...(hint ? { hint } : {}),
+      };
     }
     return {
       ok: false,
