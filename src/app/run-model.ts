@@ -26,6 +26,8 @@ export interface RunView {
   error?: string;
   /** Set when the conductor's plan was replaced by a single-step fallback, with why. */
   fallback?: string;
+  /** Worker ids in the run's pool order, for stable colours. */
+  workerOrder?: string[];
   /** Conductor statistics (tokens per second, planning time). */
   planStats?: { ms?: number; tokens?: number; tokensPerSec?: number };
 }

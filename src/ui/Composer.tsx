@@ -1,0 +1,106 @@
+import { useRef, useState } from 'preact/hooks';
+import type { Mode } from '../app/run-model.ts';
+
+export interface AskInput {
+  question: string;
+  mode: Mode;
+  review: boolean;
+}
+
+/** The question box: Enter sends, Shift+Enter adds a line; mode router/conductor; optional plan review. */
+export function Composer({
+  onAsk,
+  disabled,
+  disabledReason,
+  initialMode = 'conductor',
+}: {
+  onAsk: (input: AskInput) => void;
+  disabled?: boolean;
+  disabledReason?: string;
+  initialMode?: Mode;
+}) {
+  const [question, setQuestion] = useState('');
+  const [mode, setMode] = useState<Mode>(initialMode);
+  const [review, setReview] = useState(false);
+  const box = useRef<HTMLTextAreaElement>(null);
+
+  const send = () => {
+    const text = question.trim();
+    if (!text || disabled) return;
+    onAsk({ question: text, mode, review });
+    setQuestion('');
+  };
+
+  return (
+    <form
+      class="card composer"
+      aria-labelledby="ask-title"
+      data-testid="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        send();
+      }}
+    >
+      <h2 id="ask-title">Ask</h2>
+      <label for="question" class="visually-hidden">
+        Your question
+      </label>
+      <textarea
+        id="question"
+        ref={box}
+        rows={3}
+        placeholder="Ask anything. Enter sends, Shift+Enter adds a line."
+        value={question}
+        aria-describedby="composer-hint"
+        onInput={(e) => setQuestion((e.currentTarget as HTMLTextAreaElement).value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+            e.preventDefault();
+            send();
+          }
+        }}
+      />
+      <div class="composer-bar">
+        <fieldset class="segmented" style={{ padding: 0, margin: 0 }}>
+          <legend class="visually-hidden">Mode</legend>
+          <label title="One step: the conductor picks the best worker">
+            <input
+              type="radio"
+              name="mode"
+              value="router"
+              checked={mode === 'router'}
+              onChange={() => setMode('router')}
+            />
+            Router
+          </label>
+          <label title="A full workflow over the pool">
+            <input
+              type="radio"
+              name="mode"
+              value="conductor"
+              checked={mode === 'conductor'}
+              onChange={() => setMode('conductor')}
+            />
+            Conductor
+          </label>
+        </fieldset>
+        <label style={{ fontWeight: 400 }}>
+          <input
+            type="checkbox"
+            checked={review}
+            onChange={(e) => setReview((e.currentTarget as HTMLInputElement).checked)}
+            data-testid="review-toggle"
+          />{' '}
+          Review the plan before it runs
+        </label>
+        <span class="spacer" />
+        <button type="submit" class="primary" disabled={disabled || !question.trim()} data-testid="ask-send">
+          Ask
+        </button>
+      </div>
+      <p id="composer-hint" class="field-hint">
+        {disabled && disabledReason ? disabledReason : 'Enter sends · Shift+Enter adds a line'}
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,209 @@
+import { useMemo, useState } from 'preact/hooks';
+import { workerColorIndex } from '../app/graph.ts';
+import { type Plan, type PlanIssue, validatePlan } from '../plan/index.ts';
+import { WorkflowGraph } from './WorkflowGraph.tsx';
+
+export interface EditorWorker {
+  id: string;
+  label: string;
+}
+
+interface DraftStep {
+  worker: string;
+  task: string;
+  /** Checked earlier steps, or 'all'. */
+  sees: 'all' | number[];
+}
+
+function toDraft(plan: Plan): DraftStep[] {
+  return plan.steps.map((s) => ({
+    worker: s.worker,
+    task: s.task,
+    sees: s.sees === 'all' ? 'all' : [...s.sees],
+  }));
+}
+
+/**
+ * Review and edit a plan before it runs: worker, task and `sees` of every step, steps added, removed or
+ * moved. Validated on every keystroke with the plan module's own messages; Run is enabled only when valid.
+ */
+export function PlanEditor({
+  plan,
+  workers,
+  maxSteps,
+  onRun,
+  onDiscard,
+  runLabel = 'Run this plan',
+}: {
+  plan: Plan;
+  workers: readonly EditorWorker[];
+  maxSteps: number;
+  onRun: (plan: Plan) => void;
+  onDiscard?: () => void;
+  runLabel?: string;
+}) {
+  const [thought] = useState(plan.thought);
+  const [steps, setSteps] = useState<DraftStep[]>(() => toDraft(plan));
+  const workerIds = workers.map((w) => w.id);
+  const result = useMemo(
+    () => validatePlan({ thought, steps }, { workerIds, maxSteps }),
+    [steps, thought, workerIds.join(','), maxSteps],
+  );
+  const issues: PlanIssue[] = result.ok ? [] : result.issues;
+  const issuesFor = (index: number) => issues.filter((issue) => issue.step === index);
+  const planIssues = issues.filter((issue) => issue.step === undefined);
+
+  const update = (index: number, patch: Partial<DraftStep>) =>
+    setSteps((current) => current.map((step, i) => (i === index ? { ...step, ...patch } : step)));
+
+  const toggleSee = (index: number, seen: number, on: boolean) => {
+    const step = steps[index]!;
+    const list = step.sees === 'all' ? Array.from({ length: index }, (_, i) => i) : step.sees;
+    const next = on ? [...new Set([...list, seen])].sort((a, b) => a - b) : list.filter((i) => i !== seen);
+    update(index, { sees: next });
+  };
+
+  // Removing or moving a step renumbers the others: keep every `sees` pointing at the same steps.
+  const remove = (index: number) =>
+    setSteps((current) =>
+      current
+        .filter((_, i) => i !== index)
+        .map((step) =>
+          step.sees === 'all'
+            ? step
+            : { ...step, sees: step.sees.filter((i) => i !== index).map((i) => (i > index ? i - 1 : i)) },
+        ),
+    );
+  const add = () =>
+    setSteps((current) => [
+      ...current,
+      { worker: workerIds[0] ?? '', task: '', sees: current.length ? [current.length - 1] : [] },
+    ]);
+
+  return (
+    <section class="card" aria-labelledby="review-title" data-testid="plan-editor">
+      <h2 id="review-title">Review the plan</h2>
+      {thought && <p class="thought">Plan: {thought}</p>}
+      <WorkflowGraph steps={steps} workerOrder={workerIds} />
+      {steps.map((step, index) => {
+        const own = issuesFor(index);
+        const errorId = `edit-step-${index}-errors`;
+        return (
+          <fieldset
+            key={index}
+            class="edit-step"
+            aria-invalid={own.length ? 'true' : 'false'}
+            data-testid={`edit-step-${index}`}
+            style={{ '--chip': `var(--w${workerColorIndex(step.worker, workerIds)})` }}
+          >
+            <legend>Step {index}</legend>
+            <div class="edit-step-head">
+              <label for={`edit-worker-${index}`}>Worker</label>
+              <select
+                id={`edit-worker-${index}`}
+                value={step.worker}
+                onChange={(e) => update(index, { worker: (e.currentTarget as HTMLSelectElement).value })}
+                aria-describedby={own.length ? errorId : undefined}
+              >
+                {!workerIds.includes(step.worker) && (
+                  <option value={step.worker}>{step.worker} (not in pool)</option>
+                )}
+                {workers.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.label} ({w.id})
+                  </option>
+                ))}
+              </select>
+              <span class="spacer" />
+              <button type="button" class="small danger" onClick={() => remove(index)}>
+                Remove step {index}
+              </button>
+            </div>
+            <div class="field">
+              <label for={`edit-task-${index}`}>Task</label>
+              <textarea
+                id={`edit-task-${index}`}
+                rows={3}
+                value={step.task}
+                onInput={(e) => update(index, { task: (e.currentTarget as HTMLTextAreaElement).value })}
+                aria-describedby={own.length ? errorId : undefined}
+                aria-invalid={own.some((i) => i.code === 'empty-task') ? 'true' : undefined}
+              />
+            </div>
+            {index > 0 && (
+              <fieldset>
+                <legend>Sees</legend>
+                <div class="sees-list">
+                  <label>
+                    <input
+                      type="checkbox"
+                      checked={step.sees === 'all'}
+                      onChange={(e) =>
+                        update(index, { sees: (e.currentTarget as HTMLInputElement).checked ? 'all' : [] })
+                      }
+                    />{' '}
+                    all earlier steps
+                  </label>
+                  {step.sees !== 'all' &&
+                    Array.from({ length: index }, (_, seen) => (
+                      <label key={seen}>
+                        <input
+                          type="checkbox"
+                          checked={(step.sees as number[]).includes(seen)}
+                          onChange={(e) =>
+                            toggleSee(index, seen, (e.currentTarget as HTMLInputElement).checked)
+                          }
+                        />{' '}
+                        step {seen}
+                      </label>
+                    ))}
+                </div>
+              </fieldset>
+            )}
+            {own.length > 0 && (
+              <ul class="issues" id={errorId} data-testid={`edit-step-${index}-issues`}>
+                {own.map((issue) => (
+                  <li key={issue.message}>{issue.message}</li>
+                ))}
+              </ul>
+            )}
+          </fieldset>
+        );
+      })}
+      {planIssues.length > 0 && (
+        <ul class="issues" data-testid="plan-issues">
+          {planIssues.map((issue) => (
+            <li key={issue.message}>{issue.message}</li>
+          ))}
+        </ul>
+      )}
+      <p class="visually-hidden" role="status">
+        {result.ok
+          ? 'The plan is valid.'
+          : `${issues.length} problem${issues.length === 1 ? '' : 's'} in the plan.`}
+      </p>
+      <div class="row">
+        <button type="button" onClick={add} disabled={steps.length >= maxSteps}>
+          Add a step
+        </button>
+        <span class="spacer" />
+        {onDiscard && (
+          <button type="button" onClick={onDiscard}>
+            Discard
+          </button>
+        )}
+        <button
+          type="button"
+          class="primary"
+          disabled={!result.ok}
+          data-testid="run-plan"
+          onClick={() => {
+            if (result.ok) onRun(result.plan);
+          }}
+        >
+          {runLabel}
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,22 @@
+import { describeProgress, type ProgressView } from '../app/progress.ts';
+
+/** A real progress bar: the native <progress> (announced by screen readers) plus bytes, speed and time left. */
+export function ProgressBar({ view, label }: { view: ProgressView; label: string }) {
+  const parts = describeProgress(view);
+  return (
+    <div class="progress" data-testid="model-progress" data-percent={view.percent}>
+      <label>
+        <span class="visually-hidden">{label}</span>
+        <progress max={100} value={view.percent} aria-valuetext={parts.join(', ')}>
+          {view.percent}%
+        </progress>
+      </label>
+      <div class="progress-stats">
+        {parts.map((part) => (
+          <span key={part}>{part}</span>
+        ))}
+        {view.text && <span class="muted">{view.text}</span>}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,191 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
+import { workerColorIndex } from '../app/graph.ts';
+import { isActive, liveTotals, type RunView } from '../app/run-model.ts';
+import { Answer } from './Answer.tsx';
+import { StepCard } from './StepCard.tsx';
+import { Timeline } from './Timeline.tsx';
+import { WorkflowGraph } from './WorkflowGraph.tsx';
+
+/** Re-renders every `ms` while `active`, so running bars and latencies move. */
+function useNow(active: boolean, ms = 250): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [active, ms]);
+  return active ? now : Date.now();
+}
+
+const PHASE_TEXT: Record<RunView['phase'], string> = {
+  planning: 'Planning on this device…',
+  review: 'Waiting for your review',
+  running: 'Running',
+  done: 'Done',
+  partial: 'Done (some steps failed)',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+export interface RunActions {
+  cancelRun?: () => void;
+  cancelStep?: (index: number) => void;
+  rerunStep?: (index: number) => void;
+  exportJson?: () => void;
+  exportMarkdown?: () => void;
+}
+
+/** Watch one run: the plan as it streams, the graph, the timeline, the step cards and the final answer. */
+export function RunPanel({
+  view,
+  workerOrder,
+  actions = {},
+}: {
+  view: RunView;
+  workerOrder: readonly string[];
+  actions?: RunActions;
+}) {
+  const active = isActive(view.phase);
+  const now = useNow(active);
+  const totals = view.totals ?? liveTotals(view.steps);
+  const graphSteps =
+    view.steps.length > 0
+      ? view.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees, state: s.state }))
+      : view.plannedSteps;
+  const finalIndex = view.finalStep ?? (view.phase === 'done' ? view.steps.length - 1 : undefined);
+  const finalStep = finalIndex !== undefined ? view.steps[finalIndex] : undefined;
+  const elapsed = (view.endedAt ?? now) - view.startedAt;
+  const color = (worker: string) => `var(--w${workerColorIndex(worker, workerOrder)})`;
+
+  return (
+    <section
+      class="run"
+      aria-labelledby="run-title"
+      data-testid="run"
+      data-phase={view.phase}
+      data-run-id={view.id}
+    >
+      <div class="card">
+        <div class="run-head">
+          <h2 id="run-title" class="visually-hidden">
+            Run
+          </h2>
+          <p class="run-question">{view.question}</p>
+          <span class="badge" data-status={view.phase} data-testid="run-phase" role="status">
+            {PHASE_TEXT[view.phase]}
+          </span>
+          <span class="badge">{view.mode}</span>
+          <span class="spacer" />
+          {active && actions.cancelRun && (
+            <button type="button" class="danger" onClick={actions.cancelRun} data-testid="cancel-run">
+              Cancel run
+            </button>
+          )}
+          {!active && actions.exportJson && (
+            <button type="button" onClick={actions.exportJson}>
+              Export JSON
+            </button>
+          )}
+          {!active && actions.exportMarkdown && (
+            <button type="button" onClick={actions.exportMarkdown}>
+              Export Markdown
+            </button>
+          )}
+        </div>
+        {view.fallback && (
+          <p class="alert" data-kind="warn" data-testid="plan-fallback">
+            {view.fallback}
+          </p>
+        )}
+        {view.error && (
+          <p class="alert" data-kind="error" role="alert">
+            {view.error}
+          </p>
+        )}
+        {view.thought && <p class="thought">Plan: {view.thought}</p>}
+        {view.phase === 'planning' && (
+          <details open>
+            <summary class="small">Conductor output</summary>
+            <pre class="plan-stream" data-testid="plan-stream" aria-live="off">
+              {view.planText || '…'}
+            </pre>
+          </details>
+        )}
+        <dl class="totals" data-testid="run-totals">
+          <div>
+            <dt>Steps</dt>
+            <dd>
+              {totals.done}/{graphSteps.length}
+            </dd>
+          </div>
+          <div>
+            <dt>Tokens in</dt>
+            <dd>{formatTokens(totals.promptTokens)}</dd>
+          </div>
+          <div>
+            <dt>Tokens out</dt>
+            <dd>{formatTokens(totals.completionTokens)}</dd>
+          </div>
+          <div>
+            <dt>Cost</dt>
+            <dd>{formatCost(totals.cost)}</dd>
+          </div>
+          <div>
+            <dt>Time</dt>
+            <dd>{formatDuration(elapsed)}</dd>
+          </div>
+          {view.planStats?.tokensPerSec !== undefined && (
+            <div>
+              <dt>Conductor</dt>
+              <dd>{view.planStats.tokensPerSec.toFixed(0)} tok/s</dd>
+            </div>
+          )}
+        </dl>
+      </div>
+
+      {finalStep && finalStep.state === 'done' && (
+        <section class="card" aria-labelledby="final-title" data-testid="final-answer">
+          <h2 id="final-title">Answer</h2>
+          <Answer text={view.answer ?? finalStep.text} />
+        </section>
+      )}
+
+      {graphSteps.length > 0 && (
+        <div class="grid-2">
+          <section class="card" aria-labelledby="graph-title">
+            <h2 id="graph-title">Workflow</h2>
+            <WorkflowGraph steps={graphSteps} workerOrder={workerOrder} />
+          </section>
+          <section class="card" aria-labelledby="timeline-title">
+            <h2 id="timeline-title">Timeline</h2>
+            {view.steps.some((s) => s.timings.startedAt !== undefined) ? (
+              <Timeline steps={view.steps} startedAt={view.startedAt} now={now} workerOrder={workerOrder} />
+            ) : (
+              <p class="muted">No step has started yet.</p>
+            )}
+          </section>
+        </div>
+      )}
+
+      {view.steps.length > 0 && (
+        <section aria-labelledby="steps-title">
+          <h2 id="steps-title">Steps</h2>
+          <div class="steps">
+            {view.steps.map((step) => (
+              <StepCard
+                key={step.index}
+                step={step}
+                color={color(step.worker)}
+                final={step.index === finalIndex}
+                now={now}
+                onCancel={actions.cancelStep}
+                onRerun={active ? undefined : actions.rerunStep}
+              />
+            ))}
+          </div>
+        </section>
+      )}
+    </section>
+  );
+}
