@@ -39,9 +39,38 @@ export interface OpenAITransportOptions {
  */
 export const PLACEHOLDER_API_KEY = 'baton-placeholder-key';
 
+/**
+ * Passes an event stream through unchanged while watching for the `data: [DONE]` terminator, which the
+ * SDK swallows: a stream that sent it ended properly even when no chunk carried a finish_reason.
+ */
+function watchForDone(response: Response, seen: { done: boolean }): Response {
+  const type = response.headers.get('content-type') ?? '';
+  if (!response.ok || !response.body || !type.includes('text/event-stream')) return response;
+  const decoder = new TextDecoder();
+  let tail = '';
+  const watcher = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      const text = tail + decoder.decode(chunk, { stream: true });
+      if (/(^|\n)data: ?\[DONE\]/.test(text)) seen.done = true;
+      tail = text.slice(-16);
+      controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(watcher), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 /** Removes what must not leave the page, then hands the request to the injected fetch. */
-function wrapFetch(inner: typeof fetch, sdkHeaders: 'keep' | 'strip', baton: EgressContext): typeof fetch {
-  return (input, init) => {
+function wrapFetch(
+  inner: typeof fetch,
+  sdkHeaders: 'keep' | 'strip',
+  baton: EgressContext,
+  seen: { done: boolean },
+): typeof fetch {
+  return async (input, init) => {
     const headers = new Headers(init?.headers);
     if (headers.get('authorization') === `Bearer ${PLACEHOLDER_API_KEY}`) headers.delete('authorization');
     if (sdkHeaders === 'strip') {
@@ -50,7 +79,7 @@ function wrapFetch(inner: typeof fetch, sdkHeaders: 'keep' | 'strip', baton: Egr
       }
     }
     const next: BatonRequestInit = { ...init, headers, baton };
-    return inner(input, next);
+    return watchForDone(await inner(input, next), seen);
   };
 }
 
@@ -103,6 +132,7 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
       const { signal } = request;
       if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
       const inner = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+      const seen = { done: false };
       const client = new OpenAI({
         apiKey: PLACEHOLDER_API_KEY,
         baseURL: worker.baseURL,
@@ -112,12 +142,17 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
         logLevel: 'off',
         // The key is the egress module's business: the SDK sends none.
         defaultHeaders: { Authorization: null, ...options.headers },
-        fetch: wrapFetch(inner, sdkHeaders, {
-          runId: request.runId,
-          stepIndex: request.stepIndex,
-          workerId: worker.id,
-          providerId: worker.providerId,
-        }),
+        fetch: wrapFetch(
+          inner,
+          sdkHeaders,
+          {
+            runId: request.runId,
+            stepIndex: request.stepIndex,
+            workerId: worker.id,
+            providerId: worker.providerId,
+          },
+          seen,
+        ),
       });
       let started = false;
       let finished = false;
@@ -151,7 +186,7 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
       }
       // The SDK ends the iteration quietly when the signal aborts it.
       if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
-      if (!finished) {
+      if (!finished && !seen.done) {
         throw new ProviderError('stream', 'The answer stream ended before the answer was complete.');
       }
     },

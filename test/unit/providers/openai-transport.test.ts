@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
@@ -194,5 +196,53 @@ describe('createOpenAITransport', () => {
     const error = await failure(collect(createOpenAITransport(), worker('echo'), hello, controller.signal));
     expect(error.kind).toBe('aborted');
     expect(chatPosts(provider)).toHaveLength(0);
+  });
+
+  describe('how a stream ends, against a bare SSE server', () => {
+    /** Serves one fixed SSE body for every request. */
+    async function sse(body: string) {
+      const server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(body);
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      return {
+        base,
+        close: () => {
+          server.closeAllConnections();
+          return new Promise<void>((resolve) => server.close(() => resolve()));
+        },
+      };
+    }
+    const chunk = (content: string, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
+
+    it('accepts [DONE] without any finish_reason', async () => {
+      const server = await sse(`${chunk('Hi')}${chunk(' there')}data: [DONE]\n\n`);
+      try {
+        const events = await collect(createOpenAITransport(), worker('m', server.base));
+        expect(events).toEqual([
+          { type: 'delta', text: 'Hi' },
+          { type: 'delta', text: ' there' },
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('reports a stream that closes cleanly with neither finish_reason nor [DONE] as kind stream', async () => {
+      const server = await sse(`${chunk('Hi')}${chunk(' the')}`);
+      try {
+        const error = await failure(collect(createOpenAITransport(), worker('m', server.base)));
+        expect(error.kind).toBe('stream');
+        expect(error.message).toContain('ended before the answer was complete');
+      } finally {
+        await server.close();
+      }
+    });
   });
 });
