@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { cspPlugin, parseConnectSrc } from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
 const isolationHeaders = {
@@ -31,6 +32,8 @@ export default defineConfig(({ mode }) => ({
     emptyOutDir: true,
     rollupOptions: { input: inputs(mode) },
   },
+  // Content-Security-Policy from the provider catalog; BATON_CONNECT_SRC adds custom hosts (README).
+  plugins: [cspPlugin({ extraConnectSrc: parseConnectSrc(process.env.BATON_CONNECT_SRC) })],
   worker: { format: 'es' },
   server: { headers: isolationHeaders },
   preview: { headers: isolationHeaders },
