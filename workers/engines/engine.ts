@@ -17,6 +17,8 @@ export type ModelRef =
       url: string;
       /** Display name. */
       name?: string;
+      /** llama.cpp threads (default: every core when cross-origin isolated, else 1). */
+      threads?: number;
     };
 
 export interface LoadProgress {

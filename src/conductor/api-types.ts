@@ -1,0 +1,137 @@
+import type { LoadProgress, ModelRef } from '../../workers/engines/engine.ts';
+import type { Plan, Step } from '../plan/index.ts';
+import type { ChatMessage } from '../providers/transport.ts';
+
+/**
+ * Requests and results of the conductor worker, shared by the worker and the page. Types only: the page
+ * imports the worker's API type with `import type`, never its code.
+ */
+
+export type { LoadProgress, ModelRef };
+
+/** What the conductor is told about one worker of the pool. */
+export interface PoolEntry {
+  id: string;
+  label: string;
+  /** One line the user can edit. */
+  strengths: string;
+  costTier?: 'low' | 'medium' | 'high';
+}
+
+export type PlanMode = 'router' | 'conductor';
+
+/** Knobs common to every generation. Each request names its model, so a restarted worker reloads it. */
+export interface GenerationOptions {
+  /** Unique per call; `cancel(requestId)` stops it. */
+  requestId: string;
+  model: ModelRef;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+export interface PlanRequest extends GenerationOptions {
+  question: string;
+  pool: PoolEntry[];
+  mode: PlanMode;
+  /** Most steps (default 5; always 1 in `router` mode). */
+  maxSteps?: number;
+  /** Most levels of `self` recursion (default 2). A first plan may use `self` when this is above 0. */
+  maxDepth?: number;
+  /** `maxLength` of each task in the constrained output (default from the plan language). */
+  maxTaskLength?: number;
+  /** `maxLength` of `thought` in the constrained output. */
+  maxThoughtLength?: number;
+}
+
+export interface ReplanRequest extends Omit<PlanRequest, 'mode'> {
+  /** Every step of the workflow so far (global indices). */
+  steps: Step[];
+  /** `answers[i]` is step i's answer (null when it has none). */
+  answers: (string | null)[];
+  /** The depth the corrective steps will have (1 for a `self` step of the first plan). */
+  depth: number;
+}
+
+export interface LocalChatRequest extends GenerationOptions {
+  messages: ChatMessage[];
+}
+
+export interface GenerationStats {
+  promptTokens: number;
+  completionTokens: number;
+  prefillTokensPerSec?: number;
+  decodeTokensPerSec?: number;
+  /** Wall time of the whole call in the worker, model loading excluded. */
+  ms: number;
+}
+
+/**
+ * Streamed while a plan is written. Each `step` has passed validation on its own. A `restart` means the
+ * model's output was rejected and a new attempt (repair or fallback) begins: steps of earlier attempts that
+ * have not started should be dropped.
+ */
+export type StepEvent =
+  | { kind: 'step'; index: number; step: Step; attempt: number }
+  | { kind: 'restart'; attempt: number; reason: string };
+
+export interface PlanResponse {
+  plan: Plan;
+  stats: GenerationStats;
+  /** The model's output was rejected, then a repair attempt produced this plan. */
+  repaired?: { error: string };
+  /** Neither the output nor the repair was valid: this plan is one step on the strongest worker. */
+  fallback?: { reason: string };
+  /** The model's last raw output. */
+  raw: string;
+}
+
+export interface ReplanResponse {
+  /** Corrective steps (global indices), or [] to accept the current last answer. */
+  steps: Step[];
+  thought?: string;
+  stats: GenerationStats;
+  repaired?: { error: string };
+  /** The output could not be used: the run accepts its current answer. */
+  fallback?: { reason: string };
+  raw: string;
+}
+
+export interface LocalChatResponse {
+  text: string;
+  stats: GenerationStats;
+  finishReason: 'stop' | 'length' | 'abort';
+}
+
+export interface CacheStatus {
+  cached: boolean;
+  bytes?: number;
+}
+
+/**
+ * Failures of the conductor's life cycle (not of an engine: those are `EngineError`s from
+ * engine-errors.ts). Across comlink only `name` survives, so callers switch on it.
+ */
+export type ConductorErrorName =
+  /** `cancel()` stopped the call. */
+  | 'PlanCancelled'
+  /** The worker died or stopped answering; it was replaced, and the next call works again. */
+  | 'WorkerCrashed'
+  | 'ModelNotLoaded'
+  /** The pool is empty, so there is nothing to plan for (or fall back to). */
+  | 'NoWorkers';
+
+export class ConductorError extends Error {
+  override readonly name: ConductorErrorName;
+  constructor(name: ConductorErrorName, message: string) {
+    super(message);
+    this.name = name;
+  }
+}
+
+/**
+ * Everything a generation streams to the page goes through one callback, so it arrives in order (each
+ * comlink callback has its own MessagePort, and two ports are not ordered with each other). The worker
+ * waits for the page to acknowledge the last event before it resolves the call, so every event arrives
+ * before the result.
+ */
+export type ConductorEvent = { kind: 'token'; text: string } | StepEvent | { kind: 'flush' };

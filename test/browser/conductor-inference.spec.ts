@@ -1,0 +1,193 @@
+import { expect, type Page, test } from '@playwright/test';
+import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
+import type { ConductorHarness } from '../pages/conductor.ts';
+
+/** The harness page's handle (set by test/pages/conductor.ts). */
+declare global {
+  var __conductor: ConductorHarness;
+}
+
+// Real inference: a tiny random-weight GGUF, generated now, served over HTTP, loaded by wllama inside the
+// conductor worker, driven through the real bridge on the harness page.
+
+let models: ModelServer;
+/** The same model without the bias that closes strings early: its plans run on until the length limits. */
+let rambling: ModelServer;
+test.beforeAll(async () => {
+  models = await startModelServer();
+  rambling = await startModelServer({ logitBias: { '\n': -3, '\t': -3, ' ': -3 } });
+});
+test.afterAll(async () => {
+  await models?.close();
+  await rambling?.close();
+});
+
+const pool = [
+  { id: 'w1', label: 'Fast model', strengths: 'quick short answers', costTier: 'low' as const },
+  { id: 'w2', label: 'Coder', strengths: 'writes and fixes code', costTier: 'medium' as const },
+  { id: 'w3', label: 'Strong model', strengths: 'hard reasoning and math', costTier: 'high' as const },
+];
+
+async function openHarness(page: Page, query = '') {
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') console.log('[page]', msg.text());
+  });
+  await page.goto(`/test/pages/conductor.html${query}`);
+  await expect(page.locator('#status')).toHaveAttribute('data-ready', 'true');
+}
+
+test.describe.configure({ mode: 'serial' });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+const question = 'Write a short python function that adds two numbers, then check it.';
+const tinyPlan = {
+  question,
+  pool,
+  mode: 'conductor' as const,
+  maxSteps: 3,
+  maxDepth: 0,
+  maxTaskLength: 40,
+  maxThoughtLength: 40,
+  maxTokens: 400,
+  temperature: 0.8,
+};
+
+test('plans with the tiny model in the worker: schema-valid, streamed token by token, steps before the end', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await openHarness(page);
+  const load = await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
+  expect(models.downloads()).toBe(1);
+  expect(load.progress.length).toBeGreaterThan(0);
+
+  const trace = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
+  expect(trace.error).toBeUndefined();
+  expect(trace.ok).toBe(true);
+  const response = trace.response as {
+    plan: { steps: { worker: string; task: string; sees: unknown }[] };
+    raw: string;
+    fallback?: unknown;
+    repaired?: { error: string };
+    stats: { completionTokens: number; decodeTokensPerSec?: number };
+  };
+  console.log('plan raw:', response.raw, JSON.stringify(response.stats), response.repaired ?? '');
+  // The model's own output, not the fallback; it parses as JSON and every worker is from the pool.
+  expect(response.fallback).toBeUndefined();
+  const parsed = JSON.parse(response.raw) as { steps: { worker: string }[] };
+  expect(parsed.steps.length).toBeGreaterThanOrEqual(1);
+  expect(parsed.steps.length).toBeLessThanOrEqual(3);
+  for (const step of response.plan.steps) expect(['w1', 'w2', 'w3']).toContain(step.worker);
+  // Token by token: many callbacks, and together they end with the raw output (an invalid first attempt,
+  // if any, was repaired: its tokens come first).
+  expect(trace.tokens.length).toBeGreaterThan(10);
+  expect(trace.tokens.map((t) => t.text).join('')).toMatch(new RegExp(`${escapeRegExp(response.raw)}$`));
+  // Steps stream as soon as each object closes: at least one arrived while tokens were still coming.
+  const stepEvents = trace.steps.filter((s) => s.event.kind === 'step');
+  expect(stepEvents.length).toBeGreaterThanOrEqual(1);
+  expect(stepEvents[0]!.t).toBeLessThan(trace.tokens.at(-1)!.t);
+  expect(stepEvents[0]!.t).toBeLessThan(trace.settledAt);
+  // The final attempt streamed exactly the plan's steps.
+  const lastAttempt = Math.max(...stepEvents.map((s) => (s.event.kind === 'step' ? s.event.attempt : 0)));
+  const finalSteps = stepEvents.flatMap((s) =>
+    s.event.kind === 'step' && s.event.attempt === lastAttempt ? [s.event.step] : [],
+  );
+  expect(finalSteps).toEqual(response.plan.steps);
+  if (response.repaired) expect(trace.steps.some((s) => s.event.kind === 'restart')).toBe(true);
+});
+
+test('cancel during generation stops the tokens within 500 ms and the next plan works', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openHarness(page);
+  await page.evaluate((url) => globalThis.__conductor.load(url, 1), rambling.url);
+  const long = { ...tinyPlan, maxTaskLength: 600, maxThoughtLength: 800, maxTokens: 2000 };
+  const trace = await page.evaluate((request) => globalThis.__conductor.plan(request, 5), long);
+  expect(trace.ok).toBe(false);
+  expect(trace.error?.name).toBe('PlanCancelled');
+  const cancelledAt = trace.cancelledAt!;
+  const lastToken = trace.tokens.at(-1)!.t;
+  console.log(
+    `cancel: ${trace.tokens.length} tokens, last ${(lastToken - cancelledAt).toFixed(0)} ms and settled ` +
+      `${(trace.settledAt - cancelledAt).toFixed(0)} ms after cancel`,
+  );
+  expect(lastToken - cancelledAt).toBeLessThan(500);
+  expect(trace.settledAt - cancelledAt).toBeLessThan(500);
+  // A soft stop: the worker was not replaced, and it plans again at once.
+  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(0);
+  const next = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
+  expect(next.error).toBeUndefined();
+  expect(next.ok).toBe(true);
+});
+
+test('a worker killed while idle is replaced: the next plan reloads the model (from cache) and works', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await openHarness(page);
+  await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
+  const downloads = models.downloads();
+  expect(await page.evaluate(() => globalThis.__conductor.terminateWorker())).toBe(true);
+  const trace = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
+  expect(trace.error).toBeUndefined();
+  expect(trace.ok).toBe(true);
+  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
+  // The restarted worker read the model from Cache Storage instead of downloading it again.
+  expect(models.downloads()).toBe(downloads);
+});
+
+test('a worker killed during a plan fails that plan as WorkerCrashed, and the next plan works', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await openHarness(page);
+  await page.evaluate((url) => globalThis.__conductor.load(url, 1), rambling.url);
+  const long = { ...tinyPlan, maxTaskLength: 600, maxThoughtLength: 800, maxTokens: 2000 };
+  const trace = await page.evaluate(async (request) => {
+    const h = globalThis.__conductor;
+    const running = h.plan(request);
+    // Kill it while it writes (the rambling model writes for many seconds on this machine).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    h.terminateWorker();
+    return running;
+  }, long);
+  expect(trace.ok).toBe(false);
+  expect(trace.error?.name).toBe('WorkerCrashed');
+  const next = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
+  expect(next.error).toBeUndefined();
+  expect(next.ok).toBe(true);
+  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
+});
+
+test('an uncaught error in the worker replaces it, and the next plan works', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openHarness(page);
+  await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
+  await page.evaluate(() => globalThis.__conductor.crashWorker());
+  await expect.poll(() => page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
+  const trace = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
+  expect(trace.error).toBeUndefined();
+  expect(trace.ok).toBe(true);
+});
+
+test('a cancel the worker does not honour in time becomes a hard stop (restart)', async ({ page }) => {
+  test.setTimeout(120_000);
+  // A 1 ms grace period: the soft stop cannot win, so the bridge must kill and restart the worker.
+  await openHarness(page, '?cancelGrace=1');
+  await page.evaluate((url) => globalThis.__conductor.load(url, 1), rambling.url);
+  const long = { ...tinyPlan, maxTaskLength: 600, maxThoughtLength: 800, maxTokens: 2000 };
+  const trace = await page.evaluate((request) => globalThis.__conductor.plan(request, 3), long);
+  expect(trace.error?.name).toBe('PlanCancelled');
+  expect(trace.error?.message).toMatch(/restarted/);
+  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
+  const next = await page.evaluate((request) => globalThis.__conductor.plan(request), {
+    ...long,
+    maxTokens: 200,
+    maxTaskLength: 40,
+    maxThoughtLength: 40,
+  });
+  expect(next.error).toBeUndefined();
+  expect(next.ok).toBe(true);
+});

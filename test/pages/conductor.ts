@@ -1,0 +1,146 @@
+import { Wllama } from '@wllama/wllama';
+import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import type { PlanRequest, StepEvent } from '../../src/conductor/api-types.ts';
+import { ConductorBridge } from '../../src/conductor/bridge.ts';
+import { planPrompt } from '../../workers/engine-host.ts';
+
+/**
+ * Harness for the conductor: the real worker behind the real bridge, plus a raw wllama instance on the page
+ * for side-by-side timing (P3). Everything is driven from Playwright through `window.__conductor`.
+ */
+
+const params = new URLSearchParams(location.search);
+const bridge = new ConductorBridge({
+  pingIntervalMs: Number(params.get('pingInterval') ?? 1000),
+  pingTimeoutMs: Number(params.get('pingTimeout') ?? 2000),
+  cancelGraceMs: Number(params.get('cancelGrace') ?? 1500),
+});
+
+type PlanInput = Omit<PlanRequest, 'requestId' | 'model'>;
+
+interface Trace {
+  ok: boolean;
+  response?: unknown;
+  error?: { name: string; message: string };
+  tokens: { t: number; text: string }[];
+  steps: { t: number; event: StepEvent }[];
+  startedAt: number;
+  settledAt: number;
+  cancelledAt?: number;
+}
+
+async function traced(
+  run: (opts: {
+    onToken: (text: string) => void;
+    onStep: (event: StepEvent) => void;
+    signal: AbortSignal;
+  }) => Promise<unknown>,
+  cancelAfterTokens?: number,
+): Promise<Trace> {
+  const controller = new AbortController();
+  const trace: Trace = { ok: false, tokens: [], steps: [], startedAt: performance.now(), settledAt: 0 };
+  const onToken = (text: string) => {
+    trace.tokens.push({ t: performance.now(), text });
+    if (cancelAfterTokens !== undefined && trace.tokens.length === cancelAfterTokens) {
+      trace.cancelledAt = performance.now();
+      controller.abort();
+    }
+  };
+  const onStep = (event: StepEvent) => trace.steps.push({ t: performance.now(), event });
+  try {
+    trace.response = await run({ onToken, onStep, signal: controller.signal });
+    trace.ok = true;
+  } catch (error) {
+    const e = error as Error;
+    trace.error = { name: e.name, message: e.message };
+  }
+  trace.settledAt = performance.now();
+  return trace;
+}
+
+let raw: Wllama | undefined;
+
+const harness = {
+  bridge,
+  async load(url: string, threads?: number) {
+    const progress: unknown[] = [];
+    const started = performance.now();
+    await bridge.load({ engine: 'wllama', url, name: 'tiny', ...(threads ? { threads } : {}) }, (p) =>
+      progress.push(p),
+    );
+    return { progress, ms: performance.now() - started };
+  },
+  plan(request: PlanInput, cancelAfterTokens?: number): Promise<Trace> {
+    return traced((opts) => bridge.plan(request, opts), cancelAfterTokens);
+  },
+  chat(text: string, maxTokens: number, cancelAfterTokens?: number): Promise<Trace> {
+    return traced(
+      (opts) => bridge.chat({ messages: [{ role: 'user', content: text }], maxTokens }, opts),
+      cancelAfterTokens,
+    );
+  },
+  restartCount: () => bridge.restartCount,
+  /** Kills the worker behind the bridge's back (as a browser would kill a crashed worker). */
+  terminateWorker(): boolean {
+    const worker = bridge.workerForTests;
+    worker?.terminate();
+    return !!worker;
+  },
+  crashWorker: () => bridge.crashForTests(),
+
+  /** Raw wllama on the page, for P3: same prompt and schema as the worker's plan, `maxTokens` tokens. */
+  async rawLoad(url: string, threads?: number, extra: Record<string, unknown> = {}) {
+    await raw?.exit().catch(() => {});
+    raw = new Wllama(
+      { default: wasmUrl },
+      { suppressNativeLog: true, logger: { ...console, debug: () => {}, log: () => {} } },
+    );
+    raw.setCompat(null);
+    const blob = await (await fetch(url)).blob();
+    threads ??= crossOriginIsolated ? Math.max(1, navigator.hardwareConcurrency || 1) : 1;
+    await raw.loadModel([blob], {
+      n_ctx: 4096,
+      n_threads: threads,
+      n_gpu_layers: 0,
+      n_parallel: 1,
+      jinja: false,
+      ...extra,
+    });
+  },
+  async rawPlan(request: PlanInput, maxTokens: number, temperature: number) {
+    if (!raw) throw new Error('rawLoad first');
+    const { messages, jsonSchema } = planPrompt({
+      ...request,
+      requestId: 'raw',
+      model: { engine: 'wllama', url: '' },
+    });
+    let tokens = 0;
+    let text = '';
+    const started = performance.now();
+    await raw.createChatCompletion({
+      messages,
+      stream: true,
+      max_tokens: maxTokens,
+      temperature,
+      response_format: { type: 'json_schema', json_schema: { name: 'plan', schema: jsonSchema } },
+      onData: (chunk) => {
+        const piece = chunk.choices[0]?.delta.content;
+        if (piece) {
+          tokens++;
+          text += piece;
+        }
+      },
+    });
+    return { ms: performance.now() - started, tokens, text };
+  },
+};
+
+export type ConductorHarness = typeof harness;
+
+declare global {
+  var __conductor: typeof harness;
+}
+globalThis.__conductor = harness;
+const status = document.getElementById('status')!;
+status.textContent = 'ready';
+status.dataset.ready = 'true';

@@ -1,0 +1,367 @@
+import {
+  ConductorError,
+  type GenerationStats,
+  type LocalChatRequest,
+  type LocalChatResponse,
+  type PlanRequest,
+  type PlanResponse,
+  type PoolEntry,
+  type ReplanRequest,
+  type ReplanResponse,
+  type StepEvent,
+} from '../src/conductor/api-types.ts';
+import { buildPlanMessages, buildRepairMessages, buildReplanMessages } from '../src/conductor/prompt.ts';
+import {
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_STEPS,
+  type Plan,
+  type PlanResult,
+  parsePlan,
+  planJsonSchema,
+  type Step,
+  validateStep,
+} from '../src/plan/index.ts';
+import type { ChatMessage } from '../src/providers/transport.ts';
+import type { ConductorEngine, GenerateResult, LoadProgress, ModelRef } from './engines/engine.ts';
+import { StepScanner } from './step-scanner.ts';
+
+export type EngineFactory = (kind: ModelRef['engine']) => Promise<ConductorEngine>;
+
+const DEFAULT_PLAN_TOKENS = 1024;
+const DEFAULT_CHAT_TOKENS = 1024;
+const TIER_RANK = { high: 3, medium: 2, low: 1 } as const;
+
+function sameModel(a: ModelRef | undefined, b: ModelRef): boolean {
+  if (!a || a.engine !== b.engine) return false;
+  if (a.engine === 'wllama' && b.engine === 'wllama') return a.url === b.url && a.threads === b.threads;
+  if (a.engine === 'webllm' && b.engine === 'webllm') {
+    return a.modelId === b.modelId && a.modelUrl === b.modelUrl && a.modelLibUrl === b.modelLibUrl;
+  }
+  return false;
+}
+
+/** The worker the fallback plan uses: the highest cost tier (a proxy for strength), first in pool order. */
+export function strongestWorker(pool: readonly PoolEntry[]): PoolEntry | undefined {
+  let best: PoolEntry | undefined;
+  for (const entry of pool) {
+    if (entry.id === 'self') continue;
+    const rank = TIER_RANK[entry.costTier ?? 'medium'];
+    if (!best || rank > TIER_RANK[best.costTier ?? 'medium']) best = entry;
+  }
+  return best;
+}
+
+/** The prompt, the output constraint and the validation limits of a first plan. */
+export function planPrompt(request: PlanRequest) {
+  const router = request.mode === 'router';
+  const maxSteps = router ? 1 : (request.maxSteps ?? DEFAULT_MAX_STEPS);
+  const maxDepth = request.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const allowSelf = !router && maxDepth > 0;
+  const pool = request.pool.filter((entry) => entry.id !== 'self');
+  const workerIds = pool.map((entry) => entry.id);
+  const limits = { workerIds, maxSteps, allowSelf, minSteps: 1, offset: 0 };
+  const jsonSchema = planJsonSchema({
+    ...limits,
+    ...(request.maxTaskLength ? { maxTaskLength: request.maxTaskLength } : {}),
+    ...(request.maxThoughtLength ? { maxThoughtLength: request.maxThoughtLength } : {}),
+  });
+  const messages = buildPlanMessages({
+    question: request.question,
+    pool,
+    mode: request.mode,
+    maxSteps,
+    maxDepth,
+  });
+  return { messages, jsonSchema, limits, pool };
+}
+
+interface Attempt {
+  result: GenerateResult;
+  parsed: PlanResult;
+}
+
+/**
+ * Everything the conductor worker does, without comlink: engines, loading (and reloading after a
+ * restart), planning with validation, one repair and a reported fallback, local chat, cancel.
+ * Runs in the worker; unit tests drive it in node with a scripted engine.
+ */
+export class EngineHost {
+  private engine: ConductorEngine | undefined;
+  private loading: Promise<void> | undefined;
+  private loadingModel: ModelRef | undefined;
+  private readonly controllers = new Map<string, AbortController>();
+  /** Generations run one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly createEngine: EngineFactory) {}
+
+  loaded(): ModelRef | undefined {
+    return this.engine?.loaded();
+  }
+
+  /** Loads `model` unless it is already loaded (or loading); a different model replaces the current one. */
+  async load(model: ModelRef, onProgress: (progress: LoadProgress) => void = () => {}): Promise<void> {
+    if (sameModel(this.engine?.loaded(), model)) return;
+    if (this.loading && sameModel(this.loadingModel, model)) return this.loading;
+    const previous = this.loading;
+    const run = (async () => {
+      await previous?.catch(() => {});
+      if (sameModel(this.engine?.loaded(), model)) return;
+      if (this.engine && this.engine.kind !== model.engine) {
+        await this.engine.unload();
+        this.engine = undefined;
+      }
+      this.engine ??= await this.createEngine(model.engine);
+      await this.engine.load(model, onProgress);
+    })();
+    this.loading = run;
+    this.loadingModel = model;
+    try {
+      await run;
+    } finally {
+      if (this.loading === run) {
+        this.loading = undefined;
+        this.loadingModel = undefined;
+      }
+    }
+  }
+
+  async unload(): Promise<void> {
+    for (const controller of this.controllers.values()) controller.abort();
+    const engine = this.engine;
+    this.engine = undefined;
+    await engine?.unload();
+  }
+
+  /** Soft stop: aborts the request's generation (or its wait in the queue). False if it is unknown. */
+  cancel(requestId: string): boolean {
+    const controller = this.controllers.get(requestId);
+    if (!controller) return false;
+    controller.abort();
+    this.engine?.interrupt();
+    return true;
+  }
+
+  private async exclusive<T>(requestId: string, model: ModelRef, work: (signal: AbortSignal) => Promise<T>) {
+    const controller = new AbortController();
+    if (this.controllers.has(requestId)) throw new Error(`Request ${requestId} is already running`);
+    this.controllers.set(requestId, controller);
+    const run = this.queue.then(async () => {
+      if (controller.signal.aborted) throw cancelled();
+      await this.load(model);
+      if (controller.signal.aborted) throw cancelled();
+      return work(controller.signal);
+    });
+    this.queue = run.catch(() => {});
+    try {
+      return await run;
+    } finally {
+      this.controllers.delete(requestId);
+    }
+  }
+
+  private async generate(
+    messages: ChatMessage[],
+    options: { jsonSchema?: Record<string, unknown>; maxTokens: number; temperature: number },
+    signal: AbortSignal,
+    onToken: (text: string) => void,
+  ): Promise<GenerateResult> {
+    const engine = this.engine;
+    if (!engine) throw new ConductorError('ModelNotLoaded', 'No model is loaded');
+    const result = await engine.generate({
+      messages,
+      ...(options.jsonSchema ? { jsonSchema: options.jsonSchema } : {}),
+      maxTokens: options.maxTokens,
+      temperature: options.temperature,
+      signal,
+      onToken,
+    });
+    if (result.finishReason === 'abort' || signal.aborted) throw cancelled();
+    return result;
+  }
+
+  async plan(
+    request: PlanRequest,
+    onToken: (text: string) => void,
+    onStep: (event: StepEvent) => void,
+  ): Promise<PlanResponse> {
+    return this.exclusive(request.requestId, request.model, async (signal) => {
+      const started = performance.now();
+      const { messages, jsonSchema, limits, pool } = planPrompt(request);
+      const gen = {
+        jsonSchema,
+        maxTokens: request.maxTokens ?? DEFAULT_PLAN_TOKENS,
+        temperature: request.temperature ?? 0.2,
+      };
+      const stats = new StatsCollector(started);
+      const attempt = async (attemptNo: number, prompt: ChatMessage[]): Promise<Attempt> => {
+        const scanner = new StepScanner();
+        let index = 0;
+        const result = await this.generate(prompt, gen, signal, (piece) => {
+          onToken(piece);
+          for (const raw of scanner.push(piece)) {
+            const checked = validateStep(raw, index, limits);
+            if (checked.ok) onStep({ kind: 'step', index, step: checked.step, attempt: attemptNo });
+            index++;
+          }
+        });
+        stats.add(result);
+        return { result, parsed: parsePlan(result.text, limits) };
+      };
+
+      const first = await attempt(1, messages);
+      if (first.parsed.ok) return { plan: first.parsed.plan, stats: stats.done(), raw: first.result.text };
+      const error = lengthNote(first);
+      onStep({ kind: 'restart', attempt: 2, reason: error });
+      const repairMessages = buildRepairMessages({ messages, output: first.result.text, error });
+      const second = await attempt(2, repairMessages);
+      if (second.parsed.ok) {
+        return {
+          plan: second.parsed.plan,
+          stats: stats.done(),
+          repaired: { error },
+          raw: second.result.text,
+        };
+      }
+      const strongest = strongestWorker(pool);
+      if (!strongest) throw new ConductorError('NoWorkers', 'The pool has no worker to fall back to');
+      const reason =
+        `The conductor's plan was invalid twice (${error}; then ${lengthNote(second)}), ` +
+        `so the question goes to ${strongest.label} alone.`;
+      onStep({ kind: 'restart', attempt: 3, reason });
+      const step: Step = { worker: strongest.id, task: request.question, sees: [] };
+      onStep({ kind: 'step', index: 0, step, attempt: 3 });
+      const plan: Plan = { thought: 'Fallback: one step on the strongest worker.', steps: [step] };
+      return { plan, stats: stats.done(), fallback: { reason }, raw: second.result.text };
+    });
+  }
+
+  async replan(
+    request: ReplanRequest,
+    onToken: (text: string) => void,
+    onStep: (event: StepEvent) => void,
+  ): Promise<ReplanResponse> {
+    return this.exclusive(request.requestId, request.model, async (signal) => {
+      const started = performance.now();
+      const maxDepth = request.maxDepth ?? DEFAULT_MAX_DEPTH;
+      const offset = request.steps.length;
+      const maxSteps = request.maxSteps ?? DEFAULT_MAX_STEPS;
+      const workerIds = request.pool.map((entry) => entry.id).filter((id) => id !== 'self');
+      const limits = { workerIds, maxSteps, allowSelf: request.depth < maxDepth, minSteps: 0, offset };
+      const jsonSchema = planJsonSchema({
+        ...limits,
+        ...(request.maxTaskLength ? { maxTaskLength: request.maxTaskLength } : {}),
+        ...(request.maxThoughtLength ? { maxThoughtLength: request.maxThoughtLength } : {}),
+      });
+      const pool = request.pool.filter((entry) => entry.id !== 'self');
+      const messages = buildReplanMessages({
+        question: request.question,
+        pool,
+        steps: request.steps,
+        answers: request.answers,
+        depth: request.depth,
+        maxSteps,
+        maxDepth,
+      });
+      const gen = {
+        jsonSchema,
+        maxTokens: request.maxTokens ?? DEFAULT_PLAN_TOKENS,
+        temperature: request.temperature ?? 0.2,
+      };
+      const stats = new StatsCollector(started);
+      const attempt = async (attemptNo: number, prompt: ChatMessage[]): Promise<Attempt> => {
+        const scanner = new StepScanner();
+        let index = offset;
+        const result = await this.generate(prompt, gen, signal, (piece) => {
+          onToken(piece);
+          for (const raw of scanner.push(piece)) {
+            const checked = validateStep(raw, index, limits);
+            if (checked.ok) onStep({ kind: 'step', index, step: checked.step, attempt: attemptNo });
+            index++;
+          }
+        });
+        stats.add(result);
+        return { result, parsed: parsePlan(result.text, limits) };
+      };
+      const first = await attempt(1, messages);
+      if (first.parsed.ok) {
+        return withThought(
+          { steps: first.parsed.plan.steps, stats: stats.done(), raw: first.result.text },
+          first,
+        );
+      }
+      const error = lengthNote(first);
+      onStep({ kind: 'restart', attempt: 2, reason: error });
+      const second = await attempt(2, buildRepairMessages({ messages, output: first.result.text, error }));
+      if (second.parsed.ok) {
+        return withThought(
+          {
+            steps: second.parsed.plan.steps,
+            stats: stats.done(),
+            repaired: { error },
+            raw: second.result.text,
+          },
+          second,
+        );
+      }
+      const reason = `The conductor's corrective steps were invalid twice (${error}; then ${lengthNote(second)}), so the current answer is accepted.`;
+      onStep({ kind: 'restart', attempt: 3, reason });
+      return { steps: [], stats: stats.done(), fallback: { reason }, raw: second.result.text };
+    });
+  }
+
+  async chat(request: LocalChatRequest, onToken: (text: string) => void): Promise<LocalChatResponse> {
+    return this.exclusive(request.requestId, request.model, async (signal) => {
+      const stats = new StatsCollector(performance.now());
+      const result = await this.generate(
+        request.messages,
+        { maxTokens: request.maxTokens ?? DEFAULT_CHAT_TOKENS, temperature: request.temperature ?? 0.7 },
+        signal,
+        onToken,
+      );
+      stats.add(result);
+      return { text: result.text, stats: stats.done(), finishReason: result.finishReason };
+    });
+  }
+}
+
+function withThought(response: ReplanResponse, attempt: Attempt): ReplanResponse {
+  const thought = attempt.parsed.ok ? attempt.parsed.plan.thought : undefined;
+  return thought ? { ...response, thought } : response;
+}
+
+/** The validation message, plus why the text may have ended early. */
+function lengthNote(attempt: Attempt): string {
+  const message = attempt.parsed.ok ? '' : attempt.parsed.message;
+  return attempt.result.finishReason === 'length'
+    ? `${message} (the output hit the token limit)`.trim()
+    : message;
+}
+
+function cancelled(): ConductorError {
+  return new ConductorError('PlanCancelled', 'Cancelled');
+}
+
+class StatsCollector {
+  private promptTokens = 0;
+  private completionTokens = 0;
+  private prefill: number | undefined;
+  private decode: number | undefined;
+  constructor(private readonly started: number) {}
+  add(result: GenerateResult) {
+    this.promptTokens += result.promptTokens;
+    this.completionTokens += result.completionTokens;
+    this.prefill = result.prefillTokensPerSec ?? this.prefill;
+    this.decode = result.decodeTokensPerSec ?? this.decode;
+  }
+  done(): GenerationStats {
+    const stats: GenerationStats = {
+      promptTokens: this.promptTokens,
+      completionTokens: this.completionTokens,
+      ms: performance.now() - this.started,
+    };
+    if (this.prefill !== undefined) stats.prefillTokensPerSec = this.prefill;
+    if (this.decode !== undefined) stats.decodeTokensPerSec = this.decode;
+    return stats;
+  }
+}
