@@ -1,0 +1,87 @@
+import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
+import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
+import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
+import { type StrategySummary, summarize } from '../../evaluation/summary.ts';
+import { AccuracyCostChart, TokensByWorkerChart } from './charts.tsx';
+
+export function accuracyText(s: Pick<StrategySummary, 'accuracy' | 'correct' | 'items'>): string {
+  return `${Math.round(s.accuracy * 100)}% (${s.correct}/${s.items})`;
+}
+
+const tokens = (n: number) => String(Math.round(n));
+
+/** One bench run's results: the table per strategy (the charts' text alternative) and both charts. */
+export function ResultsPanel({
+  run,
+  results,
+  title,
+  testid,
+}: {
+  run: BenchRunRecord;
+  results: readonly BenchItemResult[];
+  title: string;
+  testid: string;
+}) {
+  const summaries = summarize(results);
+  // Strategies without results yet keep their place in the order they were chosen.
+  const order = run.strategies.map((s) => s.id);
+  summaries.sort((a, b) => order.indexOf(a.strategyId) - order.indexOf(b.strategyId));
+  const labels = new Map(run.strategies.map((s) => [s.id, s.label]));
+  const labelOf = (id: string) => labels.get(id) ?? id;
+  const captionId = `${testid}-caption`;
+  return (
+    <section class="card bench-results" data-testid={testid} data-run={run.id} aria-labelledby={captionId}>
+      <h3 id={captionId}>
+        {title}: {run.name}
+      </h3>
+      <p class="small muted">
+        {formatTime(run.createdAt)} · {run.tasks.length} task{run.tasks.length === 1 ? '' : 's'} ·{' '}
+        {results.length} of {run.tasks.length * run.strategies.length} items · {run.state}
+        {run.stopReason ? ` — ${run.stopReason}` : ''}
+      </p>
+      {summaries.length === 0 ? (
+        <p class="muted">No results yet.</p>
+      ) : (
+        <>
+          <div class="table-wrap">
+            <table class="data" data-testid="results-table">
+              <caption class="visually-hidden">Results per strategy</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Strategy</th>
+                  <th scope="col">Accuracy</th>
+                  <th scope="col">Tokens per task</th>
+                  <th scope="col">Cost</th>
+                  <th scope="col">Latency median</th>
+                  <th scope="col">Latency p90</th>
+                  <th scope="col">Failures</th>
+                </tr>
+              </thead>
+              <tbody>
+                {summaries.map((s) => (
+                  <tr key={s.strategyId} data-strategy={s.strategyId}>
+                    <th scope="row">{labelOf(s.strategyId)}</th>
+                    <td data-col="accuracy">{accuracyText(s)}</td>
+                    <td data-col="tokens">{tokens(s.tokensPerItem)}</td>
+                    <td data-col="cost">{formatCost(s.cost)}</td>
+                    <td data-col="latency-median">{formatDuration(s.latencyMedianMs)}</td>
+                    <td data-col="latency-p90">{formatDuration(s.latencyP90Ms)}</td>
+                    <td data-col="failures">{s.failures}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div class="bench-charts">
+            <AccuracyCostChart summaries={summaries} labelOf={labelOf} />
+            <TokensByWorkerChart
+              summaries={summaries}
+              labelOf={labelOf}
+              workers={run.pool.map((w) => w.id)}
+            />
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

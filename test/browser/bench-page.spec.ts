@@ -1,0 +1,231 @@
+import { readFile } from 'node:fs/promises';
+import { expect, type Page, test } from '@playwright/test';
+import { type ScriptedModel, startProvider, type TestProvider } from '../provider/server.ts';
+
+// Four tasks; `arith` is right on the three sums and wrong on the fact, `facts` is right on the fact and
+// on one sum. By hand: single arith 3/4, single facts 2/4, and MoA (proposers arith + facts, aggregator
+// facts, one layer) answers as its aggregator does: 2/4.
+const QUESTIONS = {
+  a1: ['What is 2+3?', '5'],
+  a2: ['What is 6*7?', '42'],
+  a3: ['What is 9-4?', '5'],
+  f1: ['Capital of Italy?', 'Rome'],
+} as const;
+const TASK_LINES = [
+  JSON.stringify({ id: 'a1', kind: 'numeric', question: QUESTIONS.a1[0], answer: QUESTIONS.a1[1] }),
+  JSON.stringify({ id: 'a2', kind: 'numeric', question: QUESTIONS.a2[0], answer: QUESTIONS.a2[1] }),
+  JSON.stringify({ id: 'a3', kind: 'numeric', question: QUESTIONS.a3[0], answer: QUESTIONS.a3[1] }),
+  JSON.stringify({ id: 'f1', kind: 'exact', question: QUESTIONS.f1[0], answer: QUESTIONS.f1[1] }),
+];
+// Line 2 is not JSON and line 4 is a choice task without choices: both are reported, the rest is kept.
+const PASTE = [
+  TASK_LINES[0],
+  '{"id": "broken", "question": ',
+  TASK_LINES[1],
+  JSON.stringify({ id: 'c1', kind: 'choice', question: 'Pick one', answer: 'A' }),
+  TASK_LINES[2],
+  '',
+  TASK_LINES[3],
+].join('\n');
+
+const table = (a1: string, a2: string, a3: string, f1: string): ScriptedModel['behaviour'] => ({
+  kind: 'table',
+  answers: {
+    [QUESTIONS.a1[0]]: `Answer: ${a1}`,
+    [QUESTIONS.a2[0]]: `Answer: ${a2}`,
+    [QUESTIONS.a3[0]]: `Answer: ${a3}`,
+    [QUESTIONS.f1[0]]: `Answer: ${f1}`,
+  },
+});
+// A little latency so there is time to pause mid-bench.
+const latency = { firstTokenMs: 150, perTokenMs: 5 };
+
+let provider: TestProvider;
+test.beforeAll(async () => {
+  provider = await startProvider({
+    cors: 'open',
+    models: [
+      { id: 'arith', behaviour: table('5', '42', '5', 'Paris'), latency },
+      { id: 'facts', behaviour: table('5', '40', '3', 'Rome'), latency },
+    ],
+  });
+});
+test.afterAll(() => provider.close());
+test.beforeEach(() => provider.clearRequests());
+// A bench of 12 items with latency, a build-loaded machine and a reload: generous, never a speed check.
+test.describe.configure({ timeout: 180_000 });
+
+const chats = () =>
+  provider.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions').length;
+// Per task: single arith 1, single facts 1, MoA 2 proposers + aggregator 3.
+const EXPECTED_CHATS = 4 * (1 + 1 + 3);
+
+async function open(page: Page, theme: 'light' | 'dark' = 'light'): Promise<void> {
+  const query = new URLSearchParams({ base: provider.baseURL, models: 'arith,facts', theme });
+  await page.goto(`/test/pages/bench.html?${query}`);
+  await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
+}
+
+/** Pastes the task set (with its two bad lines), adds the three strategies, sets concurrency 1. */
+async function setUp(page: Page): Promise<void> {
+  await page.getByLabel('Import JSONL').check();
+  await page.getByLabel('Or paste JSONL').fill(PASTE);
+  await page.getByRole('button', { name: 'Read pasted tasks' }).click();
+  await expect(page.getByTestId('taskset-summary')).toContainText('4 tasks (3 numeric, 1 exact)');
+
+  const kind = page.getByLabel('Kind');
+  await kind.selectOption('single');
+  await page.getByLabel('Worker', { exact: true }).selectOption('arith');
+  await page.getByRole('button', { name: 'Add strategy' }).click();
+  await page.getByLabel('Worker', { exact: true }).selectOption('facts');
+  await page.getByRole('button', { name: 'Add strategy' }).click();
+  await kind.selectOption('moa');
+  await expect(page.getByRole('checkbox', { name: 'arith' })).toBeChecked();
+  await expect(page.getByRole('checkbox', { name: 'facts' })).toBeChecked();
+  await page.getByLabel('Aggregator').selectOption('facts');
+  await page.getByRole('button', { name: 'Add strategy' }).click();
+  await expect(page.getByTestId('chosen-strategies').locator('li')).toHaveText([
+    /Single \(arith\)/,
+    /Single \(facts\)/,
+    /MoA 2×1/,
+  ]);
+  await page.getByLabel('Concurrency').fill('1');
+}
+
+const progressbar = (page: Page) => page.getByRole('progressbar', { name: 'Bench progress' });
+const finished = async (page: Page) => Number(await progressbar(page).getAttribute('aria-valuenow'));
+
+async function expectHandComputedResults(page: Page): Promise<void> {
+  const results = page.getByTestId('bench-results');
+  const cell = (strategy: string, col: string) =>
+    results.locator(`tr[data-strategy="${strategy}"] td[data-col="${col}"]`);
+  await expect(cell('single:arith', 'accuracy')).toHaveText('75% (3/4)');
+  await expect(cell('single:facts', 'accuracy')).toHaveText('50% (2/4)');
+  await expect(cell('moa:arith+facts>facts:1', 'accuracy')).toHaveText('50% (2/4)');
+  for (const s of ['single:arith', 'single:facts', 'moa:arith+facts>facts:1'])
+    await expect(cell(s, 'failures')).toHaveText('0');
+  // The charts: one point per strategy, one bar per strategy, segments per worker (MoA uses both).
+  await expect(results.getByTestId('chart-point')).toHaveCount(3);
+  const bars = results.getByTestId('bar');
+  await expect(bars).toHaveCount(3);
+  const workersOf = (strategy: string) =>
+    results
+      .locator(`[data-testid="bar"][data-strategy="${strategy}"] [data-testid="bar-segment"]`)
+      .evaluateAll((rects) => rects.map((r) => r.getAttribute('data-worker')));
+  expect(await workersOf('single:arith')).toEqual(['arith']);
+  expect(await workersOf('single:facts')).toEqual(['facts']);
+  expect(await workersOf('moa:arith+facts>facts:1')).toEqual(['arith', 'facts']);
+  await expect(results.getByTestId('tokens-legend').locator('li')).toHaveText(['arith', 'facts']);
+  // Points sit where the table says: 75% above 50%.
+  const cy = (strategy: string) =>
+    results.locator(`[data-testid="chart-point"][data-strategy="${strategy}"] circle`).getAttribute('cy');
+  expect(Number(await cy('single:arith'))).toBeLessThan(Number(await cy('single:facts')));
+  await expect(results.getByTestId('accuracy-cost-chart')).toHaveAttribute(
+    'aria-label',
+    /Single \(arith\): 75%/,
+  );
+  const width = await results
+    .getByTestId('accuracy-cost-chart')
+    .evaluate((svg) => svg.getBoundingClientRect().width);
+  expect(width).toBeGreaterThan(100);
+}
+
+test('a bad JSONL paste lists its line numbers and keeps the good lines', async ({ page }) => {
+  await open(page);
+  await page.getByLabel('Import JSONL').check();
+  await page.getByLabel('Or paste JSONL').fill(PASTE);
+  await page.getByRole('button', { name: 'Read pasted tasks' }).click();
+  const errors = page.getByTestId('taskset-errors').locator('li');
+  await expect(errors).toHaveCount(2);
+  await expect(errors.nth(0)).toHaveText(/^Line 2: not valid JSON/);
+  await expect(errors.nth(1)).toHaveText(/^Line 4: .*choice.*needs choices/);
+  await expect(page.getByTestId('taskset-summary')).toContainText('4 tasks');
+  // Without the conductor, router and conductor cannot be chosen, and the page says why.
+  await expect(page.locator('#bench-kind option[value="router"]')).toBeDisabled();
+  await expect(page.locator('#bench-kind option[value="conductor"]')).toBeDisabled();
+  await expect(page.getByTestId('planner-hint')).toContainText('on-device conductor');
+});
+
+test('a small bench end to end: pause and resume from the keyboard, hand-computed accuracy, charts, export', async ({
+  page,
+}, testInfo) => {
+  await open(page);
+  await setUp(page);
+  await page.getByRole('button', { name: /Run bench \(12 items\)/ }).click();
+  await expect(progressbar(page)).toHaveAttribute('aria-valuemax', '12');
+  await expect.poll(() => finished(page)).toBeGreaterThanOrEqual(2);
+
+  const pause = page.getByRole('button', { name: 'Pause' });
+  await pause.focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('bench-state')).toHaveText('Paused');
+  const atPause = await finished(page);
+  expect(atPause).toBeLessThan(12);
+  const chatsAtPause = chats();
+  // Paused means paused: nothing new is sent and the count stays.
+  await page.waitForTimeout(800);
+  expect(chats()).toBe(chatsAtPause);
+  expect(await finished(page)).toBe(atPause);
+
+  const resume = page.getByRole('button', { name: 'Resume' });
+  await resume.focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('bench-state')).toHaveText('Done', { timeout: 60_000 });
+  await expect(progressbar(page)).toHaveAttribute('aria-valuenow', '12');
+  expect(chats()).toBe(EXPECTED_CHATS);
+  await expectHandComputedResults(page);
+
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export trajectories (JSONL)' }).click();
+  const file = await downloading;
+  expect(file.suggestedFilename()).toMatch(/^baton-trajectories-.*\.jsonl$/);
+  const text = await readFile((await file.path())!, 'utf8');
+  const lines = text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  expect(lines).toHaveLength(12);
+  const arithRewards = lines
+    .filter((t) => t.mode === 'single' && t.steps[0].worker === 'arith')
+    .map((t) => [t.question, t.reward]);
+  expect(Object.fromEntries(arithRewards)).toEqual({
+    [QUESTIONS.a1[0]]: 1,
+    [QUESTIONS.a2[0]]: 1,
+    [QUESTIONS.a3[0]]: 1,
+    [QUESTIONS.f1[0]]: 0.5,
+  });
+  expect(lines.filter((t) => t.mode === 'moa').every((t) => t.steps.length === 3)).toBe(true);
+  expect(text).not.toContain('baseURL');
+  expect(text).not.toContain('127.0.0.1');
+
+  await page.screenshot({ path: testInfo.outputPath('bench-light.png'), fullPage: true });
+  // Dark theme: the stored bench, shown again after a reload.
+  await open(page, 'dark');
+  await page.getByRole('button', { name: /^Show / }).click();
+  await expectHandComputedResults(page);
+  await page.screenshot({ path: testInfo.outputPath('bench-dark.png'), fullPage: true });
+});
+
+test('a paused bench survives a reload: resumed from the store, no item runs twice', async ({ page }) => {
+  await open(page);
+  await setUp(page);
+  await page.getByLabel('Name').fill('Reload me');
+  await page.getByRole('button', { name: /Run bench/ }).click();
+  await expect.poll(() => finished(page)).toBeGreaterThanOrEqual(3);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await expect(page.getByTestId('bench-state')).toHaveText('Paused');
+  const before = await finished(page);
+  expect(before).toBeLessThan(12);
+
+  await open(page);
+  const row = page.getByTestId('bench-runs').locator('tr', { hasText: 'Reload me' });
+  await expect(row).toHaveAttribute('data-state', 'paused');
+  await row.getByRole('button', { name: 'Resume Reload me' }).click();
+  // The stored results count from the start.
+  await expect.poll(() => finished(page)).toBeGreaterThanOrEqual(before);
+  await expect(page.getByTestId('bench-state')).toHaveText('Done', { timeout: 60_000 });
+  await expect(progressbar(page)).toHaveAttribute('aria-valuenow', '12');
+  expect(chats()).toBe(EXPECTED_CHATS);
+  await expectHandComputedResults(page);
+  await expect(row).toHaveAttribute('data-state', 'done');
+});

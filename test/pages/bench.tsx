@@ -1,0 +1,28 @@
+import { render } from 'preact';
+import type { WorkerSpec } from '../../src/pool/types.ts';
+import { createOpenAITransport } from '../../src/providers/openai-transport.ts';
+import '../../src/ui/styles.css';
+
+// Harness for test/browser/bench-page.spec.ts: the bench screen alone, with a pool on the test provider.
+// ?base=<provider baseURL>&models=arith,facts[&theme=dark]. Each model id becomes a worker of that id.
+const params = new URLSearchParams(location.search);
+const base = params.get('base') ?? 'http://127.0.0.1:9/v1';
+const models = (params.get('models') ?? 'arith,facts').split(',').filter(Boolean);
+document.documentElement.dataset.theme = params.get('theme') === 'dark' ? 'dark' : 'light';
+
+const pool: WorkerSpec[] = models.map((model, i) => ({
+  id: model,
+  label: model,
+  strengths: '',
+  providerId: 'custom',
+  baseURL: base,
+  model,
+  maxConcurrency: 4,
+  enabled: true,
+  price: { inputPerM: 1 + 2 * i, outputPerM: 2 + 4 * i },
+}));
+
+// Loaded the way the app will load it: as a lazy chunk.
+const { BenchScreen } = await import('../../src/ui/bench/BenchScreen.tsx');
+render(<BenchScreen pool={pool} transport={createOpenAITransport()} />, document.getElementById('app')!);
+document.body.dataset.ready = 'true';
