@@ -1,0 +1,225 @@
+// Conductor benchmarks (issue 4): P3 our plan() overhead over raw wllama, P4 page JS before any action.
+import { spawn } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium } from '@playwright/test';
+import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
+import { startModelServer } from '../test/fixtures/model-server.ts';
+import type { ConductorHarness } from '../test/pages/conductor.ts';
+import { median, quantile, round } from './stats.ts';
+import type { Benchmark, BenchResult } from './types.ts';
+
+declare global {
+  var __conductor: ConductorHarness;
+}
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('exit', (code) =>
+      code === 0 ? done() : fail(new Error(`${command} ${args.join(' ')} failed: ${stderr.slice(-500)}`)),
+    );
+  });
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+};
+
+/** A static server for a build folder, cross-origin isolated like `vite preview` (wllama needs threads). */
+async function serve(dir: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer(async (request, response) => {
+    const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
+    const file = join(dir, path.endsWith('/') ? `${path}index.html` : path);
+    try {
+      const body = await readFile(file);
+      response.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'cross-origin-opener-policy': 'same-origin',
+        'cross-origin-embedder-policy': 'require-corp',
+      });
+      response.end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+const POOL = [
+  { id: 'w1', label: 'Fast model', strengths: 'quick short answers', costTier: 'low' as const },
+  { id: 'w2', label: 'Coder', strengths: 'writes and fixes code', costTier: 'medium' as const },
+  { id: 'w3', label: 'Strong model', strengths: 'hard reasoning and math', costTier: 'high' as const },
+];
+const ROUNDS = 11;
+
+/**
+ * P3: plan() through the bridge and the worker (prompt building, streaming, incremental parsing,
+ * validation) against wllama called directly on the page with the same prompt, schema and token count.
+ * Greedy decoding (temperature 0) makes both write the same tokens. Both load the model with one thread:
+ * on this shared machine more threads only add noise to both sides.
+ */
+async function p3(): Promise<BenchResult> {
+  const outDir = 'dist-bench-conductor';
+  await run('npx', ['vite', 'build', '--mode', 'test', '--logLevel', 'error', '--outDir', outDir]);
+  const site = await serve(resolve(ROOT, outDir));
+  const models = await startModelServer();
+  const browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${site.url}/test/pages/conductor.html`);
+    await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
+    await page.evaluate(async (url) => {
+      await globalThis.__conductor.load(url, 1);
+      await globalThis.__conductor.rawLoad(url, 1);
+    }, models.url);
+    const request = {
+      question: 'Write a short python function that adds two numbers, then check it.',
+      pool: POOL,
+      mode: 'router' as const,
+      maxSteps: 1,
+      maxDepth: 0,
+      maxTaskLength: 300,
+      maxThoughtLength: 300,
+      maxTokens: 400,
+      temperature: 0,
+    };
+    const ratios: number[] = [];
+    const ours: number[] = [];
+    const raws: number[] = [];
+    const bridgeMs: number[] = [];
+    let tokens = 0;
+    let decode = 0;
+    let prefill = 0;
+    let repaired = 0;
+    for (let i = 0; i <= ROUNDS; i++) {
+      // Alternate which side runs first, so neither always gets the warmer caches or the quieter moment.
+      const rawFirst = i % 2 === 1;
+      const result = await page.evaluate(
+        async ({ req, rawFirst }) => {
+          const h = globalThis.__conductor;
+          // Greedy decoding gives the same tokens on both sides; the count comes from a first plan.
+          const before = rawFirst ? await h.rawPlan(req, req.maxTokens, req.temperature) : undefined;
+          const started = performance.now();
+          const trace = await h.plan(req);
+          const planMs = performance.now() - started;
+          if (!trace.ok) throw new Error(`plan failed: ${trace.error?.message}`);
+          const response = trace.response as {
+            raw: string;
+            repaired?: unknown;
+            fallback?: unknown;
+            stats: { completionTokens: number; decodeTokensPerSec?: number; prefillTokensPerSec?: number };
+          };
+          const raw = before ?? (await h.rawPlan(req, response.stats.completionTokens, req.temperature));
+          return { planMs, response, raw };
+        },
+        { req: request, rawFirst },
+      );
+      if (process.env.BENCH_DEBUG) {
+        process.stderr.write(
+          `\n round ${i} rawFirst=${rawFirst} plan ${round(result.planMs)} (worker ${round((result.response.stats as { ms: number }).ms)}) raw ${round(result.raw.ms)} tokens ${result.response.stats.completionTokens}/${result.raw.tokens}`,
+        );
+      }
+      if (result.response.repaired || result.response.fallback) repaired++;
+      if (i === 0) continue; // warm-up
+      ours.push(result.planMs);
+      raws.push(result.raw.ms);
+      bridgeMs.push(result.planMs - (result.response.stats as { ms: number }).ms);
+      ratios.push(result.planMs / result.raw.ms);
+      tokens = result.response.stats.completionTokens;
+      decode = result.response.stats.decodeTokensPerSec ?? 0;
+      prefill = result.response.stats.prefillTokensPerSec ?? 0;
+      if (result.raw.text !== result.response.raw) {
+        process.stderr.write('(P3: raw and planned outputs differ in this round) ');
+      }
+    }
+    return {
+      value: round(median(ratios)),
+      goal: 1.1,
+      unit: 'ratio',
+      better: 'lower',
+      notes:
+        `median of ${ROUNDS} paired rounds (p90 ${round(quantile(ratios, 0.9))}); plan ${round(median(ours))} ms vs ` +
+        `raw ${round(median(raws))} ms for ${tokens} tokens; decode ${round(decode)} tok/s, prefill ${round(prefill)} tok/s ` +
+        `(llama.cpp reuses the cached prompt prefix on both sides); page-to-worker overhead ${round(median(bridgeMs))} ms ` +
+        '(set BENCH_DEBUG=1 for every round)' +
+        (repaired
+          ? `; ${repaired} plans needed a repair or fallback (their extra attempt counts against us)`
+          : ''),
+    };
+  } finally {
+    await browser.close();
+    await models.close();
+    await site.close();
+    await rm(resolve(ROOT, outDir), { recursive: true, force: true });
+  }
+}
+
+/**
+ * P4: JavaScript the page loads before the user does anything, gzip bytes: the production build's
+ * index.html module scripts and modulepreloads. web-llm lives only in the worker, so it must not appear.
+ */
+async function p4(): Promise<BenchResult> {
+  const outDir = 'dist-bench-p4';
+  await run('npx', ['vite', 'build', '--logLevel', 'error', '--outDir', outDir]);
+  try {
+    const dir = resolve(ROOT, outDir);
+    const html = await readFile(join(dir, 'index.html'), 'utf8');
+    const urls = new Set<string>();
+    for (const tag of html.match(/<(script|link)\b[^>]*>/g) ?? []) {
+      const isModule = /^<script\b/.test(tag) && /type=["']module["']/.test(tag);
+      const isPreload = /^<link\b/.test(tag) && /rel=["']modulepreload["']/.test(tag);
+      const src = /(?:src|href)=["']([^"']+)["']/.exec(tag)?.[1];
+      if ((isModule || isPreload) && src && !/^https?:/.test(src)) urls.add(src);
+    }
+    let gzip = 0;
+    let rawBytes = 0;
+    const files: string[] = [];
+    let webllm = false;
+    for (const url of urls) {
+      const body = await readFile(join(dir, url.replace(/^\//, '')));
+      rawBytes += body.byteLength;
+      const size = gzipSync(body, { level: 9 }).byteLength;
+      gzip += size;
+      files.push(`${url.split('/').pop()} ${round(size / 1024)} KB`);
+      if (/MLCEngine|tvmjs|@mlc-ai/.test(body.toString('utf8'))) webllm = true;
+    }
+    if (urls.size === 0) throw new Error('index.html has no module script');
+    return {
+      value: round(gzip / 1024),
+      goal: 150,
+      unit: 'KB gzip',
+      better: 'lower',
+      notes:
+        `${urls.size} files, ${round(rawBytes / 1024)} KB before gzip: ${files.join(', ')}` +
+        (webllm ? '; WARNING: web-llm code found in the page bundle' : '; no web-llm code in them'),
+    };
+  } finally {
+    await rm(resolve(ROOT, outDir), { recursive: true, force: true });
+  }
+}
+
+export const benchmarks: Benchmark[] = [
+  { id: 'p3-plan-overhead', title: 'P3: plan() via bridge ÷ raw wllama, same tokens (tiny model)', run: p3 },
+  { id: 'p4-page-js', title: 'P4: page JS before any action (gzip, web-llm excluded)', run: p4 },
+];
