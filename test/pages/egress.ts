@@ -77,25 +77,6 @@ async function fullRun(pool: WorkerSpec[], plan: Plan, runId: string) {
   };
 }
 
-/** Several steps sent straight through the transport (no executor), for when the executor is not wanted. */
-async function transportSteps(pool: WorkerSpec[], runId: string) {
-  const transport = createOpenAITransport({ fetch: egress.fetch });
-  const answers: string[] = [];
-  for (const [stepIndex, worker] of pool.entries()) {
-    answers.push(
-      await collect(
-        transport.stream(worker, {
-          messages: [{ role: 'user', content: `step ${stepIndex} for ${worker.id}` }],
-          signal: new AbortController().signal,
-          runId,
-          stepIndex,
-        }),
-      ),
-    );
-  }
-  return { answers, ledger: await ledger.list({ runId }) };
-}
-
 /** The openai SDK as shipped: the browser's fetch, its default headers, the key in Authorization. */
 async function sdkDefault(baseURL: string, key: string) {
   const client = new OpenAI({ apiKey: key, baseURL, dangerouslyAllowBrowser: true, maxRetries: 0 });
@@ -136,7 +117,6 @@ const api = {
   setup,
   saveKey,
   fullRun,
-  transportSteps,
   sdkDefault,
   viaEgress,
   connection,
