@@ -128,7 +128,12 @@ async function p3(): Promise<BenchResult> {
             raw: string;
             repaired?: unknown;
             fallback?: unknown;
-            stats: { completionTokens: number; decodeTokensPerSec?: number; prefillTokensPerSec?: number };
+            stats: {
+              ms: number;
+              completionTokens: number;
+              decodeTokensPerSec?: number;
+              prefillTokensPerSec?: number;
+            };
           };
           const raw = before ?? (await h.rawPlan(req, response.stats.completionTokens, req.temperature));
           return { planMs, response, raw };
@@ -137,14 +142,14 @@ async function p3(): Promise<BenchResult> {
       );
       if (process.env.BENCH_DEBUG) {
         process.stderr.write(
-          `\n round ${i} rawFirst=${rawFirst} plan ${round(result.planMs)} (worker ${round((result.response.stats as { ms: number }).ms)}) raw ${round(result.raw.ms)} tokens ${result.response.stats.completionTokens}/${result.raw.tokens}`,
+          `\n round ${i} rawFirst=${rawFirst} plan ${round(result.planMs)} (worker ${round(result.response.stats.ms)}) raw ${round(result.raw.ms)} tokens ${result.response.stats.completionTokens}/${result.raw.tokens}`,
         );
       }
       if (result.response.repaired || result.response.fallback) repaired++;
       if (i === 0) continue; // warm-up
       ours.push(result.planMs);
       raws.push(result.raw.ms);
-      bridgeMs.push(result.planMs - (result.response.stats as { ms: number }).ms);
+      bridgeMs.push(result.planMs - result.response.stats.ms);
       ratios.push(result.planMs / result.raw.ms);
       tokens = result.response.stats.completionTokens;
       decode = result.response.stats.decodeTokensPerSec ?? 0;
