@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import type { PlanRequest, StepEvent } from '../../../src/conductor/api-types.ts';
+import { EngineHost, strongestWorker } from '../../../workers/engine-host.ts';
+import type { ConductorEngine, GenerateRequest, ModelRef } from '../../../workers/engines/engine.ts';
+import { StepScanner } from '../../../workers/step-scanner.ts';
+
+/** An engine that "generates" scripted outputs, piece by piece, and records its requests. */
+function scripted(outputs: string[], options: { hangAfter?: number } = {}) {
+  const requests: GenerateRequest[] = [];
+  let model: ModelRef | undefined;
+  let loads = 0;
+  const engine: ConductorEngine = {
+    kind: 'wllama',
+    loaded: () => model,
+    async load(m) {
+      loads++;
+      model = m;
+    },
+    async generate(request) {
+      requests.push(request);
+      const text = outputs.shift() ?? '';
+      const pieces = text.match(/.{1,3}/gs) ?? [];
+      let written = '';
+      for (const [i, piece] of pieces.entries()) {
+        if (request.signal.aborted)
+          return { text: written, promptTokens: 10, completionTokens: i, finishReason: 'abort' };
+        if (options.hangAfter !== undefined && i === options.hangAfter) {
+          await new Promise<void>((resolve) => request.signal.addEventListener('abort', () => resolve()));
+          return { text: written, promptTokens: 10, completionTokens: i, finishReason: 'abort' };
+        }
+        written += piece;
+        request.onToken(piece);
+        await Promise.resolve();
+      }
+      return { text, promptTokens: 10, completionTokens: pieces.length, finishReason: 'stop' };
+    },
+    interrupt() {},
+    async unload() {
+      model = undefined;
+    },
+  };
+  return { engine, requests, loads: () => loads };
+}
+
+const model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
+const pool = [
+  { id: 'w1', label: 'Small', strengths: 'fast', costTier: 'low' as const },
+  { id: 'w2', label: 'Big', strengths: 'strong', costTier: 'high' as const },
+];
+const request = (id: string): PlanRequest => ({
+  requestId: id,
+  model,
+  question: 'Add two numbers.',
+  pool,
+  mode: 'conductor',
+  maxSteps: 3,
+  maxDepth: 0,
+});
+const good =
+  '{"thought":"t","steps":[{"worker":"w1","task":"do it","sees":[]},{"worker":"w2","task":"check","sees":[0]}]}';
+
+describe('EngineHost.plan', () => {
+  it('loads the named model, streams tokens and each step before resolving, and returns the plan', async () => {
+    const s = scripted([good]);
+    const host = new EngineHost(async () => s.engine);
+    const tokens: string[] = [];
+    const events: StepEvent[] = [];
+    const response = await host.plan(
+      request('a'),
+      (t) => tokens.push(t),
+      (e) => events.push(e),
+    );
+    expect(s.loads()).toBe(1);
+    expect(tokens.join('')).toBe(good);
+    expect(events.map((e) => e.kind === 'step' && e.index)).toEqual([0, 1]);
+    expect(response.plan.steps).toHaveLength(2);
+    expect(response.repaired).toBeUndefined();
+    expect(response.fallback).toBeUndefined();
+    // The constraint names exactly the pool's ids.
+    const schema = s.requests[0]!.jsonSchema as {
+      properties: { steps: { items: { properties: { worker: { enum: string[] } } } } };
+    };
+    expect(schema.properties.steps.items.properties.worker.enum).toEqual(['w1', 'w2']);
+  });
+
+  it('repairs an invalid plan once, quoting the validation error to the model', async () => {
+    const bad = '{"steps":[{"worker":"w1","task":"x","sees":[4]}]}';
+    const s = scripted([bad, good]);
+    const host = new EngineHost(async () => s.engine);
+    const events: StepEvent[] = [];
+    const response = await host.plan(
+      request('b'),
+      () => {},
+      (e) => events.push(e),
+    );
+    expect(response.repaired?.error).toMatch(/step 4/);
+    expect(response.plan.steps).toHaveLength(2);
+    const repairPrompt = s.requests[1]!.messages.at(-1)!.content;
+    expect(repairPrompt).toContain(response.repaired!.error.trim());
+    expect(events.some((e) => e.kind === 'restart' && e.attempt === 2)).toBe(true);
+  });
+
+  it('falls back to one step on the strongest worker after two invalid outputs, and says so', async () => {
+    const s = scripted(['{"steps":[', 'not json']);
+    const host = new EngineHost(async () => s.engine);
+    const response = await host.plan(
+      request('c'),
+      () => {},
+      () => {},
+    );
+    expect(response.fallback?.reason).toMatch(/Big/);
+    expect(response.plan.steps).toEqual([{ worker: 'w2', task: 'Add two numbers.', sees: [] }]);
+  });
+
+  it('cancel stops the generation and rejects with PlanCancelled, and forgets the request', async () => {
+    const s = scripted([good, good], { hangAfter: 3 });
+    const host = new EngineHost(async () => s.engine);
+    const tokens: string[] = [];
+    const running = host.plan(
+      request('d'),
+      (t) => {
+        tokens.push(t);
+        if (tokens.length === 3) host.cancel('d');
+      },
+      () => {},
+    );
+    await expect(running).rejects.toMatchObject({ name: 'PlanCancelled' });
+    expect(host.cancel('d')).toBe(false);
+  });
+
+  it('picks the highest cost tier as the strongest worker', () => {
+    expect(strongestWorker(pool)?.id).toBe('w2');
+    expect(strongestWorker([])).toBeUndefined();
+  });
+});
+
+describe('StepScanner', () => {
+  it('returns each step object as soon as it closes, across arbitrary piece boundaries', () => {
+    const scanner = new StepScanner();
+    const found: unknown[] = [];
+    const text =
+      '{"thought":"a {tricky} \\"[str]\\"","steps":[{"worker":"w1","task":"}]","sees":"all"}, {"worker":"w2","task":"b","sees":[0]}]}';
+    const closes: number[] = [];
+    for (let i = 0; i < text.length; i++) {
+      const got = scanner.push(text[i]!);
+      if (got.length) closes.push(i);
+      found.push(...got);
+    }
+    expect(found).toEqual([
+      { worker: 'w1', task: '}]', sees: 'all' },
+      { worker: 'w2', task: 'b', sees: [0] },
+    ]);
+    expect(closes[0]).toBeLessThan(text.indexOf('"w2"'));
+  });
+});
