@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import { type ScriptedModel, startProvider, type TestProvider } from '../provider/server.ts';
 
@@ -60,8 +61,9 @@ const chats = () =>
 // Per task: single arith 1, single facts 1, MoA 2 proposers + aggregator 3.
 const EXPECTED_CHATS = 4 * (1 + 1 + 3);
 
-async function open(page: Page, theme: 'light' | 'dark' = 'light'): Promise<void> {
+async function open(page: Page, theme: 'light' | 'dark' = 'light', planner = false): Promise<void> {
   const query = new URLSearchParams({ base: provider.baseURL, models: 'arith,facts', theme });
+  if (planner) query.set('planner', '1');
   await page.goto(`/test/pages/bench.html?${query}`);
   await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
 }
@@ -228,4 +230,54 @@ test('a paused bench survives a reload: resumed from the store, no item runs twi
   expect(chats()).toBe(EXPECTED_CHATS);
   await expectHandComputedResults(page);
   await expect(row).toHaveAttribute('data-state', 'done');
+});
+
+test('with a conductor: the router runs, two benches side by side, and no serious axe violations', async ({
+  page,
+}) => {
+  await open(page, 'light', true);
+  await page.getByLabel('Import JSONL').check();
+  await page.getByLabel('Or paste JSONL').fill(TASK_LINES.join('\n'));
+  await page.getByRole('button', { name: 'Read pasted tasks' }).click();
+  await expect(page.getByTestId('taskset-errors')).toHaveCount(0);
+  await expect(page.getByTestId('planner-hint')).toHaveCount(0);
+  await page.getByLabel('Kind').selectOption('router');
+  await page.getByRole('button', { name: 'Add strategy' }).click();
+  await page.getByLabel('Kind').selectOption('single');
+  await page.getByLabel('Worker', { exact: true }).selectOption('facts');
+  await page.getByRole('button', { name: 'Add strategy' }).click();
+  // The same strategy twice is refused.
+  await page.getByRole('button', { name: 'Add strategy' }).click();
+  await expect(page.getByTestId('strategy-problem')).toHaveText('This strategy is already in the list.');
+  await page.getByLabel('Name').fill('First');
+  await page.getByLabel('Concurrency').fill('4');
+  await page.getByRole('button', { name: 'Run bench (8 items)' }).click();
+  await expect(page.getByTestId('bench-state')).toHaveText('Done', { timeout: 60_000 });
+  const first = page.getByTestId('bench-results');
+  // The router sends digits to arith (3/3 sums) and the fact to facts (1/1): 4/4.
+  await expect(first.locator('tr[data-strategy="router"] td[data-col="accuracy"]')).toHaveText('100% (4/4)');
+  await expect(first.locator('tr[data-strategy="single:facts"] td[data-col="accuracy"]')).toHaveText(
+    '50% (2/4)',
+  );
+  expect(chats()).toBe(8);
+
+  // A second bench with a single strategy, then compared with the first.
+  await page.getByRole('button', { name: 'Remove Router' }).click();
+  await page.getByLabel('Name').fill('Second');
+  await page.getByRole('button', { name: 'Run bench (4 items)' }).click();
+  await expect(page.getByTestId('bench-results')).toContainText('Second');
+  await expect(page.getByTestId('bench-state')).toHaveText('Done', { timeout: 60_000 });
+  const firstOption = page.getByLabel('Compare with').locator('option', { hasText: 'First' });
+  await page.getByLabel('Compare with').selectOption((await firstOption.getAttribute('value'))!);
+  const compared = page.getByTestId('bench-compare');
+  await expect(compared).toContainText('First');
+  await expect(compared.locator('tr[data-strategy="router"] td[data-col="accuracy"]')).toHaveText(
+    '100% (4/4)',
+  );
+  await expect(page.getByTestId('bench-results').locator('tbody tr')).toHaveCount(1);
+  await expect(page.getByTestId('bench-runs').locator('tbody tr')).toHaveCount(2);
+
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 });

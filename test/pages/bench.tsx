@@ -1,4 +1,5 @@
 import { render } from 'preact';
+import type { Planner } from '../../src/evaluation/strategies.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import { createOpenAITransport } from '../../src/providers/openai-transport.ts';
 import '../../src/ui/styles.css';
@@ -22,7 +23,28 @@ const pool: WorkerSpec[] = models.map((model, i) => ({
   price: { inputPerM: 1 + 2 * i, outputPerM: 2 + 4 * i },
 }));
 
+// ?planner=1: a scripted conductor (router: questions with a digit go to `arith`, the rest to `facts`).
+const planner: Planner | undefined =
+  params.get('planner') === '1'
+    ? {
+        async plan(question, mode) {
+          const worker = /\d/.test(question) ? 'arith' : 'facts';
+          const steps =
+            mode === 'router'
+              ? [{ worker, task: 'Answer the question.', sees: [] }]
+              : [
+                  { worker: 'facts', task: 'Draft an answer.', sees: [] },
+                  { worker, task: 'Give the final answer.', sees: 'all' as const },
+                ];
+          return { plan: { steps }, parsed: true };
+        },
+      }
+    : undefined;
+
 // Loaded the way the app will load it: as a lazy chunk.
 const { BenchScreen } = await import('../../src/ui/bench/BenchScreen.tsx');
-render(<BenchScreen pool={pool} transport={createOpenAITransport()} />, document.getElementById('app')!);
+render(
+  <BenchScreen pool={pool} transport={createOpenAITransport()} {...(planner ? { planner } : {})} />,
+  document.getElementById('app')!,
+);
 document.body.dataset.ready = 'true';

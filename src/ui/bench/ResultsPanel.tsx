@@ -43,7 +43,8 @@ export function ResultsPanel({
         <p class="muted">No results yet.</p>
       ) : (
         <>
-          <div class="table-wrap">
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than its column (side by side) must be keyboard-scrollable (axe scrollable-region-focusable) */}
+          <section class="table-wrap" tabIndex={0} aria-label={`Results per strategy: ${run.name}`}>
             <table class="data" data-testid="results-table">
               <caption class="visually-hidden">Results per strategy</caption>
               <thead>
@@ -71,7 +72,7 @@ export function ResultsPanel({
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
           <div class="bench-charts">
             <AccuracyCostChart summaries={summaries} labelOf={labelOf} />
             <TokensByWorkerChart

@@ -1,0 +1,56 @@
+import { useEffect, useState } from 'preact/hooks';
+import { getBridge } from '../../app/conductor.ts';
+import { enabledPool } from '../../app/pool.ts';
+import { transports } from '../../app/runs.ts';
+import { conductor } from '../../app/state.ts';
+import type { Planner } from '../../evaluation/strategies.ts';
+import type { WorkerSpec } from '../../pool/types.ts';
+import type { ChatTransport } from '../../providers/transport.ts';
+import { BenchScreen } from './BenchScreen.tsx';
+import { plannerFromConductor } from './planner.ts';
+
+interface Services {
+  transport: (worker: WorkerSpec) => ChatTransport;
+  planner?: Planner;
+}
+
+/**
+ * The bench wired to the app's services: the enabled pool, per-worker transports (egress-backed cloud
+ * transport with the vault's keys, or the on-device model for `local`), and the conductor bridge as the
+ * planner once a model is loaded. Import it lazily (`import('./bench/BenchRoute.tsx')`).
+ */
+export function BenchRoute() {
+  const workers = enabledPool.value;
+  const ready = conductor.value.status === 'ready';
+  const [services, setServices] = useState<Services | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    let stale = false;
+    Promise.all([transports(workers), ready ? getBridge() : undefined]).then(
+      ([transport, bridge]) => {
+        if (stale) return;
+        setServices({ transport, ...(bridge ? { planner: plannerFromConductor(bridge, workers) } : {}) });
+      },
+      (e: unknown) => setError((e as Error).message),
+    );
+    return () => {
+      stale = true;
+    };
+  }, [workers, ready]);
+  if (error)
+    return (
+      <p class="alert" data-kind="error" role="alert">
+        The bench could not start: {error}
+      </p>
+    );
+  if (!services) return <p class="muted">Loading the bench…</p>;
+  return (
+    <BenchScreen
+      pool={workers}
+      transport={services.transport}
+      {...(services.planner ? { planner: services.planner } : {})}
+    />
+  );
+}
+
+export default BenchRoute;
