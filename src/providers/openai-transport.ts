@@ -102,6 +102,9 @@ export function toProviderError(error: unknown, signal: AbortSignal, started: bo
   }
   if (error instanceof APIConnectionError) {
     const cause = (error as { cause?: unknown }).cause;
+    // Egress refusals (key bound elsewhere, vault locked, missing key) are thrown from inside fetch, so the
+    // SDK wraps them: keep their kind, or a refusal would look like a retryable network failure.
+    if (cause instanceof ProviderError) return cause;
     const detail = cause instanceof Error ? `: ${redact(cause.message)}` : '';
     return new ProviderError('connection', `Could not reach the provider${detail}`);
   }

@@ -86,9 +86,9 @@ describe('the openai transport through egress.fetch', () => {
         stepIndex: 0,
       }),
     ).catch((e: unknown) => e);
-    // The SDK wraps what fetch throws in APIConnectionError; the transport keeps our message. (Its kind is
-    // 'refused' once the transport unwraps `cause`; until then it arrives as 'connection'.)
-    expect(error).toMatchObject({ name: 'ProviderError' });
+    // The SDK wraps what fetch throws in APIConnectionError; the transport unwraps it, so a refusal is not
+    // mistaken for a retryable network failure.
+    expect(error).toMatchObject({ name: 'ProviderError', kind: 'refused', retryable: false });
     expect((error as Error).message).toContain('requests go only to https://api.openai.com');
     expect(String((error as Error).message)).not.toContain(KEY);
     expect(provider.requests.filter((r) => r.method === 'POST' && r.time > 0)).toHaveLength(1); // only the first test's
