@@ -1,13 +1,11 @@
 /** Small statistics for benchmarks. */
 
-/** The q-quantile (0..1) of the samples, by linear interpolation. */
+import { quantile as interpolatedQuantile } from '../src/evaluation/stats.ts';
+
+/** The q-quantile (0..1) of the samples, by linear interpolation; a benchmark with no samples is a bug. */
 export function quantile(samples: readonly number[], q: number): number {
   if (samples.length === 0) throw new Error('quantile of no samples');
-  const sorted = [...samples].sort((a, b) => a - b);
-  const pos = (sorted.length - 1) * Math.min(1, Math.max(0, q));
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+  return interpolatedQuantile(samples, Math.min(1, Math.max(0, q)));
 }
 
 export const median = (samples: readonly number[]): number => quantile(samples, 0.5);
