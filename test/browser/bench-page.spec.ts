@@ -29,9 +29,21 @@ const PASTE = [
   TASK_LINES[3],
 ].join('\n');
 
-const table = (a1: string, a2: string, a3: string, f1: string): ScriptedModel['behaviour'] => ({
+// A code task: arith writes a working function, facts a broken one; scored by running the tests in the sandbox.
+const CODE_QUESTION = 'Write add(a, b) in JavaScript.';
+const CODE_TASK = JSON.stringify({
+  id: 'c1',
+  kind: 'code',
+  question: CODE_QUESTION,
+  answer: '',
+  tests: "assert(add(2, 3) === 5, 'add(2, 3)'); assert(add(-1, 1) === 0, 'add(-1, 1)');",
+});
+const code = (body: string) => `Here it is:\n\n\`\`\`js\nfunction add(a, b) { ${body} }\n\`\`\``;
+
+const table = (a1: string, a2: string, a3: string, f1: string, c1: string): ScriptedModel['behaviour'] => ({
   kind: 'table',
   answers: {
+    [CODE_QUESTION]: code(c1),
     [QUESTIONS.a1[0]]: `Answer: ${a1}`,
     [QUESTIONS.a2[0]]: `Answer: ${a2}`,
     [QUESTIONS.a3[0]]: `Answer: ${a3}`,
@@ -46,8 +58,8 @@ test.beforeAll(async () => {
   provider = await startProvider({
     cors: 'open',
     models: [
-      { id: 'arith', behaviour: table('5', '42', '5', 'Paris'), latency },
-      { id: 'facts', behaviour: table('5', '40', '3', 'Rome'), latency },
+      { id: 'arith', behaviour: table('5', '42', '5', 'Paris', 'return a + b;'), latency },
+      { id: 'facts', behaviour: table('5', '40', '3', 'Rome', 'return a - b;'), latency },
     ],
   });
 });
@@ -280,4 +292,46 @@ test('with a conductor: the router runs, two benches side by side, and no seriou
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+});
+
+test('code tasks are scored by running their tests in the sandbox', async ({ page }) => {
+  await open(page);
+  await page.getByLabel('Import JSONL').check();
+  await page.getByLabel('Or paste JSONL').fill(CODE_TASK);
+  await page.getByRole('button', { name: 'Read pasted tasks' }).click();
+  await expect(page.getByTestId('taskset-summary')).toContainText('1 task (1 code)');
+  for (const worker of ['arith', 'facts']) {
+    await page.getByLabel('Worker', { exact: true }).selectOption(worker);
+    await page.getByRole('button', { name: 'Add strategy' }).click();
+  }
+  await page.getByRole('button', { name: 'Run bench (2 items)' }).click();
+  await expect(page.getByTestId('bench-state')).toHaveText('Done', { timeout: 60_000 });
+  const results = page.getByTestId('bench-results');
+  await expect(results.locator('tr[data-strategy="single:arith"] td[data-col="accuracy"]')).toHaveText(
+    '100% (1/1)',
+  );
+  await expect(results.locator('tr[data-strategy="single:facts"] td[data-col="accuracy"]')).toHaveText(
+    '0% (0/1)',
+  );
+  await expect(page.locator('iframe[sandbox="allow-scripts"]')).toHaveCount(1);
+});
+
+test('the spend cap stops the bench before it would be passed', async ({ page }) => {
+  await open(page);
+  await page.getByLabel('Import JSONL').check();
+  await page.getByLabel('Or paste JSONL').fill(TASK_LINES.join('\n'));
+  await page.getByRole('button', { name: 'Read pasted tasks' }).click();
+  await page.getByLabel('Kind').selectOption('moa');
+  await page.getByRole('button', { name: 'Add strategy' }).click();
+  // Before any result, an MoA item is estimated at 3 steps x 400 output tokens at the dearest price ($6/M):
+  // about $0.0072, more than this cap, so nothing may start.
+  await page.getByLabel('Spend cap ($)').fill('0.005');
+  await page.getByRole('button', { name: 'Run bench (4 items)' }).click();
+  await expect(page.getByTestId('bench-state')).toHaveText('Stopped at the spend cap');
+  await expect(page.getByTestId('bench-progress')).toContainText(
+    'Stopped before passing the $0.005 spend cap',
+  );
+  await expect(page.getByTestId('bench-count')).toHaveText('0/4 items');
+  expect(chats()).toBe(0);
+  await expect(page.getByTestId('bench-runs').locator('tbody tr')).toHaveAttribute('data-state', 'capped');
 });
