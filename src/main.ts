@@ -1,43 +1,21 @@
-import { describeCapabilities } from './capabilities/describe.ts';
-import { probeCapabilities } from './capabilities/probe.ts';
+import { h, render } from 'preact';
+import { restoreConductor } from './app/conductor.ts';
+import { loadPool } from './app/pool.ts';
+import { startRouter } from './app/router.ts';
+import { refreshHistory } from './app/runs.ts';
+import { isOnboarded, startCapabilities } from './app/state.ts';
+import { refreshStorage } from './app/storage.ts';
+import { startTheme } from './app/theme.ts';
+import { App } from './ui/App.tsx';
+import './ui/styles.css';
 
-// First page: the capability check. The full app (#6) replaces this shell.
-async function main(): Promise<void> {
-  const root = document.getElementById('app')!;
-  root.innerHTML = '';
-  const heading = document.createElement('h1');
-  heading.textContent = 'Baton';
-  const section = document.createElement('section');
-  section.setAttribute('aria-labelledby', 'caps-title');
-  section.dataset.testid = 'capabilities';
-  section.setAttribute('aria-busy', 'true');
-  const title = document.createElement('h2');
-  title.id = 'caps-title';
-  title.textContent = 'This device';
-  section.append(title, document.createTextNode('Checking WebGPU…'));
-  root.append(heading, section);
+startTheme();
+// First visit opens on the start screen (device check, model, pool); later visits on Ask.
+startRouter(() => (isOnboarded() ? { name: 'ask' } : { name: 'start' }));
+render(h(App, {}), document.getElementById('app')!);
 
-  const caps = await probeCapabilities();
-  section.lastChild?.remove();
-  if (!caps.webgpu.available) {
-    const warning = document.createElement('p');
-    warning.setAttribute('role', 'alert');
-    warning.dataset.testid = 'webgpu-unavailable';
-    warning.textContent = `WebGPU is unavailable: ${caps.webgpu.message}`;
-    section.append(warning);
-  }
-  const table = document.createElement('dl');
-  for (const [label, value] of describeCapabilities(caps)) {
-    const dt = document.createElement('dt');
-    dt.textContent = label;
-    const dd = document.createElement('dd');
-    dd.textContent = value;
-    table.append(dt, dd);
-  }
-  section.append(table);
-  section.dataset.ready = 'true';
-  section.setAttribute('aria-busy', 'false');
-  (globalThis as { __batonCapabilities?: unknown }).__batonCapabilities = caps;
-}
-
-void main();
+void startCapabilities();
+void refreshStorage();
+void loadPool();
+void refreshHistory().catch((error: unknown) => console.warn('history unavailable', error));
+void restoreConductor();

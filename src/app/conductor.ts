@@ -1,0 +1,118 @@
+import type { ModelRef } from '../../workers/engines/engine.ts';
+import type { ConductorBridge } from '../conductor/bridge.ts';
+import { ProgressTracker } from './progress.ts';
+import { conductor, modelLabel } from './state.ts';
+import { requestPersistence } from './storage.ts';
+
+let bridge: Promise<ConductorBridge> | undefined;
+
+/**
+ * The conductor bridge, created on first use: its module (comlink and the worker URL) is a lazy chunk, and
+ * the worker itself (with web-llm or wllama) starts only when a model is loaded.
+ */
+export function getBridge(): Promise<ConductorBridge> {
+  bridge ??= import('../conductor/bridge.ts').then((m) => new m.ConductorBridge());
+  return bridge;
+}
+
+const MODEL_KEY = 'baton.conductorModel';
+
+function isModelRef(value: unknown): value is ModelRef {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    (v.engine === 'webllm' && typeof v.modelId === 'string') ||
+    (v.engine === 'wllama' && typeof v.url === 'string')
+  );
+}
+
+/** The model the user chose last (loaded again on the next visit if it is cached). */
+export function savedModel(): ModelRef | undefined {
+  try {
+    const raw = globalThis.localStorage?.getItem(MODEL_KEY);
+    const parsed: unknown = raw ? JSON.parse(raw) : undefined;
+    return isModelRef(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function saveModel(model: ModelRef): void {
+  try {
+    globalThis.localStorage?.setItem(MODEL_KEY, JSON.stringify(model));
+  } catch {
+    // Not remembered: the user picks again next time.
+  }
+}
+
+export function sameModel(a: ModelRef | undefined, b: ModelRef | undefined): boolean {
+  if (!a || !b || a.engine !== b.engine) return false;
+  return a.engine === 'webllm' ? a.modelId === (b as typeof a).modelId : a.url === (b as typeof a).url;
+}
+
+let loadSeq = 0;
+
+/**
+ * Downloads (or reads from the cache) and loads a model in the conductor worker, publishing progress
+ * (bytes, percent, speed, time left) to the `conductor` signal. Asks for persistent storage first, so the
+ * browser keeps the cached weights.
+ */
+export async function loadConductor(model: ModelRef): Promise<boolean> {
+  const seq = ++loadSeq;
+  const label = modelLabel(model);
+  const tracker = new ProgressTracker();
+  conductor.value = { status: 'loading', model, label, progress: tracker.update({ fraction: 0 }) };
+  void requestPersistence();
+  try {
+    const b = await getBridge();
+    await b.load(model, (p) => {
+      if (seq !== loadSeq) return;
+      const sample: Parameters<ProgressTracker['update']>[0] = {
+        fraction: p.fraction,
+        text: p.text,
+        phase: p.phase,
+      };
+      if (p.loadedBytes !== undefined) sample.loadedBytes = p.loadedBytes;
+      if (p.totalBytes !== undefined) sample.totalBytes = p.totalBytes;
+      if (p.bytesPerSecond !== undefined) sample.bytesPerSecond = p.bytesPerSecond;
+      if (p.secondsLeft !== undefined) sample.secondsLeft = p.secondsLeft;
+      conductor.value = { status: 'loading', model, label, progress: tracker.update(sample) };
+    });
+    if (seq !== loadSeq) return false;
+    conductor.value = { status: 'ready', model, label };
+    saveModel(model);
+    return true;
+  } catch (error) {
+    if (seq !== loadSeq) return false;
+    const e = error as { name?: string; message?: string };
+    conductor.value = { status: 'error', model, label, error: e.message ?? String(error) };
+    return false;
+  }
+}
+
+/** Stops a load in progress: the worker is replaced, so the half-loaded model is dropped. */
+export async function cancelLoad(): Promise<void> {
+  loadSeq++;
+  const b = await getBridge();
+  b.restart('Model load cancelled');
+  conductor.value = { status: 'none' };
+}
+
+export async function unloadConductor(): Promise<void> {
+  const b = await getBridge();
+  await b.unload();
+  conductor.value = { status: 'none' };
+}
+
+/** Loads the remembered model on start-up when it is already in the cache (no download without asking). */
+export async function restoreConductor(): Promise<void> {
+  const model = savedModel();
+  if (!model) return;
+  try {
+    const b = await getBridge();
+    const status = await b.cacheStatus(model);
+    if (status.cached) await loadConductor(model);
+  } catch {
+    // The worker could not answer: the user can load a model from the start screen.
+  }
+}

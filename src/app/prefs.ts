@@ -1,0 +1,48 @@
+import { effect, signal } from '@preact/signals';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_STEPS } from '../plan/index.ts';
+
+/** Planning limits the user can change (Settings → Conductor), kept in localStorage. */
+export interface PlanPrefs {
+  /** Most steps in a plan (1..5). */
+  maxSteps: number;
+  /** Levels of `self` recursion: the conductor checking and correcting its workflow (0..2). */
+  maxDepth: number;
+}
+
+const KEY = 'baton.planPrefs';
+const DEFAULTS: PlanPrefs = { maxSteps: DEFAULT_MAX_STEPS, maxDepth: DEFAULT_MAX_DEPTH };
+
+function clamp(n: unknown, lo: number, hi: number, fallback: number): number {
+  return typeof n === 'number' && Number.isInteger(n) ? Math.min(hi, Math.max(lo, n)) : fallback;
+}
+
+export function readPrefs(raw: string | null | undefined): PlanPrefs {
+  try {
+    const parsed = raw ? (JSON.parse(raw) as Partial<PlanPrefs>) : {};
+    return {
+      maxSteps: clamp(parsed.maxSteps, 1, DEFAULT_MAX_STEPS, DEFAULTS.maxSteps),
+      maxDepth: clamp(parsed.maxDepth, 0, DEFAULT_MAX_DEPTH, DEFAULTS.maxDepth),
+    };
+  } catch {
+    return { ...DEFAULTS };
+  }
+}
+
+function load(): PlanPrefs {
+  try {
+    return readPrefs(globalThis.localStorage?.getItem(KEY));
+  } catch {
+    return { ...DEFAULTS };
+  }
+}
+
+export const planPrefs = signal<PlanPrefs>(load());
+
+effect(() => {
+  const value = planPrefs.value;
+  try {
+    globalThis.localStorage?.setItem(KEY, JSON.stringify(value));
+  } catch {
+    // Not persisted: harmless.
+  }
+});

@@ -1,0 +1,453 @@
+import { signal } from '@preact/signals';
+import type { PoolEntry, StepEvent } from '../conductor/api-types.ts';
+import type { RunHandle } from '../executor/executor.ts';
+import type { RunRecord, StepRecord } from '../executor/store.ts';
+import type { ExecutorEvent } from '../executor/types.ts';
+import type { Plan, Step } from '../plan/index.ts';
+import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
+import type { ChatTransport } from '../providers/transport.ts';
+import { getBridge } from './conductor.ts';
+import { planPrefs } from './prefs.ts';
+import { applyEvent, type Mode, newRunView, type RunView } from './run-model.ts';
+import { getEgress, getRunStore } from './services.ts';
+
+/** The run on screen (being planned, reviewed, running, or opened from history). */
+export const currentRun = signal<RunView | undefined>(undefined);
+/** A plan waiting for the user's review, with the pool it was written for. */
+export const pendingReview = signal<{ plan: Plan; pool: WorkerSpec[] } | undefined>(undefined);
+
+let handle: RunHandle | undefined;
+let planAbort: AbortController | undefined;
+
+function failRun(runId: string, error: unknown): void {
+  console.error('run failed to start', error);
+  const message = (error as { message?: string }).message ?? String(error);
+  update(runId, (v) => ({
+    ...v,
+    phase: 'failed',
+    error: `The run could not start: ${message}`,
+    endedAt: Date.now(),
+  }));
+}
+
+function update(runId: string, fn: (view: RunView) => RunView): void {
+  const view = currentRun.value;
+  if (view && view.id === runId) currentRun.value = fn(view);
+}
+
+/** What the conductor is told about the pool. */
+export function poolEntries(pool: readonly WorkerSpec[]): PoolEntry[] {
+  return pool.map((w) => {
+    const entry: PoolEntry = { id: w.id, label: w.label, strengths: w.strengths };
+    if (w.costTier) entry.costTier = w.costTier;
+    return entry;
+  });
+}
+
+/** A queue the executor reads as an AsyncIterable<Step>, fed as the conductor's steps arrive. */
+class StepQueue implements AsyncIterable<Step> {
+  private readonly items: Step[] = [];
+  private wake: (() => void) | undefined;
+  private closed = false;
+  push(step: Step): void {
+    this.items.push(step);
+    this.wake?.();
+  }
+  close(): void {
+    this.closed = true;
+    this.wake?.();
+  }
+  async *[Symbol.asyncIterator](): AsyncIterator<Step> {
+    while (true) {
+      const next = this.items.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      if (this.closed) return;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+      this.wake = undefined;
+    }
+  }
+}
+
+/**
+ * One transport per worker: the on-device model for `local`, else the OpenAI-compatible transport whose
+ * fetch is egress (which attaches the key for the worker's own origin and writes the ledger).
+ */
+export async function transports(
+  pool: readonly WorkerSpec[],
+): Promise<(worker: WorkerSpec) => ChatTransport> {
+  const needsCloud = pool.some((w) => w.id !== LOCAL_WORKER);
+  const bridgeModule = await import('../conductor/bridge.ts');
+  const bridge = await getBridge();
+  const local = new bridgeModule.LocalChatTransport(bridge);
+  if (!needsCloud) return () => local;
+  const [{ createOpenAITransport }, egress, catalog] = await Promise.all([
+    import('../providers/openai-transport.ts'),
+    getEgress(),
+    import('../providers/catalog.ts'),
+  ]);
+  const cache = new Map<string, ChatTransport>();
+  return (worker) => {
+    if (worker.id === LOCAL_WORKER) return local;
+    let transport = cache.get(worker.id);
+    if (!transport) {
+      const preset = catalog.presetById(worker.providerId);
+      // The egress fetch is made per request: the transport passes run and step along in `init.baton`.
+      const fetchThrough: typeof fetch = (input, init) => {
+        const baton = (init as { baton?: { runId: string; stepIndex: number } } | undefined)?.baton;
+        return egress.fetchFor({
+          providerId: worker.providerId,
+          baseURL: worker.baseURL,
+          purpose: 'chat',
+          ...(baton ? { runId: baton.runId, stepIndex: baton.stepIndex } : {}),
+        })(input, init);
+      };
+      transport = createOpenAITransport({
+        fetch: fetchThrough,
+        sdkHeaders: preset?.stripSdkHeaders === false ? 'keep' : 'strip',
+        ...(preset?.headers ? { headers: { ...preset.headers } } : {}),
+      });
+      cache.set(worker.id, transport);
+    }
+    return transport;
+  };
+}
+
+async function execute(
+  runId: string,
+  question: string,
+  mode: Mode,
+  plan: Plan | AsyncIterable<Step>,
+  pool: WorkerSpec[],
+): Promise<RunHandle> {
+  const [{ startRun }, store, transport, bridge] = await Promise.all([
+    import('../executor/executor.ts'),
+    getRunStore(),
+    transports(pool),
+    getBridge(),
+  ]);
+  const { maxSteps, maxDepth } = planPrefs.value;
+  bridge.replanContext = { pool: poolEntries(pool), maxSteps, maxDepth };
+  const run = startRun({
+    maxSteps: mode === 'router' ? 1 : maxSteps,
+    maxDepth,
+    runId,
+    question,
+    mode,
+    plan,
+    pool,
+    transport,
+    conductor: bridge,
+    store,
+    onEvent: (event: ExecutorEvent) => update(runId, (view) => applyEvent(view, event)),
+  });
+  handle = run;
+  void run.result.then(() => {
+    if (handle === run) handle = undefined;
+    void refreshHistory();
+  });
+  return run;
+}
+
+/**
+ * Asks the question: the conductor plans on the device, streaming tokens and steps. Without review each
+ * step goes to the executor the moment it is complete (step 0 can run before step 2 is written); with
+ * review the whole plan waits for the user.
+ */
+export async function ask(
+  input: { question: string; mode: Mode; review: boolean },
+  pool: WorkerSpec[],
+): Promise<void> {
+  const enabled = pool.filter((w) => w.enabled);
+  let runId = crypto.randomUUID();
+  currentRun.value = {
+    ...newRunView(runId, input.question, input.mode),
+    workerOrder: enabled.map((w) => w.id),
+  };
+  pendingReview.value = undefined;
+  planAbort?.abort();
+  const abort = new AbortController();
+  planAbort = abort;
+  const bridge = await getBridge();
+  const prefs = planPrefs.value;
+  const maxSteps = input.mode === 'router' ? 1 : prefs.maxSteps;
+
+  let queue: StepQueue | undefined;
+  let streamed: Step[] = [];
+  let restarted = false;
+  if (!input.review) {
+    queue = new StepQueue();
+    void execute(runId, input.question, input.mode, queue, enabled).catch((error: unknown) => {
+      abort.abort();
+      failRun(runId, error);
+    });
+  }
+  const onStep = (event: StepEvent) => {
+    if (event.kind === 'restart') {
+      restarted = true;
+      update(runId, (v) => ({
+        ...v,
+        plannedSteps: [],
+        planText: `${v.planText}\n\n[${event.reason}: trying again]\n\n`,
+      }));
+      return;
+    }
+    update(runId, (v) => {
+      const plannedSteps = v.plannedSteps.slice();
+      plannedSteps[event.index] = event.step;
+      return { ...v, plannedSteps };
+    });
+    if (queue && !restarted) {
+      streamed.push(event.step);
+      queue.push(event.step);
+    }
+  };
+  try {
+    const response = await bridge.plan(
+      {
+        question: input.question,
+        pool: poolEntries(enabled),
+        mode: input.mode,
+        maxSteps,
+        maxDepth: prefs.maxDepth,
+      },
+      {
+        signal: abort.signal,
+        onToken: (text) => update(runId, (v) => ({ ...v, planText: v.planText + text })),
+        onStep,
+      },
+    );
+    const plan = response.plan;
+    const extras: Partial<RunView> = {
+      thought: plan.thought,
+      plannedSteps: plan.steps,
+      planStats: {
+        ms: response.stats.ms,
+        tokens: response.stats.completionTokens,
+        ...(response.stats.decodeTokensPerSec !== undefined
+          ? { tokensPerSec: response.stats.decodeTokensPerSec }
+          : {}),
+      },
+    };
+    if (response.fallback) {
+      extras.fallback = `The conductor's plan could not be used (${response.fallback.reason}), so the question goes to one worker.`;
+    } else if (response.repaired) {
+      extras.fallback = `The conductor's first plan was invalid (${response.repaired.error}); it was repaired.`;
+    }
+    update(runId, (v) => ({ ...v, ...extras }));
+    if (queue) {
+      const prefixMatches =
+        !restarted && streamed.every((s, i) => JSON.stringify(s) === JSON.stringify(plan.steps[i]));
+      if (prefixMatches) {
+        for (const step of plan.steps.slice(streamed.length)) queue.push(step);
+        queue.close();
+      } else {
+        // The streamed steps were from a rejected attempt: drop that run, start one from the final plan.
+        handle?.abandon();
+        queue.close();
+        const store = await getRunStore();
+        await store.deleteRun(runId);
+        const oldId = runId;
+        runId = crypto.randomUUID();
+        update(oldId, (v) => ({ ...v, id: runId, steps: [], phase: 'running' }));
+        streamed = [];
+        await execute(runId, input.question, input.mode, plan, enabled);
+      }
+    } else {
+      update(runId, (v) => ({ ...v, phase: 'review' }));
+      pendingReview.value = { plan, pool: enabled };
+    }
+  } catch (error) {
+    queue?.close();
+    const e = error as { name?: string; message?: string };
+    const cancelled = e.name === 'PlanCancelled' || abort.signal.aborted;
+    handle?.cancel();
+    update(runId, (v) => ({
+      ...v,
+      phase: cancelled ? 'cancelled' : 'failed',
+      error: cancelled ? 'Cancelled while planning.' : `Planning failed: ${e.message ?? String(error)}`,
+      endedAt: Date.now(),
+    }));
+  } finally {
+    if (planAbort === abort) planAbort = undefined;
+  }
+}
+
+/** Runs the reviewed (maybe edited) plan. */
+export async function runReviewed(plan: Plan): Promise<void> {
+  const view = currentRun.value;
+  const review = pendingReview.value;
+  if (!view || !review) return;
+  pendingReview.value = undefined;
+  currentRun.value = { ...view, phase: 'running', plannedSteps: plan.steps, thought: plan.thought };
+  await execute(view.id, view.question, view.mode, plan, review.pool).catch((error: unknown) =>
+    failRun(view.id, error),
+  );
+}
+
+export function discardReview(): void {
+  const view = currentRun.value;
+  pendingReview.value = undefined;
+  if (view) currentRun.value = { ...view, phase: 'cancelled', error: 'Plan discarded.', endedAt: Date.now() };
+}
+
+export function cancelRun(): void {
+  planAbort?.abort();
+  handle?.cancel();
+}
+
+export function cancelStep(index: number): void {
+  handle?.cancelStep(index);
+}
+
+/** A stored run as the Watch screen shows it. */
+export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): RunView {
+  const view: RunView = {
+    id: run.id,
+    question: run.question,
+    mode: run.mode === 'router' ? 'router' : 'conductor',
+    phase: run.status,
+    planText: '',
+    plannedSteps: run.plan.steps,
+    steps: steps.map(({ runId: _runId, ...s }) => s),
+    startedAt: run.createdAt,
+    endedAt: Math.max(run.createdAt, ...steps.map((s) => s.timings.endedAt ?? 0)),
+    totals: run.totals,
+    workerOrder: [...run.pool.map((w) => w.id), LOCAL_WORKER],
+  };
+  if (run.plan.thought) view.thought = run.plan.thought;
+  if (run.answer !== undefined) view.answer = run.answer;
+  if (run.error !== undefined) view.error = run.error;
+  return view;
+}
+
+export async function openRun(id: string): Promise<boolean> {
+  if (currentRun.value?.id === id) return true;
+  const store = await getRunStore();
+  const stored = await store.getRun(id);
+  if (!stored) return false;
+  currentRun.value = viewFromRecord(stored.run, stored.steps);
+  return true;
+}
+
+/** Resumes a stored run (after a reload): done steps keep their answers, the others run again. */
+export async function resume(id: string): Promise<void> {
+  const [{ resumeRun }, store, bridge] = await Promise.all([
+    import('../executor/executor.ts'),
+    getRunStore(),
+    getBridge(),
+  ]);
+  const stored = await store.getRun(id);
+  if (!stored) return;
+  currentRun.value = { ...viewFromRecord(stored.run, stored.steps), phase: 'running', endedAt: undefined };
+  const { maxSteps, maxDepth } = planPrefs.value;
+  bridge.replanContext = { pool: poolEntries(stored.run.pool), maxSteps, maxDepth };
+  const run = await resumeRun({
+    maxDepth,
+    store,
+    runId: id,
+    transport: await transports(stored.run.pool),
+    conductor: bridge,
+    onEvent: (event) => update(id, (view) => applyEvent(view, event)),
+  });
+  handle = run;
+  void run.result.then(() => {
+    if (handle === run) handle = undefined;
+    void refreshHistory();
+  });
+}
+
+/**
+ * Reruns one step and every step that depends on it: those steps are reset in the store, then the run is
+ * resumed, which keeps every other done step's answer as context.
+ */
+export async function rerunStep(index: number): Promise<void> {
+  const view = currentRun.value;
+  if (!view || handle) return;
+  const [{ dependencies, downstream }, store] = await Promise.all([
+    import('../executor/dag.ts'),
+    getRunStore(),
+  ]);
+  const stored = await store.getRun(view.id);
+  if (!stored) return;
+  const deps = dependencies(stored.steps);
+  const reset = new Set([index, ...downstream(deps, index)]);
+  for (const step of stored.steps) {
+    if (!reset.has(step.index)) continue;
+    const fresh: StepRecord = {
+      ...step,
+      state: 'queued',
+      text: '',
+      attempts: 0,
+      timings: { queuedAt: Date.now() },
+    };
+    delete fresh.usage;
+    delete fresh.cost;
+    delete fresh.error;
+    await store.putStep(fresh);
+  }
+  await store.putRun({ ...stored.run, status: 'running', updatedAt: Date.now() });
+  await resume(view.id);
+}
+
+/** Runs not finished when the page was last closed. */
+export const unfinished = signal<RunRecord[]>([]);
+/** History list (newest first). */
+export const history = signal<RunRecord[]>([]);
+
+export async function refreshHistory(): Promise<void> {
+  const store = await getRunStore();
+  const [all, open] = await Promise.all([store.listRuns(), store.findUnfinished()]);
+  history.value = all;
+  const live = handle?.runId;
+  unfinished.value = open.filter((r) => r.id !== live && r.id !== currentRun.value?.id);
+}
+
+export async function discardUnfinished(id: string): Promise<void> {
+  const store = await getRunStore();
+  await store.discardRun(id, 'Discarded after a reload.');
+  await refreshHistory();
+}
+
+export async function deleteRun(id: string): Promise<void> {
+  const store = await getRunStore();
+  await store.deleteRun(id);
+  if (currentRun.value?.id === id) currentRun.value = undefined;
+  await refreshHistory();
+}
+
+export async function importRun(
+  text: string,
+): Promise<{ ok: true; id: string } | { ok: false; error: string }> {
+  const { parseRunImport } = await import('./export.ts');
+  const result = parseRunImport(text, { newId: crypto.randomUUID() });
+  if (!result.ok) return result;
+  const store = await getRunStore();
+  await store.putRun({ ...result.data.run, updatedAt: Date.now() });
+  for (const step of result.data.steps) await store.putStep(step);
+  await refreshHistory();
+  return { ok: true, id: result.data.run.id };
+}
+
+export async function exportCurrent(kind: 'json' | 'md', id: string): Promise<void> {
+  const [m, store] = await Promise.all([import('./export.ts'), getRunStore()]);
+  const stored = await store.getRun(id);
+  if (!stored) return;
+  if (kind === 'json') {
+    m.downloadText(
+      m.exportFilename(stored.run, 'json'),
+      m.exportRunJson(stored.run, stored.steps),
+      'application/json',
+    );
+  } else {
+    m.downloadText(
+      m.exportFilename(stored.run, 'md'),
+      m.exportRunMarkdown(stored.run, stored.steps),
+      'text/markdown',
+    );
+  }
+}

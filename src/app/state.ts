@@ -1,0 +1,52 @@
+import { signal } from '@preact/signals';
+import type { ModelRef } from '../../workers/engines/engine.ts';
+import type { Capabilities } from '../capabilities/probe.ts';
+import { probeCapabilities } from '../capabilities/probe.ts';
+import type { ProgressView } from './progress.ts';
+
+/** The probe's answer; undefined while it runs. */
+export const capabilities = signal<Capabilities | undefined>(undefined);
+
+export type ConductorStatus = 'none' | 'loading' | 'ready' | 'error';
+
+export interface ConductorState {
+  status: ConductorStatus;
+  model?: ModelRef;
+  /** Display name of the model. */
+  label?: string;
+  progress?: ProgressView;
+  error?: string;
+}
+
+/** The on-device conductor model, as the status line and the settings show it. */
+export const conductor = signal<ConductorState>({ status: 'none' });
+
+export function modelLabel(model: ModelRef): string {
+  return model.engine === 'webllm' ? model.modelId : (model.name ?? model.url.split('/').pop() ?? model.url);
+}
+
+/** Runs the capability probe once and publishes it (also on globalThis for tests and debugging). */
+export async function startCapabilities(): Promise<Capabilities> {
+  const caps = await probeCapabilities();
+  capabilities.value = caps;
+  (globalThis as { __batonCapabilities?: unknown }).__batonCapabilities = caps;
+  return caps;
+}
+
+const ONBOARDED_KEY = 'baton.onboarded';
+
+export function isOnboarded(): boolean {
+  try {
+    return globalThis.localStorage?.getItem(ONBOARDED_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
+export function markOnboarded(): void {
+  try {
+    globalThis.localStorage?.setItem(ONBOARDED_KEY, '1');
+  } catch {
+    // Without storage the start screen simply shows again next time.
+  }
+}

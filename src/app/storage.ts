@@ -1,0 +1,43 @@
+import { signal } from '@preact/signals';
+
+export interface StorageStatus {
+  /** navigator.storage.persisted(); undefined when the browser has no Storage API. */
+  persisted?: boolean;
+  /** True once we asked navigator.storage.persist() in this session. */
+  asked: boolean;
+  usageBytes?: number;
+  quotaBytes?: number;
+}
+
+export const storageStatus = signal<StorageStatus>({ asked: false });
+
+function manager(): StorageManager | undefined {
+  return globalThis.navigator?.storage;
+}
+
+/** Reads persisted() and estimate() without asking the user anything. */
+export async function refreshStorage(): Promise<StorageStatus> {
+  const storage = manager();
+  const next: StorageStatus = { ...storageStatus.value };
+  if (storage?.persisted) next.persisted = await storage.persisted().catch(() => undefined);
+  if (storage?.estimate) {
+    const estimate = await storage.estimate().catch(() => undefined);
+    if (estimate?.usage !== undefined) next.usageBytes = estimate.usage;
+    if (estimate?.quota !== undefined) next.quotaBytes = estimate.quota;
+  }
+  storageStatus.value = next;
+  return next;
+}
+
+/**
+ * Asks for persistent storage, so the browser does not evict the cached model under storage pressure.
+ * Chromium grants or denies silently (by engagement); Firefox shows a prompt.
+ */
+export async function requestPersistence(): Promise<boolean | undefined> {
+  const storage = manager();
+  if (!storage?.persist) return undefined;
+  const granted = await storage.persist().catch(() => false);
+  storageStatus.value = { ...storageStatus.value, asked: true, persisted: granted };
+  await refreshStorage();
+  return granted;
+}

@@ -1,0 +1,101 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { type Route, route } from '../app/router.ts';
+import { conductor, modelLabel } from '../app/state.ts';
+import { AskScreen } from './AskScreen.tsx';
+import { HistoryScreen } from './HistoryScreen.tsx';
+import { Logo } from './Logo.tsx';
+import { SettingsScreen } from './SettingsScreen.tsx';
+import { StartScreen } from './StartScreen.tsx';
+
+const NAV: Array<{ name: Route['name']; label: string }> = [
+  { name: 'start', label: 'Start' },
+  { name: 'ask', label: 'Ask' },
+  { name: 'history', label: 'History' },
+  { name: 'settings', label: 'Settings' },
+];
+
+function ConductorStatusLine() {
+  const state = conductor.value;
+  let text: string;
+  switch (state.status) {
+    case 'none':
+      text = 'Conductor: no model loaded';
+      break;
+    case 'loading':
+      text = `Conductor: loading ${state.label ?? ''}${state.progress ? ` (${state.progress.percent.toFixed(0)}%)` : ''}`;
+      break;
+    case 'ready':
+      text = `Conductor: ${state.label ?? (state.model ? modelLabel(state.model) : 'ready')}`;
+      break;
+    case 'error':
+      text = `Conductor: error — ${state.error ?? 'unknown'}`;
+      break;
+  }
+  return (
+    <p class="status-line" data-testid="conductor-status" data-state={state.status}>
+      <span class="status-dot" data-state={state.status} aria-hidden="true" />
+      <span>{text}</span>
+    </p>
+  );
+}
+
+function Screen({ current }: { current: Route }) {
+  switch (current.name) {
+    case 'start':
+      return <StartScreen />;
+    case 'ask':
+      return <AskScreen />;
+    case 'run':
+      return <AskScreen runId={current.id} />;
+    case 'history':
+      return <HistoryScreen />;
+    case 'settings':
+      return <SettingsScreen />;
+  }
+}
+
+export function App() {
+  const current = route.value;
+  const mainRef = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  // Move focus to the new screen on navigation (not on first load), so keyboard and screen-reader users
+  // land at its start.
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    mainRef.current?.focus();
+  }, [current.name, current.name === 'run' ? current.id : '']);
+  const active = current.name === 'run' ? 'history' : current.name;
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="app-header">
+        <p class="brand">
+          <Logo />
+          Baton
+        </p>
+        <nav class="app-nav" aria-label="Main">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.name}>
+                <a href={`#/${item.name}`} aria-current={active === item.name ? 'page' : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="header-end">
+          <ConductorStatusLine />
+        </div>
+      </header>
+      <main id="main" tabIndex={-1} ref={mainRef}>
+        <Screen current={current} />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,120 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatTime } from '../app/format.ts';
+import { runPool, workerOrder } from '../app/pool.ts';
+import { planPrefs } from '../app/prefs.ts';
+import { isActive } from '../app/run-model.ts';
+import {
+  ask,
+  cancelRun,
+  cancelStep,
+  currentRun,
+  discardReview,
+  discardUnfinished,
+  exportCurrent,
+  openRun,
+  pendingReview,
+  rerunStep,
+  resume,
+  runReviewed,
+  unfinished,
+} from '../app/runs.ts';
+import { conductor } from '../app/state.ts';
+import { Composer } from './Composer.tsx';
+import { PlanEditor } from './PlanEditor.tsx';
+import { RunPanel } from './RunPanel.tsx';
+
+/** After a reload: a run that was still going is offered for resume or discard. */
+function UnfinishedBanner() {
+  const runs = unfinished.value;
+  if (runs.length === 0) return null;
+  return (
+    <section class="alert" data-kind="info" aria-label="Unfinished runs" data-testid="unfinished-banner">
+      {runs.map((run) => (
+        <div class="row" key={run.id}>
+          <span>
+            Unfinished run from {formatTime(run.createdAt)}: <strong>{run.question.slice(0, 80)}</strong>
+          </span>
+          <span class="spacer" />
+          <button
+            type="button"
+            class="small primary"
+            onClick={() => void resume(run.id)}
+            data-testid="resume-run"
+          >
+            Resume
+          </button>
+          <button
+            type="button"
+            class="small"
+            onClick={() => void discardUnfinished(run.id)}
+            data-testid="discard-run"
+          >
+            Discard
+          </button>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+export function AskScreen({ runId }: { runId?: string }) {
+  const [missing, setMissing] = useState(false);
+  useEffect(() => {
+    if (!runId) return;
+    void openRun(runId).then((found) => setMissing(!found));
+  }, [runId]);
+  const view = currentRun.value;
+  const review = pendingReview.value;
+  const ready = conductor.value.status === 'ready';
+  const workers = runPool.value;
+  const busy = view !== undefined && (isActive(view.phase) || view.phase === 'review');
+  const disabledReason = !ready
+    ? 'Load a conductor model first (Start).'
+    : workers.length === 0
+      ? 'Add a worker to your pool first (Settings).'
+      : busy
+        ? 'A run is in progress.'
+        : undefined;
+  const shown = runId ? (view?.id === runId ? view : undefined) : view;
+
+  return (
+    <div data-testid="ask-screen">
+      <h1 class="visually-hidden">{runId ? 'Run' : 'Ask'}</h1>
+      {!runId && <UnfinishedBanner />}
+      {!runId && (
+        <Composer
+          onAsk={(input) => void ask(input, runPool.value)}
+          disabled={disabledReason !== undefined}
+          disabledReason={disabledReason}
+        />
+      )}
+      {runId && missing && (
+        <p class="alert" data-kind="error">
+          This run is not in your history.
+        </p>
+      )}
+      {review && shown?.phase === 'review' && (
+        <PlanEditor
+          plan={review.plan}
+          workers={review.pool.map((w) => ({ id: w.id, label: w.label }))}
+          maxSteps={shown.mode === 'router' ? 1 : planPrefs.value.maxSteps}
+          onRun={(plan) => void runReviewed(plan)}
+          onDiscard={discardReview}
+        />
+      )}
+      {shown && (
+        <RunPanel
+          view={shown}
+          workerOrder={shown.workerOrder ?? workerOrder.value}
+          actions={{
+            cancelRun,
+            cancelStep,
+            rerunStep: (index) => void rerunStep(index),
+            exportJson: () => void exportCurrent('json', shown.id),
+            exportMarkdown: () => void exportCurrent('md', shown.id),
+          }}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,368 @@
+import { useState } from 'preact/hooks';
+import { deleteWorker, includeLocal, pool, poolError, saveWorker, setIncludeLocal } from '../app/pool.ts';
+import { getEgress } from '../app/services.ts';
+import type { WorkerSpec } from '../pool/types.ts';
+import { CATALOG, presetById } from '../providers/catalog.ts';
+
+/** Next free id "w1", "w2", ... */
+export function nextWorkerId(existing: readonly string[]): string {
+  for (let i = 1; ; i++) if (!existing.includes(`w${i}`)) return `w${i}`;
+}
+
+interface Draft {
+  providerId: string;
+  baseURL: string;
+  model: string;
+  label: string;
+  strengths: string;
+  inputPerM: string;
+  outputPerM: string;
+  maxConcurrency: string;
+}
+
+function draftFor(providerId: string): Draft {
+  const preset = presetById(providerId);
+  const model = preset?.models[0];
+  return {
+    providerId,
+    baseURL: preset?.baseURL ?? '',
+    model: model?.id ?? '',
+    label: model ? `${preset?.name} ${model.label}` : (preset?.name ?? ''),
+    strengths: model?.strengths ?? '',
+    inputPerM: String(model?.price.inputPerM ?? 0),
+    outputPerM: String(model?.price.outputPerM ?? 0),
+    maxConcurrency: '2',
+  };
+}
+
+/** Checks a draft; returns the worker or why it cannot be saved. */
+export function workerFromDraft(draft: Draft, id: string): WorkerSpec | string {
+  if (!draft.model.trim()) return 'Choose or type a model id.';
+  let url: URL;
+  try {
+    url = new URL(draft.baseURL.trim());
+  } catch {
+    return 'The base URL must be an absolute URL (https://…/v1).';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'The base URL must be http(s).';
+  const input = Number(draft.inputPerM);
+  const output = Number(draft.outputPerM);
+  if (!(input >= 0) || !(output >= 0))
+    return 'Prices must be numbers of dollars per million tokens (0 or more).';
+  const concurrency = Math.round(Number(draft.maxConcurrency));
+  if (!(concurrency >= 1 && concurrency <= 16)) return 'Concurrency must be between 1 and 16.';
+  const preset = presetById(draft.providerId);
+  const modelPreset = preset?.models.find((m) => m.id === draft.model.trim());
+  const worker: WorkerSpec = {
+    id,
+    label: draft.label.trim() || draft.model.trim(),
+    strengths: draft.strengths.trim(),
+    providerId: draft.providerId,
+    baseURL: draft.baseURL.trim().replace(/\/+$/, ''),
+    model: draft.model.trim(),
+    maxConcurrency: concurrency,
+    price: { inputPerM: input, outputPerM: output },
+    enabled: true,
+  };
+  if (modelPreset) worker.costTier = modelPreset.costTier;
+  return worker;
+}
+
+/** The pool: workers (provider + model + label + strengths + price + concurrency), enabled or not. */
+export function PoolPanel() {
+  const workers = pool.value;
+  const [draft, setDraft] = useState<Draft>(() => draftFor(CATALOG[0]?.id ?? 'openai'));
+  const [problem, setProblem] = useState<string | undefined>();
+  const preset = presetById(draft.providerId);
+  const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+  const [checking, setChecking] = useState(false);
+  const [check, setCheck] = useState<{ ok: boolean; text: string; hint?: string } | undefined>();
+  const [discovered, setDiscovered] = useState<string[]>([]);
+
+  const testConnection = async () => {
+    setChecking(true);
+    setCheck(undefined);
+    try {
+      const [{ testConnection: run }, egress] = await Promise.all([
+        import('../providers/connection-test.ts'),
+        getEgress(),
+      ]);
+      const result = await run(egress, {
+        providerId: draft.providerId,
+        baseURL: draft.baseURL.trim(),
+        model: draft.model.trim(),
+      });
+      if (result.ok) {
+        setCheck({ ok: true, text: result.message });
+        if (result.models) setDiscovered(result.models);
+      } else {
+        setCheck({ ok: false, text: result.message, ...(result.hint ? { hint: result.hint } : {}) });
+      }
+    } catch (error) {
+      setCheck({ ok: false, text: (error as Error).message });
+    } finally {
+      setChecking(false);
+    }
+  };
+
+  const discover = async () => {
+    setChecking(true);
+    setCheck(undefined);
+    try {
+      const [{ listModels }, egress] = await Promise.all([import('../providers/discovery.ts'), getEgress()]);
+      const models = await listModels(egress, {
+        providerId: draft.providerId,
+        baseURL: draft.baseURL.trim(),
+      });
+      setDiscovered(models);
+      setCheck({ ok: true, text: `${models.length} model${models.length === 1 ? '' : 's'} found.` });
+    } catch (error) {
+      setCheck({ ok: false, text: (error as Error).message });
+    } finally {
+      setChecking(false);
+    }
+  };
+
+  return (
+    <section class="card" aria-labelledby="pool-panel-title" data-testid="pool-panel">
+      <h2 id="pool-panel-title">Pool</h2>
+      {poolError.value && (
+        <p class="alert" data-kind="error" role="alert">
+          {poolError.value}
+        </p>
+      )}
+      <label style={{ fontWeight: 400, display: 'block', marginBottom: '0.5rem' }}>
+        <input
+          type="checkbox"
+          checked={includeLocal.value}
+          onChange={(e) => setIncludeLocal((e.currentTarget as HTMLInputElement).checked)}
+          data-testid="include-local"
+        />{' '}
+        Offer the on-device model to the conductor as the worker <code>local</code> (private, offline, small)
+      </label>
+      {workers.length === 0 ? (
+        <p class="muted">No cloud workers yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="data" data-testid="pool-table">
+            <caption class="visually-hidden">Workers in the pool</caption>
+            <thead>
+              <tr>
+                <th scope="col">Id</th>
+                <th scope="col">Label</th>
+                <th scope="col">Provider · model</th>
+                <th scope="col">Strengths</th>
+                <th scope="col">Price in/out per M</th>
+                <th scope="col">Enabled</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {workers.map((w) => (
+                <tr key={w.id}>
+                  <td>
+                    <code>{w.id}</code>
+                  </td>
+                  <td>{w.label}</td>
+                  <td>
+                    {presetById(w.providerId)?.name ?? w.providerId} · {w.model}
+                  </td>
+                  <td>
+                    <label class="visually-hidden" for={`strengths-${w.id}`}>
+                      Strengths of {w.label}
+                    </label>
+                    <input
+                      id={`strengths-${w.id}`}
+                      value={w.strengths}
+                      onChange={(e) =>
+                        void saveWorker({ ...w, strengths: (e.currentTarget as HTMLInputElement).value })
+                      }
+                    />
+                  </td>
+                  <td>{w.price ? `$${w.price.inputPerM} / $${w.price.outputPerM}` : '—'}</td>
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`${w.label} enabled`}
+                      checked={w.enabled}
+                      onChange={(e) =>
+                        void saveWorker({ ...w, enabled: (e.currentTarget as HTMLInputElement).checked })
+                      }
+                    />
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      class="small danger"
+                      aria-label={`Remove ${w.label}`}
+                      onClick={() => void deleteWorker(w.id)}
+                    >
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <form
+        data-testid="add-worker"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const worker = workerFromDraft(draft, nextWorkerId(workers.map((w) => w.id)));
+          if (typeof worker === 'string') {
+            setProblem(worker);
+            return;
+          }
+          setProblem(undefined);
+          void saveWorker(worker);
+        }}
+      >
+        <h3 style={{ marginTop: '1rem' }}>Add a worker</h3>
+        <div class="row">
+          <div class="field">
+            <label for="worker-provider">Provider</label>
+            <select
+              id="worker-provider"
+              value={draft.providerId}
+              onChange={(e) => setDraft(draftFor((e.currentTarget as HTMLSelectElement).value))}
+            >
+              {CATALOG.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field" style={{ flex: 1 }}>
+            <label for="worker-base">Base URL</label>
+            <input
+              id="worker-base"
+              type="url"
+              value={draft.baseURL}
+              readOnly={preset ? !preset.baseURLEditable : false}
+              onInput={(e) => set({ baseURL: (e.currentTarget as HTMLInputElement).value })}
+            />
+          </div>
+        </div>
+        <div class="row">
+          <div class="field">
+            <label for="worker-model">Model</label>
+            <input
+              id="worker-model"
+              list="worker-model-options"
+              value={draft.model}
+              onInput={(e) => {
+                const id = (e.currentTarget as HTMLInputElement).value;
+                const m = preset?.models.find((x) => x.id === id);
+                set(
+                  m
+                    ? {
+                        model: id,
+                        label: `${preset?.name} ${m.label}`,
+                        strengths: m.strengths,
+                        inputPerM: String(m.price.inputPerM),
+                        outputPerM: String(m.price.outputPerM),
+                      }
+                    : { model: id },
+                );
+              }}
+            />
+            <datalist id="worker-model-options">
+              {preset?.models.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.label}
+                </option>
+              ))}
+              {discovered
+                .filter((id) => !preset?.models.some((m) => m.id === id))
+                .map((id) => (
+                  <option key={id} value={id} />
+                ))}
+            </datalist>
+          </div>
+          <div class="field">
+            <label for="worker-label">Label</label>
+            <input
+              id="worker-label"
+              value={draft.label}
+              onInput={(e) => set({ label: (e.currentTarget as HTMLInputElement).value })}
+            />
+          </div>
+          <div class="field">
+            <label for="worker-concurrency">Concurrency</label>
+            <input
+              id="worker-concurrency"
+              type="number"
+              min={1}
+              max={16}
+              value={draft.maxConcurrency}
+              onInput={(e) => set({ maxConcurrency: (e.currentTarget as HTMLInputElement).value })}
+            />
+          </div>
+        </div>
+        <div class="field">
+          <label for="worker-strengths">Strengths (one line the conductor reads)</label>
+          <input
+            id="worker-strengths"
+            value={draft.strengths}
+            onInput={(e) => set({ strengths: (e.currentTarget as HTMLInputElement).value })}
+          />
+        </div>
+        <div class="row">
+          <div class="field">
+            <label for="worker-price-in">Input $ per million tokens</label>
+            <input
+              id="worker-price-in"
+              inputMode="decimal"
+              value={draft.inputPerM}
+              onInput={(e) => set({ inputPerM: (e.currentTarget as HTMLInputElement).value })}
+            />
+          </div>
+          <div class="field">
+            <label for="worker-price-out">Output $ per million tokens</label>
+            <input
+              id="worker-price-out"
+              inputMode="decimal"
+              value={draft.outputPerM}
+              onInput={(e) => set({ outputPerM: (e.currentTarget as HTMLInputElement).value })}
+            />
+          </div>
+        </div>
+        {preset?.corsHint && <p class="field-hint">{preset.corsHint}</p>}
+        {check && (
+          <div
+            class="alert"
+            data-kind={check.ok ? 'ok' : 'error'}
+            role="status"
+            data-testid="connection-result"
+          >
+            <p style={{ margin: 0 }}>{check.text}</p>
+            {check.hint && <p style={{ margin: '0.25rem 0 0' }}>{check.hint}</p>}
+          </div>
+        )}
+        {problem && (
+          <p class="alert" data-kind="error" role="alert">
+            {problem}
+          </p>
+        )}
+        <div class="row">
+          <button type="submit" class="primary" data-testid="add-worker-submit">
+            Add to pool
+          </button>
+          <button type="button" onClick={() => void testConnection()} disabled={checking}>
+            Test connection
+          </button>
+          {preset?.hasModelsEndpoint && (
+            <button type="button" onClick={() => void discover()} disabled={checking}>
+              Discover models
+            </button>
+          )}
+        </div>
+      </form>
+    </section>
+  );
+}

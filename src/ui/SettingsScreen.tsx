@@ -1,0 +1,179 @@
+import { useEffect, useState } from 'preact/hooks';
+import { getBridge, unloadConductor } from '../app/conductor.ts';
+import { formatBytes } from '../app/format.ts';
+import { planPrefs } from '../app/prefs.ts';
+import { capabilities, conductor } from '../app/state.ts';
+import { refreshStorage, requestPersistence, storageStatus } from '../app/storage.ts';
+import { type ThemeChoice, theme } from '../app/theme.ts';
+import { CapabilityPanel } from './CapabilityPanel.tsx';
+import { ConductorSetup } from './ConductorSetup.tsx';
+import { LedgerPanel } from './LedgerPanel.tsx';
+import { PoolPanel } from './PoolPanel.tsx';
+import { VaultPanel } from './VaultPanel.tsx';
+
+function ThemePanel() {
+  const options: Array<[ThemeChoice, string]> = [
+    ['system', 'System'],
+    ['light', 'Light'],
+    ['dark', 'Dark'],
+  ];
+  return (
+    <section class="card" aria-labelledby="theme-title">
+      <h2 id="theme-title">Appearance</h2>
+      <fieldset class="segmented" style={{ padding: 0 }}>
+        <legend class="visually-hidden">Theme</legend>
+        {options.map(([value, label]) => (
+          <label key={value}>
+            <input
+              type="radio"
+              name="theme"
+              value={value}
+              checked={theme.value === value}
+              onChange={() => {
+                theme.value = value;
+              }}
+              data-testid={`theme-${value}`}
+            />
+            {label}
+          </label>
+        ))}
+      </fieldset>
+    </section>
+  );
+}
+
+function PlanningPanel() {
+  const prefs = planPrefs.value;
+  return (
+    <section class="card" aria-labelledby="planning-title" data-testid="planning-panel">
+      <h2 id="planning-title">Planning</h2>
+      <div class="field">
+        <label for="max-steps">Most steps in a plan</label>
+        <select
+          id="max-steps"
+          value={String(prefs.maxSteps)}
+          onChange={(e) => {
+            planPrefs.value = { ...prefs, maxSteps: Number((e.currentTarget as HTMLSelectElement).value) };
+          }}
+        >
+          {[1, 2, 3, 4, 5].map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="max-depth">Self-check depth (the conductor reviewing and correcting its workflow)</label>
+        <select
+          id="max-depth"
+          value={String(prefs.maxDepth)}
+          onChange={(e) => {
+            planPrefs.value = { ...prefs, maxDepth: Number((e.currentTarget as HTMLSelectElement).value) };
+          }}
+        >
+          <option value="0">0 (off)</option>
+          <option value="1">1</option>
+          <option value="2">2</option>
+        </select>
+      </div>
+    </section>
+  );
+}
+
+function ModelCachePanel() {
+  const state = conductor.value;
+  const storage = storageStatus.value;
+  const [cache, setCache] = useState<{ cached: boolean; bytes?: number } | undefined>();
+  const [message, setMessage] = useState<string | undefined>();
+  const model = state.model;
+  useEffect(() => {
+    void refreshStorage();
+    if (!model || state.status !== 'ready') return;
+    void getBridge()
+      .then((b) => b.cacheStatus(model))
+      .then(setCache)
+      .catch(() => setCache(undefined));
+  }, [model, state.status]);
+  return (
+    <section class="card" aria-labelledby="cache-title" data-testid="model-cache">
+      <h2 id="cache-title">Model storage</h2>
+      <dl class="kv">
+        <dt>Loaded model</dt>
+        <dd>{state.status === 'ready' ? state.label : 'none'}</dd>
+        <dt>In the cache</dt>
+        <dd>
+          {cache === undefined
+            ? '—'
+            : cache.cached
+              ? `yes${cache.bytes ? ` (${formatBytes(cache.bytes)})` : ''}`
+              : 'no'}
+        </dd>
+        <dt>Storage used</dt>
+        <dd>
+          {storage.usageBytes !== undefined ? formatBytes(storage.usageBytes) : '—'}
+          {storage.quotaBytes !== undefined ? ` of ${formatBytes(storage.quotaBytes)}` : ''}
+        </dd>
+        <dt>Persistent storage</dt>
+        <dd data-testid="persisted">
+          {storage.persisted === undefined ? 'unknown' : storage.persisted ? 'yes' : 'no'}
+        </dd>
+      </dl>
+      {message && (
+        <p class="alert" data-kind="ok" role="status">
+          {message}
+        </p>
+      )}
+      <div class="row">
+        {!storage.persisted && (
+          <button type="button" onClick={() => void requestPersistence()}>
+            Ask for persistent storage
+          </button>
+        )}
+        {state.status === 'ready' && (
+          <button type="button" onClick={() => void unloadConductor()}>
+            Unload
+          </button>
+        )}
+        {model && (
+          <button
+            type="button"
+            class="danger"
+            onClick={async () => {
+              const b = await getBridge();
+              if (state.status === 'ready') await unloadConductor();
+              const ok = await b.deleteCache(model).catch(() => false);
+              setCache({ cached: false });
+              setMessage(ok ? 'The model was deleted from the cache.' : 'Nothing was deleted.');
+              void refreshStorage();
+            }}
+          >
+            Delete the model from the cache
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}
+
+export function SettingsScreen() {
+  return (
+    <div data-testid="settings-screen">
+      <h1 style={{ fontSize: '1.4rem', margin: '0 0 0.75rem' }}>Settings</h1>
+      <PoolPanel />
+      <VaultPanel />
+      <div class="grid-2">
+        <ConductorSetup />
+        <ModelCachePanel />
+      </div>
+      <LedgerPanel />
+      <div class="grid-2">
+        <PlanningPanel />
+        <ThemePanel />
+      </div>
+      <div class="grid-2">
+        <CapabilityPanel caps={capabilities.value} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,218 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatTime } from '../app/format.ts';
+import { getVault } from '../app/services.ts';
+import { CATALOG } from '../providers/catalog.ts';
+import type { KeyInfo, Vault } from '../vault/vault.ts';
+
+function errorText(error: unknown): string {
+  const e = error as { message?: string };
+  return e.message ?? 'Something went wrong.';
+}
+
+/**
+ * API keys: add (a password field, cleared after saving; only the last four characters are shown again),
+ * delete, and the optional passphrase lock.
+ */
+export function VaultPanel() {
+  const [vault, setVault] = useState<Vault | undefined>();
+  const [keys, setKeys] = useState<KeyInfo[]>([]);
+  const [locked, setLocked] = useState(false);
+  const [hasPass, setHasPass] = useState(false);
+  const [providerId, setProviderId] = useState(CATALOG[0]?.id ?? 'openai');
+  const [origin, setOrigin] = useState('');
+  const [key, setKey] = useState('');
+  const [pass, setPass] = useState('');
+  const [newPass, setNewPass] = useState('');
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
+  const preset = CATALOG.find((p) => p.id === providerId);
+
+  const refresh = async (v: Vault) => {
+    setLocked(v.state() === 'locked');
+    setHasPass(v.hasPassphrase());
+    try {
+      setKeys(v.state() === 'locked' ? [] : await v.listKeys());
+    } catch (error) {
+      setMessage({ kind: 'error', text: errorText(error) });
+    }
+  };
+
+  useEffect(() => {
+    let off: (() => void) | undefined;
+    void getVault().then((v) => {
+      setVault(v);
+      void refresh(v);
+      off = v.onChange(() => void refresh(v));
+    });
+    return () => off?.();
+  }, []);
+
+  const act = async (fn: () => Promise<unknown>, ok: string) => {
+    setMessage(undefined);
+    try {
+      await fn();
+      setMessage({ kind: 'ok', text: ok });
+      if (vault) await refresh(vault);
+    } catch (error) {
+      setMessage({ kind: 'error', text: errorText(error) });
+    }
+  };
+
+  const keyOrigin = preset?.baseURLEditable ? origin || preset.baseURL : (preset?.baseURL ?? origin);
+
+  return (
+    <section class="card" aria-labelledby="keys-title" data-testid="vault-panel">
+      <h2 id="keys-title">API keys</h2>
+      <p class="small muted">
+        Keys are encrypted in this browser (AES-GCM) and sent only to their own provider. After saving, only
+        the last four characters are shown.
+      </p>
+      {message && (
+        <p class="alert" data-kind={message.kind} role={message.kind === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </p>
+      )}
+      {locked ? (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void act(() => vault!.unlock(pass), 'Unlocked.').then(() => setPass(''));
+          }}
+        >
+          <div class="field">
+            <label for="unlock-pass">Passphrase</label>
+            <input
+              id="unlock-pass"
+              type="password"
+              autocomplete="current-password"
+              value={pass}
+              onInput={(e) => setPass((e.currentTarget as HTMLInputElement).value)}
+            />
+          </div>
+          <button type="submit" class="primary" data-testid="unlock">
+            Unlock
+          </button>
+        </form>
+      ) : (
+        <>
+          {keys.length > 0 && (
+            <ul class="history-list" data-testid="key-list">
+              {keys.map((k) => (
+                <li key={k.id}>
+                  <span class="q">
+                    <strong>{CATALOG.find((p) => p.id === k.providerId)?.name ?? k.providerId}</strong>{' '}
+                    <span class="muted small">{k.origin}</span>
+                  </span>
+                  <code data-testid="key-last4">…{k.last4}</code>
+                  <span class="small muted">{formatTime(k.createdAt)}</span>
+                  <button
+                    type="button"
+                    class="small danger"
+                    aria-label={`Delete the key for ${k.providerId}`}
+                    onClick={() => void act(() => vault!.deleteKey(k.id), 'Key deleted.')}
+                  >
+                    Delete
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              const secret = key;
+              setKey('');
+              void act(() => vault!.saveKey({ providerId, origin: keyOrigin, key: secret }), 'Key saved.');
+            }}
+          >
+            <div class="row">
+              <div class="field">
+                <label for="key-provider">Provider</label>
+                <select
+                  id="key-provider"
+                  value={providerId}
+                  onChange={(e) => setProviderId((e.currentTarget as HTMLSelectElement).value)}
+                >
+                  {CATALOG.map((p) => (
+                    <option key={p.id} value={p.id}>
+                      {p.name}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              {preset?.baseURLEditable && (
+                <div class="field">
+                  <label for="key-origin">Server URL</label>
+                  <input
+                    id="key-origin"
+                    type="url"
+                    placeholder={preset.baseURL || 'https://…'}
+                    value={origin}
+                    onInput={(e) => setOrigin((e.currentTarget as HTMLInputElement).value)}
+                  />
+                </div>
+              )}
+              <div class="field" style={{ flex: 1 }}>
+                <label for="key-value">API key</label>
+                <input
+                  id="key-value"
+                  type="password"
+                  autocomplete="off"
+                  spellcheck={false}
+                  value={key}
+                  onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)}
+                />
+              </div>
+            </div>
+            <div class="row">
+              <button type="submit" class="primary" disabled={!key.trim() || !vault} data-testid="save-key">
+                Save key
+              </button>
+              {preset?.keyURL && (
+                <a href={preset.keyURL} target="_blank" rel="noopener noreferrer" class="small">
+                  Get a {preset.name} key
+                </a>
+              )}
+            </div>
+          </form>
+        </>
+      )}
+      <details style={{ marginTop: '0.75rem' }}>
+        <summary>Passphrase lock</summary>
+        {!hasPass && (
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              void act(() => vault!.setPassphrase(newPass), 'Passphrase set.').then(() => setNewPass(''));
+            }}
+          >
+            <p class="small muted">
+              With a passphrase, keys can only be used after you unlock the vault in this browser session.
+            </p>
+            <div class="field">
+              <label for="new-pass">New passphrase (8 characters or more)</label>
+              <input
+                id="new-pass"
+                type="password"
+                autocomplete="new-password"
+                value={newPass}
+                onInput={(e) => setNewPass((e.currentTarget as HTMLInputElement).value)}
+              />
+            </div>
+            <button type="submit">Set passphrase</button>
+          </form>
+        )}
+        {hasPass && !locked && (
+          <div class="row">
+            <button
+              type="button"
+              onClick={() => void act(async () => vault!.lock(), 'Locked.')}
+              data-testid="lock"
+            >
+              Lock now
+            </button>
+          </div>
+        )}
+      </details>
+    </section>
+  );
+}

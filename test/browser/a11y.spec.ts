@@ -1,0 +1,73 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page, test } from '@playwright/test';
+import { sampleRunExport } from './app-fixtures.ts';
+
+/** The main screens, each reached the way a user would, with what proves it has rendered. */
+const SCREENS: Array<{ name: string; hash: string; ready: (page: Page) => Promise<void> }> = [
+  {
+    name: 'start',
+    hash: '#/start',
+    ready: (page) => expect(page.getByTestId('capabilities')).toHaveAttribute('data-ready', 'true'),
+  },
+  { name: 'ask', hash: '#/ask', ready: (page) => expect(page.getByTestId('composer')).toBeVisible() },
+  {
+    name: 'history',
+    hash: '#/history',
+    ready: (page) => expect(page.getByTestId('history-item')).toHaveCount(1),
+  },
+  {
+    name: 'run',
+    hash: '',
+    ready: async (page) => {
+      await expect(page.getByTestId('final-answer')).toBeVisible();
+      await expect(page.locator('pre code.language-js')).toBeVisible();
+    },
+  },
+  {
+    name: 'settings',
+    hash: '#/settings',
+    ready: async (page) => {
+      await expect(page.getByTestId('vault-panel')).toBeVisible();
+      await expect(page.getByTestId('ledger-panel')).not.toContainText('Loading');
+    },
+  },
+];
+
+for (const colorScheme of ['light', 'dark'] as const) {
+  test(`main screens have no serious or critical axe violations (${colorScheme})`, async ({
+    page,
+  }, testInfo) => {
+    test.setTimeout(180_000);
+    await page.emulateMedia({ colorScheme });
+    await page.goto('/#/history');
+    await page.getByTestId('import-file').setInputFiles({
+      name: 'run.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(sampleRunExport()),
+    });
+    await expect(page.getByTestId('history-item')).toHaveCount(1);
+    const runHref = await page.getByTestId('history-item').getByRole('link').getAttribute('href');
+
+    for (const screen of SCREENS) {
+      await page.goto(`/${screen.name === 'run' ? runHref : screen.hash}`);
+      await screen.ready(page);
+      // The theme follows the system by default: the emulated scheme must be what is shown.
+      const scheme = await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme);
+      expect(scheme).toBe(colorScheme);
+      await page.screenshot({
+        path: testInfo.outputPath(`${screen.name}-${colorScheme}.png`),
+        fullPage: true,
+      });
+      const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
+      const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect(
+        bad.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5),
+        })),
+        `${screen.name} (${colorScheme})`,
+      ).toEqual([]);
+    }
+  });
+}
