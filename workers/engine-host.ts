@@ -14,16 +14,16 @@ import { buildPlanMessages, buildRepairMessages, buildReplanMessages } from '../
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
+  IncrementalPlanParser,
+  type ParseOptions,
   type Plan,
   type PlanResult,
   parsePlan,
   planJsonSchema,
   type Step,
-  validateStep,
 } from '../src/plan/index.ts';
 import type { ChatMessage } from '../src/providers/transport.ts';
 import type { ConductorEngine, GenerateResult, LoadProgress, ModelRef } from './engines/engine.ts';
-import { StepScanner } from './step-scanner.ts';
 
 export type EngineFactory = (kind: ModelRef['engine']) => Promise<ConductorEngine>;
 
@@ -62,6 +62,9 @@ export function planPrompt(request: PlanRequest) {
   const limits = { workerIds, maxSteps, allowSelf, minSteps: 1, offset: 0 };
   const jsonSchema = planJsonSchema({
     ...limits,
+    // Grammar converters put optional properties after required ones: without this the model would write
+    // its reasoning after the steps, where it helps nothing. The router skips it to answer fast.
+    requireThought: !router,
     ...(request.maxTaskLength ? { maxTaskLength: request.maxTaskLength } : {}),
     ...(request.maxThoughtLength ? { maxThoughtLength: request.maxThoughtLength } : {}),
   });
@@ -160,6 +163,34 @@ export class EngineHost {
     }
   }
 
+  /**
+   * One generation of a plan (or corrective steps): tokens are passed on as they come, and each step as
+   * soon as its JSON object closes (B's incremental parser; indices continue after `limits.offset`).
+   * The whole text is then parsed once more, which is authoritative.
+   */
+  private async streamAttempt(options: {
+    prompt: ChatMessage[];
+    gen: { jsonSchema?: Record<string, unknown>; maxTokens: number; temperature: number };
+    limits: ParseOptions;
+    attemptNo: number;
+    signal: AbortSignal;
+    stats: StatsCollector;
+    onToken: (text: string) => void;
+    onStep: (event: StepEvent) => void;
+  }): Promise<Attempt> {
+    const { limits, attemptNo, onToken, onStep } = options;
+    const parser = new IncrementalPlanParser(limits);
+    const result = await this.generate(options.prompt, options.gen, options.signal, (piece) => {
+      onToken(piece);
+      for (const event of parser.push(piece)) {
+        if (event.type === 'step')
+          onStep({ kind: 'step', index: event.index, step: event.step, attempt: attemptNo });
+      }
+    });
+    options.stats.add(result);
+    return { result, parsed: parsePlan(result.text, limits) };
+  }
+
   private async generate(
     messages: ChatMessage[],
     options: { jsonSchema?: Record<string, unknown>; maxTokens: number; temperature: number },
@@ -194,20 +225,8 @@ export class EngineHost {
         temperature: request.temperature ?? 0.2,
       };
       const stats = new StatsCollector(started);
-      const attempt = async (attemptNo: number, prompt: ChatMessage[]): Promise<Attempt> => {
-        const scanner = new StepScanner();
-        let index = 0;
-        const result = await this.generate(prompt, gen, signal, (piece) => {
-          onToken(piece);
-          for (const raw of scanner.push(piece)) {
-            const checked = validateStep(raw, index, limits);
-            if (checked.ok) onStep({ kind: 'step', index, step: checked.step, attempt: attemptNo });
-            index++;
-          }
-        });
-        stats.add(result);
-        return { result, parsed: parsePlan(result.text, limits) };
-      };
+      const attempt = (attemptNo: number, prompt: ChatMessage[]) =>
+        this.streamAttempt({ prompt, gen, limits, attemptNo, signal, stats, onToken, onStep });
 
       const first = await attempt(1, messages);
       if (first.parsed.ok) return { plan: first.parsed.plan, stats: stats.done(), raw: first.result.text };
@@ -269,20 +288,8 @@ export class EngineHost {
         temperature: request.temperature ?? 0.2,
       };
       const stats = new StatsCollector(started);
-      const attempt = async (attemptNo: number, prompt: ChatMessage[]): Promise<Attempt> => {
-        const scanner = new StepScanner();
-        let index = offset;
-        const result = await this.generate(prompt, gen, signal, (piece) => {
-          onToken(piece);
-          for (const raw of scanner.push(piece)) {
-            const checked = validateStep(raw, index, limits);
-            if (checked.ok) onStep({ kind: 'step', index, step: checked.step, attempt: attemptNo });
-            index++;
-          }
-        });
-        stats.add(result);
-        return { result, parsed: parsePlan(result.text, limits) };
-      };
+      const attempt = (attemptNo: number, prompt: ChatMessage[]) =>
+        this.streamAttempt({ prompt, gen, limits, attemptNo, signal, stats, onToken, onStep });
       const first = await attempt(1, messages);
       if (first.parsed.ok) {
         return withThought(

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { PlanRequest, StepEvent } from '../../../src/conductor/api-types.ts';
 import { EngineHost, strongestWorker } from '../../../workers/engine-host.ts';
 import type { ConductorEngine, GenerateRequest, ModelRef } from '../../../workers/engines/engine.ts';
-import { StepScanner } from '../../../workers/step-scanner.ts';
 
 /** An engine that "generates" scripted outputs, piece by piece, and records its requests. */
 function scripted(outputs: string[], options: { hangAfter?: number } = {}) {
@@ -131,25 +130,5 @@ describe('EngineHost.plan', () => {
   it('picks the highest cost tier as the strongest worker', () => {
     expect(strongestWorker(pool)?.id).toBe('w2');
     expect(strongestWorker([])).toBeUndefined();
-  });
-});
-
-describe('StepScanner', () => {
-  it('returns each step object as soon as it closes, across arbitrary piece boundaries', () => {
-    const scanner = new StepScanner();
-    const found: unknown[] = [];
-    const text =
-      '{"thought":"a {tricky} \\"[str]\\"","steps":[{"worker":"w1","task":"}]","sees":"all"}, {"worker":"w2","task":"b","sees":[0]}]}';
-    const closes: number[] = [];
-    for (let i = 0; i < text.length; i++) {
-      const got = scanner.push(text[i]!);
-      if (got.length) closes.push(i);
-      found.push(...got);
-    }
-    expect(found).toEqual([
-      { worker: 'w1', task: '}]', sees: 'all' },
-      { worker: 'w2', task: 'b', sees: [0] },
-    ]);
-    expect(closes[0]).toBeLessThan(text.indexOf('"w2"'));
   });
 });
