@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 import { cspPlugin, parseConnectSrc } from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
@@ -33,7 +34,41 @@ export default defineConfig(({ mode }) => ({
     rollupOptions: { input: inputs(mode) },
   },
   // Content-Security-Policy from the provider catalog; BATON_CONNECT_SRC adds custom hosts (README).
-  plugins: [cspPlugin({ extraConnectSrc: parseConnectSrc(process.env.BATON_CONNECT_SRC) })],
+  plugins: [
+    cspPlugin({ extraConnectSrc: parseConnectSrc(process.env.BATON_CONNECT_SRC) }),
+    // Installable app whose shell (HTML, JS, CSS, wasm of the CPU engine) is precached by a service worker,
+    // so it loads offline after the first visit. Model weights are not precached: the engines cache them.
+    // The page registers the worker itself (src/app/pwa.ts): no inline script under the CSP.
+    VitePWA({
+      injectRegister: false,
+      registerType: 'autoUpdate',
+      manifest: {
+        name: 'Baton',
+        short_name: 'Baton',
+        description: 'An on-device conductor that plans workflows for your own pool of cloud models.',
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        background_color: '#131416',
+        theme_color: '#1f2a44',
+        icons: [
+          { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png' },
+          { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png' },
+          { src: '/icons/maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+        ],
+      },
+      workbox: {
+        globPatterns: ['**/*.{js,css,html,svg,png,wasm,webmanifest}'],
+        // Harness pages of test builds and the code sandbox are not part of the app shell.
+        globIgnores: ['test/**', 'sandbox/**'],
+        // The web-llm chunk (only loaded in the worker) is ~6 MB; the shell must include it to plan offline.
+        maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
+        navigateFallback: '/index.html',
+        navigateFallbackDenylist: [/^\/test\//, /^\/sandbox\//],
+        cleanupOutdatedCaches: true,
+      },
+    }),
+  ],
   worker: { format: 'es' },
   server: { headers: isolationHeaders },
   preview: { headers: isolationHeaders },

@@ -1,6 +1,7 @@
 import { h, render } from 'preact';
 import { restoreConductor } from './app/conductor.ts';
 import { loadPool } from './app/pool.ts';
+import { registerServiceWorker } from './app/pwa.ts';
 import { startRouter } from './app/router.ts';
 import { refreshHistory } from './app/runs.ts';
 import { isOnboarded, startCapabilities } from './app/state.ts';
@@ -19,3 +20,4 @@ void refreshStorage();
 void loadPool();
 void refreshHistory().catch((error: unknown) => console.warn('history unavailable', error));
 void restoreConductor();
+registerServiceWorker();
