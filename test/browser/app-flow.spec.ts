@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
@@ -110,4 +111,169 @@ test('full flow: first run, pool of two providers, ask, streamed plan, steps run
   await page.getByTestId('history-item').getByRole('link').click();
   await expect(page.getByTestId('run')).toHaveAttribute('data-run-id', runId!);
   await expect(page.getByTestId('final-answer')).toBeVisible();
+});
+
+/** In the plan editor, makes the plan exactly `steps` (worker id, task, sees). */
+async function editPlan(page: Page, steps: Array<{ worker: string; task: string; sees: number[] }>) {
+  const editor = page.getByTestId('plan-editor');
+  await expect(editor).toBeVisible({ timeout: 60_000 });
+  // Start from one step, whatever the conductor wrote.
+  while ((await editor.locator('[data-testid^="edit-step-"][data-testid$="-issues"]').count()) >= 0) {
+    const count = await editor.locator('fieldset.edit-step').count();
+    if (count <= 1) break;
+    await editor.getByRole('button', { name: `Remove step ${count - 1}` }).click();
+  }
+  for (const [index, step] of steps.entries()) {
+    if (index > 0) await editor.getByRole('button', { name: 'Add a step' }).click();
+    const fieldset = editor.getByTestId(`edit-step-${index}`);
+    await fieldset.getByLabel('Worker').selectOption(step.worker);
+    await fieldset.getByLabel('Task').fill(step.task);
+    if (index > 0) {
+      const all = fieldset.getByLabel('all earlier steps');
+      if (await all.isChecked()) await all.uncheck();
+      for (let seen = 0; seen < index; seen++) {
+        await fieldset.getByLabel(`step ${seen}`, { exact: true }).setChecked(step.sees.includes(seen));
+      }
+    }
+  }
+}
+
+async function timelineBar(page: Page, i: number) {
+  const el = page.getByTestId(`timeline-bar-${i}`);
+  return {
+    start: Number(await el.getAttribute('data-start')),
+    end: Number(await el.getAttribute('data-end')),
+  };
+}
+
+test('review and edit a plan (validated as you type), two steps run in parallel, then rerun a step and its dependents', async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(240_000);
+  logErrors(page);
+  await loadTinyConductor(page);
+  await setUpPool(page);
+  await askQuestion(page, 'Give two greetings and combine them.', { review: true });
+  await editPlan(page, [
+    { worker: 'w1', task: 'Say hello in English.', sees: [] },
+    { worker: 'w1', task: 'Say hello in French.', sees: [] },
+    { worker: 'w2', task: 'Combine both greetings.', sees: [0, 1] },
+  ]);
+  // Validated as you type, with the plan module's own message; Run is disabled while invalid.
+  const editor = page.getByTestId('plan-editor');
+  await editor.getByTestId('edit-step-1').getByLabel('Task').fill('   ');
+  await expect(editor.getByTestId('edit-step-1-issues')).toContainText('Step 1 has an empty task.');
+  await expect(editor.getByTestId('run-plan')).toBeDisabled();
+  await editor.getByTestId('edit-step-1').getByLabel('Task').fill('Say hello in French.');
+  await expect(editor.getByTestId('edit-step-1-issues')).toHaveCount(0);
+  // The review screen passes axe too (it needs a live plan, so it is checked here rather than in a11y.spec).
+  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
+  expect(
+    axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
+  ).toEqual([]);
+  await page.screenshot({ path: testInfo.outputPath('review-light.png'), fullPage: true });
+  await editor.getByTestId('run-plan').click();
+
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  // The edited plan is what ran, and steps 0 and 1 overlapped in time.
+  await expect(page.getByTestId('step-card-2')).toContainText('Combine both greetings.');
+  const [b0, b1, b2] = [await timelineBar(page, 0), await timelineBar(page, 1), await timelineBar(page, 2)];
+  expect(b1.start).toBeLessThan(b0.end);
+  expect(b0.start).toBeLessThan(b1.end);
+  expect(b2.start).toBeGreaterThanOrEqual(Math.max(b0.end, b1.end));
+  await expect(page.getByRole('img', { name: /can run in parallel/ })).toBeVisible();
+  await page.screenshot({ path: testInfo.outputPath('watch-light.png'), fullPage: true });
+
+  // Rerun step 1: it and step 2 (which sees it) run again; step 0 keeps its answer and timing.
+  const chatCalls = () =>
+    provider.requests.filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST').length;
+  const before = chatCalls();
+  await page.getByRole('button', { name: 'Rerun step 1' }).click();
+  await expect(run).toHaveAttribute('data-phase', 'running');
+  await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  expect(chatCalls() - before).toBe(2);
+  const [r0, r1] = [await timelineBar(page, 0), await timelineBar(page, 1)];
+  expect(r0.end - r0.start).toBe(b0.end - b0.start);
+  expect(r1.start).toBeGreaterThan(r0.end);
+});
+
+test('cancel a step, then the run', async ({ page }) => {
+  test.setTimeout(240_000);
+  logErrors(page);
+  await loadTinyConductor(page);
+  await setUpPool(page);
+  await addWorker(page, 'crawl', 'Crawl');
+  await askQuestion(page, 'Write two long answers.', { review: true });
+  await editPlan(page, [
+    { worker: 'w3', task: 'Write a long answer.', sees: [] },
+    { worker: 'w3', task: 'Write another long answer.', sees: [] },
+  ]);
+  await page.getByTestId('run-plan').click();
+  await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'running', { timeout: 30_000 });
+  await expect(page.getByTestId('step-card-1')).toHaveAttribute('data-state', 'running');
+  await page.getByRole('button', { name: 'Cancel step 1' }).click();
+  await expect(page.getByTestId('step-card-1')).toHaveAttribute('data-state', 'cancelled');
+  await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'running');
+  await page.getByTestId('cancel-run').click();
+  await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'cancelled', { timeout: 15_000 });
+  await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'cancelled');
+});
+
+test('a run interrupted by a reload is offered for resume, and resuming keeps the finished step', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  logErrors(page);
+  await loadTinyConductor(page);
+  await setUpPool(page);
+  await addWorker(page, 'crawl', 'Crawl');
+  await askQuestion(page, 'Answer, then elaborate slowly.', { review: true });
+  await editPlan(page, [
+    { worker: 'w1', task: 'Answer briefly.', sees: [] },
+    { worker: 'w3', task: 'Elaborate at length.', sees: [0] },
+  ]);
+  await page.getByTestId('run-plan').click();
+  await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'done', { timeout: 30_000 });
+  await expect(page.getByTestId('step-card-1')).toHaveAttribute('data-state', 'running', { timeout: 30_000 });
+  const firstAnswer = await page.getByTestId('step-card-0').locator('.answer').textContent();
+
+  await page.reload();
+  await page.goto('/#/ask');
+  const banner = page.getByTestId('unfinished-banner');
+  await expect(banner).toContainText('Answer, then elaborate slowly.');
+  await banner.getByTestId('resume-run').click();
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  await expect(page.getByTestId('step-card-0').locator('.answer')).toHaveText(firstAnswer);
+  await expect(page.getByTestId('final-answer')).toContainText('slow words');
+  await expect(banner).toHaveCount(0);
+});
+
+test('export a finished run as JSON and Markdown, and import the JSON back', async ({ page }) => {
+  test.setTimeout(240_000);
+  logErrors(page);
+  await loadTinyConductor(page);
+  await setUpPool(page);
+  await askQuestion(page, 'Say something to export.', { mode: 'router' });
+  await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
+  const answer = await page.getByTestId('final-answer').locator('.answer').textContent();
+
+  const mdDownload = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export Markdown' }).click();
+  const md = Buffer.concat(await (await (await mdDownload).createReadStream()).toArray()).toString('utf8');
+  expect(md).toContain('# Say something to export.');
+  expect(md).toContain('## Answer');
+
+  const jsonDownload = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export JSON' }).click();
+  const json = Buffer.concat(await (await (await jsonDownload).createReadStream()).toArray());
+
+  await page.goto('/#/history');
+  await page
+    .getByTestId('import-file')
+    .setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: json });
+  await expect(page.getByTestId('history-item')).toHaveCount(2);
+  await page.getByTestId('history-item').first().getByRole('link').click();
+  await expect(page.getByTestId('final-answer').locator('.answer')).toHaveText(answer);
 });
