@@ -47,6 +47,8 @@ export function RunPanel({
   actions?: RunActions;
 }) {
   const active = isActive(view.phase);
+  const reviewing = view.phase === 'review';
+  const finished = !active && !reviewing && view.steps.length > 0;
   const now = useNow(active);
   const totals = view.totals ?? liveTotals(view.steps);
   const graphSteps =
@@ -82,12 +84,12 @@ export function RunPanel({
               Cancel run
             </button>
           )}
-          {!active && actions.exportJson && (
+          {finished && actions.exportJson && (
             <button type="button" onClick={actions.exportJson}>
               Export JSON
             </button>
           )}
-          {!active && actions.exportMarkdown && (
+          {finished && actions.exportMarkdown && (
             <button type="button" onClick={actions.exportMarkdown}>
               Export Markdown
             </button>
@@ -151,7 +153,7 @@ export function RunPanel({
         </section>
       )}
 
-      {graphSteps.length > 0 && (
+      {graphSteps.length > 0 && !reviewing && (
         <div class="grid-2">
           <section class="card" aria-labelledby="graph-title">
             <h2 id="graph-title">Workflow</h2>
