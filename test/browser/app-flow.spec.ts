@@ -111,6 +111,12 @@ test('full flow: first run, pool of two providers, ask, streamed plan, steps run
   await page.getByTestId('history-item').getByRole('link').click();
   await expect(page.getByTestId('run')).toHaveAttribute('data-run-id', runId!);
   await expect(page.getByTestId('final-answer')).toBeVisible();
+
+  // Every step's request is in the egress ledger the user can read.
+  await page.goto('/#/settings');
+  const ledger = page.getByTestId('ledger-panel');
+  await expect(ledger.locator('tbody tr').first()).toContainText(new URL(provider.url).host);
+  await expect(ledger.locator('tbody tr', { hasText: runId!.slice(0, 6) }).first()).toBeVisible();
 });
 
 /** In the plan editor, makes the plan exactly `steps` (worker id, task, sees). */

@@ -93,3 +93,19 @@ test('import a run, find it in history, open it: graph, parallel timeline, sanit
   await page.getByRole('button', { name: /Delete run/ }).click();
   await expect(page.getByTestId('history-item')).toHaveCount(0);
 });
+
+test('saving an API key clears the field and shows only its last four characters', async ({ page }) => {
+  const key = 'sk-test-abcdefghijklmnop1234WXYZ';
+  await page.goto('/#/settings');
+  const vault = page.getByTestId('vault-panel');
+  await vault.getByLabel('Provider').selectOption('openai');
+  const input = vault.getByLabel('API key');
+  await expect(input).toHaveAttribute('type', 'password');
+  await input.fill(key);
+  await vault.getByTestId('save-key').click();
+  await expect(vault.getByTestId('key-last4')).toHaveText('…WXYZ');
+  await expect(input).toHaveValue('');
+  expect(await page.content()).not.toContain(key.slice(0, -4));
+  await page.reload();
+  await expect(page.getByTestId('vault-panel').getByTestId('key-last4')).toHaveText('…WXYZ');
+});
