@@ -109,3 +109,24 @@ test('saving an API key clears the field and shows only its last four characters
   await page.reload();
   await expect(page.getByTestId('vault-panel').getByTestId('key-last4')).toHaveText('…WXYZ');
 });
+
+test('passphrase lock from the settings: set, lock, wrong passphrase refused, unlock', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/#/settings');
+  const vault = page.getByTestId('vault-panel');
+  await vault.getByLabel('API key').fill('sk-test-lockme-0000000000LOCK');
+  await vault.getByTestId('save-key').click();
+  await expect(vault.getByTestId('key-last4')).toHaveText('…LOCK');
+  await vault.getByText('Passphrase lock').click();
+  await vault.getByLabel(/New passphrase \(8/).fill('correct horse battery');
+  await vault.getByRole('button', { name: 'Set passphrase' }).click();
+  await expect(vault.getByText('Passphrase set.')).toBeVisible({ timeout: 30_000 });
+  await vault.getByTestId('lock').click();
+  await expect(vault.getByTestId('key-last4')).toHaveCount(0);
+  await vault.getByLabel('Passphrase', { exact: true }).fill('wrong passphrase');
+  await vault.getByTestId('unlock').click();
+  await expect(vault.getByRole('alert')).toBeVisible({ timeout: 30_000 });
+  await vault.getByLabel('Passphrase', { exact: true }).fill('correct horse battery');
+  await vault.getByTestId('unlock').click();
+  await expect(vault.getByTestId('key-last4')).toHaveText('…LOCK', { timeout: 30_000 });
+});
