@@ -41,7 +41,7 @@ function watch(page: Page, allowedHosts: string[]) {
   return { dialogs, foreign, relativeX };
 }
 
-async function expectInert(page: Page, container: ReturnType<Page['getByTestId']>) {
+async function expectInert(container: ReturnType<Page['getByTestId']>) {
   // The raw HTML is shown as text, not parsed.
   await expect(container).toContainText('<script>window.__pwned');
   await expect(container).toContainText('onerror=');
@@ -77,7 +77,7 @@ test('hostile markdown in an imported run renders inert', async ({ page, baseURL
   await page.getByRole('link', { name: 'Hostile answer' }).click();
   const card = page.getByTestId('step-card-0');
   await expect(card.locator('.answer')).toBeVisible();
-  await expectInert(page, card);
+  await expectInert(card);
   // Give any deferred handler (onerror, onload) time to fire if it existed.
   await page.waitForTimeout(1000);
   expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
@@ -130,8 +130,8 @@ test('hostile answers from a scripted worker, streamed into the step cards, exec
   await page.getByLabel('Your question').press('Enter');
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', /done|partial/, { timeout: 120_000 });
-  await expectInert(page, page.getByTestId('step-card-0'));
-  await expectInert(page, page.getByTestId('final-answer'));
+  await expectInert(page.getByTestId('step-card-0'));
+  await expectInert(page.getByTestId('final-answer'));
   await page.waitForTimeout(1000);
   expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
   expect(seen.dialogs).toEqual([]);
