@@ -251,7 +251,7 @@ test('a run interrupted by a reload is offered for resume, and resuming keeps th
   await banner.getByTestId('resume-run').click();
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
-  await expect(page.getByTestId('step-card-0').locator('.answer')).toHaveText(firstAnswer);
+  await expect(page.getByTestId('step-card-0').locator('.answer')).toHaveText(firstAnswer ?? '');
   await expect(page.getByTestId('final-answer')).toContainText('slow words');
   await expect(banner).toHaveCount(0);
 });
@@ -281,5 +281,5 @@ test('export a finished run as JSON and Markdown, and import the JSON back', asy
     .setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: json });
   await expect(page.getByTestId('history-item')).toHaveCount(2);
   await page.getByTestId('history-item').first().getByRole('link').click();
-  await expect(page.getByTestId('final-answer').locator('.answer')).toHaveText(answer);
+  await expect(page.getByTestId('final-answer').locator('.answer')).toHaveText(answer ?? '');
 });
