@@ -162,7 +162,7 @@ export function RunPanel({
           <section class="card" aria-labelledby="timeline-title">
             <h2 id="timeline-title">Timeline</h2>
             {view.steps.some((s) => s.timings.startedAt !== undefined) ? (
-              <Timeline steps={view.steps} startedAt={view.startedAt} now={now} workerOrder={workerOrder} />
+              <Timeline steps={view.steps} now={now} workerOrder={workerOrder} />
             ) : (
               <p class="muted">No step has started yet.</p>
             )}

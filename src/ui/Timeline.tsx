@@ -8,18 +8,17 @@ import type { StepStatus } from '../executor/types.ts';
  */
 export function Timeline({
   steps,
-  startedAt,
   now,
   workerOrder,
 }: {
   steps: readonly StepStatus[];
-  startedAt: number;
   now: number;
   workerOrder: readonly string[];
 }) {
   const started = steps.filter((s) => s.timings.startedAt !== undefined);
   if (started.length === 0) return null;
-  const origin = Math.min(startedAt, ...started.map((s) => s.timings.startedAt!));
+  // The axis starts with the first step, not the question: planning time would squash the bars.
+  const origin = Math.min(...started.map((s) => s.timings.startedAt!));
   const end = Math.max(...started.map((s) => s.timings.endedAt ?? now), origin + 1);
   const span = end - origin;
   return (
