@@ -6,6 +6,7 @@ export type Route =
   | { name: 'ask' }
   | { name: 'history' }
   | { name: 'settings' }
+  | { name: 'bench' }
   | { name: 'run'; id: string };
 
 /** Parses `#/ask`, `#/run/<id>`, ... Anything unknown falls back to `fallback`. */
@@ -17,6 +18,7 @@ export function parseHash(hash: string, fallback: Route): Route {
     case 'ask':
     case 'history':
     case 'settings':
+    case 'bench':
       return { name: head };
     case 'run': {
       const id = decodeURIComponent(rest.join('/'));

@@ -1,4 +1,5 @@
-import { useEffect, useRef } from 'preact/hooks';
+import type { ComponentType } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Route, route } from '../app/router.ts';
 import { conductor, modelLabel } from '../app/state.ts';
 import { AskScreen } from './AskScreen.tsx';
@@ -11,6 +12,7 @@ const NAV: Array<{ name: Route['name']; label: string }> = [
   { name: 'start', label: 'Start' },
   { name: 'ask', label: 'Ask' },
   { name: 'history', label: 'History' },
+  { name: 'bench', label: 'Bench' },
   { name: 'settings', label: 'Settings' },
 ];
 
@@ -39,6 +41,20 @@ function ConductorStatusLine() {
   );
 }
 
+/** The bench (charts, strategies, scoring) is loaded only when someone opens it: it is not first-load JS. */
+function LazyBench() {
+  const [screen, setScreen] = useState<{ Bench: ComponentType } | { error: string } | undefined>();
+  useEffect(() => {
+    import('./bench/BenchRoute.tsx').then(
+      (module) => setScreen({ Bench: module.BenchRoute }),
+      (error: unknown) => setScreen({ error: `The bench could not be loaded: ${(error as Error).message}` }),
+    );
+  }, []);
+  if (!screen) return <p aria-busy="true">Loading the bench…</p>;
+  if ('error' in screen) return <p role="alert">{screen.error}</p>;
+  return <screen.Bench />;
+}
+
 function Screen({ current }: { current: Route }) {
   switch (current.name) {
     case 'start':
@@ -51,6 +67,8 @@ function Screen({ current }: { current: Route }) {
       return <HistoryScreen />;
     case 'settings':
       return <SettingsScreen />;
+    case 'bench':
+      return <LazyBench />;
   }
 }
 

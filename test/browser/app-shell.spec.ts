@@ -130,3 +130,21 @@ test('passphrase lock from the settings: set, lock, wrong passphrase refused, un
   await vault.getByTestId('unlock').click();
   await expect(vault.getByTestId('key-last4')).toHaveText('…LOCK', { timeout: 30_000 });
 });
+
+test('the Bench screen is loaded only when opened, from the nav, and says when the pool is empty', async ({
+  page,
+}) => {
+  const scripts: string[] = [];
+  page.on('request', (request) => {
+    if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+  });
+  await page.goto('/#/ask');
+  await expect(page.getByRole('link', { name: 'Bench' })).toBeVisible();
+  expect(scripts.filter((path) => path.includes('BenchRoute'))).toEqual([]);
+  await page.getByRole('link', { name: 'Bench' }).click();
+  await expect(page.getByTestId('bench-screen')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Bench', level: 1 })).toBeVisible();
+  await expect(page.getByText('The pool is empty: add workers in Settings first.')).toBeVisible();
+  expect(scripts.filter((path) => path.includes('BenchRoute'))).toHaveLength(1);
+  await expect(page.getByRole('link', { name: 'Bench' })).toHaveAttribute('aria-current', 'page');
+});

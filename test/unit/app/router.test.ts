@@ -8,6 +8,7 @@ describe('hash routes', () => {
       { name: 'ask' },
       { name: 'history' },
       { name: 'settings' },
+      { name: 'bench' },
       { name: 'run', id: 'a/b c' },
     ] as const) {
       expect(parseHash(routeHash(route), { name: 'ask' })).toEqual(route);
