@@ -631,6 +631,14 @@ class Run {
     const depth = status.depth;
     const conductor = this.options.conductor;
     if (!conductor) return this.accept(index, 'Accepted the current answer (no conductor to ask).');
+    // A self-check that sees no answer has nothing to check: asking the conductor would cost a whole
+    // generation on the device for nothing (small conductors do write such steps first).
+    const seenAnswers = resolveSees(this.steps[index]!.sees, index).filter((i) => {
+      const seen = this.statuses[i];
+      return seen?.state === 'done' && seen.worker !== SELF_WORKER;
+    });
+    if (seenAnswers.length === 0)
+      return this.accept(index, 'Nothing to check yet: this self-check sees no answer.');
     if (depth >= this.maxDepth) {
       return this.accept(
         index,

@@ -651,6 +651,31 @@ describe('executor over HTTP', () => {
       expect(result.steps[1]?.text).toBe('Accepted the current answer.');
     });
 
+    it('accepts without asking the conductor when a self step sees no answer', async () => {
+      const m = model();
+      const c = conductor(() => [{ worker: 'w', task: 'never added', sees: [] }]);
+      const result = await run({
+        pool: [worker('w', m)],
+        conductor: c,
+        plan: {
+          steps: [
+            { worker: 'self', task: 'check nothing', sees: [] },
+            { worker: 'w', task: 'the answer', sees: [] },
+            { worker: 'self', task: 'check the earlier self-check only', sees: [0] },
+          ],
+        },
+      }).handle.result;
+      expect(c.calls).toHaveLength(0);
+      expect(result.steps.map((s) => [s.worker, s.state])).toEqual([
+        ['self', 'done'],
+        ['w', 'done'],
+        ['self', 'done'],
+      ]);
+      expect(result.steps[0]?.text).toBe('Nothing to check yet: this self-check sees no answer.');
+      expect(result.steps[2]?.text).toBe('Nothing to check yet: this self-check sees no answer.');
+      expect(result.answer).toBe('the answer');
+    });
+
     it('holds the depth cap even when the conductor always asks for more', async () => {
       const m = model();
       const c = conductor((input) => [
