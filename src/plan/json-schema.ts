@@ -17,6 +17,8 @@ export interface PlanJsonSchemaOptions {
   maxThoughtLength?: number;
   /** Make `thought` required, so the model reasons before it writes steps (default false). */
   requireThought?: boolean;
+  /** Index of the first step (corrective steps continue the workflow's numbering; default 0). */
+  offset?: number;
 }
 
 export const DEFAULT_MAX_TASK_LENGTH = 600;
@@ -35,7 +37,7 @@ function asObject(value: unknown, where: string): JsonObject {
  * A plain JSON Schema for constrained decoding, made from `PlanSchema` and narrowed to one pool and one
  * limit. Kept to what llama.cpp's json-schema-to-grammar and web-llm's xgrammar both accept: no `$ref`,
  * `$defs`, `$schema` or `format`; plain types, `enum`, `const`, `anyOf`, `minItems`/`maxItems`,
- * `minimum`, `maxLength`. Property order is thought → steps and worker → task → sees, the order a model
+ * `minimum`/`maximum`, `maxLength`. Property order is thought → steps and worker → task → sees, the order a model
  * writes them in (grammar-based decoders follow `properties` order).
  */
 export function planJsonSchema(options: PlanJsonSchemaOptions): JsonObject {
@@ -62,10 +64,16 @@ export function planJsonSchema(options: PlanJsonSchemaOptions): JsonObject {
 
   // Rebuild each level explicitly (rather than mutating zod's output) so key order and the exact set of
   // keywords are ours; zod supplies the types and the required lists.
+  // No step can see past the second-to-last step the limit allows: bounding the integers keeps a small
+  // model from writing indices like 677600 (both llama.cpp and xgrammar turn min/max into the grammar).
+  // Pointing forward within the bound is still possible and is caught by validation.
+  const lastSeeable = (options.offset ?? 0) + options.maxSteps - 2;
   const narrowedSees = {
     anyOf: [
       { type: 'string', const: 'all' },
-      { type: 'array', items: { type: seesItem.type, minimum: 0 } },
+      lastSeeable >= 0
+        ? { type: 'array', items: { type: seesItem.type, minimum: 0, maximum: lastSeeable } }
+        : { type: 'array', items: { type: seesItem.type, minimum: 0 }, maxItems: 0 },
     ],
   };
   const narrowedStep = {

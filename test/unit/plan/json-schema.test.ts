@@ -20,6 +20,7 @@ function conforms(schema: Schema, value: unknown): boolean {
     'const',
     'anyOf',
     'minimum',
+    'maximum',
     'minLength',
     'maxLength',
   ]);
@@ -48,7 +49,9 @@ function conforms(schema: Schema, value: unknown): boolean {
       return !(typeof schema.maxLength === 'number' && value.length > schema.maxLength);
     case 'integer':
       return (
-        Number.isInteger(value) && !(typeof schema.minimum === 'number' && (value as number) < schema.minimum)
+        Number.isInteger(value) &&
+        !(typeof schema.minimum === 'number' && (value as number) < schema.minimum) &&
+        !(typeof schema.maximum === 'number' && (value as number) > schema.maximum)
       );
     default:
       throw new Error(`unexpected type ${String(schema.type)}`);
@@ -84,7 +87,7 @@ describe('planJsonSchema', () => {
     expect(get(schema, 'properties', 'steps', 'items', 'properties', 'sees')).toEqual({
       anyOf: [
         { type: 'string', const: 'all' },
-        { type: 'array', items: { type: 'integer', minimum: 0 } },
+        { type: 'array', items: { type: 'integer', minimum: 0, maximum: 3 } },
       ],
     });
     expect(get(schema, 'properties', 'steps', 'items', 'properties', 'task')).toEqual({
@@ -145,6 +148,17 @@ describe('planJsonSchema', () => {
     ).toMatchObject({
       steps: { items: { properties: { worker: { enum: ['a', 'self'] } } } },
     });
+    // Corrective steps continue the numbering, so they may see further back; one step may see nothing.
+    const seesOf = (o: Parameters<typeof planJsonSchema>[0]) =>
+      get(planJsonSchema(o), 'properties', 'steps', 'items', 'properties', 'sees').anyOf;
+    expect(seesOf({ workerIds: ['a'], maxSteps: 2, offset: 4, minSteps: 0 })).toEqual([
+      { type: 'string', const: 'all' },
+      { type: 'array', items: { type: 'integer', minimum: 0, maximum: 4 } },
+    ]);
+    expect(seesOf({ workerIds: ['a'], maxSteps: 1 })).toEqual([
+      { type: 'string', const: 'all' },
+      { type: 'array', items: { type: 'integer', minimum: 0 }, maxItems: 0 },
+    ]);
     expect(() => planJsonSchema({ workerIds: [], maxSteps: 3 })).toThrow(/no workers/);
     expect(() => planJsonSchema({ workerIds: ['a'], maxSteps: 0 })).toThrow(/below minSteps/);
   });
@@ -168,6 +182,7 @@ describe('planJsonSchema', () => {
       { steps: [step('gpt5', [])] }, // enum
       { steps: [step('w0', 'some')] }, // const "all"
       { steps: [step('w0', [-1])] }, // minimum
+      { steps: [step('w0', [4])] }, // maximum: no step of five can see step 4
       { steps: [step('w0', [0.5])] }, // integer
       { steps: [step('w0', [], '')] }, // minLength
       { steps: [step('w0', [], 'x'.repeat(601))] }, // maxLength
