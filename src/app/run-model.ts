@@ -1,3 +1,4 @@
+import { totalsOf } from '../executor/totals.ts';
 import type { ExecutorEvent, RunStatus, RunTotals, StepStatus, Usage } from '../executor/types.ts';
 import type { Step } from '../plan/index.ts';
 
@@ -58,27 +59,8 @@ function patchStep(view: RunView, index: number, patch: (step: StepStatus) => St
   return { ...view, steps };
 }
 
-/** Sums tokens and cost over the steps (the executor gives totals at the end; this is the live figure). */
-export function liveTotals(steps: readonly StepStatus[]): RunTotals {
-  const totals: RunTotals = {
-    promptTokens: 0,
-    completionTokens: 0,
-    cost: 0,
-    steps: steps.length,
-    done: 0,
-    failed: 0,
-    cancelled: 0,
-  };
-  for (const step of steps) {
-    totals.promptTokens += step.usage?.promptTokens ?? 0;
-    totals.completionTokens += step.usage?.completionTokens ?? 0;
-    totals.cost += step.cost ?? 0;
-    if (step.state === 'done') totals.done++;
-    if (step.state === 'failed') totals.failed++;
-    if (step.state === 'cancelled') totals.cancelled++;
-  }
-  return totals;
-}
+/** Tokens and cost over the steps (the executor gives totals at the end; this is the live figure). */
+export const liveTotals = totalsOf;
 
 /** Applies one executor event. Pure: returns a new view. */
 export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Date.now()): RunView {

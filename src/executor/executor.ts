@@ -13,15 +13,8 @@ import { assembleMessages } from './context.ts';
 import { dependencies, resolveSees } from './dag.ts';
 import { decideRetry, type RetryPolicy, retryPolicy } from './retry.ts';
 import { type RunRecord, type RunStore, snapshotPool } from './store.ts';
-import type {
-  Conductor,
-  ExecutorEvent,
-  RunResult,
-  RunStatus,
-  RunTotals,
-  StepStatus,
-  Usage,
-} from './types.ts';
+import { totalsOf } from './totals.ts';
+import type { Conductor, ExecutorEvent, RunResult, RunStatus, StepStatus, Usage } from './types.ts';
 
 export const DEFAULT_FIRST_TOKEN_TIMEOUT_MS = 60_000;
 export const DEFAULT_STEP_TIMEOUT_MS = 300_000;
@@ -708,27 +701,6 @@ class Run {
     void Promise.allSettled([...this.pendingWrites]).then(() => this.resolveResult(result));
   }
 
-  private totals(): RunTotals {
-    const totals: RunTotals = {
-      promptTokens: 0,
-      completionTokens: 0,
-      cost: 0,
-      steps: this.statuses.length,
-      done: 0,
-      failed: 0,
-      cancelled: 0,
-    };
-    for (const s of this.statuses) {
-      totals.promptTokens += s.usage?.promptTokens ?? 0;
-      totals.completionTokens += s.usage?.completionTokens ?? 0;
-      totals.cost += s.cost ?? 0;
-      if (s.state === 'done') totals.done++;
-      if (s.state === 'failed') totals.failed++;
-      if (s.state === 'cancelled') totals.cancelled++;
-    }
-    return totals;
-  }
-
   private buildResult(): RunResult {
     const finalStep = this.statuses.findLast((s) => s.worker !== SELF_WORKER)?.index;
     const final = finalStep === undefined ? undefined : this.statuses[finalStep];
@@ -745,7 +717,7 @@ class Run {
       status,
       steps: this.stepStatuses(),
       failed,
-      totals: this.totals(),
+      totals: totalsOf(this.statuses),
       startedAt: this.startedAt,
       endedAt: this.now(),
     };
@@ -788,7 +760,7 @@ class Run {
       status: result?.status ?? 'running',
       createdAt: this.createdAt,
       updatedAt: now,
-      totals: result?.totals ?? this.totals(),
+      totals: result?.totals ?? totalsOf(this.statuses),
     };
     if (result?.answer !== undefined) record.answer = result.answer;
     if (result?.error !== undefined) record.error = result.error;

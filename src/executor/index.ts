@@ -30,6 +30,7 @@ export {
   type StepRecord,
   snapshotPool,
 } from './store.ts';
+export { totalsOf } from './totals.ts';
 export type {
   Conductor,
   ExecutorEvent,
