@@ -164,6 +164,33 @@ export class EngineHost {
   }
 
   /**
+   * Generates a plan (or corrective steps); when the output does not validate, tries once more with a
+   * prompt that quotes the validation error. What to do after two failures is the caller's.
+   */
+  private async generateValidated(options: {
+    messages: ChatMessage[];
+    gen: { jsonSchema?: Record<string, unknown>; maxTokens: number; temperature: number };
+    limits: ParseOptions;
+    signal: AbortSignal;
+    stats: StatsCollector;
+    onToken: (text: string) => void;
+    onStep: (event: StepEvent) => void;
+  }): Promise<
+    | { ok: true; plan: Plan; attempt: Attempt; repaired?: { error: string } }
+    | { ok: false; error: string; last: Attempt }
+  > {
+    const { messages, ...rest } = options;
+    const first = await this.streamAttempt({ ...rest, prompt: messages, attemptNo: 1 });
+    if (first.parsed.ok) return { ok: true, plan: first.parsed.plan, attempt: first };
+    const error = lengthNote(first);
+    options.onStep({ kind: 'restart', attempt: 2, reason: error });
+    const repair = buildRepairMessages({ messages, output: first.result.text, error });
+    const second = await this.streamAttempt({ ...rest, prompt: repair, attemptNo: 2 });
+    if (second.parsed.ok) return { ok: true, plan: second.parsed.plan, attempt: second, repaired: { error } };
+    return { ok: false, error: `${error}; then ${lengthNote(second)}`, last: second };
+  }
+
+  /**
    * One generation of a plan (or corrective steps): tokens are passed on as they come, and each step as
    * soon as its JSON object closes (B's incremental parser; indices continue after `limits.offset`).
    * The whole text is then parsed once more, which is authoritative.
@@ -225,33 +252,25 @@ export class EngineHost {
         temperature: request.temperature ?? 0.2,
       };
       const stats = new StatsCollector(started);
-      const attempt = (attemptNo: number, prompt: ChatMessage[]) =>
-        this.streamAttempt({ prompt, gen, limits, attemptNo, signal, stats, onToken, onStep });
-
-      const first = await attempt(1, messages);
-      if (first.parsed.ok) return { plan: first.parsed.plan, stats: stats.done(), raw: first.result.text };
-      const error = lengthNote(first);
-      onStep({ kind: 'restart', attempt: 2, reason: error });
-      const repairMessages = buildRepairMessages({ messages, output: first.result.text, error });
-      const second = await attempt(2, repairMessages);
-      if (second.parsed.ok) {
+      const outcome = await this.generateValidated({ messages, gen, limits, signal, stats, onToken, onStep });
+      if (outcome.ok) {
         return {
-          plan: second.parsed.plan,
+          plan: outcome.plan,
           stats: stats.done(),
-          repaired: { error },
-          raw: second.result.text,
+          ...(outcome.repaired ? { repaired: outcome.repaired } : {}),
+          raw: outcome.attempt.result.text,
         };
       }
       const strongest = strongestWorker(pool);
       if (!strongest) throw new ConductorError('NoWorkers', 'The pool has no worker to fall back to');
       const reason =
-        `The conductor's plan was invalid twice (${error}; then ${lengthNote(second)}), ` +
+        `The conductor's plan was invalid twice (${outcome.error}), ` +
         `so the question goes to ${strongest.label} alone.`;
       onStep({ kind: 'restart', attempt: 3, reason });
       const step: Step = { worker: strongest.id, task: request.question, sees: [] };
       onStep({ kind: 'step', index: 0, step, attempt: 3 });
       const plan: Plan = { thought: 'Fallback: one step on the strongest worker.', steps: [step] };
-      return { plan, stats: stats.done(), fallback: { reason }, raw: second.result.text };
+      return { plan, stats: stats.done(), fallback: { reason }, raw: outcome.last.result.text };
     });
   }
 
@@ -288,32 +307,21 @@ export class EngineHost {
         temperature: request.temperature ?? 0.2,
       };
       const stats = new StatsCollector(started);
-      const attempt = (attemptNo: number, prompt: ChatMessage[]) =>
-        this.streamAttempt({ prompt, gen, limits, attemptNo, signal, stats, onToken, onStep });
-      const first = await attempt(1, messages);
-      if (first.parsed.ok) {
-        return withThought(
-          { steps: first.parsed.plan.steps, stats: stats.done(), raw: first.result.text },
-          first,
-        );
-      }
-      const error = lengthNote(first);
-      onStep({ kind: 'restart', attempt: 2, reason: error });
-      const second = await attempt(2, buildRepairMessages({ messages, output: first.result.text, error }));
-      if (second.parsed.ok) {
+      const outcome = await this.generateValidated({ messages, gen, limits, signal, stats, onToken, onStep });
+      if (outcome.ok) {
         return withThought(
           {
-            steps: second.parsed.plan.steps,
+            steps: outcome.plan.steps,
             stats: stats.done(),
-            repaired: { error },
-            raw: second.result.text,
+            ...(outcome.repaired ? { repaired: outcome.repaired } : {}),
+            raw: outcome.attempt.result.text,
           },
-          second,
+          outcome.attempt,
         );
       }
-      const reason = `The conductor's corrective steps were invalid twice (${error}; then ${lengthNote(second)}), so the current answer is accepted.`;
+      const reason = `The conductor's corrective steps were invalid twice (${outcome.error}), so the current answer is accepted.`;
       onStep({ kind: 'restart', attempt: 3, reason });
-      return { steps: [], stats: stats.done(), fallback: { reason }, raw: second.result.text };
+      return { steps: [], stats: stats.done(), fallback: { reason }, raw: outcome.last.result.text };
     });
   }
 
