@@ -2,8 +2,9 @@ import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import type { StepStatus } from '../executor/types.ts';
 import { Answer } from './Answer.tsx';
 
-function seesText(sees: StepStatus['sees']): string {
-  if (sees === 'all') return 'sees all earlier steps';
+function seesText(sees: StepStatus['sees'], index: number): string {
+  // "all" on the first step (or the first of a corrective batch with nothing before it) sees nothing.
+  if (sees === 'all') return index === 0 ? 'sees nothing (first step)' : 'sees all earlier steps';
   if (sees.length === 0) return 'sees nothing';
   return `sees ${sees.map((i) => `step ${i}`).join(', ')}`;
 }
@@ -58,7 +59,7 @@ export function StepCard({
           {step.attempts > 1 ? ` (attempt ${step.attempts})` : ''}
         </span>
         {final && <span class="badge">final answer</span>}
-        <span class="muted small">{seesText(step.sees)}</span>
+        <span class="muted small">{seesText(step.sees, step.index)}</span>
         <span class="spacer" />
         {running && onCancel && (
           <button type="button" class="small danger" onClick={() => onCancel(step.index)}>
