@@ -22,7 +22,7 @@ export default defineConfig({
     trace: 'retain-on-failure',
   },
   webServer: {
-    command: `npx vite build --mode test --logLevel warn --outDir ${outDir} --bypass-lock && npx vite preview --mode test --outDir ${outDir} --host 127.0.0.1 --port ${previewPort} --strictPort --bypass-lock`,
+    command: `npx vite build --mode test --logLevel warn --outDir ${outDir} && npx vite preview --mode test --outDir ${outDir} --host 127.0.0.1 --port ${previewPort} --strictPort`,
     url: `http://127.0.0.1:${previewPort}/`,
     reuseExistingServer: !process.env.CI,
     timeout: 180_000,
