@@ -8,7 +8,7 @@ import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import { getBridge } from './conductor.ts';
 import { planPrefs } from './prefs.ts';
-import { applyEvent, type Mode, newRunView, type RunView } from './run-model.ts';
+import { applyEvent, finalStepIndex, type Mode, newRunView, type RunView } from './run-model.ts';
 import { getEgress, getRunStore } from './services.ts';
 
 /** The run on screen (being planned, reviewed, running, or opened from history). */
@@ -320,6 +320,9 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
     workerOrder: [...run.pool.map((w) => w.id), LOCAL_WORKER],
   };
   if (run.plan.thought) view.thought = run.plan.thought;
+  // The executor's rule (the last non-`self` step), as its run-done event gives it for a live run.
+  const finalStep = finalStepIndex(view.steps);
+  if (finalStep !== undefined && run.status !== 'running') view.finalStep = finalStep;
   if (run.answer !== undefined) view.answer = run.answer;
   if (run.error !== undefined) view.error = run.error;
   return view;

@@ -55,7 +55,7 @@ export function RunPanel({
     view.steps.length > 0
       ? view.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees, state: s.state }))
       : view.plannedSteps;
-  const finalIndex = view.finalStep ?? (view.phase === 'done' ? view.steps.length - 1 : undefined);
+  const finalIndex = view.finalStep;
   const finalStep = finalIndex !== undefined ? view.steps[finalIndex] : undefined;
   const elapsed = (view.endedAt ?? now) - view.startedAt;
   const color = (worker: string) => `var(--w${workerColorIndex(worker, workerOrder)})`;

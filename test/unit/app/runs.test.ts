@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { viewFromRecord } from '../../../src/app/runs.ts';
+import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
+
+function record(status: RunRecord['status']): RunRecord {
+  return {
+    id: 'r1',
+    question: 'q',
+    mode: 'conductor',
+    pool: [],
+    plan: { thought: 't', steps: [] },
+    planComplete: true,
+    includeQuestion: true,
+    status,
+    createdAt: 0,
+    updatedAt: 30,
+    totals: { promptTokens: 0, completionTokens: 0, cost: 0, steps: 3, done: 2, failed: 1, cancelled: 0 },
+    answer: 'the answer',
+  };
+}
+
+function step(index: number, worker: string, state: StepRecord['state']): StepRecord {
+  return {
+    runId: 'r1',
+    index,
+    worker,
+    task: 't',
+    sees: 'all',
+    depth: 0,
+    state,
+    text: `text ${index}`,
+    timings: { queuedAt: 0, startedAt: 1, endedAt: 10 + index },
+    attempts: 1,
+  };
+}
+
+describe('a stored run as the Watch screen shows it', () => {
+  it('marks the last non-self step as final, as the executor does for a live run', () => {
+    const steps = [step(0, 'w1', 'failed'), step(1, 'w2', 'done'), step(2, 'self', 'done')];
+    expect(viewFromRecord(record('partial'), steps).finalStep).toBe(1);
+    expect(viewFromRecord(record('done'), steps).finalStep).toBe(1);
+  });
+
+  it('names no final step while the stored run is still running (a resume may add steps)', () => {
+    expect(viewFromRecord(record('running'), [step(0, 'w1', 'done')]).finalStep).toBeUndefined();
+  });
+});
