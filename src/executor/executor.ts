@@ -148,25 +148,7 @@ function priceOf(worker: WorkerSpec | undefined, usage: Usage | undefined): numb
   );
 }
 
-/** Resolves to the next item, or rejects with the signal's reason the moment it aborts. */
-function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    iterator.next().then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
+/** Settles like `promise`, or rejects with the signal's reason the moment it aborts. */
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
@@ -183,6 +165,12 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+/** The iterator's next item, or the signal's reason the moment it aborts (no `next()` once it has). */
+function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return raceAbort(iterator.next(), signal);
 }
 
 /** What to start a run from: nothing (a new run) or a stored run being resumed. */
