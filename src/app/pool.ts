@@ -53,18 +53,15 @@ export function setIncludeLocal(on: boolean): void {
 
 /** The workers a run may use: the enabled stored ones, plus `local` when chosen. */
 export const runPool = computed(() => [
-  ...pool.value.filter((w) => w.enabled),
+  ...enabledPool.value,
   ...(includeLocal.value ? [localWorker()] : []),
 ]);
 
 let store: Promise<PoolStore> | undefined;
 
 function getPoolStore(): Promise<PoolStore> {
-  store ??= import('../pool/store.ts').then(async (m) => {
-    const opened = await m.openPoolStore();
-    opened.subscribe(() => void opened.list().then((list) => (pool.value = list)));
-    return opened;
-  });
+  // No subscription: only this module writes the store, and each write reads the list back itself.
+  store ??= import('../pool/store.ts').then((m) => m.openPoolStore());
   return store;
 }
 

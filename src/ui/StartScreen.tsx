@@ -1,4 +1,4 @@
-import { localWorker, pool } from '../app/pool.ts';
+import { enabledPool, localWorker } from '../app/pool.ts';
 import { navigate } from '../app/router.ts';
 import { ask } from '../app/runs.ts';
 import { capabilities, conductor, markOnboarded } from '../app/state.ts';
@@ -17,7 +17,7 @@ export function startDemo(): void {
 /** First run: what this device can do, the conductor model, the pool, and a one-click demo. */
 export function StartScreen() {
   const ready = conductor.value.status === 'ready';
-  const cloudWorkers = pool.value.filter((w) => w.enabled);
+  const cloudWorkers = enabledPool.value;
   return (
     <div data-testid="start-screen">
       <h1 style={{ fontSize: '1.5rem', margin: '0 0 0.25rem' }}>Welcome to Baton</h1>
