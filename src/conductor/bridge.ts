@@ -140,12 +140,21 @@ export class ConductorBridge implements Conductor {
    */
   private async ensureResponsive(): Promise<void> {
     const live = this.live;
-    if (!live || live.isDead) return;
+    if (live && !live.isDead) await this.checkAlive(live);
+  }
+
+  /** Pings `live` once; kills it when no answer comes within the ping timeout. */
+  private async checkAlive(live: Live): Promise<void> {
+    let timeout: ReturnType<typeof setTimeout> | undefined;
     const answered = await Promise.race([
       live.api.ping().then(() => true),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.pingTimeoutMs)),
+      new Promise<boolean>((resolve) => {
+        timeout = setTimeout(() => resolve(false), this.pingTimeoutMs);
+      }),
       live.dead.catch(() => true),
     ]);
+    clearTimeout(timeout);
+    // kill() ignores a worker that is already dead.
     if (!answered) live.kill(`The conductor worker stopped answering for ${this.pingTimeoutMs} ms`);
   }
 
@@ -154,16 +163,7 @@ export class ConductorBridge implements Conductor {
     const live = this.start();
     let timer: ReturnType<typeof setInterval> | undefined;
     const watchdog = new Promise<never>((_, reject) => {
-      timer = setInterval(async () => {
-        const answered = await Promise.race([
-          live.api.ping().then(() => true),
-          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.pingTimeoutMs)),
-          live.dead.catch(() => true),
-        ]);
-        if (!answered && !live.isDead) {
-          live.kill(`The conductor worker stopped answering for ${this.pingTimeoutMs} ms`);
-        }
-      }, this.pingIntervalMs);
+      timer = setInterval(() => void this.checkAlive(live), this.pingIntervalMs);
       live.dead.catch(reject);
     });
     watchdog.catch(() => {});
