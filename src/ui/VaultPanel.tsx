@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
 import { getVault } from '../app/services.ts';
-import { CATALOG } from '../providers/catalog.ts';
+import { CATALOG, presetById } from '../providers/catalog.ts';
 import type { KeyInfo, Vault } from '../vault/vault.ts';
 
 function errorText(error: unknown): string {
@@ -24,7 +24,7 @@ export function VaultPanel() {
   const [pass, setPass] = useState('');
   const [newPass, setNewPass] = useState('');
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
-  const preset = CATALOG.find((p) => p.id === providerId);
+  const preset = presetById(providerId);
 
   const refresh = async (v: Vault) => {
     setLocked(v.state() === 'locked');
@@ -46,12 +46,12 @@ export function VaultPanel() {
     return () => off?.();
   }, []);
 
+  // No refresh here: every change the vault makes reaches the onChange listener above.
   const act = async (fn: () => Promise<unknown>, ok: string) => {
     setMessage(undefined);
     try {
       await fn();
       setMessage({ kind: 'ok', text: ok });
-      if (vault) await refresh(vault);
     } catch (error) {
       setMessage({ kind: 'error', text: errorText(error) });
     }
@@ -99,7 +99,7 @@ export function VaultPanel() {
               {keys.map((k) => (
                 <li key={k.id}>
                   <span class="q">
-                    <strong>{CATALOG.find((p) => p.id === k.providerId)?.name ?? k.providerId}</strong>{' '}
+                    <strong>{presetById(k.providerId)?.name ?? k.providerId}</strong>{' '}
                     <span class="muted small">{k.origin}</span>
                   </span>
                   <code data-testid="key-last4">…{k.last4}</code>
