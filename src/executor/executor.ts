@@ -93,6 +93,14 @@ const TERMINAL = new Set(['done', 'failed', 'cancelled']);
 
 type StopCause = 'cancel-step' | 'cancel-run' | 'plan-error' | 'step-timeout' | 'abandon';
 
+/** Why a step stopped by a cancel ends `cancelled`, as its error says. */
+const CANCEL_REASON = {
+  'cancel-step': 'Cancelled.',
+  'cancel-run': 'The run was cancelled.',
+  'plan-error': 'The plan could not be read.',
+} as const;
+type CancelCause = keyof typeof CANCEL_REASON;
+
 class StopSignal extends Error {
   override name = 'StopSignal';
   constructor(readonly why: StopCause) {
@@ -253,7 +261,7 @@ class Run {
       controller.abort(new StopSignal('cancel-step'));
       return;
     }
-    this.endStep(index, 'cancelled', 'Cancelled.');
+    this.endStep(index, 'cancelled', CANCEL_REASON['cancel-step']);
     this.schedule();
   }
 
@@ -261,13 +269,18 @@ class Run {
     if (this.finished || this.cancelled) return;
     this.cancelled = true;
     this.runController.abort(new StopSignal('cancel-run'));
-    for (const [, controller] of this.stepControllers) controller.abort(new StopSignal('cancel-run'));
+    this.stopSteps('cancel-run');
+    this.schedule();
+  }
+
+  /** Aborts every running step with `cause` (each ends itself) and cancels every step not yet running. */
+  private stopSteps(cause: CancelCause): void {
+    for (const [, controller] of this.stepControllers) controller.abort(new StopSignal(cause));
     for (const status of this.statuses) {
       if (!TERMINAL.has(status.state) && !this.stepControllers.has(status.index)) {
-        this.endStep(status.index, 'cancelled', 'The run was cancelled.');
+        this.endStep(status.index, 'cancelled', CANCEL_REASON[cause]);
       }
     }
-    this.schedule();
   }
 
   abandon(): void {
@@ -340,12 +353,7 @@ class Run {
       } else {
         this.planError = `The plan could not be read: ${error instanceof Error ? error.message : String(error)}`;
         // Nothing after a broken plan can be trusted to make sense: stop what is running.
-        for (const [, controller] of this.stepControllers) controller.abort(new StopSignal('plan-error'));
-        for (const status of this.statuses) {
-          if (!TERMINAL.has(status.state) && !this.stepControllers.has(status.index)) {
-            this.endStep(status.index, 'cancelled', 'The plan could not be read.');
-          }
-        }
+        this.stopSteps('plan-error');
       }
     }
     this.markPlanComplete();
@@ -455,10 +463,9 @@ class Run {
     } catch (error) {
       const cause = error instanceof StopSignal ? error.why : undefined;
       if (cause === 'abandon') return;
-      if (cause === 'cancel-step') this.endStep(index, 'cancelled', 'Cancelled.');
-      else if (cause === 'cancel-run') this.endStep(index, 'cancelled', 'The run was cancelled.');
-      else if (cause === 'plan-error') this.endStep(index, 'cancelled', 'The plan could not be read.');
-      else if (cause === 'step-timeout') {
+      if (cause === 'cancel-step' || cause === 'cancel-run' || cause === 'plan-error') {
+        this.endStep(index, 'cancelled', CANCEL_REASON[cause]);
+      } else if (cause === 'step-timeout') {
         const seconds = (this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS) / 1000;
         this.endStep(index, 'failed', `The step took longer than its ${seconds} s limit.`);
       } else this.endStep(index, 'failed', error instanceof Error ? error.message : String(error));
@@ -711,7 +718,7 @@ class Run {
     };
     if (answer !== undefined) result.answer = answer;
     if (finalStep !== undefined) result.finalStep = finalStep;
-    const error = this.planError ?? (this.cancelled ? 'The run was cancelled.' : undefined);
+    const error = this.planError ?? (this.cancelled ? CANCEL_REASON['cancel-run'] : undefined);
     if (error) result.error = error;
     return result;
   }
