@@ -1,19 +1,12 @@
 /** Model discovery: `GET {baseURL}/models` through egress, for presets that have it. */
 import type { Egress } from '../egress/egress.ts';
 import { presetById } from './catalog.ts';
-import { errorFromStatus, ProviderError } from './errors.ts';
+import { errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
 
 export interface DiscoveryTarget {
   providerId: string;
   baseURL: string;
   signal?: AbortSignal;
-}
-
-/** Scrubs anything key-shaped from text a provider sent back (some quote part of the key). */
-export function redactKeyLike(text: string): string {
-  return text
-    .replace(/\b(sk|pk|rk|gsk|xai|key|AIza)[-_A-Za-z0-9*.]{6,}/g, '[redacted]')
-    .replace(/\b[A-Za-z0-9_-]{32,}\b/g, '[redacted]');
 }
 
 /** The `error.message` (or `error` string, or `message`) of a provider's error body, scrubbed and short. */

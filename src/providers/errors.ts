@@ -41,6 +41,16 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * Scrubs anything key-shaped from text a provider sent back (some quote part of the key): prefixed keys
+ * (`sk-`, `gsk_`, `xai-`, Gemini's `AIza…`) and any 32+ character token (Together, Mistral).
+ */
+export function redactKeyLike(text: string): string {
+  return text
+    .replace(/\b(?:(?:sk|pk|rk|gsk|xai|key)[-_]|AIza)[-_A-Za-z0-9*.]{6,}/gi, '[redacted]')
+    .replace(/\b[A-Za-z0-9_-]{32,}\b/g, '[redacted]');
+}
+
 /** Parses `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date). */
 export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
   const ms = headers.get('retry-after-ms');

@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { WorkerSpec } from '../pool/types.ts';
-import { errorFromStatus, ProviderError } from './errors.ts';
+import { errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from './transport.ts';
 
 /**
@@ -83,15 +83,10 @@ function wrapFetch(
   };
 }
 
-/** Provider messages sometimes quote part of the key; never let anything key-shaped through. */
-function redact(text: string): string {
-  return text.replace(/\b(sk|pk|rk|gsk|xai|key)[-_][A-Za-z0-9_*-]{6,}/gi, '[redacted]');
-}
-
 function messageOf(error: APIError): string {
   const body = error.error as { message?: unknown } | undefined;
   const raw = typeof body?.message === 'string' ? body.message : error.message;
-  return redact(raw.replace(/^\d{3} /, ''));
+  return redactKeyLike(raw.replace(/^\d{3} /, ''));
 }
 
 /** Maps anything the SDK (or the wire) throws to a ProviderError. `started`: the response had begun. */
@@ -105,7 +100,7 @@ export function toProviderError(error: unknown, signal: AbortSignal, started: bo
     // Egress refusals (key bound elsewhere, vault locked, missing key) are thrown from inside fetch, so the
     // SDK wraps them: keep their kind, or a refusal would look like a retryable network failure.
     if (cause instanceof ProviderError) return cause;
-    const detail = cause instanceof Error ? `: ${redact(cause.message)}` : '';
+    const detail = cause instanceof Error ? `: ${redactKeyLike(cause.message)}` : '';
     return new ProviderError('connection', `Could not reach the provider${detail}`);
   }
   if (error instanceof APIError) {
@@ -116,9 +111,9 @@ export function toProviderError(error: unknown, signal: AbortSignal, started: bo
     return errorFromStatus(error.status, messageOf(error), error.headers ?? undefined);
   }
   if (error instanceof SyntaxError) {
-    return new ProviderError('stream', `The provider sent malformed data: ${redact(error.message)}`);
+    return new ProviderError('stream', `The provider sent malformed data: ${redactKeyLike(error.message)}`);
   }
-  const message = error instanceof Error ? redact(error.message) : String(error);
+  const message = error instanceof Error ? redactKeyLike(error.message) : String(error);
   return started
     ? new ProviderError('stream', `The answer stream broke off: ${message}`)
     : new ProviderError('connection', `Could not reach the provider: ${message}`);

@@ -234,6 +234,20 @@ describe('createOpenAITransport', () => {
       }
     });
 
+    it('scrubs a Gemini-style key quoted in an error sent mid-stream, and leaves words alone', async () => {
+      const quoted = 'AIzaSyD-0123456789abcdefghijklmn';
+      const error = { error: { message: `API key not valid: ${quoted} (skipping retries)` } };
+      const server = await sse(`${chunk('Hi')}data: ${JSON.stringify(error)}\n\n`);
+      try {
+        const failed = await failure(collect(createOpenAITransport(), worker('m', server.base)));
+        expect(failed.kind).toBe('server');
+        expect(failed.message).not.toContain('AIzaSy');
+        expect(failed.message).toContain('[redacted] (skipping retries)');
+      } finally {
+        await server.close();
+      }
+    });
+
     it('reports a stream that closes cleanly with neither finish_reason nor [DONE] as kind stream', async () => {
       const server = await sse(`${chunk('Hi')}${chunk(' the')}`);
       try {
