@@ -184,7 +184,6 @@ function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promis
 /** What to start a run from: nothing (a new run) or a stored run being resumed. */
 interface Initial {
   steps: StepStatus[];
-  planComplete: boolean;
   createdAt: number;
   plan: Plan;
 }
@@ -621,7 +620,7 @@ class Run {
     if (!conductor) return this.accept(index, 'Accepted the current answer (no conductor to ask).');
     // A self-check that sees no answer has nothing to check: asking the conductor would cost a whole
     // generation on the device for nothing (small conductors do write such steps first).
-    const seenAnswers = resolveSees(this.steps[index]!.sees, index).filter((i) => {
+    const seenAnswers = (this.deps[index] ?? []).filter((i) => {
       const seen = this.statuses[i];
       return seen?.state === 'done' && seen.worker !== SELF_WORKER;
     });
@@ -845,7 +844,7 @@ export async function resumeRun(options: ResumeOptions): Promise<RunHandle> {
       mode: record.mode,
       runId: record.id,
     },
-    { steps: statuses, planComplete: true, createdAt: record.createdAt, plan: record.plan },
+    { steps: statuses, createdAt: record.createdAt, plan: record.plan },
   );
   run.start(undefined);
   return handleOf(run);
