@@ -297,8 +297,8 @@ class Run {
   start(source: Plan | AsyncIterable<Step> | undefined): void {
     this.writeRun();
     if (source === undefined) {
-      // Resuming: the plan is whatever was stored.
-      for (const status of this.statuses) this.writeStep(status);
+      // Resuming: the plan is whatever was stored. Done steps are stored as they are; the rest were reset.
+      for (const status of this.statuses) if (status.state !== 'done') this.writeStep(status);
       this.markPlanComplete();
       this.schedule();
       return;
