@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals';
 import type { PoolEntry, StepEvent } from '../conductor/api-types.ts';
+import type { ConductorBridge } from '../conductor/bridge.ts';
 import type { RunHandle } from '../executor/executor.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent } from '../executor/types.ts';
@@ -130,8 +131,8 @@ async function execute(
     transports(pool),
     getBridge(),
   ]);
+  setReplanContext(bridge, pool);
   const { maxSteps, maxDepth } = planPrefs.value;
-  bridge.replanContext = { pool: poolEntries(pool), maxSteps, maxDepth };
   const run = startRun({
     maxSteps: mode === 'router' ? 1 : maxSteps,
     maxDepth,
@@ -145,12 +146,23 @@ async function execute(
     store,
     onEvent: (event: ExecutorEvent) => update(runId, (view) => applyEvent(view, event)),
   });
+  track(run);
+  return run;
+}
+
+/** Makes `run` the live one until it ends; then the history (and the unfinished list) are read again. */
+function track(run: RunHandle): void {
   handle = run;
   void run.result.then(() => {
     if (handle === run) handle = undefined;
     void refreshHistory();
   });
-  return run;
+}
+
+/** What the conductor needs to write corrective steps for a `self` step of a run over `pool`. */
+function setReplanContext(bridge: ConductorBridge, pool: readonly WorkerSpec[]): void {
+  const { maxSteps, maxDepth } = planPrefs.value;
+  bridge.replanContext = { pool: poolEntries(pool), maxSteps, maxDepth };
 }
 
 /**
@@ -347,21 +359,16 @@ export async function resume(id: string): Promise<void> {
   const stored = await store.getRun(id);
   if (!stored) return;
   currentRun.value = { ...viewFromRecord(stored.run, stored.steps), phase: 'running', endedAt: undefined };
-  const { maxSteps, maxDepth } = planPrefs.value;
-  bridge.replanContext = { pool: poolEntries(stored.run.pool), maxSteps, maxDepth };
+  setReplanContext(bridge, stored.run.pool);
   const run = await resumeRun({
-    maxDepth,
+    maxDepth: planPrefs.value.maxDepth,
     store,
     runId: id,
     transport: await transports(stored.run.pool),
     conductor: bridge,
     onEvent: (event) => update(id, (view) => applyEvent(view, event)),
   });
-  handle = run;
-  void run.result.then(() => {
-    if (handle === run) handle = undefined;
-    void refreshHistory();
-  });
+  track(run);
 }
 
 /**
@@ -440,17 +447,9 @@ export async function exportCurrent(kind: 'json' | 'md', id: string): Promise<vo
   const [m, store] = await Promise.all([import('./export.ts'), getRunStore()]);
   const stored = await store.getRun(id);
   if (!stored) return;
-  if (kind === 'json') {
-    m.downloadText(
-      m.exportFilename(stored.run, 'json'),
-      m.exportRunJson(stored.run, stored.steps),
-      'application/json',
-    );
-  } else {
-    m.downloadText(
-      m.exportFilename(stored.run, 'md'),
-      m.exportRunMarkdown(stored.run, stored.steps),
-      'text/markdown',
-    );
-  }
+  const [text, type] =
+    kind === 'json'
+      ? [m.exportRunJson(stored.run, stored.steps), 'application/json']
+      : [m.exportRunMarkdown(stored.run, stored.steps), 'text/markdown'];
+  m.downloadText(m.exportFilename(stored.run, kind), text, type);
 }
