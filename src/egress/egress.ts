@@ -6,6 +6,7 @@
  */
 import { type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
+import { redactSecrets } from '../vault/redact.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 
 /** What egress needs from the vault: the key bound to a provider at an origin, if any. */
@@ -129,15 +130,15 @@ async function sizedBody(
   return { body: buffer, bytes: buffer.byteLength };
 }
 
+/** An error for the ledger: short, with the key scrubbed in every form it may be echoed in. */
 function errorText(error: unknown, key: string | undefined): string {
-  let text =
+  const text =
     error instanceof Error
       ? error.name === 'AbortError'
         ? 'Aborted'
         : `${error.name}: ${error.message}`
       : String(error);
-  if (key) text = text.replaceAll(key, '[key]');
-  return text.slice(0, 300);
+  return redactSecrets(text, [key]).slice(0, 300);
 }
 
 /** Reads `usage` from an OpenAI-style body (JSON or SSE) as it passes, without holding it all. */

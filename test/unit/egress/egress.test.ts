@@ -312,6 +312,21 @@ describe('egress', () => {
     expect(entries[0]!.bytesIn).toBeGreaterThan(0);
   });
 
+  it('keeps the key out of the ledger even when a cancel reason echoes it base64-encoded', async () => {
+    const egress = egressFor();
+    const response = await egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL })(
+      `${a.baseURL}/chat/completions`,
+      { method: 'POST', headers: sdkHeaders, body: chatBody('echo', true) },
+    );
+    const basic = btoa(`:${KEY_A}`);
+    await response.body!.cancel(new Error(`bad credentials ${KEY_A} / Basic ${basic}`));
+    const entries = await ledger.list();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.error).toContain('Cancelled by the reader');
+    expect(entries[0]!.error).not.toContain(KEY_A);
+    expect(entries[0]!.error).not.toContain(basic.replace(/=+$/, ''));
+  });
+
   it('has a preset for every id the catalog lists', () => {
     for (const preset of CATALOG) expect(presetById(preset.id)).toBe(preset);
   });
