@@ -122,7 +122,7 @@ test('full flow: first run, pool of two providers, ask, streamed plan, steps run
 /** In the plan editor, makes the plan exactly `steps` (worker id, task, sees). */
 async function editPlan(page: Page, steps: Array<{ worker: string; task: string; sees: number[] }>) {
   const editor = page.getByTestId('plan-editor');
-  await expect(editor).toBeVisible({ timeout: 60_000 });
+  await expect(editor).toBeVisible({ timeout: 120_000 });
   // Start from one step, whatever the conductor wrote.
   while ((await editor.locator('[data-testid^="edit-step-"][data-testid$="-issues"]').count()) >= 0) {
     const count = await editor.locator('fieldset.edit-step').count();

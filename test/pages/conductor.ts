@@ -12,7 +12,7 @@ import { planPrompt } from '../../workers/engine-host.ts';
 const params = new URLSearchParams(location.search);
 const bridge = new ConductorBridge({
   pingIntervalMs: Number(params.get('pingInterval') ?? 1000),
-  pingTimeoutMs: Number(params.get('pingTimeout') ?? 2000),
+  pingTimeoutMs: Number(params.get('pingTimeout') ?? 5000),
   cancelGraceMs: Number(params.get('cancelGrace') ?? 1500),
 });
 
