@@ -65,8 +65,7 @@ export function planPrompt(request: PlanRequest) {
     // Grammar converters put optional properties after required ones: without this the model would write
     // its reasoning after the steps, where it helps nothing. The router skips it to answer fast.
     requireThought: !router,
-    ...(request.maxTaskLength ? { maxTaskLength: request.maxTaskLength } : {}),
-    ...(request.maxThoughtLength ? { maxThoughtLength: request.maxThoughtLength } : {}),
+    ...lengthLimits(request),
   });
   const messages = buildPlanMessages({
     question: request.question,
@@ -76,6 +75,48 @@ export function planPrompt(request: PlanRequest) {
     maxDepth,
   });
   return { messages, jsonSchema, limits, pool };
+}
+
+/** The prompt, the output constraint and the validation limits of corrective steps after `request.steps`. */
+function replanPrompt(request: ReplanRequest) {
+  const maxDepth = request.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const maxSteps = request.maxSteps ?? DEFAULT_MAX_STEPS;
+  const pool = request.pool.filter((entry) => entry.id !== 'self');
+  const workerIds = pool.map((entry) => entry.id);
+  const limits = {
+    workerIds,
+    maxSteps,
+    allowSelf: request.depth < maxDepth,
+    minSteps: 0,
+    offset: request.steps.length,
+  };
+  const jsonSchema = planJsonSchema({ ...limits, ...lengthLimits(request) });
+  const messages = buildReplanMessages({
+    question: request.question,
+    pool,
+    steps: request.steps,
+    answers: request.answers,
+    depth: request.depth,
+    maxSteps,
+    maxDepth,
+  });
+  return { messages, jsonSchema, limits };
+}
+
+function lengthLimits(request: PlanRequest | ReplanRequest) {
+  return {
+    ...(request.maxTaskLength ? { maxTaskLength: request.maxTaskLength } : {}),
+    ...(request.maxThoughtLength ? { maxThoughtLength: request.maxThoughtLength } : {}),
+  };
+}
+
+/** Sampling for plans and corrective steps: the request's, else the defaults. */
+function planGen(request: PlanRequest | ReplanRequest, jsonSchema: Record<string, unknown>) {
+  return {
+    jsonSchema,
+    maxTokens: request.maxTokens ?? DEFAULT_PLAN_TOKENS,
+    temperature: request.temperature ?? 0.2,
+  };
 }
 
 interface Attempt {
@@ -246,11 +287,7 @@ export class EngineHost {
     return this.exclusive(request.requestId, request.model, async (signal) => {
       const started = performance.now();
       const { messages, jsonSchema, limits, pool } = planPrompt(request);
-      const gen = {
-        jsonSchema,
-        maxTokens: request.maxTokens ?? DEFAULT_PLAN_TOKENS,
-        temperature: request.temperature ?? 0.2,
-      };
+      const gen = planGen(request, jsonSchema);
       const stats = new StatsCollector(started);
       const outcome = await this.generateValidated({ messages, gen, limits, signal, stats, onToken, onStep });
       if (outcome.ok) {
@@ -281,31 +318,8 @@ export class EngineHost {
   ): Promise<ReplanResponse> {
     return this.exclusive(request.requestId, request.model, async (signal) => {
       const started = performance.now();
-      const maxDepth = request.maxDepth ?? DEFAULT_MAX_DEPTH;
-      const offset = request.steps.length;
-      const maxSteps = request.maxSteps ?? DEFAULT_MAX_STEPS;
-      const workerIds = request.pool.map((entry) => entry.id).filter((id) => id !== 'self');
-      const limits = { workerIds, maxSteps, allowSelf: request.depth < maxDepth, minSteps: 0, offset };
-      const jsonSchema = planJsonSchema({
-        ...limits,
-        ...(request.maxTaskLength ? { maxTaskLength: request.maxTaskLength } : {}),
-        ...(request.maxThoughtLength ? { maxThoughtLength: request.maxThoughtLength } : {}),
-      });
-      const pool = request.pool.filter((entry) => entry.id !== 'self');
-      const messages = buildReplanMessages({
-        question: request.question,
-        pool,
-        steps: request.steps,
-        answers: request.answers,
-        depth: request.depth,
-        maxSteps,
-        maxDepth,
-      });
-      const gen = {
-        jsonSchema,
-        maxTokens: request.maxTokens ?? DEFAULT_PLAN_TOKENS,
-        temperature: request.temperature ?? 0.2,
-      };
+      const { messages, jsonSchema, limits } = replanPrompt(request);
+      const gen = planGen(request, jsonSchema);
       const stats = new StatsCollector(started);
       const outcome = await this.generateValidated({ messages, gen, limits, signal, stats, onToken, onStep });
       if (outcome.ok) {
