@@ -132,3 +132,47 @@ describe('EngineHost.plan', () => {
     expect(strongestWorker([])).toBeUndefined();
   });
 });
+
+describe('EngineHost.replan', () => {
+  const replanRequest = (id: string, depth: number) => ({
+    requestId: id,
+    model,
+    question: 'Add two numbers.',
+    pool: [...pool, { id: 'self', label: 'Conductor', strengths: 'plans', costTier: 'low' as const }],
+    steps: [{ worker: 'w1', task: 'do it', sees: [] }],
+    answers: ['3'],
+    depth,
+    maxSteps: 2,
+    maxDepth: 2,
+  });
+
+  it('numbers corrective steps after the existing ones, constrains them, and returns their thought', async () => {
+    const s = scripted(['{"thought":"check it","steps":[{"worker":"w2","task":"check","sees":[0]}]}']);
+    const host = new EngineHost(async () => s.engine);
+    const events: StepEvent[] = [];
+    const response = await host.replan(
+      replanRequest('r', 1),
+      () => {},
+      (e) => events.push(e),
+    );
+    expect(response.steps).toEqual([{ worker: 'w2', task: 'check', sees: [0] }]);
+    expect(response.thought).toBe('check it');
+    expect(events.filter((e) => e.kind === 'step').map((e) => e.kind === 'step' && e.index)).toEqual([1]);
+    const schema = JSON.stringify(s.requests[0]!.jsonSchema);
+    expect(schema).toContain('"w2"');
+    expect(s.requests[0]!.maxTokens).toBe(1024);
+  });
+
+  it('refuses a self step at the deepest level, then accepts the answer after two invalid outputs', async () => {
+    const self = '{"thought":"t","steps":[{"worker":"self","task":"again","sees":[0]}]}';
+    const s = scripted([self, self]);
+    const host = new EngineHost(async () => s.engine);
+    const response = await host.replan(
+      replanRequest('r2', 2),
+      () => {},
+      () => {},
+    );
+    expect(response.steps).toEqual([]);
+    expect(response.fallback?.reason).toContain('corrective steps were invalid twice');
+  });
+});
