@@ -1,5 +1,7 @@
 /** Layout of a workflow as a layered graph: steps are nodes, `sees` are edges. Pure, so it is unit-tested. */
 
+import { resolveSees } from '../executor/dag.ts';
+
 export interface GraphStepInput {
   worker: string;
   sees: 'all' | readonly number[];
@@ -34,12 +36,12 @@ const GAP_X = 56;
 const GAP_Y = 18;
 const PAD = 8;
 
-/** Indices a step reads: every earlier step for "all", else its (backward, in-range) list. */
+/**
+ * Indices a step reads: the executor's own resolveSees, minus indices no node has (a step being edited may
+ * hold any number), so the graph never draws an edge the run would not have.
+ */
 export function dependencies(step: GraphStepInput, index: number): number[] {
-  if (step.sees === 'all') return Array.from({ length: index }, (_, i) => i);
-  return [...new Set(step.sees)]
-    .filter((i) => Number.isInteger(i) && i >= 0 && i < index)
-    .sort((a, b) => a - b);
+  return resolveSees(step.sees, index).filter((i) => Number.isInteger(i) && i >= 0);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { signal } from '@preact/signals';
 import type { PoolEntry, StepEvent } from '../conductor/api-types.ts';
 import type { ConductorBridge } from '../conductor/bridge.ts';
+import { dependencies, downstream } from '../executor/dag.ts';
 import type { RunHandle } from '../executor/executor.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent } from '../executor/types.ts';
@@ -378,10 +379,7 @@ export async function resume(id: string): Promise<void> {
 export async function rerunStep(index: number): Promise<void> {
   const view = currentRun.value;
   if (!view || handle) return;
-  const [{ dependencies, downstream }, store] = await Promise.all([
-    import('../executor/dag.ts'),
-    getRunStore(),
-  ]);
+  const store = await getRunStore();
   const stored = await store.getRun(view.id);
   if (!stored) return;
   const deps = dependencies(stored.steps);

@@ -2,7 +2,7 @@ import type { Sees, Step } from '../plan/index.ts';
 import type { StepState } from './types.ts';
 
 /** The indices a step at `index` sees: "all" is every earlier step; a list is kept as given (sorted, unique). */
-export function resolveSees(sees: Sees, index: number): number[] {
+export function resolveSees(sees: Sees | readonly number[], index: number): number[] {
   if (sees === 'all') return Array.from({ length: index }, (_, i) => i);
   return [...new Set(sees)].filter((i) => i < index).sort((a, b) => a - b);
 }
