@@ -116,6 +116,8 @@ export function runBench(options: BenchOptions): BenchController {
   for (const r of results)
     costsByStrategy.set(r.strategyId, [...(costsByStrategy.get(r.strategyId) ?? []), r.cost]);
   const running = new Map<symbol, { controller: AbortController; estimate: number }>();
+  /** Results handed to `onResult` whose promise has not settled yet: the bench is not over until they have. */
+  let saving = 0;
   const durations: number[] = [];
   let spent = results.reduce((sum, r) => sum + r.cost, 0);
   let state: BenchState = 'running';
@@ -141,7 +143,7 @@ export function runBench(options: BenchOptions): BenchController {
   const report = () => options.onProgress?.(progress());
 
   const finishIfIdle = () => {
-    if (running.size > 0) return;
+    if (running.size > 0 || saving > 0) return;
     if (state === 'running' && queue.length === 0) state = 'done';
     if (state !== 'running' && state !== 'paused') {
       report();
@@ -254,10 +256,16 @@ export function runBench(options: BenchOptions): BenchController {
           ...(costsByStrategy.get(result.strategyId) ?? []),
           result.cost,
         ]);
-        await options.onResult?.(result);
-        report();
-        pump();
-        finishIfIdle();
+        saving++;
+        try {
+          await options.onResult?.(result);
+        } catch (error) {
+          // A failed save must not stall the bench: the result is still counted and returned.
+          console.warn('Bench onResult failed:', error);
+        } finally {
+          saving--;
+        }
+        pump(); // reports, starts what may start, and finishes the bench when nothing is left
       });
     }
     report();

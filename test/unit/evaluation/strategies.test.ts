@@ -255,6 +255,45 @@ describe('the bench runner', () => {
     expect(provider.requests.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(1);
   });
 
+  it('is not done until the last result has been handed over and saved', async () => {
+    // Two items finish together; the first save completes while the second is still being written.
+    const saves: (() => void)[] = [];
+    const states: string[] = [];
+    let settled = false;
+    const bench = runBench({
+      tasks: TASKS.slice(0, 2),
+      strategies: [single('slow')],
+      pool,
+      transport,
+      concurrency: 2,
+      onResult: () => new Promise<void>((resolve) => saves.push(resolve)),
+      onProgress: (p) => states.push(p.state),
+    });
+    void bench.finished.then(() => {
+      settled = true;
+    });
+    while (saves.length < 2) await new Promise((r) => setTimeout(r, 20));
+    saves[0]!();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    expect(states).not.toContain('done');
+    saves[1]!();
+    expect(await bench.finished).toHaveLength(2);
+    expect(states.filter((s) => s === 'done')).toHaveLength(1);
+  });
+
+  it('a failing onResult does not stall the bench', async () => {
+    const results = await runBench({
+      tasks: TASKS.slice(0, 2),
+      strategies: [single('arith')],
+      pool,
+      transport,
+      concurrency: 1,
+      onResult: () => Promise.reject(new Error('disk full')),
+    }).finished;
+    expect(results).toHaveLength(2);
+  });
+
   it('cancel stops in-flight items and settles', async () => {
     provider.clearRequests();
     const bench = runBench({ tasks: TASKS, strategies: [single('slow')], pool, transport, concurrency: 2 });
