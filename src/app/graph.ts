@@ -105,6 +105,11 @@ export function describeGraph(steps: readonly GraphStepInput[]): string {
   return `Workflow of ${steps.length} step${steps.length === 1 ? '' : 's'} in ${layout.levels} stage${layout.levels === 1 ? '' : 's'}.${parallel} ${parts.join(' ')}`;
 }
 
+/** The CSS colour of a worker's slot (`--w0`..`--w7`), for chips, bars and graph nodes. */
+export function workerColor(worker: string, poolOrder: readonly string[]): string {
+  return `var(--w${workerColorIndex(worker, poolOrder)})`;
+}
+
 /** Stable colour slot (0..7) per worker id, in the order the pool lists them. */
 export function workerColorIndex(worker: string, poolOrder: readonly string[]): number {
   const at = poolOrder.indexOf(worker);

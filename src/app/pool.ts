@@ -52,10 +52,7 @@ export function setIncludeLocal(on: boolean): void {
 }
 
 /** The workers a run may use: the enabled stored ones, plus `local` when chosen. */
-export const runPool = computed(() => [
-  ...enabledPool.value,
-  ...(includeLocal.value ? [localWorker()] : []),
-]);
+export const runPool = computed(() => [...enabledPool.value, ...(includeLocal.value ? [localWorker()] : [])]);
 
 let store: Promise<PoolStore> | undefined;
 

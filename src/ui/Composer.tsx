@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Mode } from '../app/run-model.ts';
 
 export interface AskInput {
@@ -22,7 +22,6 @@ export function Composer({
   const [question, setQuestion] = useState('');
   const [mode, setMode] = useState<Mode>(initialMode);
   const [review, setReview] = useState(false);
-  const box = useRef<HTMLTextAreaElement>(null);
 
   const send = () => {
     const text = question.trim();
@@ -47,7 +46,6 @@ export function Composer({
       </label>
       <textarea
         id="question"
-        ref={box}
         rows={3}
         placeholder="Ask anything. Enter sends, Shift+Enter adds a line."
         value={question}

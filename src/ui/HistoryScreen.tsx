@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
 import { navigate } from '../app/router.ts';
 import { deleteRun, history, importRun, refreshHistory } from '../app/runs.ts';
@@ -7,7 +7,6 @@ import { deleteRun, history, importRun, refreshHistory } from '../app/runs.ts';
 export function HistoryScreen() {
   const [query, setQuery] = useState('');
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
-  const file = useRef<HTMLInputElement>(null);
   useEffect(() => {
     void refreshHistory();
   }, []);
@@ -36,7 +35,6 @@ export function HistoryScreen() {
         </label>
         <input
           id="import-file"
-          ref={file}
           type="file"
           accept="application/json,.json"
           class="visually-hidden"

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import { workerColorIndex } from '../app/graph.ts';
+import { workerColor } from '../app/graph.ts';
 import { type Plan, type PlanIssue, validatePlan } from '../plan/index.ts';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
@@ -94,7 +94,7 @@ export function PlanEditor({
             class="edit-step"
             aria-invalid={own.length ? 'true' : 'false'}
             data-testid={`edit-step-${index}`}
-            style={{ '--chip': `var(--w${workerColorIndex(step.worker, workerIds)})` }}
+            style={{ '--chip': workerColor(step.worker, workerIds) }}
           >
             <legend>Step {index}</legend>
             <div class="edit-step-head">

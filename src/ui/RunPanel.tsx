@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
-import { workerColorIndex } from '../app/graph.ts';
+import { workerColor } from '../app/graph.ts';
 import { isActive, liveTotals, type RunView } from '../app/run-model.ts';
 import { Answer } from './Answer.tsx';
 import { StepCard } from './StepCard.tsx';
@@ -58,7 +58,6 @@ export function RunPanel({
   const finalIndex = view.finalStep;
   const finalStep = finalIndex !== undefined ? view.steps[finalIndex] : undefined;
   const elapsed = (view.endedAt ?? now) - view.startedAt;
-  const color = (worker: string) => `var(--w${workerColorIndex(worker, workerOrder)})`;
 
   return (
     <section
@@ -178,7 +177,7 @@ export function RunPanel({
               <StepCard
                 key={step.index}
                 step={step}
-                color={color(step.worker)}
+                color={workerColor(step.worker, workerOrder)}
                 final={step.index === finalIndex}
                 now={now}
                 onCancel={actions.cancelStep}

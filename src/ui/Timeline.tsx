@@ -1,5 +1,5 @@
 import { formatDuration } from '../app/format.ts';
-import { workerColorIndex } from '../app/graph.ts';
+import { workerColor } from '../app/graph.ts';
 import type { StepStatus } from '../executor/types.ts';
 
 /**
@@ -29,7 +29,7 @@ export function Timeline({
         const stop = step.timings.endedAt ?? now;
         const left = ((start - origin) / span) * 100;
         const width = Math.max(0.5, ((stop - start) / span) * 100);
-        const color = `var(--w${workerColorIndex(step.worker, workerOrder)})`;
+        const color = workerColor(step.worker, workerOrder);
         const text = `Step ${step.index} (${step.worker}): from ${formatDuration(start - origin)} to ${formatDuration(stop - origin)}${step.timings.endedAt === undefined ? ', running' : ''}`;
         return (
           <div key={step.index} style={{ display: 'contents' }}>

@@ -1,4 +1,4 @@
-import { describeGraph, edgePath, layoutGraph, NODE_H, NODE_W, workerColorIndex } from '../app/graph.ts';
+import { describeGraph, edgePath, layoutGraph, NODE_H, NODE_W, workerColor } from '../app/graph.ts';
 
 export interface GraphStep {
   worker: string;
@@ -59,7 +59,7 @@ export function WorkflowGraph({
           ))}
           {layout.nodes.map((node) => {
             const step = steps[node.index]!;
-            const color = `var(--w${workerColorIndex(step.worker, workerOrder)})`;
+            const color = workerColor(step.worker, workerOrder);
             return (
               <g
                 key={node.index}
