@@ -228,8 +228,9 @@ export class ConductorBridge implements Conductor {
     const requestId = newRequestId();
     const { signal, onToken, onStep } = options;
     const turn = this.queue.then(async () => {
-      if (signal?.aborted) throw new ConductorError('PlanCancelled', 'Cancelled before it started');
       await this.ensureResponsive();
+      // Checked after the ping: an abort during it would otherwise fire before the listener below exists.
+      if (signal?.aborted) throw new ConductorError('PlanCancelled', 'Cancelled before it started');
       let hardStop: (error: Error) => void = () => {};
       const stopped = new Promise<never>((_, reject) => {
         hardStop = reject;
