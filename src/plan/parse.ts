@@ -1,6 +1,14 @@
 import { closingIndex, parseJson } from './json-text.ts';
 import { isPyName, type PyValue, readPythonLiteral } from './python-literal.ts';
-import { failure, type PlanIssue, type PlanResult, type ValidateOptions, validatePlan } from './validate.ts';
+import {
+  failure,
+  isRecord,
+  type PlanIssue,
+  type PlanResult,
+  plural,
+  type ValidateOptions,
+  validatePlan,
+} from './validate.ts';
 
 export interface ParseOptions extends ValidateOptions {
   /**
@@ -50,10 +58,6 @@ type JsonSearch =
   | PaperLists
   | { kind: 'broken'; issue: PlanIssue }
   | { kind: 'none' };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The object itself if it has "steps", else the first nested object (depth first) that has. */
 function withSteps(value: unknown, depth = 0): Record<string, unknown> | undefined {
@@ -181,10 +185,6 @@ function listsIn(value: unknown): Record<ListName, unknown[]> | undefined {
     return { model_id, subtasks, access_list };
   }
   return undefined;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** A Python value as JSON-ish, for the raw step handed to validation (which reports it if wrong). */

@@ -74,11 +74,12 @@ export function allowedWorkers(options: ValidateOptions): string[] {
   return ids;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function plural(n: number, word: string): string {
+/** "1 step", "2 steps". */
+export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
