@@ -77,8 +77,13 @@ const ASSUMED_OUTPUT_TOKENS = 400;
  * An upper-ish estimate of one item's cost: the most this strategy has cost so far, or (before any result)
  * its steps × (question + assumed answer) priced at the pool's dearest worker.
  */
-function estimateCost(strategy: Strategy, task: Task, pool: readonly WorkerSpec[], seen: number[]): number {
-  if (seen.length > 0) return Math.max(...seen);
+function estimateCost(
+  strategy: Strategy,
+  task: Task,
+  pool: readonly WorkerSpec[],
+  dearestSeen: number | undefined,
+): number {
+  if (dearestSeen !== undefined) return dearestSeen;
   const steps =
     strategy.config.kind === 'moa'
       ? strategy.config.proposers.length * strategy.config.layers + 1
@@ -112,9 +117,11 @@ export function runBench(options: BenchOptions): BenchController {
       .map((task) => ({ task, strategy })),
   );
   const total = options.tasks.length * options.strategies.length;
-  const costsByStrategy = new Map<string, number[]>();
-  for (const r of results)
-    costsByStrategy.set(r.strategyId, [...(costsByStrategy.get(r.strategyId) ?? []), r.cost]);
+  /** The most one item of each strategy has cost so far: all the estimate needs of its history. */
+  const dearestByStrategy = new Map<string, number>();
+  const recordCost = (r: BenchItemResult) =>
+    dearestByStrategy.set(r.strategyId, Math.max(dearestByStrategy.get(r.strategyId) ?? 0, r.cost));
+  for (const r of results) recordCost(r);
   const running = new Map<symbol, { controller: AbortController; estimate: number }>();
   /** Results handed to `onResult` whose promise has not settled yet: the bench is not over until they have. */
   let saving = 0;
@@ -229,7 +236,7 @@ export function runBench(options: BenchOptions): BenchController {
         next.strategy,
         next.task,
         options.pool,
-        costsByStrategy.get(next.strategy.id) ?? [],
+        dearestByStrategy.get(next.strategy.id),
       );
       const committed = [...running.values()].reduce((sum, r) => sum + r.estimate, 0);
       if (options.spendCapUsd !== undefined && spent + committed + estimate > options.spendCapUsd) {
@@ -252,10 +259,7 @@ export function runBench(options: BenchOptions): BenchController {
         results.push(result);
         spent += result.cost;
         durations.push(result.latencyMs);
-        costsByStrategy.set(result.strategyId, [
-          ...(costsByStrategy.get(result.strategyId) ?? []),
-          result.cost,
-        ]);
+        recordCost(result);
         saving++;
         try {
           await options.onResult?.(result);
