@@ -67,16 +67,8 @@ export async function loadConductor(model: ModelRef): Promise<boolean> {
     const b = await getBridge();
     await b.load(model, (p) => {
       if (seq !== loadSeq) return;
-      const sample: Parameters<ProgressTracker['update']>[0] = {
-        fraction: p.fraction,
-        text: p.text,
-        phase: p.phase,
-      };
-      if (p.loadedBytes !== undefined) sample.loadedBytes = p.loadedBytes;
-      if (p.totalBytes !== undefined) sample.totalBytes = p.totalBytes;
-      if (p.bytesPerSecond !== undefined) sample.bytesPerSecond = p.bytesPerSecond;
-      if (p.secondsLeft !== undefined) sample.secondsLeft = p.secondsLeft;
-      conductor.value = { status: 'loading', model, label, progress: tracker.update(sample) };
+      // The engine's report is already a progress sample (the tracker reads only the fields it knows).
+      conductor.value = { status: 'loading', model, label, progress: tracker.update(p) };
     });
     if (seq !== loadSeq) return false;
     conductor.value = { status: 'ready', model, label };
