@@ -59,8 +59,6 @@ export interface Ledger {
   add(entry: NewLedgerEntry): Promise<LedgerEntry>;
   /** Replaces an entry written by `add` (state, status, bytes, tokens). */
   update(entry: LedgerEntry): Promise<void>;
-  /** Records the token usage a transport learned some other way than the response body. */
-  attachUsage(id: number, usage: { promptTokens: number; completionTokens: number }): Promise<void>;
   /** Oldest first. */
   list(filter?: { runId?: string }): Promise<LedgerEntry[]>;
   exportJSON(): Promise<string>;
@@ -133,15 +131,6 @@ export async function openLedger(name = LEDGER_DB): Promise<Ledger> {
     async update(entry) {
       await db.put('entries', entry);
       emit({ type: 'updated', entry });
-    },
-    async attachUsage(id, usage) {
-      const tx = db.transaction('entries', 'readwrite');
-      const entry = await tx.store.get(id);
-      if (!entry) throw new Error(`No ledger entry ${id}`);
-      const updated = { ...entry, ...usage };
-      await tx.store.put(updated);
-      await tx.done;
-      emit({ type: 'updated', entry: updated });
     },
     list,
     async exportJSON() {
