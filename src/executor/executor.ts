@@ -181,6 +181,11 @@ function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promis
   return raceAbort(iterator.next(), signal);
 }
 
+/** Tells a source we stopped reading; a source that fails while closing has nothing left to say. */
+function closeQuietly(iterator: AsyncIterator<unknown>): void {
+  void iterator.return?.()?.catch(() => {});
+}
+
 /** What to start a run from: nothing (a new run) or a stored run being resumed. */
 interface Initial {
   steps: StepStatus[];
@@ -348,7 +353,7 @@ class Run {
       if (this.steps.length === 0) this.planError = 'The plan has no steps.';
     } catch (error) {
       if (error instanceof StopSignal) {
-        void iterator.return?.();
+        closeQuietly(iterator);
       } else {
         this.planError = `The plan could not be read: ${error instanceof Error ? error.message : String(error)}`;
         // Nothing after a broken plan can be trusted to make sense: stop what is running.
@@ -577,7 +582,7 @@ class Run {
           next = await nextOrAbort(iterator, controller.signal);
         } catch (error) {
           if (controller.signal.aborted) {
-            void iterator.return?.()?.catch(() => {});
+            closeQuietly(iterator);
             throw controller.signal.reason;
           }
           throw error instanceof ProviderError

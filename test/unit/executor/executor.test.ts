@@ -512,6 +512,33 @@ describe('executor over HTTP', () => {
       expect(requestsFor(m)).toHaveLength(0);
     });
 
+    it('cancelled while the plan streams, a source that fails to close leaves no unhandled rejection', async () => {
+      const m = model();
+      let closed = false;
+      const source: AsyncIterable<Step> = {
+        [Symbol.asyncIterator]: () => ({
+          next: () => new Promise<IteratorResult<Step>>(() => {}),
+          return: () => {
+            closed = true;
+            return Promise.reject(new Error('source broke while closing'));
+          },
+        }),
+      };
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const { handle } = run({ pool: [worker('w', m)], plan: source });
+        handle.cancel();
+        expect((await handle.result).status).toBe('cancelled');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(closed).toBe(true);
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    });
+
     it('starts step 0 while later steps are still being written', async () => {
       const m = model({ latency: { firstTokenMs: 20, perTokenMs: 1 } });
       let step0RequestSeenBeforeStep2 = false;
