@@ -4,7 +4,7 @@
  * headers the provider needs, and writes one ledger entry per request, with bytes and tokens counted as
  * the response streams through.
  */
-import { type ProviderPreset, presetById } from '../providers/catalog.ts';
+import { originOf, type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
 import { redactSecrets } from '../vault/redact.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
@@ -264,12 +264,13 @@ export function createEgress(options: EgressOptions): Egress {
     } catch {
       return refuse(base, new ProviderError('refused', `${preset.name}: the base URL is not a valid URL`));
     }
-    if (!preset.baseURLEditable && allowedOrigin !== new URL(preset.baseURL).origin) {
+    const pinnedOrigin = preset.baseURLEditable ? undefined : originOf(preset.baseURL);
+    if (pinnedOrigin !== undefined && allowedOrigin !== pinnedOrigin) {
       return refuse(
         base,
         new ProviderError(
           'refused',
-          `${preset.name} requests go only to ${new URL(preset.baseURL).origin}, not ${allowedOrigin}`,
+          `${preset.name} requests go only to ${pinnedOrigin}, not ${allowedOrigin}`,
         ),
       );
     }
