@@ -141,6 +141,8 @@ function errorText(error: unknown, key: string | undefined): string {
   return redactSecrets(text, [key]).slice(0, 300);
 }
 
+const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+
 /** Reads `usage` from an OpenAI-style body (JSON or SSE) as it passes, without holding it all. */
 class UsageSniffer {
   promptTokens?: number;
@@ -177,7 +179,10 @@ class UsageSniffer {
   }
 
   private line(line: string): void {
-    if (!line.startsWith('data:') || !line.includes('"usage"')) return;
+    // With include_usage every chunk carries `"usage":null` and only the last one an object: parse just that
+    // one, not every token's chunk a second time (the client parses them too). An unescaped `"usage"` cannot
+    // occur inside a JSON string, so answer text does not match.
+    if (!line.startsWith('data:') || !USAGE_OBJECT.test(line)) return;
     this.take(line.slice(5));
   }
 
