@@ -71,16 +71,13 @@ export function passphraseProblem(passphrase: string): string | undefined {
 
 /** `new URL(x).origin` for http(s) URLs; anything else is refused. Never echoes its input (it may hold credentials). */
 export function normalizeOrigin(input: string): string {
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(input);
   } catch {
-    throw new VaultError(
-      'bad-origin',
-      'A key must be bound to an http(s) origin such as https://api.openai.com.',
-    );
+    url = undefined;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
     throw new VaultError(
       'bad-origin',
       'A key must be bound to an http(s) origin such as https://api.openai.com.',
