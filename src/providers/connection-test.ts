@@ -108,8 +108,7 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
       if (error.kind === 'auth' && error.status === undefined)
         return { ok: false, problem: 'no-key', message: error.message };
       if (error.kind === 'refused') return { ok: false, problem: 'refused', message: error.message };
-      if (!(error instanceof NetworkFailure) && error.kind !== 'connection')
-        return { ok: false, problem: 'bad-request', message: error.message };
+      if (error.kind !== 'connection') return { ok: false, problem: 'bad-request', message: error.message };
     }
     if (error instanceof Error && error.name === 'AbortError')
       return { ok: false, problem: 'aborted', message: 'Cancelled.' };
