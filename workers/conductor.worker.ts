@@ -14,7 +14,7 @@ import type {
 } from '../src/conductor/api-types.ts';
 import { chooseConductorModel, listConductorModels } from '../src/conductor/model-choice.ts';
 import { EngineHost } from './engine-host.ts';
-import type { ConductorEngine } from './engines/engine.ts';
+import { type ConductorEngine, sameModel } from './engines/engine.ts';
 import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engines/wllama.ts';
 import { loadWebLlm } from './webllm-loader.ts';
 
@@ -111,7 +111,7 @@ const api = {
   },
 
   async deleteCache(model: ModelRef): Promise<boolean> {
-    if (host.loaded() && JSON.stringify(host.loaded()) === JSON.stringify(model)) await host.unload();
+    if (sameModel(host.loaded(), model)) await host.unload();
     if (model.engine === 'wllama') return wllamaDeleteCache(model.url);
     const webllm = await loadWebLlm();
     return webllm.webLlmDeleteCache(model);

@@ -23,22 +23,19 @@ import {
   type Step,
 } from '../src/plan/index.ts';
 import type { ChatMessage } from '../src/providers/transport.ts';
-import type { ConductorEngine, GenerateResult, LoadProgress, ModelRef } from './engines/engine.ts';
+import {
+  type ConductorEngine,
+  type GenerateResult,
+  type LoadProgress,
+  type ModelRef,
+  sameModel,
+} from './engines/engine.ts';
 
 export type EngineFactory = (kind: ModelRef['engine']) => Promise<ConductorEngine>;
 
 const DEFAULT_PLAN_TOKENS = 1024;
 const DEFAULT_CHAT_TOKENS = 1024;
 const TIER_RANK = { high: 3, medium: 2, low: 1 } as const;
-
-function sameModel(a: ModelRef | undefined, b: ModelRef): boolean {
-  if (!a || a.engine !== b.engine) return false;
-  if (a.engine === 'wllama' && b.engine === 'wllama') return a.url === b.url && a.threads === b.threads;
-  if (a.engine === 'webllm' && b.engine === 'webllm') {
-    return a.modelId === b.modelId && a.modelUrl === b.modelUrl && a.modelLibUrl === b.modelLibUrl;
-  }
-  return false;
-}
 
 /** The worker the fallback plan uses: the highest cost tier (a proxy for strength), first in pool order. */
 export function strongestWorker(pool: readonly PoolEntry[]): PoolEntry | undefined {

@@ -21,6 +21,18 @@ export type ModelRef =
       threads?: number;
     };
 
+/** Whether two refs name the same loaded model: same engine and files (and, for wllama, threads). */
+export function sameModel(a: ModelRef | undefined, b: ModelRef): boolean {
+  if (!a) return false;
+  if (a.engine === 'wllama') return b.engine === 'wllama' && a.url === b.url && a.threads === b.threads;
+  return (
+    b.engine === 'webllm' &&
+    a.modelId === b.modelId &&
+    a.modelUrl === b.modelUrl &&
+    a.modelLibUrl === b.modelLibUrl
+  );
+}
+
 export interface LoadProgress {
   phase: 'download' | 'cache' | 'compile' | 'init';
   /** 0..1 */

@@ -11,7 +11,14 @@ export type CacheBackend = NonNullable<AppConfig['cacheBackend']>;
 
 import { EngineError } from '../../src/conductor/engine-errors.ts';
 import { conductorModelInfo } from '../../src/conductor/model-choice.ts';
-import type { ConductorEngine, GenerateRequest, GenerateResult, LoadProgress, ModelRef } from './engine.ts';
+import {
+  type ConductorEngine,
+  type GenerateRequest,
+  type GenerateResult,
+  type LoadProgress,
+  type ModelRef,
+  sameModel,
+} from './engine.ts';
 
 /**
  * The WebGPU engine: web-llm's MLCEngine, in-process inside our conductor worker (the worker is ours, so
@@ -264,10 +271,6 @@ export function customModelRecord(ref: WebLlmRef): ModelRecord | undefined {
 
 // ---------------------------------------------------------------------------------------------------------
 // The engine
-
-function sameModel(a: WebLlmRef | undefined, b: WebLlmRef): boolean {
-  return !!a && a.modelId === b.modelId && a.modelUrl === b.modelUrl && a.modelLibUrl === b.modelLibUrl;
-}
 
 function asWebLlm(model: ModelRef): WebLlmRef {
   if (model.engine !== 'webllm') {

@@ -3,7 +3,14 @@ import { Wllama } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import { ConductorError } from '../../src/conductor/api-types.ts';
 import { EngineError } from '../../src/conductor/engine-errors.ts';
-import type { ConductorEngine, GenerateRequest, GenerateResult, LoadProgress, ModelRef } from './engine.ts';
+import {
+  type ConductorEngine,
+  type GenerateRequest,
+  type GenerateResult,
+  type LoadProgress,
+  type ModelRef,
+  sameModel,
+} from './engine.ts';
 
 type WllamaModel = Extract<ModelRef, { engine: 'wllama' }>;
 
@@ -134,7 +141,7 @@ export function createWllamaEngine(options: WllamaEngineOptions = {}): Conductor
 
     async load(model, onProgress) {
       if (model.engine !== 'wllama') throw new EngineError('InvalidModelError', 'Not a wllama model');
-      if (current && current.url === model.url && current.threads === model.threads) return;
+      if (sameModel(current, model)) return;
       await unload();
       const controller = new AbortController();
       let timer: ReturnType<typeof setTimeout> | undefined;
