@@ -129,7 +129,7 @@ export function ConductorSetup() {
             </div>
           )}
           {customError && (
-            <p id="custom-error" class="alert" data-kind="error">
+            <p id="custom-error" class="alert" data-kind="error" role="alert">
               {customError}
             </p>
           )}
