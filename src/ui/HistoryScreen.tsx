@@ -19,7 +19,14 @@ export function HistoryScreen() {
     const chosen = input.files?.[0];
     input.value = '';
     if (!chosen) return;
-    const result = await importRun(await chosen.text());
+    // A file that cannot be read or a store that refuses the write is reported, not left as a silent rejection.
+    const result = await chosen
+      .text()
+      .then(importRun)
+      .catch((error: unknown) => ({
+        ok: false as const,
+        error: `The run could not be imported: ${(error as { message?: string }).message ?? String(error)}`,
+      }));
     setMessage(result.ok ? { kind: 'ok', text: 'Run imported.' } : { kind: 'error', text: result.error });
   };
 
