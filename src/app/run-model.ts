@@ -1,4 +1,4 @@
-import { totalsOf } from '../executor/totals.ts';
+import { queuedStatus, totalsOf } from '../executor/status.ts';
 import type { ExecutorEvent, RunStatus, RunTotals, StepStatus, Usage } from '../executor/types.ts';
 import type { Step } from '../plan/index.ts';
 
@@ -37,20 +37,6 @@ export function newRunView(id: string, question: string, mode: Mode, now: number
   return { id, question, mode, phase: 'planning', planText: '', plannedSteps: [], steps: [], startedAt: now };
 }
 
-function stepFrom(step: Step, index: number, depth: number, now: number): StepStatus {
-  return {
-    index,
-    worker: step.worker,
-    task: step.task,
-    sees: step.sees,
-    depth,
-    state: 'queued',
-    text: '',
-    timings: { queuedAt: now },
-    attempts: 0,
-  };
-}
-
 function patchStep(view: RunView, index: number, patch: (step: StepStatus) => StepStatus): RunView {
   const steps = view.steps.slice();
   const current = steps[index];
@@ -67,7 +53,7 @@ export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Da
   switch (event.type) {
     case 'step-queued': {
       const steps = view.steps.slice();
-      steps[event.index] = stepFrom(event.step, event.index, event.depth, now);
+      steps[event.index] = queuedStatus(event.step, event.index, event.depth, now);
       return {
         ...view,
         phase: view.phase === 'planning' || view.phase === 'review' ? 'running' : view.phase,
@@ -78,7 +64,7 @@ export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Da
       const steps = view.steps.slice();
       event.steps.forEach((step, i) => {
         const index = event.from + i;
-        steps[index] ??= stepFrom(step, index, event.depth, now);
+        steps[index] ??= queuedStatus(step, index, event.depth, now);
       });
       return { ...view, steps };
     }

@@ -12,8 +12,8 @@ import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
 import { assembleMessages } from './context.ts';
 import { dependencies, resolveSees } from './dag.ts';
 import { decideRetry, type RetryPolicy, retryPolicy } from './retry.ts';
+import { queuedStatus, totalsOf } from './status.ts';
 import { type RunRecord, type RunStore, snapshotPool } from './store.ts';
-import { totalsOf } from './totals.ts';
 import type { Conductor, ExecutorEvent, RunResult, RunStatus, StepStatus, Usage } from './types.ts';
 
 export const DEFAULT_FIRST_TOKEN_TIMEOUT_MS = 60_000;
@@ -374,17 +374,7 @@ class Run {
     const index = this.steps.length;
     this.steps.push(step);
     this.deps.push(resolveSees(step.sees, index));
-    const status: StepStatus = {
-      index,
-      worker: step.worker,
-      task: step.task,
-      sees: step.sees,
-      depth,
-      state: 'queued',
-      text: '',
-      timings: { queuedAt: this.now() },
-      attempts: 0,
-    };
+    const status = queuedStatus(step, index, depth, this.now());
     this.statuses.push(status);
     this.emit({ type: 'step-queued', index, step, depth });
     this.writeStep(status);

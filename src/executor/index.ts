@@ -21,6 +21,7 @@ export {
   type RetryPolicy,
   retryPolicy,
 } from './retry.ts';
+export { queuedStatus, totalsOf } from './status.ts';
 export {
   openRunStore,
   RUNS_DB_NAME,
@@ -30,7 +31,6 @@ export {
   type StepRecord,
   snapshotPool,
 } from './store.ts';
-export { totalsOf } from './totals.ts';
 export type {
   Conductor,
   ExecutorEvent,

@@ -1,4 +1,20 @@
+import type { Step } from '../plan/index.ts';
 import type { RunTotals, StepStatus } from './types.ts';
+
+/** A step's status when it joins a run: queued, no answer, no attempt yet. */
+export function queuedStatus(step: Step, index: number, depth: number, now: number): StepStatus {
+  return {
+    index,
+    worker: step.worker,
+    task: step.task,
+    sees: step.sees,
+    depth,
+    state: 'queued',
+    text: '',
+    timings: { queuedAt: now },
+    attempts: 0,
+  };
+}
 
 /** Tokens, cost and step counts over a run's steps (live while it runs, final when it has ended). */
 export function totalsOf(steps: readonly StepStatus[]): RunTotals {
