@@ -87,17 +87,15 @@ export async function transports(
   const bridge = await getBridge();
   const local = new bridgeModule.LocalChatTransport(bridge);
   if (!needsCloud) return () => local;
-  const [{ createOpenAITransport }, egress, catalog] = await Promise.all([
+  const [{ createOpenAITransport }, egress] = await Promise.all([
     import('../providers/openai-transport.ts'),
     getEgress(),
-    import('../providers/catalog.ts'),
   ]);
   const cache = new Map<string, ChatTransport>();
   return (worker) => {
     if (worker.id === LOCAL_WORKER) return local;
     let transport = cache.get(worker.id);
     if (!transport) {
-      const preset = catalog.presetById(worker.providerId);
       // The egress fetch is made per request: the transport passes run and step along in `init.baton`.
       const fetchThrough: typeof fetch = (input, init) => {
         const baton = (init as { baton?: { runId: string; stepIndex: number } } | undefined)?.baton;
@@ -108,11 +106,8 @@ export async function transports(
           ...(baton ? { runId: baton.runId, stepIndex: baton.stepIndex } : {}),
         })(input, init);
       };
-      transport = createOpenAITransport({
-        fetch: fetchThrough,
-        sdkHeaders: preset?.stripSdkHeaders === false ? 'keep' : 'strip',
-        ...(preset?.headers ? { headers: { ...preset.headers } } : {}),
-      });
+      // Which headers leave (the preset's own, no SDK fingerprint) is egress's decision, made per preset.
+      transport = createOpenAITransport({ fetch: fetchThrough });
       cache.set(worker.id, transport);
     }
     return transport;
