@@ -125,6 +125,13 @@ export class Vault {
   #keyring: Keyring | undefined;
   /** The key the records are encrypted under, when unlocked. Never extractable. */
   #key: CryptoKey | undefined;
+  /**
+   * Every key decrypted, held while unlocked so a request does not wait on IndexedDB before it leaves.
+   * Dropped on every change of the key or of the records (here, or announced by another tab); a load that
+   * started before a change does not install its (stale) result (#generation).
+   */
+  #plain: { keys: PlainKey[] } | undefined;
+  #generation = 0;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #listeners = new Set<(change: VaultChange) => void>();
   #channel: BroadcastChannel | undefined;
@@ -223,34 +230,38 @@ export class Vault {
   }
 
   /**
-   * The plaintext key for a provider, for a request to `origin`: the only way to get a key out.
-   * Undefined when no key is saved for the provider; throws `origin-mismatch` when the provider has keys
-   * but none bound to this origin (a key is sent nowhere but its own origin), `locked` when locked.
+   * The plaintext key for a provider, for a request to `origin`: the only way to get one key out. Keys
+   * are looked up by origin: undefined when none of the provider's keys is bound to `origin` (a host with
+   * no key gets no key, whatever is saved for other hosts). Throws `locked` only when there is a key for
+   * this origin and the vault is locked. Once unlocked, answers come from memory (see #plain).
    */
   async keyFor(providerId: string, origin: string): Promise<string | undefined> {
     const wanted = normalizeOrigin(origin);
-    return this.#serial(async () => {
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const db = await this.#database();
-        const { key, keyringId } = this.#requireKey();
-        const records = await db.getAllFromIndex('keys', 'by-provider', providerId);
-        if (records.length === 0) return undefined;
-        const bound = records.filter((r) => r.origin === wanted).sort((a, b) => b.createdAt - a.createdAt)[0];
-        if (!bound) {
-          const origins = [...new Set(records.map((r) => r.origin))].join(', ');
-          throw new VaultError(
-            'origin-mismatch',
-            `The key saved for provider "${providerId}" is bound to ${origins}, not ${wanted}; it was not used.`,
-          );
-        }
-        const plaintext = await open(key, bound, recordAad(bound.id, bound.providerId, bound.origin));
-        if (plaintext !== undefined) return plaintext;
-        // Another tab may have re-encrypted everything under a new key: look again before calling it corrupt.
-        await this.#refresh();
-        if (this.#keyring?.id === keyringId) throw corrupt(bound);
-      }
-      throw busy();
-    });
+    const plain = this.#plain?.keys ?? (await this.#serial(() => this.#plaintexts()));
+    if (plain === 'locked') {
+      if (!(await this.#hasRecord((r) => r.providerId === providerId && r.origin === wanted)))
+        return undefined;
+      throw lockedError();
+    }
+    const bound = plain.find((k) => k.providerId === providerId && k.origin === wanted);
+    if (!bound) return undefined;
+    if (bound.plaintext === undefined) throw corrupt(bound);
+    return bound.plaintext;
+  }
+
+  /**
+   * Every saved key bound to an origin other than `origin`, for egress to scrub out of a body going there.
+   * Throws `locked` when the vault is locked and holds such keys (they cannot be known, so not removed).
+   */
+  async keysNotBoundTo(origin: string): Promise<string[]> {
+    const wanted = normalizeOrigin(origin);
+    const plain = this.#plain?.keys ?? (await this.#serial(() => this.#plaintexts()));
+    if (plain === 'locked') {
+      if (!(await this.#hasRecord((r) => r.origin !== wanted))) return [];
+      throw lockedError();
+    }
+    const foreign = plain.filter((k) => k.origin !== wanted && k.plaintext !== undefined);
+    return [...new Set(foreign.map((k) => k.plaintext as string))];
   }
 
   /** Protects the vault with a passphrase (re-encrypting every key under it). The vault stays unlocked. */
@@ -272,7 +283,7 @@ export class Vault {
   async unlock(passphrase: string): Promise<void> {
     return this.#serial(async () => {
       const { key, keyring } = await this.#verify(passphrase);
-      this.#key = key;
+      this.#setKey(key);
       if (keyring.kdf.iterations < this.#iterations) {
         // Stored with an older, lower count: re-derive with today's (other tabs must unlock again).
         const next = await this.#passphraseKeyring(passphrase);
@@ -293,7 +304,7 @@ export class Vault {
       );
     }
     const wasUnlocked = this.#key !== undefined;
-    this.#key = undefined;
+    this.#setKey(undefined);
     this.#post({ kind: 'lock', keyringId: keyring.id });
     if (wasUnlocked) this.#emit({ kind: 'locked' });
   }
@@ -331,7 +342,7 @@ export class Vault {
       this.#db?.close();
       this.#db = undefined;
       this.#keyring = undefined;
-      this.#key = undefined;
+      this.#setKey(undefined);
       // Other tabs' connections close themselves on `versionchange` (see openVaultDb's `blocking`).
       await deleteDB(this.dbName);
       this.#emit({ kind: 'forgotten' });
@@ -350,10 +361,51 @@ export class Vault {
     this.#channel = undefined;
     this.#db?.close();
     this.#db = undefined;
-    this.#key = undefined;
+    this.#setKey(undefined);
   }
 
   // ---- internals ----
+
+  #setKey(key: CryptoKey | undefined): void {
+    if (key !== this.#key) this.#forgetPlain();
+    this.#key = key;
+  }
+
+  #forgetPlain(): void {
+    this.#plain = undefined;
+    this.#generation += 1;
+  }
+
+  /** Every record decrypted (corrupt ones with no plaintext), newest first, or 'locked'. Run inside #serial. */
+  async #plaintexts(): Promise<PlainKey[] | 'locked'> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const db = await this.#database();
+      if (this.#plain) return this.#plain.keys;
+      if (!this.#key || !this.#keyring) return 'locked';
+      const { key, keyringId } = this.#requireKey();
+      const generation = this.#generation;
+      const records = (await db.getAll('keys')).sort((a, b) => b.createdAt - a.createdAt);
+      const keys: PlainKey[] = [];
+      for (const record of records) {
+        const { id, providerId, origin } = record;
+        const plaintext = await open(key, record, recordAad(id, providerId, origin));
+        keys.push({ id, providerId, origin, ...(plaintext !== undefined ? { plaintext } : {}) });
+      }
+      if (keys.some((k) => k.plaintext === undefined)) {
+        // Another tab may have re-encrypted everything under a new key: look again before calling it corrupt.
+        await this.#refresh();
+        if (this.#keyring?.id !== keyringId) continue;
+      }
+      if (generation === this.#generation && this.#key === key) this.#plain = { keys };
+      return keys;
+    }
+    throw busy();
+  }
+
+  /** Whether a record matches, from the records' public fields (works while locked). */
+  async #hasRecord(match: (record: KeyRecord) => boolean): Promise<boolean> {
+    return this.#serial(async () => (await (await this.#database()).getAll('keys')).some(match));
+  }
 
   #serial<T>(operation: () => Promise<T>): Promise<T> {
     const result = this.#queue.then(operation, operation);
@@ -391,18 +443,13 @@ export class Vault {
   }
 
   #adopt(keyring: Keyring): void {
-    if (this.#keyring?.id !== keyring.id) this.#key = undefined;
+    if (this.#keyring?.id !== keyring.id) this.#setKey(undefined);
     this.#keyring = keyring;
-    if (keyring.mode === 'device') this.#key = keyring.key;
+    if (keyring.mode === 'device') this.#setKey(keyring.key);
   }
 
   #requireKey(): { key: CryptoKey; keyringId: string } {
-    if (!this.#key || !this.#keyring) {
-      throw new VaultError(
-        'locked',
-        'The vault is locked: unlock it with your passphrase to use saved keys.',
-      );
-    }
+    if (!this.#key || !this.#keyring) throw lockedError();
     return { key: this.#key, keyringId: this.#keyring.id };
   }
 
@@ -473,7 +520,7 @@ export class Vault {
       }
       if (!written) continue;
       this.#keyring = keyring;
-      this.#key = newKey;
+      this.#setKey(newKey);
       return;
     }
     throw busy();
@@ -486,17 +533,19 @@ export class Vault {
     (channel as { unref?: () => void }).unref?.();
     channel.onmessage = (event: MessageEvent<Message>) => {
       const message = event.data;
-      if (message.kind === 'keys') this.#emit({ kind: 'keys' });
-      else if (message.kind === 'lock') {
+      if (message.kind === 'keys') {
+        this.#forgetPlain();
+        this.#emit({ kind: 'keys' });
+      } else if (message.kind === 'lock') {
         if (this.#keyring?.id === message.keyringId && this.#key) {
-          this.#key = undefined;
+          this.#setKey(undefined);
           this.#emit({ kind: 'locked' });
         }
       } else if (message.kind === 'forgotten') {
         this.#db?.close();
         this.#db = undefined;
         this.#keyring = undefined;
-        this.#key = undefined;
+        this.#setKey(undefined);
         this.#emit({ kind: 'forgotten' });
       } else if (message.kind === 'keyring') {
         void this.#serial(() => this.#refresh()).then(
@@ -514,6 +563,7 @@ export class Vault {
 
   /** Tells listeners here, and the other tabs. */
   #changed(change: VaultChange): void {
+    this.#forgetPlain();
     this.#post(change.kind === 'keys' ? { kind: 'keys' } : { kind: 'keyring' });
     this.#emit(change);
   }
@@ -563,7 +613,19 @@ function checkStrength(passphrase: string): void {
   if (problem) throw new VaultError('weak-passphrase', problem);
 }
 
-function corrupt(record: KeyRecord): VaultError {
+/** A decrypted record as held in memory: its public fields and, unless it failed to decrypt, the key. */
+interface PlainKey {
+  id: string;
+  providerId: string;
+  origin: string;
+  plaintext?: string;
+}
+
+function lockedError(): VaultError {
+  return new VaultError('locked', 'The vault is locked: unlock it with your passphrase to use saved keys.');
+}
+
+function corrupt(record: Pick<KeyRecord, 'providerId' | 'origin'>): VaultError {
   return new VaultError(
     'corrupt',
     `The saved key for provider "${record.providerId}" (${record.origin}) cannot be decrypted: delete it and save it again.`,

@@ -195,15 +195,125 @@ describe('encryption at rest', () => {
     const vault = await vaultAt(freshName());
     await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
     expect(await vault.keyFor('openai', 'https://api.openai.com/v1/chat/completions')).toBe(OPENAI_KEY);
-    const error = await expectVaultError(
-      vault.keyFor('openai', 'https://api.openai.com.evil.example'),
-      'origin-mismatch',
-    );
-    expect(error.message).toContain('openai');
-    expect(error.message).toContain('https://api.openai.com.evil.example');
-    await expectVaultError(vault.keyFor('openai', 'http://api.openai.com'), 'origin-mismatch');
-    await expectVaultError(vault.keyFor('openai', 'https://api.openai.com:8443'), 'origin-mismatch');
+    // Any other origin gets no key at all (egress then says none is saved for that host).
+    expect(await vault.keyFor('openai', 'https://api.openai.com.evil.example')).toBeUndefined();
+    expect(await vault.keyFor('openai', 'http://api.openai.com')).toBeUndefined();
+    expect(await vault.keyFor('openai', 'https://api.openai.com:8443')).toBeUndefined();
     expect(await vault.keyFor('anthropic', 'https://api.anthropic.com')).toBeUndefined();
+  });
+
+  it('looks keys up by origin: a key for one custom endpoint neither blocks nor reaches another', async () => {
+    const vault = await vaultAt(freshName());
+    await vault.saveKey({
+      providerId: 'custom',
+      origin: 'http://127.0.0.1:8788/v1',
+      key: 'custom-key-8788-xxxx',
+    });
+    await vault.saveKey({
+      providerId: 'custom',
+      origin: 'http://127.0.0.1:8789',
+      key: 'custom-key-8789-yyyy',
+    });
+    // The keyless host on 8787 gets no key, rather than an error about the keys of 8788 and 8789.
+    expect(await vault.keyFor('custom', 'http://127.0.0.1:8787/v1')).toBeUndefined();
+    expect(await vault.keyFor('custom', 'http://127.0.0.1:8788/v1/chat/completions')).toBe(
+      'custom-key-8788-xxxx',
+    );
+    expect(await vault.keyFor('custom', 'http://127.0.0.1:8789')).toBe('custom-key-8789-yyyy');
+
+    // Locked, a host with no key still gets none (no passphrase needed to know that); a keyed one asks.
+    await vault.setPassphrase(PASS);
+    vault.lock();
+    expect(await vault.keyFor('custom', 'http://127.0.0.1:8787')).toBeUndefined();
+    await expectVaultError(vault.keyFor('custom', 'http://127.0.0.1:8788'), 'locked');
+  });
+
+  it('lists the keys bound elsewhere (for egress to scrub), and asks to unlock only when there are some', async () => {
+    const vault = await vaultAt(freshName());
+    expect(await vault.keysNotBoundTo('https://api.openai.com')).toEqual([]);
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await vault.saveKey({ providerId: 'groq', origin: 'https://api.groq.com', key: GROQ_KEY });
+    expect(await vault.keysNotBoundTo('https://api.openai.com/v1')).toEqual([GROQ_KEY]);
+    expect((await vault.keysNotBoundTo('http://127.0.0.1:8787')).sort()).toEqual(
+      [GROQ_KEY, OPENAI_KEY].sort(),
+    );
+    await vault.setPassphrase(PASS);
+    vault.lock();
+    await expectVaultError(vault.keysNotBoundTo('http://127.0.0.1:8787'), 'locked');
+  });
+});
+
+describe('keys in memory', () => {
+  /** Counts IndexedDB transactions opened while `body` runs. */
+  async function transactionsDuring(body: () => Promise<unknown>): Promise<number> {
+    const proto = globalThis.IDBDatabase.prototype;
+    const transaction = proto.transaction;
+    let count = 0;
+    proto.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) {
+      count += 1;
+      return transaction.apply(this, args);
+    } as IDBDatabase['transaction'];
+    try {
+      await body();
+    } finally {
+      proto.transaction = transaction;
+    }
+    return count;
+  }
+
+  it('once open, a key comes from memory: no IndexedDB read per request', async () => {
+    const vault = await vaultAt(freshName());
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await vault.saveKey({ providerId: 'groq', origin: 'https://api.groq.com', key: GROQ_KEY });
+    expect(await vault.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+    const reads = await transactionsDuring(async () => {
+      for (let i = 0; i < 5; i++) {
+        expect(await vault.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+        expect(await vault.keyFor('groq', 'https://api.groq.com')).toBe(GROQ_KEY);
+        expect(await vault.keysNotBoundTo('https://api.openai.com')).toEqual([GROQ_KEY]);
+      }
+    });
+    expect(reads).toBe(0);
+  });
+
+  it('never serves a changed or deleted key stale: not after a save, a delete, a lock, or another tab', async () => {
+    const name = freshName();
+    const vault = await vaultAt(name);
+    const other = await vaultAt(name);
+    const saved = await vault.saveKey({
+      providerId: 'openai',
+      origin: 'https://api.openai.com',
+      key: OPENAI_KEY,
+    });
+    expect(await vault.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+    await vault.saveKey({
+      providerId: 'openai',
+      origin: 'https://api.openai.com',
+      key: 'sk-rotated-key-000000001',
+    });
+    expect(await vault.keyFor('openai', 'https://api.openai.com')).toBe('sk-rotated-key-000000001');
+    const [rotated] = await vault.listKeys();
+    expect(rotated!.id).not.toBe(saved.id);
+    expect(await vault.deleteKey(rotated!.id)).toBe(true);
+    expect(await vault.keyFor('openai', 'https://api.openai.com')).toBeUndefined();
+    expect(await vault.keysNotBoundTo('https://api.groq.com')).toEqual([]);
+
+    // Another tab saves, then deletes: this tab's memory follows as soon as it hears of it.
+    await vault.saveKey({ providerId: 'groq', origin: 'https://api.groq.com', key: GROQ_KEY });
+    expect(await other.keyFor('groq', 'https://api.groq.com')).toBe(GROQ_KEY);
+    const heard = new Promise<void>((resolve) => other.onChange((c) => c.kind === 'keys' && resolve()));
+    await vault.deleteKey((await vault.listKeys())[0]!.id);
+    await heard;
+    expect(await other.keyFor('groq', 'https://api.groq.com')).toBeUndefined();
+
+    // Locking forgets every key held in memory.
+    await vault.saveKey({ providerId: 'groq', origin: 'https://api.groq.com', key: GROQ_KEY });
+    expect(await vault.keyFor('groq', 'https://api.groq.com')).toBe(GROQ_KEY);
+    await vault.setPassphrase(PASS);
+    expect(await vault.keyFor('groq', 'https://api.groq.com')).toBe(GROQ_KEY);
+    vault.lock();
+    await expectVaultError(vault.keyFor('groq', 'https://api.groq.com'), 'locked');
+    await expectVaultError(vault.keysNotBoundTo('https://api.openai.com'), 'locked');
   });
 });
 
