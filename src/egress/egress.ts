@@ -6,12 +6,15 @@
  */
 import { originOf, type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
-import { redactSecrets } from '../vault/redact.ts';
+import { redactSecrets, removeSecrets } from '../vault/redact.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 
-/** What egress needs from the vault: the key bound to a provider at an origin, if any. */
+/** What egress needs from the vault (src/vault/vault.ts implements it). */
 export interface KeySource {
+  /** The key bound to a provider at an origin, if any. */
   keyFor(providerId: string, origin: string): Promise<string | undefined>;
+  /** Every saved key bound to another origin: removed from any body going to `origin`. */
+  keysNotBoundTo(origin: string): Promise<string[]>;
 }
 
 export interface EgressOptions {
@@ -128,6 +131,36 @@ async function sizedBody(
   const type = request.headers.get('content-type');
   if (type && !headers.has('content-type')) headers.set('content-type', type);
   return { body: buffer, bytes: buffer.byteLength };
+}
+
+/**
+ * `body` with every one of `secrets` replaced by the redaction marker. Text bodies are edited as text;
+ * binary ones byte for byte (keys are ASCII, so a byte-level match is exact and other bytes are kept).
+ */
+async function scrubBody(
+  sized: { body: BodyInit; bytes: number },
+  secrets: string[],
+): Promise<{ body: BodyInit; bytes: number; removed: number }> {
+  const { body } = sized;
+  if (typeof body === 'string') {
+    const { text, removed } = removeSecrets(body, secrets);
+    return { body: text, bytes: encoder.encode(text).byteLength, removed };
+  }
+  let bytes: Uint8Array;
+  if (body instanceof ArrayBuffer) bytes = new Uint8Array(body);
+  else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  else if (typeof Blob !== 'undefined' && body instanceof Blob)
+    bytes = new Uint8Array(await body.arrayBuffer());
+  else return { ...sized, removed: 0 }; // sizedBody leaves no other kind
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  const { text, removed } = removeSecrets(binary, secrets);
+  if (removed === 0) return { body, bytes: bytes.byteLength, removed };
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return { body: out, bytes: out.byteLength, removed };
 }
 
 /** An error for the ledger: short, with the key scrubbed in every form it may be echoed in. */
@@ -309,16 +342,51 @@ export function createEgress(options: EgressOptions): Egress {
       }
     }
     if (mode === 'cors' && preset.needsKey && !key) {
-      return refuse(base, new ProviderError('auth', `No key saved for ${preset.name}: add one in Settings`));
+      return refuse(
+        base,
+        new ProviderError(
+          'auth',
+          `No key is saved for ${preset.name} at ${url.host}: add one in Settings → API keys`,
+        ),
+      );
     }
 
     const headers = mode === 'probe' ? new Headers() : outgoingHeaders(preset, clientHeaders, key);
-    const sized =
+    let sized =
       mode === 'probe' ? { body: undefined, bytes: 0 } : await sizedBody(url.href, method, rawBody, headers);
+
+    // A key of another origin never leaves in a body (an earlier worker's answer may quote one).
+    let keysRemoved = 0;
+    if (sized.body !== undefined && sized.bytes > 0) {
+      let foreign: string[];
+      try {
+        foreign = await vault.keysNotBoundTo(allowedOrigin);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        return refuse(
+          base,
+          new ProviderError(
+            'refused',
+            `${preset.name}: the request to ${url.host} was not sent, because it could not be checked for saved keys of other hosts (${reason})`,
+          ),
+        );
+      }
+      if (foreign.length > 0) {
+        const scrubbed = await scrubBody({ body: sized.body, bytes: sized.bytes }, foreign);
+        sized = scrubbed;
+        keysRemoved = scrubbed.removed;
+      }
+    }
 
     let entry: LedgerEntry;
     try {
-      entry = await ledger.add({ ...base, sent: true, keyAttached: Boolean(key), bytesOut: sized.bytes });
+      entry = await ledger.add({
+        ...base,
+        sent: true,
+        keyAttached: Boolean(key),
+        ...(keysRemoved > 0 ? { keysRemoved } : {}),
+        bytesOut: sized.bytes,
+      });
     } catch (error) {
       // A request the ledger cannot record does not leave.
       throw new ProviderError(

@@ -23,6 +23,11 @@ export interface LedgerEntry {
   sent: boolean;
   /** Whether a key was attached (never the key itself). */
   keyAttached: boolean;
+  /**
+   * How many saved keys of OTHER origins were found in the request body (a key quoted in an earlier
+   * answer, say) and replaced with `[redacted key]` before it left. Absent when none was.
+   */
+  keysRemoved?: number;
   /** `pending` until the response headers arrive, `streaming` while the body is read, then `done` or `error`. */
   state: 'pending' | 'streaming' | 'done' | 'error';
   /** HTTP status; 0 for an opaque (`no-cors`) answer. */
@@ -84,6 +89,7 @@ export const CSV_COLUMNS = [
   'path',
   'sent',
   'keyAttached',
+  'keysRemoved',
   'state',
   'status',
   'error',

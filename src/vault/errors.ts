@@ -8,7 +8,6 @@ export type VaultErrorCode =
   | 'weak-passphrase' // empty or shorter than MIN_PASSPHRASE_LENGTH characters
   | 'no-passphrase' // unlock/lock/change/remove asked of a vault without a passphrase
   | 'has-passphrase' // setPassphrase on a vault that already has one (use changePassphrase)
-  | 'origin-mismatch' // keyFor asked for a provider's key on an origin the key is not bound to
   | 'bad-origin' // not an http(s) URL or origin
   | 'bad-key' // empty, or contains whitespace or control characters
   | 'bad-input' // other invalid arguments (empty provider id, iteration count below the floor)

@@ -1,6 +1,6 @@
 export { MIN_PBKDF2_ITERATIONS } from './crypto.ts';
 export { isVaultError, VaultError, type VaultErrorCode } from './errors.ts';
-export { lastFour, maskKey, redactSecrets } from './redact.ts';
+export { lastFour, maskKey, REDACTED_KEY, redactSecrets, removeSecrets } from './redact.ts';
 export {
   type KeyInfo,
   MIN_PASSPHRASE_LENGTH,

@@ -33,6 +33,33 @@ export function redactSecrets(text: string, secrets: Iterable<string | undefined
   return out;
 }
 
+/** What a saved key found where it does not belong is replaced with (in a request body, an answer). */
+export const REDACTED_KEY = '[redacted key]';
+
+/**
+ * Replaces every secret in `text` (in each form {@link redactSecrets} knows) with `marker`, and says how
+ * many distinct secrets were found. For request bodies, so the mask gives away nothing of the key.
+ */
+export function removeSecrets(
+  text: string,
+  secrets: Iterable<string>,
+  marker = REDACTED_KEY,
+): { text: string; removed: number } {
+  const forms: Array<[form: string, secret: string]> = [];
+  for (const secret of new Set(secrets)) {
+    if (secret.length < 4) continue;
+    for (const form of new Set(encodedForms(secret))) if (form.length >= 4) forms.push([form, secret]);
+  }
+  const found = new Set<string>();
+  let out = text;
+  for (const [form, secret] of forms.sort((a, b) => b[0].length - a[0].length)) {
+    if (!out.includes(form)) continue;
+    found.add(secret);
+    out = out.split(form).join(marker);
+  }
+  return { text: out, removed: found.size };
+}
+
 function encodedForms(secret: string): string[] {
   const forms = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
   for (const plain of [secret, `:${secret}`]) {

@@ -4,6 +4,7 @@ import { createEgress, type KeySource, outgoingHeaders } from '../../../src/egre
 import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
 import { CATALOG, type ProviderPreset, presetById } from '../../../src/providers/catalog.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
+import { openVault, type Vault } from '../../../src/vault/vault.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 const KEY_A = 'sk-test-AAAAAAAAAAAAAAAAAAAA';
@@ -11,6 +12,10 @@ const KEY_B = 'sk-ant-test-BBBBBBBBBBBBBBBB';
 
 let a: TestProvider;
 let b: TestProvider;
+/** A second keyed host and a keyless one, for the by-origin and scrubbing tests. */
+let keyed: TestProvider;
+let keyless: TestProvider;
+const KEY_K = 'sk-keyed-host-KKKKKKKKKKKKKK';
 let ledger: Ledger;
 let dbCount = 0;
 
@@ -20,6 +25,11 @@ function keys(bindings: Record<string, { origin: string; key: string }>): KeySou
     async keyFor(providerId, origin) {
       const binding = bindings[providerId];
       return binding && binding.origin === origin ? binding.key : undefined;
+    },
+    async keysNotBoundTo(origin) {
+      return Object.values(bindings)
+        .filter((b) => b.origin !== origin)
+        .map((b) => b.key);
     },
   };
 }
@@ -38,15 +48,18 @@ function presets(overrides: Partial<ProviderPreset> = {}) {
 beforeAll(async () => {
   a = await startProvider({ apiKey: KEY_A });
   b = await startProvider({ apiKey: KEY_B, cors: 'anthropic' });
+  keyed = await startProvider({ apiKey: KEY_K });
+  keyless = await startProvider({});
 });
 afterAll(async () => {
   await a.close();
   await b.close();
+  await keyed.close();
+  await keyless.close();
 });
 beforeEach(async () => {
   ledger = await openLedger(`ledger-test-${dbCount++}`);
-  a.clearRequests();
-  b.clearRequests();
+  for (const p of [a, b, keyed, keyless]) p.clearRequests();
 });
 
 function egressFor(overrides: Partial<ProviderPreset> = {}) {
@@ -183,6 +196,7 @@ describe('egress', () => {
           asked++;
           return 'sk-openai';
         },
+        keysNotBoundTo: async () => [],
       },
       ledger,
     });
@@ -329,5 +343,106 @@ describe('egress', () => {
 
   it('has a preset for every id the catalog lists', () => {
     for (const preset of CATALOG) expect(presetById(preset.id)).toBe(preset);
+  });
+});
+
+describe('keys by origin, with the real vault', () => {
+  let vault: Vault;
+  beforeEach(async () => {
+    vault = await openVault(`egress-vault-${dbCount++}`);
+  });
+
+  /** POSTs `body` to `p` as the custom provider, reads the answer whole, and returns the status. */
+  const post = async (egress: ReturnType<typeof createEgress>, p: TestProvider, body: BodyInit) => {
+    const response = await egress.fetchFor({ providerId: 'custom', baseURL: p.baseURL })(
+      `${p.baseURL}/chat/completions`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body },
+    );
+    await response.text();
+    return response.status;
+  };
+
+  it('a key saved for one custom host neither breaks another custom host nor reaches it', async () => {
+    await vault.saveKey({ providerId: 'custom', origin: a.baseURL, key: KEY_A });
+    await vault.saveKey({ providerId: 'custom', origin: keyed.baseURL, key: KEY_K });
+    const egress = createEgress({ vault, ledger });
+    for (const p of [a, keyed, keyless]) expect(await post(egress, p, chatBody('echo'))).toBe(200);
+    expect(a.requests[0]!.headers.authorization).toBe(`Bearer ${KEY_A}`);
+    expect(keyed.requests[0]!.headers.authorization).toBe(`Bearer ${KEY_K}`);
+    expect(keyless.requests[0]!.headers.authorization).toBeUndefined();
+    const entries = await ledger.list();
+    expect(entries.map((e) => [e.host, e.keyAttached, e.state])).toEqual([
+      [new URL(a.url).host, true, 'done'],
+      [new URL(keyed.url).host, true, 'done'],
+      [new URL(keyless.url).host, false, 'done'],
+    ]);
+  });
+
+  it('a request that needs a key and has none for its host says so, naming the host', async () => {
+    await vault.saveKey({ providerId: 'p-bearer', origin: a.baseURL, key: KEY_A });
+    const egress = createEgress({ vault, ledger, presetFor: presets() });
+    const error = await egress
+      .fetchFor({ providerId: 'p-bearer', baseURL: keyed.baseURL })(`${keyed.baseURL}/models`)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ProviderError', kind: 'auth' });
+    expect((error as Error).message).toBe(
+      `No key is saved for Bearer test at ${new URL(keyed.url).host}: add one in Settings → API keys`,
+    );
+    expect(keyed.requests).toHaveLength(0);
+  });
+
+  it('removes saved keys of other origins from a body, in every encoding, and the ledger says so', async () => {
+    await vault.saveKey({ providerId: 'custom', origin: a.baseURL, key: KEY_A });
+    await vault.saveKey({ providerId: 'custom', origin: keyed.baseURL, key: KEY_K });
+    const egress = createEgress({ vault, ledger });
+    // As an earlier worker's answer would carry them into the next step's context.
+    const leaky = JSON.stringify({
+      model: 'echo',
+      messages: [
+        { role: 'user', content: 'Find the key.' },
+        { role: 'assistant', content: `Found ${KEY_A} and ${Buffer.from(KEY_K).toString('base64')}.` },
+        { role: 'user', content: 'Now check it.' },
+      ],
+    });
+    expect(await post(egress, keyless, leaky)).toBe(200);
+    const received = JSON.stringify(keyless.requests[0]!.body);
+    expect(received).not.toContain(KEY_A);
+    expect(received).not.toContain(Buffer.from(KEY_K).toString('base64'));
+    expect(received).toContain('Found [redacted key] and [redacted key].');
+
+    // To a key's own origin the body goes as it is, minus the other host's key.
+    expect(await post(egress, a, leaky)).toBe(200);
+    const toA = JSON.stringify(a.requests[0]!.body);
+    expect(toA).toContain(KEY_A);
+    expect(toA).not.toContain(Buffer.from(KEY_K).toString('base64'));
+
+    // A binary body is scrubbed byte for byte too.
+    const bytes = new TextEncoder().encode(leaky);
+    expect(await post(egress, keyless, bytes)).toBe(200);
+    expect(JSON.stringify(keyless.requests[1]!.body)).not.toContain(KEY_A);
+
+    const entries = await ledger.list();
+    expect(entries.map((e) => e.keysRemoved)).toEqual([2, 1, 2]);
+    expect(entries[0]!.bytesOut).toBe(
+      new TextEncoder().encode(JSON.stringify(keyless.requests[0]!.body)).byteLength,
+    );
+    expect(JSON.stringify(entries)).not.toContain(KEY_A);
+    expect(await ledger.exportCSV()).toContain('keysRemoved');
+  });
+
+  it('does not send a body it cannot check: a locked vault holding keys of other hosts', async () => {
+    await vault.saveKey({ providerId: 'custom', origin: a.baseURL, key: KEY_A });
+    await vault.setPassphrase('correct horse battery staple');
+    vault.lock();
+    const egress = createEgress({ vault, ledger });
+    const error = await post(egress, keyless, chatBody('echo')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ProviderError', kind: 'refused' });
+    expect((error as Error).message).toContain('locked');
+    expect(keyless.requests).toHaveLength(0);
+    // Without a body there is nothing to check: a keyless host's model list still works while locked.
+    const models = await egress.fetchFor({ providerId: 'custom', baseURL: keyless.baseURL })(
+      `${keyless.baseURL}/models`,
+    );
+    expect(models.status).toBe(200);
   });
 });

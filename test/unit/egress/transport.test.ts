@@ -40,7 +40,10 @@ describe('the openai transport through egress.fetch', () => {
   it('gets its key from the vault by origin, sends no SDK headers, and is recorded with its tokens', async () => {
     const ledger = await openLedger('ledger-transport-1');
     const egress = createEgress({
-      vault: { keyFor: async (id, origin) => (id === 'vllm' && origin === provider.url ? KEY : undefined) },
+      vault: {
+        keyFor: async (id, origin) => (id === 'vllm' && origin === provider.url ? KEY : undefined),
+        keysNotBoundTo: async () => [],
+      },
       ledger,
     });
     const transport = createOpenAITransport({ fetch: egress.fetch });
@@ -75,7 +78,10 @@ describe('the openai transport through egress.fetch', () => {
 
   it('refuses (and records) a request without the transport context, and a cloud preset off its origin', async () => {
     const ledger = await openLedger('ledger-transport-2');
-    const egress = createEgress({ vault: { keyFor: async () => KEY }, ledger });
+    const egress = createEgress({
+      vault: { keyFor: async () => KEY, keysNotBoundTo: async () => [] },
+      ledger,
+    });
     await expect(egress.fetch(`${provider.baseURL}/models`)).rejects.toMatchObject({ kind: 'refused' });
     const transport = createOpenAITransport({ fetch: egress.fetch });
     const error = await collect(
@@ -107,6 +113,7 @@ describe('the openai transport through egress.fetch', () => {
         keyFor: async () => {
           throw new Error('The vault is locked.');
         },
+        keysNotBoundTo: async () => [],
       },
       ledger,
     });

@@ -16,7 +16,10 @@ afterAll(() => provider.close());
 
 async function egressWith(key: string | undefined) {
   const ledger = await openLedger(`ledger-conn-${Math.random()}`);
-  return { ledger, egress: createEgress({ vault: { keyFor: async () => key }, ledger }) };
+  return {
+    ledger,
+    egress: createEgress({ vault: { keyFor: async () => key, keysNotBoundTo: async () => [] }, ledger }),
+  };
 }
 
 describe('model discovery', () => {
