@@ -71,6 +71,11 @@ export interface Egress {
    * all (the answer is opaque), false when it could not be reached. Tells "CORS refused" from "unreachable".
    */
   probe(target: EgressTarget, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Whether a key is saved for the provider at `target.baseURL`'s origin (true while the vault is locked
+   * and one is saved): tells "no key saved" from "the key was rejected" after a 401. Never the key.
+   */
+  hasKey(target: Pick<EgressTarget, 'providerId' | 'baseURL'>): Promise<boolean>;
 }
 
 /** Headers that carry credentials: whatever the client put there is replaced by egress. */
@@ -526,6 +531,13 @@ export function createEgress(options: EgressOptions): Egress {
         ...(text !== undefined ? { body: text } : {}),
         ...(signal ? { signal } : {}),
       });
+    },
+    async hasKey(target) {
+      try {
+        return (await vault.keyFor(target.providerId, new URL(target.baseURL).origin)) !== undefined;
+      } catch {
+        return true; // locked with a key saved for it (or a corrupt one): a key exists
+      }
     },
     async probe(target, signal) {
       try {

@@ -166,6 +166,20 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
     return { ok: false, problem: 'refused', message: 'The base URL is not a valid URL.' };
   }
 
+  // A 401 after a request that carried no key means no key is saved for this host, not a bad key.
+  const unauthorized = async (detail: string, during: 'models' | 'chat'): Promise<ConnectionResult> => {
+    if (!(await egress.hasKey(target))) {
+      const host = new URL(target.baseURL).host;
+      return {
+        ok: false,
+        problem: 'no-key',
+        status: 401,
+        message: `${name} at ${host} asks for a key (401), and no key is saved for ${host}: add one in Settings → API keys.${detail ? ` The provider said: "${detail}"` : ''}`,
+      };
+    }
+    return fromStatus(401, detail, name, during, target.model);
+  };
+
   let models: string[] | undefined;
   if (preset?.hasModelsEndpoint !== false) {
     try {
@@ -176,7 +190,9 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
       });
     } catch (error) {
       if (error instanceof ProviderError && error.status !== undefined) {
-        return fromStatus(error.status, error.message.replace(/^[^:]*\(\d{3}\): ?/, ''), name, 'models');
+        const detail = error.message.replace(/^[^:]*\(\d{3}\): ?/, '');
+        if (error.status === 401) return unauthorized(detail, 'models');
+        return fromStatus(error.status, detail, name, 'models');
       }
       if (error instanceof ProviderError && error.kind === 'connection')
         return classify(new NetworkFailure());
@@ -204,7 +220,9 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
     return classify(error);
   }
   if (!response.ok) {
-    return fromStatus(response.status, await errorDetail(response), name, 'chat', target.model);
+    const detail = await errorDetail(response);
+    if (response.status === 401) return unauthorized(detail, 'chat');
+    return fromStatus(response.status, detail, name, 'chat', target.model);
   }
   await response.text().catch(() => '');
   return {

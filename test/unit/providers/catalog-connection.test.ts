@@ -68,6 +68,25 @@ describe('test connection', () => {
     expect(JSON.stringify(result)).not.toContain('sk-wrong-key');
   });
 
+  it('says no key is saved for the host (not that it was rejected) when a 401 follows a request without one', async () => {
+    const { egress, ledger } = await egressWith(undefined);
+    const host = new URL(provider.baseURL).host;
+    for (const model of [undefined, 'fixed:hi']) {
+      const result = await testConnection(egress, {
+        providerId: 'custom',
+        baseURL: provider.baseURL,
+        ...(model ? { model } : {}),
+      });
+      expect(result).toMatchObject({ ok: false, problem: 'no-key', status: 401 });
+      expect(result.ok === false && result.message).toContain(`no key is saved for ${host}`);
+      expect(result.ok === false && result.message).not.toContain('rejected the key');
+    }
+    expect((await ledger.list()).map((e) => [e.sent, e.keyAttached, e.status])).toEqual([
+      [true, false, 401],
+      [true, false, 401],
+    ]);
+  });
+
   it('says the model is unknown (404)', async () => {
     const { egress } = await egressWith(KEY);
     const result = await testConnection(egress, {
