@@ -125,6 +125,95 @@ test('a full run: each key goes only to its own origin, and the ledger matches t
   for (const key of [KEY_A, KEY_B, KEY_C]) expect(exports).not.toContain(key);
 });
 
+test.describe('custom endpoints, keys by origin', () => {
+  // Three custom hosts on 127.0.0.1: two that need their own key, one that needs none. The first answers
+  // with both keys in its text, as a provider echoing a key (or a pasted one) would.
+  const KEY_X = 'sk-custom-X-4444444444444444';
+  const KEY_Y = 'sk-custom-Y-5555555555555555';
+  let x: TestProvider;
+  let y: TestProvider;
+  let none: TestProvider;
+  test.beforeAll(async () => {
+    x = await startProvider({
+      apiKey: KEY_X,
+      models: [{ id: 'leaky', behaviour: { kind: 'fixed', text: `Keys: ${KEY_X} and ${KEY_Y}.` } }],
+    });
+    y = await startProvider({ apiKey: KEY_Y });
+    none = await startProvider({});
+  });
+  test.afterAll(async () => {
+    await Promise.all([x.close(), y.close(), none.close()]);
+  });
+
+  test('two keyed hosts and a keyless one in one run: each key reaches only its own host, a quoted key is removed', async ({
+    page,
+  }) => {
+    const captured: Request[] = [];
+    page.on('request', (request) => captured.push(request));
+    await open(page);
+    await saveKey(page, 'custom', x.baseURL, KEY_X);
+    await saveKey(page, 'custom', y.baseURL, KEY_Y);
+    const pool = [
+      worker('w1', 'custom', x.baseURL, 'leaky'),
+      worker('w2', 'custom', y.baseURL, 'echo'),
+      worker('w3', 'custom', none.baseURL, 'upper'),
+    ];
+    const plan = {
+      thought: 'three custom hosts',
+      steps: [
+        { worker: 'w1', task: 'List the keys.', sees: [] },
+        { worker: 'w2', task: 'Repeat the list.', sees: [0] },
+        { worker: 'w3', task: 'Shout everything.', sees: 'all' },
+      ],
+    };
+    const run = await page.evaluate(
+      ([p, pl]) =>
+        (globalThis as unknown as Win).__egress.fullRun(p as WorkerSpec[], pl as never, 'run-custom'),
+      [pool, plan] as const,
+    );
+    expect(run.errors).toEqual([null, null, null]);
+    expect(run.status).toBe('done');
+
+    const keyOf: Record<string, string> = { [x.url]: KEY_X, [y.url]: KEY_Y };
+    const outgoing = captured.filter((r) => r.method() === 'POST');
+    expect(outgoing.map((r) => originOf(r.url())).sort()).toEqual([x.url, y.url, none.url].sort());
+    for (const request of outgoing) {
+      const origin = originOf(request.url());
+      const headers = await request.allHeaders();
+      expect(headers.authorization, request.url()).toBe(
+        keyOf[origin] ? `Bearer ${keyOf[origin]}` : undefined,
+      );
+      const everything = `${request.url()}\n${JSON.stringify(headers)}\n${request.postData() ?? ''}`;
+      for (const [keyOrigin, key] of Object.entries(keyOf)) {
+        if (keyOrigin !== origin) expect(everything, `${key} leaked to ${request.url()}`).not.toContain(key);
+      }
+    }
+    expect(outgoing.find((r) => originOf(r.url()) === none.url)!.postData()).toContain('[redacted key]');
+    const chats = run.ledger.filter((e: LedgerEntry) => e.purpose === 'chat');
+    expect(chats.map((e: LedgerEntry) => [e.stepIndex, e.keyAttached, e.keysRemoved ?? 0])).toEqual([
+      [0, true, 0],
+      [1, true, 1],
+      [2, false, 2],
+    ]);
+
+    // Test connection: the keyless host works, and a keyed host with no key saved says exactly that.
+    const check = (url: string) =>
+      page.evaluate((u) => (globalThis as unknown as Win).__egress.connection('custom', u), url);
+    expect(await check(none.baseURL)).toMatchObject({ ok: true });
+    expect(await check(x.baseURL)).toMatchObject({ ok: true });
+    const unkeyed = await startProvider({ apiKey: 'sk-never-saved-666666666666' });
+    try {
+      const result = await check(unkeyed.baseURL);
+      expect(result).toMatchObject({ ok: false, problem: 'no-key', status: 401 });
+      expect(result.ok === false && result.message).toContain(
+        `no key is saved for ${new URL(unkeyed.url).host}`,
+      );
+    } finally {
+      await unkeyed.close();
+    }
+  });
+});
+
 test('strict CORS: the SDK as shipped fails the preflight; the same SDK through egress passes', async ({
   page,
 }) => {
