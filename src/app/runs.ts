@@ -12,6 +12,7 @@ import { getBridge } from './conductor.ts';
 import { planPrefs } from './prefs.ts';
 import { applyEvent, finalStepIndex, type Mode, newRunView, type RunView } from './run-model.ts';
 import { getEgress, getRunStore } from './services.ts';
+import { ensureUnlocked, stillLocked } from './vault-unlock.ts';
 
 /** The run on screen (being planned, reviewed, running, or opened from history). */
 export const currentRun = signal<RunView | undefined>(undefined);
@@ -121,6 +122,7 @@ async function execute(
   plan: Plan | AsyncIterable<Step>,
   pool: WorkerSpec[],
 ): Promise<RunHandle> {
+  if (!(await ensureUnlocked(pool, 'to run your question'))) throw stillLocked();
   const [{ startRun }, store, transport, bridge] = await Promise.all([
     import('../executor/executor.ts'),
     getRunStore(),
@@ -354,6 +356,8 @@ export async function resume(id: string): Promise<void> {
   ]);
   const stored = await store.getRun(id);
   if (!stored) return;
+  // Declined: nothing changes, and the run stays offered for resume.
+  if (!(await ensureUnlocked(stored.run.pool, 'to resume this run'))) return;
   currentRun.value = { ...viewFromRecord(stored.run, stored.steps), phase: 'running', endedAt: undefined };
   setReplanContext(bridge, stored.run.pool);
   const run = await resumeRun({
@@ -377,6 +381,7 @@ export async function rerunStep(index: number): Promise<void> {
   const store = await getRunStore();
   const stored = await store.getRun(view.id);
   if (!stored) return;
+  if (!(await ensureUnlocked(stored.run.pool, 'to run this step again'))) return;
   const deps = dependencies(stored.steps);
   const reset = new Set([index, ...downstream(deps, index)]);
   for (const step of stored.steps) {

@@ -7,6 +7,7 @@ import { HistoryScreen } from './HistoryScreen.tsx';
 import { Logo } from './Logo.tsx';
 import { SettingsScreen } from './SettingsScreen.tsx';
 import { StartScreen } from './StartScreen.tsx';
+import { UnlockPrompt } from './UnlockPrompt.tsx';
 
 const NAV: Array<{ name: Route['name']; label: string }> = [
   { name: 'start', label: 'Start' },
@@ -114,6 +115,7 @@ export function App() {
       <main id="main" tabIndex={-1} ref={mainRef}>
         <Screen current={current} />
       </main>
+      <UnlockPrompt />
     </>
   );
 }
