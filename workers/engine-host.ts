@@ -56,13 +56,13 @@ export function planPrompt(request: PlanRequest) {
   const allowSelf = !router && maxDepth > 0;
   const pool = request.pool.filter((entry) => entry.id !== 'self');
   const workerIds = pool.map((entry) => entry.id);
-  const limits = { workerIds, maxSteps, allowSelf, minSteps: 1, offset: 0 };
+  // Validation and the output constraint share the length limits, so neither rejects what the other allows.
+  const limits = { workerIds, maxSteps, allowSelf, minSteps: 1, offset: 0, ...lengthLimits(request) };
   const jsonSchema = planJsonSchema({
     ...limits,
     // Grammar converters put optional properties after required ones: without this the model would write
     // its reasoning after the steps, where it helps nothing. The router skips it to answer fast.
     requireThought: !router,
-    ...lengthLimits(request),
   });
   const messages = buildPlanMessages({
     question: request.question,
@@ -86,8 +86,9 @@ function replanPrompt(request: ReplanRequest) {
     allowSelf: request.depth < maxDepth,
     minSteps: 0,
     offset: request.steps.length,
+    ...lengthLimits(request),
   };
-  const jsonSchema = planJsonSchema({ ...limits, ...lengthLimits(request) });
+  const jsonSchema = planJsonSchema(limits);
   const messages = buildReplanMessages({
     question: request.question,
     pool,

@@ -58,6 +58,8 @@ function randomPlan(random: () => number): Plan {
     else sees = Array.from({ length: i }, (_, j) => j).filter(() => random() < 0.5);
     steps.push({ worker: workers[Math.floor(random() * workers.length)]!, task: text(random, 1), sees });
   }
+  // A plan of only self-checks is invalid (no worker would answer): give the last step a worker.
+  if (steps.every((s) => s.worker === 'self')) steps[count - 1]!.worker = 'w0';
   return random() < 0.2 ? { steps } : { thought: text(random, 0), steps };
 }
 
