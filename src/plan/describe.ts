@@ -14,14 +14,14 @@ export function quote(text: string, limit = QUOTE_LIMIT): string {
 }
 
 /** A short description of any JSON-ish value: never longer than a few hundred characters. */
-export function describe(value: unknown, depth = 0): string {
+export function describeValue(value: unknown, depth = 0): string {
   if (typeof value === 'string') return quote(value, depth === 0 ? QUOTE_LIMIT : 20);
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : describeNonFinite(value);
   if (value === null || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';
     if (depth >= NESTING) return '[…]';
-    const shown = value.slice(0, LIST_ITEMS).map((item) => describe(item, depth + 1));
+    const shown = value.slice(0, LIST_ITEMS).map((item) => describeValue(item, depth + 1));
     const rest = value.length - shown.length;
     return `[${shown.join(', ')}${rest > 0 ? `, … ${count(rest)} more` : ''}]`;
   }

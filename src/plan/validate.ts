@@ -1,5 +1,5 @@
 import { SELF_WORKER } from '../pool/types.ts';
-import { codePoints, count, describe, isBlank, quote } from './describe.ts';
+import { codePoints, count, describeValue, isBlank, quote } from './describe.ts';
 import {
   DEFAULT_MAX_STEPS,
   DEFAULT_MAX_TASK_LENGTH,
@@ -204,7 +204,7 @@ export function validateStep(
     !Array.isArray(sees) ||
     !sees.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
   ) {
-    add('sees-invalid', `Step ${index} has sees ${describe(sees)}; ${SEES_HINT}.`);
+    add('sees-invalid', `Step ${index} has sees ${describeValue(sees)}; ${SEES_HINT}.`);
   } else {
     const unique = [...new Set(sees as number[])].sort((a, b) => a - b);
     const later: PlanIssue[] = [];
