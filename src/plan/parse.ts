@@ -1,4 +1,4 @@
-import { closingIndex, parseJson } from './json-text.ts';
+import { closingIndex, ownKeyCount, parseJson } from './json-text.ts';
 import { isPyName, type PyValue, readPythonLiteral } from './python-literal.ts';
 import { DEFAULT_MAX_THOUGHT_LENGTH } from './schema.ts';
 import {
@@ -75,6 +75,9 @@ function withSteps(value: unknown, depth = 0): Record<string, unknown> | undefin
 
 const STEPS_KEY = /"steps"\s*:/;
 
+export const DUPLICATE_STEPS_MESSAGE =
+  'The plan has "steps" twice; it must have one "steps" list (the first one was already read).';
+
 function findJsonPlan(text: string): JsonSearch {
   let broken: PlanIssue | undefined;
   let from = 0;
@@ -97,6 +100,9 @@ function findJsonPlan(text: string): JsonSearch {
     const parsed = parseJson(slice);
     if (parsed.ok) {
       const plan = withSteps(parsed.value);
+      if (plan === parsed.value && ownKeyCount(slice, 'steps') > 1) {
+        return { kind: 'broken', issue: { code: 'bad-json', message: DUPLICATE_STEPS_MESSAGE } };
+      }
       if (plan) return { kind: 'found', value: plan };
       const lists = listsIn(parsed.value);
       if (lists) return { kind: 'lists', lists, reasoning: reasoning(text, start) };
