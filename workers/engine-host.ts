@@ -21,6 +21,7 @@ import {
   parsePlan,
   planJsonSchema,
   type Step,
+  validatePlan,
 } from '../src/plan/index.ts';
 import type { ChatMessage } from '../src/providers/transport.ts';
 import {
@@ -56,14 +57,13 @@ export function planPrompt(request: PlanRequest) {
   const allowSelf = !router && maxDepth > 0;
   const pool = request.pool.filter((entry) => entry.id !== 'self');
   const workerIds = pool.map((entry) => entry.id);
-  const limits = { workerIds, maxSteps, allowSelf, minSteps: 1, offset: 0 };
-  const jsonSchema = planJsonSchema({
-    ...limits,
-    // Grammar converters put optional properties after required ones: without this the model would write
-    // its reasoning after the steps, where it helps nothing. The router skips it to answer fast.
-    requireThought: !router,
-    ...lengthLimits(request),
-  });
+  // Validation and the output constraint share the length limits, so neither rejects what the other allows.
+  const limits = { workerIds, maxSteps, allowSelf, minSteps: 1, offset: 0, ...lengthLimits(request) };
+  // Grammar converters put optional properties after required ones: without requireThought the model
+  // would write its reasoning after the steps, where it helps nothing. The router skips it to answer fast.
+  const schemaFor = (l: ParseOptions) =>
+    planJsonSchema({ ...l, maxSteps: l.maxSteps ?? maxSteps, requireThought: !router });
+  const jsonSchema = schemaFor(limits);
   const messages = buildPlanMessages({
     question: request.question,
     pool,
@@ -71,7 +71,7 @@ export function planPrompt(request: PlanRequest) {
     maxSteps,
     maxDepth,
   });
-  return { messages, jsonSchema, limits, pool };
+  return { messages, jsonSchema, schemaFor, limits, pool };
 }
 
 /** The prompt, the output constraint and the validation limits of corrective steps after `request.steps`. */
@@ -86,8 +86,9 @@ function replanPrompt(request: ReplanRequest) {
     allowSelf: request.depth < maxDepth,
     minSteps: 0,
     offset: request.steps.length,
+    ...lengthLimits(request),
   };
-  const jsonSchema = planJsonSchema({ ...limits, ...lengthLimits(request) });
+  const schemaFor = (l: ParseOptions) => planJsonSchema({ ...l, maxSteps: l.maxSteps ?? maxSteps });
   const messages = buildReplanMessages({
     question: request.question,
     pool,
@@ -97,7 +98,7 @@ function replanPrompt(request: ReplanRequest) {
     maxSteps,
     maxDepth,
   });
-  return { messages, jsonSchema, limits };
+  return { messages, schemaFor, limits };
 }
 
 function lengthLimits(request: PlanRequest | ReplanRequest) {
@@ -108,9 +109,8 @@ function lengthLimits(request: PlanRequest | ReplanRequest) {
 }
 
 /** Sampling for plans and corrective steps: the request's, else the defaults. */
-function planGen(request: PlanRequest | ReplanRequest, jsonSchema: Record<string, unknown>) {
+function planGen(request: PlanRequest | ReplanRequest) {
   return {
-    jsonSchema,
     maxTokens: request.maxTokens ?? DEFAULT_PLAN_TOKENS,
     temperature: request.temperature ?? 0.2,
   };
@@ -119,7 +119,11 @@ function planGen(request: PlanRequest | ReplanRequest, jsonSchema: Record<string
 interface Attempt {
   result: GenerateResult;
   parsed: PlanResult;
+  /** The steps streamed while it was written, each valid against the pool and the steps before it. */
+  streamed: Step[];
 }
+
+type JsonSchema = Record<string, unknown>;
 
 /**
  * Everything the conductor worker does, without comlink: engines, loading (and reloading after a
@@ -204,10 +208,15 @@ export class EngineHost {
   /**
    * Generates a plan (or corrective steps); when the output does not validate, tries once more with a
    * prompt that quotes the validation error. What to do after two failures is the caller's.
+   *
+   * Steps streamed before the fault were valid against the pool and the steps before them, and the page
+   * may already have started them (paid requests): they stand. The repair writes only the steps after
+   * them and is streamed the same way, so nothing streamed is ever taken back (issue 11, defect 13).
    */
   private async generateValidated(options: {
     messages: ChatMessage[];
-    gen: { jsonSchema?: Record<string, unknown>; maxTokens: number; temperature: number };
+    gen: { maxTokens: number; temperature: number };
+    schemaFor: (limits: ParseOptions) => JsonSchema;
     limits: ParseOptions;
     signal: AbortSignal;
     stats: StatsCollector;
@@ -215,27 +224,63 @@ export class EngineHost {
     onStep: (event: StepEvent) => void;
   }): Promise<
     | { ok: true; plan: Plan; attempt: Attempt; repaired?: { error: string } }
-    | { ok: false; error: string; last: Attempt }
+    | { ok: false; error: string; last: Attempt; kept: Step[] }
   > {
-    const { messages, ...rest } = options;
-    const first = await this.streamAttempt({ ...rest, prompt: messages, attemptNo: 1 });
+    const { messages, schemaFor, limits, ...rest } = options;
+    const first = await this.streamAttempt({
+      ...rest,
+      schema: schemaFor(limits),
+      limits,
+      prompt: messages,
+      attemptNo: 1,
+    });
     if (first.parsed.ok) return { ok: true, plan: first.parsed.plan, attempt: first };
     const error = lengthNote(first);
-    options.onStep({ kind: 'restart', attempt: 2, reason: error });
-    const repair = buildRepairMessages({ messages, output: first.result.text, error });
-    const second = await this.streamAttempt({ ...rest, prompt: repair, attemptNo: 2 });
-    if (second.parsed.ok) return { ok: true, plan: second.parsed.plan, attempt: second, repaired: { error } };
-    return { ok: false, error: `${error}; then ${lengthNote(second)}`, last: second };
+    const kept = first.streamed;
+    options.onStep({ kind: 'restart', attempt: 2, reason: error, kept: kept.length });
+    const offset = limits.offset ?? 0;
+    const room = (limits.maxSteps ?? DEFAULT_MAX_STEPS) - kept.length;
+    const after: ParseOptions =
+      kept.length === 0 ? limits : { ...limits, offset: offset + kept.length, maxSteps: room, minSteps: 0 };
+    if (kept.length > 0 && room <= 0) {
+      // No room for another step: the kept steps are the plan, if they make one.
+      const whole = validatePlan({ steps: kept }, limits);
+      if (whole.ok) return { ok: true, plan: whole.plan, attempt: first, repaired: { error } };
+      return { ok: false, error: `${error}; then ${whole.message}`, last: first, kept };
+    }
+    const repair = buildRepairMessages({
+      messages,
+      output: first.result.text,
+      error,
+      ...(kept.length > 0 ? { kept: { first: offset, count: kept.length } } : {}),
+    });
+    const second = await this.streamAttempt({
+      ...rest,
+      schema: schemaFor(after),
+      limits: after,
+      prompt: repair,
+      attemptNo: 2,
+    });
+    const keptBoth = [...kept, ...second.streamed];
+    if (!second.parsed.ok) {
+      return { ok: false, error: `${error}; then ${lengthNote(second)}`, last: second, kept: keptBoth };
+    }
+    const { thought } = second.parsed.plan;
+    const steps = [...kept, ...second.parsed.plan.steps];
+    const whole = validatePlan(thought === undefined ? { steps } : { thought, steps }, limits);
+    if (whole.ok) return { ok: true, plan: whole.plan, attempt: second, repaired: { error } };
+    return { ok: false, error: `${error}; then ${whole.message}`, last: second, kept: keptBoth };
   }
 
   /**
    * One generation of a plan (or corrective steps): tokens are passed on as they come, and each step as
-   * soon as its JSON object closes (B's incremental parser; indices continue after `limits.offset`).
+   * soon as its JSON object closes (the incremental parser; indices continue after `limits.offset`).
    * The whole text is then parsed once more, which is authoritative.
    */
   private async streamAttempt(options: {
     prompt: ChatMessage[];
-    gen: { jsonSchema?: Record<string, unknown>; maxTokens: number; temperature: number };
+    gen: { maxTokens: number; temperature: number };
+    schema: JsonSchema;
     limits: ParseOptions;
     attemptNo: number;
     signal: AbortSignal;
@@ -245,15 +290,18 @@ export class EngineHost {
   }): Promise<Attempt> {
     const { limits, attemptNo, onToken, onStep } = options;
     const parser = new IncrementalPlanParser(limits);
-    const result = await this.generate(options.prompt, options.gen, options.signal, (piece) => {
+    const streamed: Step[] = [];
+    const gen = { ...options.gen, jsonSchema: options.schema };
+    const result = await this.generate(options.prompt, gen, options.signal, (piece) => {
       onToken(piece);
       for (const event of parser.push(piece)) {
-        if (event.type === 'step')
-          onStep({ kind: 'step', index: event.index, step: event.step, attempt: attemptNo });
+        if (event.type !== 'step') continue;
+        streamed.push(event.step);
+        onStep({ kind: 'step', index: event.index, step: event.step, attempt: attemptNo });
       }
     });
     options.stats.add(result);
-    return { result, parsed: parsePlan(result.text, limits) };
+    return { result, parsed: parsePlan(result.text, limits), streamed };
   }
 
   private async generate(
@@ -283,10 +331,19 @@ export class EngineHost {
   ): Promise<PlanResponse> {
     return this.exclusive(request.requestId, request.model, async (signal) => {
       const started = performance.now();
-      const { messages, jsonSchema, limits, pool } = planPrompt(request);
-      const gen = planGen(request, jsonSchema);
+      const { messages, schemaFor, limits, pool } = planPrompt(request);
+      const gen = planGen(request);
       const stats = new StatsCollector(started);
-      const outcome = await this.generateValidated({ messages, gen, limits, signal, stats, onToken, onStep });
+      const outcome = await this.generateValidated({
+        messages,
+        gen,
+        schemaFor,
+        limits,
+        signal,
+        stats,
+        onToken,
+        onStep,
+      });
       if (outcome.ok) {
         return {
           plan: outcome.plan,
@@ -297,13 +354,25 @@ export class EngineHost {
       }
       const strongest = strongestWorker(pool);
       if (!strongest) throw new ConductorError('NoWorkers', 'The pool has no worker to fall back to');
+      // Steps already streamed stand (they may be running); the strongest worker answers after them.
+      const kept = outcome.kept;
       const reason =
         `The conductor's plan was invalid twice (${outcome.error}), ` +
-        `so the question goes to ${strongest.label} alone.`;
-      onStep({ kind: 'restart', attempt: 3, reason });
-      const step: Step = { worker: strongest.id, task: request.question, sees: [] };
-      onStep({ kind: 'step', index: 0, step, attempt: 3 });
-      const plan: Plan = { thought: 'Fallback: one step on the strongest worker.', steps: [step] };
+        (kept.length === 0
+          ? `so the question goes to ${strongest.label} alone.`
+          : `so ${strongest.label} answers the question after the ${kept.length === 1 ? 'step' : 'steps'} already running.`);
+      onStep({ kind: 'restart', attempt: 3, reason, kept: kept.length });
+      const step: Step = {
+        worker: strongest.id,
+        task: request.question,
+        sees: kept.length === 0 ? [] : 'all',
+      };
+      const room = kept.length < limits.maxSteps;
+      if (room) onStep({ kind: 'step', index: kept.length, step, attempt: 3 });
+      const plan: Plan = {
+        thought: 'Fallback: one step on the strongest worker.',
+        steps: room ? [...kept, step] : kept,
+      };
       return { plan, stats: stats.done(), fallback: { reason }, raw: outcome.last.result.text };
     });
   }
@@ -315,10 +384,19 @@ export class EngineHost {
   ): Promise<ReplanResponse> {
     return this.exclusive(request.requestId, request.model, async (signal) => {
       const started = performance.now();
-      const { messages, jsonSchema, limits } = replanPrompt(request);
-      const gen = planGen(request, jsonSchema);
+      const { messages, schemaFor, limits } = replanPrompt(request);
+      const gen = planGen(request);
       const stats = new StatsCollector(started);
-      const outcome = await this.generateValidated({ messages, gen, limits, signal, stats, onToken, onStep });
+      const outcome = await this.generateValidated({
+        messages,
+        gen,
+        schemaFor,
+        limits,
+        signal,
+        stats,
+        onToken,
+        onStep,
+      });
       if (outcome.ok) {
         return withThought(
           {

@@ -9,6 +9,7 @@ import type { Plan, Step } from '../plan/index.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import { getBridge } from './conductor.ts';
+import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { planPrefs } from './prefs.ts';
 import { applyEvent, finalStepIndex, type Mode, newRunView, type RunView } from './run-model.ts';
 import { getEgress, getRunStore } from './services.ts';
@@ -16,8 +17,10 @@ import { ensureUnlocked, stillLocked } from './vault-unlock.ts';
 
 /** The run on screen (being planned, reviewed, running, or opened from history). */
 export const currentRun = signal<RunView | undefined>(undefined);
-/** A plan waiting for the user's review, with the pool it was written for. */
-export const pendingReview = signal<{ plan: Plan; pool: WorkerSpec[] } | undefined>(undefined);
+/** A plan waiting for the user's review, with the pool and the limits it was written for. */
+export const pendingReview = signal<{ plan: Plan; pool: WorkerSpec[]; limits: PlanLimits } | undefined>(
+  undefined,
+);
 
 let handle: RunHandle | undefined;
 let planAbort: AbortController | undefined;
@@ -269,7 +272,7 @@ export async function ask(
       }
     } else {
       update(runId, (v) => ({ ...v, phase: 'review' }));
-      pendingReview.value = { plan, pool: enabled };
+      pendingReview.value = { plan, pool: enabled, limits: planLimits(input.mode, prefs) };
     }
   } catch (error) {
     queue?.close();

@@ -66,13 +66,14 @@ export interface GenerationStats {
 }
 
 /**
- * Streamed while a plan is written. Each `step` has passed validation on its own. A `restart` means the
- * model's output was rejected and a new attempt (repair or fallback) begins: steps of earlier attempts that
- * have not started should be dropped.
+ * Streamed while a plan is written. Each `step` has passed validation against the pool and the steps
+ * before it. A `restart` means the model's output was rejected and a new attempt (repair or fallback)
+ * begins: the first `kept` steps streamed stand (they are the final plan's first steps), and the new
+ * attempt's steps continue after them. Without `kept` (an older worker), no streamed step is known to stand.
  */
 export type StepEvent =
   | { kind: 'step'; index: number; step: Step; attempt: number }
-  | { kind: 'restart'; attempt: number; reason: string };
+  | { kind: 'restart'; attempt: number; reason: string; kept?: number };
 
 export interface PlanResponse {
   plan: Plan;

@@ -229,6 +229,11 @@ export interface RepairPromptInput {
   output: string;
   /** The validation message. */
   error: string;
+  /**
+   * Steps of the output that were valid and are already running: the repair continues after them
+   * rather than writing them again. `first` is the workflow index of the first of them.
+   */
+  kept?: { first: number; count: number };
 }
 
 /** The failed attempt's messages, the rejected output, and a request to fix it that quotes the error. */
@@ -241,7 +246,21 @@ export function buildRepairMessages(input: RepairPromptInput): ChatMessage[] {
       role: 'user',
       content:
         `That JSON was rejected: "${input.error.trim()}" ` +
-        'Write the whole JSON again with that fixed. Use only the worker ids listed, and reply with JSON only.',
+        (input.kept && input.kept.count > 0
+          ? continueRequest(input.kept)
+          : 'Write the whole JSON again with that fixed.') +
+        ' Use only the worker ids listed, and reply with JSON only.',
     },
   ];
+}
+
+/** The repair of an output whose first steps were valid: they stay, and the new steps follow them. */
+function continueRequest(kept: { first: number; count: number }): string {
+  const last = kept.first + kept.count - 1;
+  const which = kept.count === 1 ? `Step ${last} was` : `Steps ${kept.first}–${last} were`;
+  return (
+    `${which} valid and already running: keep ${kept.count === 1 ? 'it' : 'them'}, do not write ${kept.count === 1 ? 'it' : 'them'} again. ` +
+    `Write JSON with only the steps that come after, numbered from step ${last + 1} (they may see any earlier step), ` +
+    'or {"steps": []} if nothing more is needed.'
+  );
 }

@@ -1,5 +1,5 @@
 import { parseJson } from './json-text.ts';
-import { type ParseOptions, type ParseResult, parsePlan } from './parse.ts';
+import { DUPLICATE_STEPS_MESSAGE, type ParseOptions, type ParseResult, parsePlan } from './parse.ts';
 import { DEFAULT_MAX_STEPS, type Step } from './schema.ts';
 import { type PlanIssue, validateStep } from './validate.ts';
 
@@ -21,6 +21,9 @@ interface Frame {
   isSteps: boolean;
 }
 
+/** Where the plan's own "steps" list is: not seen yet, being read, or closed (no other list may follow). */
+type StepsState = 'before' | 'open' | 'closed';
+
 type StringRole = 'key' | 'thought' | 'other';
 
 const ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
@@ -32,7 +35,10 @@ const ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t:
  * alone with `validateStep` (possible because `sees` only points backwards), or an error.
  *
  * The plan is the first top-level JSON object holding a "steps" array (free text or a ```json fence
- * before it is skipped; an object without "steps" is passed over). Only that array's elements are steps.
+ * before it is skipped; an object without "steps" is passed over). Only that object's own "steps" array,
+ * once, streams steps: a "steps" nested deeper (an example, a wrapped plan) is left to `end()`, since
+ * `parsePlan` prefers the object's own "steps" to any nested one, and a second "steps" key in the same
+ * object is an error (JSON.parse would keep the second, after the first had been dispatched).
  *
  * After the first error event no more events are emitted: the executor should stop. `end()` parses the
  * whole text with `parsePlan` and is authoritative: it reports faults the stream cannot see (too few
@@ -51,8 +57,11 @@ export class IncrementalPlanParser {
   private keyText = '';
   private thoughtText = '';
   private thoughtState: 'none' | 'streaming' | 'done' = 'none';
-  /** Index in `stack` of the "steps" array, or -1 before it opens. */
+  private stepsState: StepsState = 'before';
+  /** Index in `stack` of the "steps" array while it is open, else -1. */
   private stepsFrame = -1;
+  /** A second "steps" key in the plan's object was read: reported by the next `push` loop turn. */
+  private duplicateSteps = false;
   /** Index in `stack` of the step object being read, or -1. */
   private stepFrame = -1;
   private captured: string[] = [];
@@ -106,6 +115,11 @@ export class IncrementalPlanParser {
       const c = chunk[i]!;
       if (this.inString) {
         this.stringChar(c);
+        if (this.duplicateSteps) {
+          this.duplicateSteps = false;
+          const event = this.failDuplicate();
+          if (event) events.push(event);
+        }
         continue;
       }
       const top = this.stack[this.stack.length - 1];
@@ -124,8 +138,9 @@ export class IncrementalPlanParser {
           } else if (
             top.kind === 'object' &&
             top.key === 'thought' &&
+            this.stack.length === 1 &&
             this.thoughtState === 'none' &&
-            this.stepsFrame < 0
+            this.stepsState !== 'open'
           ) {
             this.role = 'thought';
             this.thoughtState = 'streaming';
@@ -142,9 +157,17 @@ export class IncrementalPlanParser {
           }
           break;
         case '[': {
-          const isSteps = this.stepsFrame < 0 && top.kind === 'object' && top.key === 'steps';
+          // Only the plan object's own "steps" (the root, depth 1), and only the first such list.
+          const isSteps =
+            this.stepsState === 'before' &&
+            this.stack.length === 1 &&
+            top.kind === 'object' &&
+            top.key === 'steps';
           this.stack.push({ kind: 'array', expectKey: false, isSteps });
-          if (isSteps) this.stepsFrame = this.stack.length - 1;
+          if (isSteps) {
+            this.stepsFrame = this.stack.length - 1;
+            this.stepsState = 'open';
+          }
           break;
         }
         case '}':
@@ -159,9 +182,12 @@ export class IncrementalPlanParser {
             this.captured = [];
             if (event) events.push(event);
           }
-          if (depth === this.stepsFrame) this.stepsFrame = -2; // the list closed: no second "steps" list
+          if (depth === this.stepsFrame) {
+            this.stepsFrame = -1;
+            this.stepsState = 'closed';
+          }
           if (depth === 0) {
-            if (this.stepsFrame !== -1) {
+            if (this.stepsState !== 'before') {
               this.closed = true;
               return events;
             }
@@ -233,6 +259,17 @@ export class IncrementalPlanParser {
       if (decoded.ok && typeof decoded.value === 'string') key = decoded.value;
     }
     top.key = key;
+    if (key === 'steps' && this.stack.length === 1 && this.stepsState === 'closed') {
+      this.duplicateSteps = true;
+    }
+  }
+
+  private failDuplicate(): ParsedStepEvent | undefined {
+    if (this.stopped) return undefined;
+    this.stopped = true;
+    const index = (this.options.offset ?? 0) + this.count++;
+    const issue: PlanIssue = { code: 'bad-json', message: DUPLICATE_STEPS_MESSAGE };
+    return { type: 'error', index, error: issue, issues: [issue] };
   }
 
   private finishStep(text: string): ParsedStepEvent | undefined {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SELF_WORKER } from '../pool/types.ts';
-import { PlanSchema } from './schema.ts';
+import { DEFAULT_MAX_TASK_LENGTH, DEFAULT_MAX_THOUGHT_LENGTH, PlanSchema } from './schema.ts';
 
 export interface PlanJsonSchemaOptions {
   /** The pool's worker ids: `worker` becomes an enum of them. */
@@ -21,8 +21,7 @@ export interface PlanJsonSchemaOptions {
   offset?: number;
 }
 
-export const DEFAULT_MAX_TASK_LENGTH = 600;
-export const DEFAULT_MAX_THOUGHT_LENGTH = 800;
+export { DEFAULT_MAX_TASK_LENGTH, DEFAULT_MAX_THOUGHT_LENGTH };
 
 type JsonObject = Record<string, unknown>;
 

@@ -53,3 +53,28 @@ export function parseJson(slice: string): { ok: true; value: unknown } | { ok: f
     }
   }
 }
+
+/**
+ * How many times `key` is a key of the object whose text is `objectText` (its own keys, not nested
+ * ones). JSON.parse keeps the last of duplicate keys silently; a caller that must agree with a streaming
+ * reader, which sees the first, checks for duplicates with this.
+ */
+export function ownKeyCount(objectText: string, key: string): number {
+  let depth = 0;
+  let n = 0;
+  for (let i = 0; i < objectText.length; i++) {
+    const c = objectText[i]!;
+    if (c === '"') {
+      const start = i;
+      for (i++; i < objectText.length && objectText[i] !== '"'; i++) if (objectText[i] === '\\') i++;
+      if (depth !== 1) continue;
+      let j = i + 1;
+      while (j < objectText.length && /\s/.test(objectText[j]!)) j++;
+      if (objectText[j] !== ':') continue;
+      const decoded = parseJson(objectText.slice(start, i + 1));
+      if (decoded.ok && decoded.value === key) n++;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+  }
+  return n;
+}

@@ -1,5 +1,6 @@
-import { closingIndex, parseJson } from './json-text.ts';
+import { closingIndex, ownKeyCount, parseJson } from './json-text.ts';
 import { isPyName, type PyValue, readPythonLiteral } from './python-literal.ts';
+import { DEFAULT_MAX_THOUGHT_LENGTH } from './schema.ts';
 import {
   failure,
   isRecord,
@@ -74,6 +75,9 @@ function withSteps(value: unknown, depth = 0): Record<string, unknown> | undefin
 
 const STEPS_KEY = /"steps"\s*:/;
 
+export const DUPLICATE_STEPS_MESSAGE =
+  'The plan has "steps" twice; it must have one "steps" list (the first one was already read).';
+
 function findJsonPlan(text: string): JsonSearch {
   let broken: PlanIssue | undefined;
   let from = 0;
@@ -96,6 +100,9 @@ function findJsonPlan(text: string): JsonSearch {
     const parsed = parseJson(slice);
     if (parsed.ok) {
       const plan = withSteps(parsed.value);
+      if (plan === parsed.value && ownKeyCount(slice, 'steps') > 1) {
+        return { kind: 'broken', issue: { code: 'bad-json', message: DUPLICATE_STEPS_MESSAGE } };
+      }
       if (plan) return { kind: 'found', value: plan };
       const lists = listsIn(parsed.value);
       if (lists) return { kind: 'lists', lists, reasoning: reasoning(text, start) };
@@ -230,7 +237,10 @@ function paperPlan(paper: PaperLists, options: ParseOptions): ParseResult {
     }
     return { worker, task: subtasks[i], sees: access[i] };
   });
-  const raw = paper.reasoning ? { thought: paper.reasoning, steps } : { steps };
+  // The paper's reasoning is free prose before the lists, not a field the model was held to: cut it to
+  // the thought's limit rather than reject a plan for thinking at length.
+  const thought = clip(paper.reasoning, options.maxThoughtLength ?? DEFAULT_MAX_THOUGHT_LENGTH);
+  const raw = thought ? { thought, steps } : { steps };
   const result = validatePlan(raw, options);
   if (mapIssues.length === 0) return result;
   // A model index out of range is already reported, more precisely than "has no worker".
@@ -239,4 +249,11 @@ function paperPlan(paper: PaperLists, options: ParseOptions): ParseResult {
     ? []
     : result.issues.filter((issue) => !(issue.code === 'shape' && mapped.has(issue.step)));
   return failure([...mapIssues, ...rest].sort((a, b) => (a.step ?? -1) - (b.step ?? -1)));
+}
+
+/** `text` cut to at most `limit` characters (code points), ending in "…" when cut. */
+function clip(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const chars = Array.from(text);
+  return chars.length <= limit ? text : `${chars.slice(0, limit - 1).join('')}…`;
 }

@@ -4,6 +4,14 @@ import { z } from 'zod';
 export const DEFAULT_MAX_STEPS = 5;
 /** At most this many levels of `self` recursion. */
 export const DEFAULT_MAX_DEPTH = 2;
+/**
+ * Longest task and thought, in characters (Unicode code points, as JSON Schema's `maxLength` counts).
+ * One source for the constrained decoder's schema and for validation, so a plan the schema lets through
+ * is never rejected for its length, and one written without the schema (a hand edit, the paper's
+ * format, an engine that ignores `maxLength`) cannot be longer.
+ */
+export const DEFAULT_MAX_TASK_LENGTH = 600;
+export const DEFAULT_MAX_THOUGHT_LENGTH = 800;
 
 /** `"all"` (every earlier step), `[]` (none) or a list of earlier step indices. */
 export const SeesSchema = z.union([z.literal('all'), z.array(z.number().int().nonnegative())]);

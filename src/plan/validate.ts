@@ -1,5 +1,14 @@
 import { SELF_WORKER } from '../pool/types.ts';
-import { DEFAULT_MAX_STEPS, type Plan, type Sees, type Step, StepSchema } from './schema.ts';
+import { codePoints, count, describeValue, isBlank, quote } from './describe.ts';
+import {
+  DEFAULT_MAX_STEPS,
+  DEFAULT_MAX_TASK_LENGTH,
+  DEFAULT_MAX_THOUGHT_LENGTH,
+  type Plan,
+  type Sees,
+  type Step,
+  StepSchema,
+} from './schema.ts';
 
 export type PlanIssueCode =
   | 'no-steps'
@@ -7,6 +16,9 @@ export type PlanIssueCode =
   | 'too-many-steps'
   | 'unknown-worker'
   | 'empty-task'
+  | 'task-too-long'
+  | 'thought-too-long'
+  | 'no-worker-step'
   | 'sees-forward'
   | 'sees-self'
   | 'sees-out-of-range'
@@ -14,7 +26,8 @@ export type PlanIssueCode =
   | 'shape'
   | 'unequal-lists'
   | 'not-found'
-  | 'bad-json';
+  | 'bad-json'
+  | 'more-issues';
 
 /** One fault in a plan. `step` is the step's index in the whole workflow (with `offset` added). */
 export interface PlanIssue {
@@ -26,6 +39,8 @@ export interface PlanIssue {
 export interface ValidateOptions {
   /** The pool's worker ids. `self` is allowed only with `allowSelf` (or if listed here). */
   workerIds: readonly string[];
+  /** The user's names for the workers, by id: messages then say `"Claude" (w1)` rather than `w1`. */
+  workerLabels?: Readonly<Record<string, string>>;
   /** Most steps allowed (default 5). */
   maxSteps?: number;
   /** Allow the worker `self` (the conductor, for recursion). Default false. */
@@ -38,6 +53,10 @@ export interface ValidateOptions {
    * see any step before that.
    */
   offset?: number;
+  /** Longest task, in characters (default 600, the JSON Schema's `maxLength`). */
+  maxTaskLength?: number;
+  /** Longest thought, in characters (default 800, the JSON Schema's `maxLength`). */
+  maxThoughtLength?: number;
 }
 
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; issues: PlanIssue[]; message: string };
@@ -63,8 +82,36 @@ export function joinMessages(issues: readonly PlanIssue[]): string {
   return issues.map((issue) => issue.message).join(' ');
 }
 
+/**
+ * Most issues reported for one plan; the rest are counted in one last issue. Each message is bounded
+ * too, so a plan of a million faults gives a message of a few kilobytes, not megabytes.
+ */
+export const MAX_ISSUES = 12;
+
 export function failure(issues: PlanIssue[]): { ok: false; issues: PlanIssue[]; message: string } {
-  return { ok: false, issues, message: joinMessages(issues) };
+  const kept = capIssues(issues);
+  return { ok: false, issues: kept, message: joinMessages(kept) };
+}
+
+function capIssues(issues: PlanIssue[]): PlanIssue[] {
+  if (issues.length <= MAX_ISSUES) return issues;
+  const rest = issues.length - (MAX_ISSUES - 1);
+  return [
+    ...issues.slice(0, MAX_ISSUES - 1),
+    { code: 'more-issues', message: `… and ${count(rest)} more problems.` },
+  ];
+}
+
+/**
+ * How a message names a worker: the user's label with the id when the pool's labels are known
+ * (`"Claude" (w1)`), the conductor as itself, else the id as the plan wrote it (bounded: it may be
+ * model text).
+ */
+export function workerName(id: string, options: Pick<ValidateOptions, 'workerLabels'>): string {
+  const label = options.workerLabels?.[id];
+  if (label !== undefined && label !== '' && label !== id) return `${quote(label)} (${id})`;
+  if (id === SELF_WORKER && options.workerLabels) return 'the conductor (self)';
+  return options.workerLabels ? quote(id) : id;
 }
 
 /** Ids a step may name under these options, in pool order, `self` last. */
@@ -84,6 +131,8 @@ export function plural(n: number, word: string): string {
 }
 
 const SEES_HINT = 'it must be "all" or a list of earlier step numbers';
+/** Forward or out-of-range `sees` entries reported one by one before the rest are summed up. */
+const SEES_REPORTED = 3;
 
 /**
  * Validates one step on its own, which is possible because `sees` only points backwards.
@@ -111,22 +160,39 @@ export function validateStep(
   } else {
     const allowed = allowedWorkers(options);
     if (!allowed.includes(worker)) {
-      const pool = allowed.length > 0 ? `(${allowed.join(', ')})` : '(the pool is empty)';
+      const names = allowed.slice(0, MAX_ISSUES).map((id) => workerName(id, options));
+      if (allowed.length > names.length) names.push(`${count(allowed.length - names.length)} more`);
+      const pool = allowed.length > 0 ? `(${names.join(', ')})` : '(the pool is empty)';
       const selfNote =
         worker === SELF_WORKER
           ? ' The conductor cannot be called again here: the recursion limit is reached.'
           : '';
       add(
         'unknown-worker',
-        `Step ${index} names worker "${worker}", which is not in the pool ${pool}.${selfNote}`,
+        `Step ${index} names worker ${quote(worker)}, which is not in the pool ${pool}.${selfNote}`,
       );
     }
   }
 
   if (typeof task !== 'string') {
     add('shape', `Step ${index} has no "task" (the instruction for its worker, a string).`);
-  } else if (task.trim() === '') {
-    add('empty-task', `Step ${index} has an empty task.`);
+  } else if (isBlank(task)) {
+    add(
+      'empty-task',
+      task === '' || task.trim() === ''
+        ? `Step ${index} has an empty task.`
+        : `Step ${index} has an empty task (it holds only invisible characters).`,
+    );
+  } else {
+    const limit = options.maxTaskLength ?? DEFAULT_MAX_TASK_LENGTH;
+    // Code points never outnumber UTF-16 units, so most tasks need no count at all.
+    const length = task.length > limit ? codePoints(task) : task.length;
+    if (length > limit) {
+      add(
+        'task-too-long',
+        `Step ${index}'s task is ${count(length)} characters long; the limit is ${count(limit)}.`,
+      );
+    }
   }
 
   let normalized: Sees | undefined;
@@ -138,26 +204,38 @@ export function validateStep(
     !Array.isArray(sees) ||
     !sees.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
   ) {
-    add('sees-invalid', `Step ${index} has sees ${JSON.stringify(sees)}; ${SEES_HINT}.`);
+    add('sees-invalid', `Step ${index} has sees ${describeValue(sees)}; ${SEES_HINT}.`);
   } else {
     const unique = [...new Set(sees as number[])].sort((a, b) => a - b);
+    const later: PlanIssue[] = [];
+    let laterCount = 0;
     for (const seen of unique) {
       if (seen === index) {
         add('sees-self', `Step ${index} sees itself.`);
       } else if (seen > index) {
+        if (laterCount++ >= SEES_REPORTED) continue;
         const count = options.stepCount;
-        if (count !== undefined && seen >= count) {
-          add(
-            'sees-out-of-range',
-            `Step ${index} sees step ${seen}, but the plan has only ${plural(count, 'step')}.`,
-          );
-        } else {
-          add(
-            'sees-forward',
-            `Step ${index} sees step ${seen}, which comes after it: a step may only see earlier steps.`,
-          );
-        }
+        later.push(
+          count !== undefined && seen >= count
+            ? {
+                code: 'sees-out-of-range',
+                step: index,
+                message: `Step ${index} sees step ${seen}, but the plan has only ${plural(count, 'step')}.`,
+              }
+            : {
+                code: 'sees-forward',
+                step: index,
+                message: `Step ${index} sees step ${seen}, which comes after it: a step may only see earlier steps.`,
+              },
+        );
       }
+    }
+    issues.push(...later);
+    if (laterCount > SEES_REPORTED) {
+      add(
+        'sees-forward',
+        `Step ${index} sees ${count(laterCount - SEES_REPORTED)} more steps that do not come before it.`,
+      );
     }
     normalized = unique;
   }
@@ -214,12 +292,42 @@ export function validatePlan(raw: unknown, options: ValidateOptions): PlanResult
   }
   const valid: Step[] = [];
   const stepCount = offset + steps.length;
-  steps.forEach((step, i) => {
-    const result = validateStep(step, offset + i, { ...options, stepCount });
+  for (let i = 0; i < steps.length; i++) {
+    const result = validateStep(steps[i], offset + i, { ...options, stepCount });
     if (result.ok) valid.push(result.step);
-    else issues.push(...result.issues);
-  });
+    else for (const issue of result.issues) issues.push(issue);
+    // Past the cap nothing more is reported; only the count of further faults is, so stop counting too.
+    if (issues.length > MAX_ISSUES * 4) {
+      issues.push({ code: 'more-issues', message: `Steps after step ${offset + i} were not checked.` });
+      break;
+    }
+  }
+  // A first plan whose every step is a self-check has no answer to check or to return: the run would
+  // end with every step done and no answer. Corrective steps (offset > 0) follow worker steps.
+  if (offset === 0 && steps.length > 0 && valid.length === steps.length) {
+    if (valid.every((step) => step.worker === SELF_WORKER)) {
+      issues.push({
+        code: 'no-worker-step',
+        message:
+          'Every step of the plan is a self-check by the conductor, so no worker would answer: ' +
+          'the plan needs at least one step for a worker from the pool.',
+      });
+    }
+  }
+  let keptThought: string | undefined;
+  if (typeof thought === 'string') {
+    const limit = options.maxThoughtLength ?? DEFAULT_MAX_THOUGHT_LENGTH;
+    const length = thought.length > limit ? codePoints(thought) : thought.length;
+    if (length > limit) {
+      issues.push({
+        code: 'thought-too-long',
+        message: `The plan's thought is ${count(length)} characters long; the limit is ${count(limit)}.`,
+      });
+    } else {
+      keptThought = thought;
+    }
+  }
   if (issues.length > 0) return failure(issues);
-  const plan: Plan = typeof thought === 'string' ? { thought, steps: valid } : { steps: valid };
+  const plan: Plan = keptThought !== undefined ? { thought: keptThought, steps: valid } : { steps: valid };
   return { ok: true, plan };
 }

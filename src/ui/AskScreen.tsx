@@ -98,6 +98,7 @@ export function AskScreen({ runId }: { runId?: string }) {
           plan={review.plan}
           workers={review.pool.map((w) => ({ id: w.id, label: w.label }))}
           maxSteps={shown.mode === 'router' ? 1 : planPrefs.value.maxSteps}
+          allowSelf={review.limits.allowSelf}
           onRun={(plan) => void runReviewed(plan)}
           onDiscard={discardReview}
         />

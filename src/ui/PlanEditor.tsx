@@ -1,6 +1,8 @@
 import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/graph.ts';
+import { poolValidateOptions } from '../app/plan-limits.ts';
 import { type Plan, type PlanIssue, validatePlan } from '../plan/index.ts';
+import { SELF_WORKER } from '../pool/types.ts';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
 export interface EditorWorker {
@@ -25,12 +27,14 @@ function toDraft(plan: Plan): DraftStep[] {
 
 /**
  * Review and edit a plan before it runs: worker, task and `sees` of every step, steps added, removed or
- * moved. Validated on every keystroke with the plan module's own messages; Run is enabled only when valid.
+ * moved. Validated on every keystroke with the plan module's own messages, under the limits the conductor
+ * planned by (`allowSelf`: the conductor's own self-check steps); Run is enabled only when valid.
  */
 export function PlanEditor({
   plan,
   workers,
   maxSteps,
+  allowSelf = false,
   onRun,
   onDiscard,
   runLabel = 'Run this plan',
@@ -38,6 +42,8 @@ export function PlanEditor({
   plan: Plan;
   workers: readonly EditorWorker[];
   maxSteps: number;
+  /** Steps may go to the conductor itself (`self`), as the plan it wrote may. */
+  allowSelf?: boolean;
   onRun: (plan: Plan) => void;
   onDiscard?: () => void;
   runLabel?: string;
@@ -46,9 +52,10 @@ export function PlanEditor({
   const [steps, setSteps] = useState<DraftStep[]>(() => toDraft(plan));
   const workerIds = workers.map((w) => w.id);
   const result = useMemo(
-    () => validatePlan({ thought, steps }, { workerIds, maxSteps }),
-    [steps, thought, workerIds.join(','), maxSteps],
+    () => validatePlan({ thought, steps }, poolValidateOptions(workers, { maxSteps, allowSelf })),
+    [steps, thought, workers.map((w) => `${w.id}\u0000${w.label}`).join('\u0001'), maxSteps, allowSelf],
   );
+  const choosable = allowSelf ? [...workerIds, SELF_WORKER] : workerIds;
   const issues: PlanIssue[] = result.ok ? [] : result.issues;
   const issuesFor = (index: number) => issues.filter((issue) => issue.step === index);
   const planIssues = issues.filter((issue) => issue.step === undefined);
@@ -105,7 +112,7 @@ export function PlanEditor({
                 onChange={(e) => update(index, { worker: (e.currentTarget as HTMLSelectElement).value })}
                 aria-describedby={own.length ? errorId : undefined}
               >
-                {!workerIds.includes(step.worker) && (
+                {!choosable.includes(step.worker) && (
                   <option value={step.worker}>{step.worker} (not in pool)</option>
                 )}
                 {workers.map((w) => (
@@ -113,6 +120,7 @@ export function PlanEditor({
                     {w.label} ({w.id})
                   </option>
                 ))}
+                {allowSelf && <option value={SELF_WORKER}>The conductor: self-check (self)</option>}
               </select>
               <span class="spacer" />
               <button type="button" class="small danger" onClick={() => remove(index)}>

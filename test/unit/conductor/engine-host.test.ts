@@ -176,3 +176,91 @@ describe('EngineHost.replan', () => {
     expect(response.fallback?.reason).toContain('corrective steps were invalid twice');
   });
 });
+
+describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect 13)', () => {
+  const s0 = '{"worker":"w1","task":"draft","sees":[]}';
+  const s1 = '{"worker":"w2","task":"improve","sees":[0]}';
+  const streamedSteps = (events: StepEvent[]) =>
+    events.flatMap((e) => (e.kind === 'step' ? [{ index: e.index, attempt: e.attempt, step: e.step }] : []));
+
+  it('keeps the valid steps before a fault and streams a repair that continues after them', async () => {
+    const bad = `{"thought":"t","steps":[${s0},${s1},{"worker":"w1","task":" ","sees":[1]}]}`;
+    const rest = '{"thought":"finish","steps":[{"worker":"w2","task":"final answer","sees":[0,1]}]}';
+    const s = scripted([bad, rest]);
+    const host = new EngineHost(async () => s.engine);
+    const events: StepEvent[] = [];
+    const response = await host.plan(
+      request('keep'),
+      () => {},
+      (e) => events.push(e),
+    );
+    expect(events.find((e) => e.kind === 'restart')).toMatchObject({ attempt: 2, kept: 2 });
+    const streamed = streamedSteps(events);
+    expect(streamed.map((e) => [e.index, e.attempt])).toEqual([
+      [0, 1],
+      [1, 1],
+      [2, 2],
+    ]);
+    // Everything streamed is the final plan, in order: nothing went out that the plan does not have.
+    expect(response.plan.steps).toEqual(streamed.map((e) => e.step));
+    expect(response.plan.steps[2]).toEqual({ worker: 'w2', task: 'final answer', sees: [0, 1] });
+    expect(response.repaired?.error).toBe('Step 2 has an empty task.');
+    // The repair asks only for what comes after the kept steps, and its constraint numbers from step 2.
+    const ask = s.requests[1]!.messages.at(-1)!.content;
+    expect(ask).toContain('Steps 0–1 were valid and already running');
+    expect(ask).toContain('numbered from step 2');
+    const schema = s.requests[1]!.jsonSchema as {
+      properties: { steps: { maxItems: number; minItems: number } };
+    };
+    expect(schema.properties.steps).toMatchObject({ maxItems: 1, minItems: 0 });
+  });
+
+  it('a repair that adds nothing leaves the kept steps as the plan', async () => {
+    const cut = `{"thought":"t","steps":[${s0},${s1},{"worker":"w1","ta`;
+    const s = scripted([cut, '{"thought":"enough","steps":[]}']);
+    const host = new EngineHost(async () => s.engine);
+    const events: StepEvent[] = [];
+    const response = await host.plan(
+      request('cut'),
+      () => {},
+      (e) => events.push(e),
+    );
+    expect(response.plan.steps).toEqual(streamedSteps(events).map((e) => e.step));
+    expect(response.plan.steps).toHaveLength(2);
+  });
+
+  it('with no room for another step the kept steps are the plan, without a second generation', async () => {
+    const tooMany = `{"thought":"t","steps":[${s0},${s1},${s1},{"worker":"w1","task":"more","sees":[]}]}`;
+    const s = scripted([tooMany]);
+    const host = new EngineHost(async () => s.engine);
+    const events: StepEvent[] = [];
+    const response = await host.plan(
+      request('full'),
+      () => {},
+      (e) => events.push(e),
+    );
+    expect(s.requests).toHaveLength(1);
+    expect(response.plan.steps).toEqual(streamedSteps(events).map((e) => e.step));
+    expect(response.plan.steps).toHaveLength(3);
+  });
+
+  it('falls back after the kept steps: the strongest worker answers from them', async () => {
+    const s = scripted([`{"thought":"t","steps":[${s0},{"worker":"w9"`, 'not json']);
+    const host = new EngineHost(async () => s.engine);
+    const events: StepEvent[] = [];
+    const response = await host.plan(
+      request('fallback'),
+      () => {},
+      (e) => events.push(e),
+    );
+    expect(response.fallback?.reason).toMatch(/Big answers the question after the step already running/);
+    expect(response.plan.steps).toEqual([
+      { worker: 'w1', task: 'draft', sees: [] },
+      { worker: 'w2', task: 'Add two numbers.', sees: 'all' },
+    ]);
+    expect(response.plan.steps).toEqual(streamedSteps(events).map((e) => e.step));
+    expect(events.filter((e) => e.kind === 'restart').map((e) => e.kind === 'restart' && e.kept)).toEqual([
+      1, 1,
+    ]);
+  });
+});

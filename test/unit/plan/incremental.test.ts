@@ -4,6 +4,7 @@ import {
   type ParsedStepEvent,
   type ParseOptions,
   type Plan,
+  parsePlan,
   type Step,
 } from '../../../src/plan/index.ts';
 
@@ -58,6 +59,8 @@ function randomPlan(random: () => number): Plan {
     else sees = Array.from({ length: i }, (_, j) => j).filter(() => random() < 0.5);
     steps.push({ worker: workers[Math.floor(random() * workers.length)]!, task: text(random, 1), sees });
   }
+  // A plan of only self-checks is invalid (no worker would answer): give the last step a worker.
+  if (steps.every((s) => s.worker === 'self')) steps[count - 1]!.worker = 'w0';
   return random() < 0.2 ? { steps } : { thought: text(random, 0), steps };
 }
 
@@ -241,12 +244,15 @@ describe('IncrementalPlanParser', () => {
     expect(parser.emitted).toBe(1);
   });
 
-  it('finds steps in a plan wrapped in another object, as parsePlan does', () => {
+  it('leaves a plan wrapped in another object to end(), which finds it as parsePlan does', () => {
+    // Streaming a nested "steps" could dispatch steps the final plan lacks: the outer object may still
+    // get a "steps" of its own, which parsePlan prefers (issue 11, defect 7).
     const parser = new IncrementalPlanParser(options);
     const events = parser.push(
       '{"plan": {"thought": "t", "steps": [{"worker": "w1", "task": "a", "sees": []}]}}',
     );
-    expect(events).toHaveLength(1);
+    expect(events).toHaveLength(0);
+    expect(parser.emitted).toBe(0);
     expect(parser.end()).toEqual({
       ok: true,
       plan: { thought: 't', steps: [{ worker: 'w1', task: 'a', sees: [] }] },
@@ -282,5 +288,88 @@ describe('IncrementalPlanParser', () => {
     expect(end.ok).toBe(false);
     if (!end.ok) expect(end.issues[0]!.code).toBe('bad-json');
     expect(() => parser.push('x')).toThrow(/push after end/);
+  });
+});
+
+describe('IncrementalPlanParser: only the plan\'s own "steps", once (issue 11, defect 7)', () => {
+  const A = '{"worker": "w0", "task": "A", "sees": []}';
+  const B0 = '{"worker": "w1", "task": "B0", "sees": []}';
+  const B1 = '{"worker": "w2", "task": "B1", "sees": [0]}';
+  const E = '{"worker": "w1", "task": "E", "sees": []}';
+  const R = '{"worker": "w2", "task": "R", "sees": []}';
+
+  /** Every step the stream dispatches, chunk by chunk (one character at a time), and the final parse. */
+  function stream(text: string) {
+    const parser = new IncrementalPlanParser(options);
+    const events = [...text].flatMap((c) => parser.push(c));
+    return {
+      steps: events.filter((e) => e.type === 'step').map((e) => e.step?.task),
+      errors: events.filter((e) => e.type === 'error').map((e) => e.error?.message),
+      final: parser.end(),
+    };
+  }
+
+  it('a second "steps" key dispatches nothing more and the whole text is rejected', () => {
+    const r = stream(`{"steps": [${A}], "steps": [${B0}, ${B1}]}`);
+    expect(r.steps).toEqual(['A']);
+    expect(r.errors).toEqual([
+      'The plan has "steps" twice; it must have one "steps" list (the first one was already read).',
+    ]);
+    expect(r.final.ok).toBe(false);
+    if (!r.final.ok) expect(r.final.message).toBe(r.errors[0]);
+  });
+
+  it('a "steps" inside an example object before the plan\'s own dispatches only the plan\'s own', () => {
+    const r = stream(`{"example": {"steps": [${E}]}, "steps": [${R}]}`);
+    expect(r.steps).toEqual(['R']);
+    expect(r.final).toEqual({ ok: true, plan: { steps: [{ worker: 'w2', task: 'R', sees: [] }] } });
+  });
+
+  it('a "steps" nested after the plan\'s own, or inside a step, dispatches nothing of its own', () => {
+    const after = stream(`{"steps": [${A}], "extra": {"steps": [${E}]}}`);
+    expect(after.steps).toEqual(['A']);
+    expect(after.final.ok && after.final.plan.steps.map((s) => s.task)).toEqual(['A']);
+
+    const inside = stream(`{"steps": [{"worker": "w0", "task": "A", "sees": [], "steps": [${E}]}]}`);
+    expect(inside.steps).toEqual(['A']);
+    expect(inside.final.ok && inside.final.plan.steps.map((s) => s.task)).toEqual(['A']);
+  });
+
+  it('a key that only spells "steps" with escapes still counts, and a string that holds one does not', () => {
+    const escaped = stream(`{"steps": [${A}], "st\\u0065ps": [${E}]}`);
+    expect(escaped.steps).toEqual(['A']);
+    expect(escaped.final.ok).toBe(false);
+
+    const quoted = stream(`{"note": "\\"steps\\": [${E.replaceAll('"', '\\"')}]", "steps": [${R}]}`);
+    expect(quoted.steps).toEqual(['R']);
+    expect(quoted.final.ok && quoted.final.plan.steps.map((s) => s.task)).toEqual(['R']);
+  });
+
+  it('a "thought" inside a nested object is not streamed as the plan\'s thought', () => {
+    const parser = new IncrementalPlanParser(options);
+    parser.push('{"example": {"thought": "not mine"}, "thought": "mine", "steps": [');
+    expect(parser.thought).toBe('mine');
+  });
+
+  it('what streams is always a prefix of the final plan, for every adversarial input', () => {
+    const inputs = [
+      `{"steps": [${A}], "steps": [${B0}, ${B1}]}`,
+      `{"example": {"steps": [${E}]}, "steps": [${R}]}`,
+      `{"plan": {"steps": [${E}]}, "steps": [${R}]}`,
+      `{"plan": {"steps": [${E}]}}`,
+      `{"steps": {"0": ${E}}, "x": [${E}]}`,
+      `[{"steps": [${A}]}]`,
+      `{"a": [{"steps": [${E}]}], "steps": [${R}, ${B0}]}`,
+      `{"steps": [${A}]} {"steps": [${E}]}`,
+    ];
+    for (const input of inputs) {
+      const r = stream(input);
+      const final = r.final.ok ? r.final.plan.steps.map((s) => s.task) : [];
+      if (r.final.ok) expect(final.slice(0, r.steps.length), input).toEqual(r.steps);
+      // A rejected text that streamed a step says so in the stream too, so the caller can stop.
+      else if (r.steps.length > 0) expect(r.errors.length, input).toBe(1);
+      // What parsePlan alone finds is what end() finds.
+      expect(parsePlan(input, options), input).toEqual(r.final);
+    }
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type ParseOptions, type ParseResult, parsePlan } from '../../../src/plan/index.ts';
+import {
+  DEFAULT_MAX_THOUGHT_LENGTH,
+  type ParseOptions,
+  type ParseResult,
+  parsePlan,
+} from '../../../src/plan/index.ts';
 
 const options: ParseOptions = { workerIds: ['w0', 'w1', 'w2'], allowSelf: true };
 const plan = {
@@ -221,5 +226,17 @@ access_list = [[], [0]]`;
   it('prefers our JSON when both formats appear', () => {
     const text = `model_id = [0]\nsubtasks = ["paper"]\naccess_list = [[]]\n${JSON.stringify(plan)}`;
     expect(ok(parsePlan(text, pool)).steps).toHaveLength(3);
+  });
+});
+
+describe("parsePlan: the paper's reasoning and the thought's limit", () => {
+  it('cuts long reasoning before the lists to the limit instead of rejecting the plan', () => {
+    const text = `${'Reasoning. '.repeat(200)}\nmodel_id = [0]\nsubtasks = ["do it"]\naccess_list = [[]]`;
+    const r = parsePlan(text, { workerIds: ['w0'] });
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(Array.from(r.plan.thought ?? '')).toHaveLength(DEFAULT_MAX_THOUGHT_LENGTH);
+      expect(r.plan.thought?.endsWith('…')).toBe(true);
+    }
   });
 });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  DEFAULT_MAX_TASK_LENGTH,
+  DEFAULT_MAX_THOUGHT_LENGTH,
   PlanError,
+  parsePlan,
+  planJsonSchema,
   planOrThrow,
   type ValidateOptions,
   validatePlan,
@@ -216,5 +220,149 @@ describe('PlanError', () => {
     expect(planOrThrow(validatePlan({ steps: [step('w1', 'a', 'all')] }, pool))).toEqual({
       steps: [step('w1', 'a', 'all')],
     });
+  });
+});
+
+describe('a plan of only self-checks (issue 10, bug 4)', () => {
+  it('is rejected before it runs, with a message that says why', () => {
+    const r = issuesOf({ steps: [step('self', 'check', []), step('self', 'check again', 'all')] });
+    expect(r.issues).toEqual([
+      {
+        code: 'no-worker-step',
+        message:
+          'Every step of the plan is a self-check by the conductor, so no worker would answer: ' +
+          'the plan needs at least one step for a worker from the pool.',
+      },
+    ]);
+  });
+
+  it('is fine once one step has a worker, and corrective self-checks after a workflow are fine', () => {
+    expect(validatePlan({ steps: [step('self', 'c', []), step('w1', 'a', [])] }, pool).ok).toBe(true);
+    expect(
+      validatePlan({ steps: [step('self', 'check', 'all')] }, { ...pool, offset: 2, minSteps: 0 }).ok,
+    ).toBe(true);
+  });
+});
+
+describe('bounded messages and the schema limits (issue 11, defect 11)', () => {
+  const MAX_MESSAGE = 4_000;
+
+  it('reports sees nested 5,000 deep without overflowing the stack', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 5_000; i++) deep = [deep];
+    const r = issuesOf({ steps: [step('w1', 'a', deep)] });
+    expect(r.issues).toEqual([
+      {
+        code: 'sees-invalid',
+        step: 0,
+        message: 'Step 0 has sees [[[[…]]]]; it must be "all" or a list of earlier step numbers.',
+      },
+    ]);
+  });
+
+  it('keeps the message short for a sees of a million entries, valid-looking or not', () => {
+    const forward = Array.from({ length: 1_000_000 }, (_, i) => i + 1);
+    const r = issuesOf({ steps: [step('w1', 'a', forward)] });
+    expect(r.message.length).toBeLessThan(MAX_MESSAGE);
+    expect(r.issues.map((i) => i.step)).toEqual([0, 0, 0, 0]);
+    expect(r.issues.at(-1)?.message).toBe('Step 0 sees 999,997 more steps that do not come before it.');
+
+    const junk = Array.from({ length: 1_000_000 }, () => 'x'.repeat(10));
+    const r2 = issuesOf({ steps: [step('w1', 'a', junk)] });
+    expect(r2.message.length).toBeLessThan(MAX_MESSAGE);
+    expect(r2.message).toContain('999,994 more');
+  });
+
+  it('names a number too large to read instead of printing it as null', () => {
+    const r = parsePlan('{"steps":[{"worker":"w1","task":"a","sees":[1e400]}]}', pool);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.message).toBe(
+        'Step 0 has sees [a number too large to read]; it must be "all" or a list of earlier step numbers.',
+      );
+      expect(r.message).not.toContain('null');
+    }
+  });
+
+  it('rejects a task longer than the JSON Schema allows, naming the step, from the same constant', () => {
+    const long = 'x'.repeat(1_000_000);
+    const r = issuesOf({ steps: [step('w1', 'a', []), step('w2', long, [0])] });
+    expect(r.issues).toEqual([
+      {
+        code: 'task-too-long',
+        step: 1,
+        message: `Step 1's task is 1,000,000 characters long; the limit is ${DEFAULT_MAX_TASK_LENGTH}.`,
+      },
+    ]);
+    const schema = planJsonSchema({ workerIds: ['w1'], maxSteps: 5 }) as {
+      properties: { steps: { items: { properties: { task: { maxLength: number } } } } };
+    };
+    expect(schema.properties.steps.items.properties.task.maxLength).toBe(DEFAULT_MAX_TASK_LENGTH);
+    const atLimit = 'é'.repeat(DEFAULT_MAX_TASK_LENGTH);
+    expect(validatePlan({ steps: [step('w1', atLimit, [])] }, pool).ok).toBe(true);
+    // Characters, as JSON Schema counts them: 600 emoji are 1,200 UTF-16 units and still within the limit.
+    expect(validatePlan({ steps: [step('w1', '😀'.repeat(DEFAULT_MAX_TASK_LENGTH), [])] }, pool).ok).toBe(
+      true,
+    );
+    expect(validatePlan({ steps: [step('w1', 'ab', [])] }, { ...pool, maxTaskLength: 1 }).ok).toBe(false);
+  });
+
+  it('rejects a thought longer than the JSON Schema allows', () => {
+    const r = issuesOf({ thought: 't'.repeat(1 << 20), steps: [step('w1', 'a', [])] });
+    expect(r.issues).toEqual([
+      {
+        code: 'thought-too-long',
+        message: `The plan's thought is 1,048,576 characters long; the limit is ${DEFAULT_MAX_THOUGHT_LENGTH}.`,
+      },
+    ]);
+  });
+
+  it('rejects a task of invisible characters as empty', () => {
+    for (const task of ['\u200b\u200b\u200b', '\u200d\ufeff \u2060', '\u3164', '\u00a0\u2800']) {
+      const r = issuesOf({ steps: [step('w1', task, [])] });
+      expect(r.issues).toEqual([
+        {
+          code: 'empty-task',
+          step: 0,
+          message: 'Step 0 has an empty task (it holds only invisible characters).',
+        },
+      ]);
+    }
+    expect(validatePlan({ steps: [step('w1', '\u200bhi', [])] }, pool).ok).toBe(true);
+  });
+
+  it('caps the number of issues of a huge plan and bounds a huge worker id', () => {
+    const steps = Array.from({ length: 100_000 }, () => step('y'.repeat(100_000), '', 'x'));
+    const r = issuesOf({ steps });
+    expect(r.issues.length).toBeLessThanOrEqual(12);
+    expect(r.issues.at(-1)?.code).toBe('more-issues');
+    expect(r.message.length).toBeLessThan(MAX_MESSAGE);
+    expect(r.issues[1]?.message).toBe(
+      `Step 0 names worker "${'y'.repeat(60)}"… (100,000 characters), which is not in the pool (w1, w2, self).`,
+    );
+  });
+});
+
+describe('worker labels in messages (issue 10)', () => {
+  const labelled: ValidateOptions = {
+    workerIds: ['w1', 'w2'],
+    workerLabels: { w1: 'Claude', w2: 'GPT "mini"' },
+  };
+
+  it("names the pool by the user's labels with the ids", () => {
+    const r = issuesOf({ steps: [step('w9', 'a', [])] }, labelled);
+    expect(r.message).toBe(
+      'Step 0 names worker "w9", which is not in the pool ("Claude" (w1), "GPT \\"mini\\"" (w2)).',
+    );
+  });
+
+  it('names the conductor as itself when self is out of reach', () => {
+    const r = issuesOf({ steps: [step('w1', 'a', []), step('self', 'check', 'all')] }, labelled);
+    expect(r.message).toBe(
+      'Step 1 names worker "self", which is not in the pool ("Claude" (w1), "GPT \\"mini\\"" (w2)). ' +
+        'The conductor cannot be called again here: the recursion limit is reached.',
+    );
+    const withSelf = issuesOf({ steps: [step('gpt', 'a', [])] }, { ...labelled, allowSelf: true });
+    expect(withSelf.message).toContain('("Claude" (w1), "GPT \\"mini\\"" (w2), the conductor (self))');
   });
 });
