@@ -2,6 +2,13 @@ import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
+import {
+  ENGINE_ASSET,
+  ENGINE_CACHE,
+  ENGINE_PREFIX,
+  engineAssetName,
+  engineChunkName,
+} from './src/app/engine-assets.ts';
 import { cspPlugin, parseConnectSrc } from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
@@ -36,9 +43,11 @@ export default defineConfig(({ mode }) => ({
   // Content-Security-Policy from the provider catalog; BATON_CONNECT_SRC adds custom hosts (README).
   plugins: [
     cspPlugin({ extraConnectSrc: parseConnectSrc(process.env.BATON_CONNECT_SRC) }),
-    // Installable app whose shell (HTML, JS, CSS, wasm of the CPU engine) is precached by a service worker,
-    // so it loads offline after the first visit. Model weights are not precached: the engines cache them.
-    // The page registers the worker itself (src/app/pwa.ts): no inline script under the CSP.
+    // Installable app whose shell (HTML, JS, CSS, icons) is precached by a service worker, so it loads offline
+    // after the first visit. The engines are not in the shell: a first visit would otherwise download both
+    // (~12 MB) before the user has chosen one. An engine's files are cached the first time they are used
+    // (runtime caching below), so a chosen engine keeps working offline. Model weights are cached by the
+    // engines themselves. The page registers the worker itself (src/app/pwa.ts): no inline script under the CSP.
     VitePWA({
       injectRegister: false,
       registerType: 'autoUpdate',
@@ -58,18 +67,36 @@ export default defineConfig(({ mode }) => ({
         ],
       },
       workbox: {
-        globPatterns: ['**/*.{js,css,html,svg,png,wasm,webmanifest}'],
-        // Harness pages of test builds and the code sandbox are not part of the app shell.
-        globIgnores: ['test/**', 'sandbox/**'],
-        // The web-llm chunk (only loaded in the worker) is ~6 MB; the shell must include it to plan offline.
-        maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
+        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        // Harness pages of test builds, the code sandbox and the engines are not part of the app shell.
+        globIgnores: ['test/**', 'sandbox/**', `assets/${ENGINE_PREFIX}*`],
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/test\//, /^\/sandbox\//],
         cleanupOutdatedCaches: true,
+        // Take control of the page of a first visit as soon as the worker is active, so an engine chosen on
+        // that visit is fetched through it and cached (src/app/pwa.ts waits for this before a worker starts).
+        clientsClaim: true,
+        runtimeCaching: [
+          {
+            // Content-hashed, so a cached copy is never stale; an update brings new names (old ones expire).
+            urlPattern: ENGINE_ASSET,
+            handler: 'CacheFirst',
+            options: {
+              cacheName: ENGINE_CACHE,
+              expiration: { maxEntries: 12 },
+              cacheableResponse: { statuses: [200] },
+            },
+          },
+        ],
       },
     }),
   ],
-  worker: { format: 'es' },
+  worker: {
+    format: 'es',
+    // Engine files get a prefix the service worker recognises (ENGINE_ASSET): web-llm's chunk and glue,
+    // and wllama's wasm.
+    rolldownOptions: { output: { chunkFileNames: engineChunkName, assetFileNames: engineAssetName } },
+  },
   server: { headers: isolationHeaders },
   preview: { headers: isolationHeaders },
 }));

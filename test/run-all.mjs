@@ -1,21 +1,36 @@
 // `npm test`: every check the project has, in the order that fails fastest.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { ensureChromium } from './chromium-setup.mjs';
 
-const chromiumCandidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
-let chromium = chromiumCandidates.find((path) => path && existsSync(path));
-if (!chromium) {
+// Where Playwright's own Chromium is or would be installed; undefined when Playwright cannot say.
+async function playwrightPath() {
   try {
-    const { chromium: pw } = await import('@playwright/test');
-    if (existsSync(pw.executablePath())) chromium = pw.executablePath();
-  } catch {}
+    const { chromium } = await import('@playwright/test');
+    return () => {
+      try {
+        return chromium.executablePath();
+      } catch {
+        return undefined;
+      }
+    };
+  } catch {
+    return () => undefined;
+  }
 }
-if (!chromium) {
-  console.error(
-    'No Chromium found: install one (Debian: `sudo apt-get install -y chromium`) or set CHROMIUM_PATH=/path/to/chrome.',
-  );
+
+const chromiumSetup = ensureChromium({
+  env: process.env,
+  existsSync,
+  playwrightPath: await playwrightPath(),
+  run: (command, args) => spawnSync(command, args, { stdio: 'inherit', env: process.env }),
+  log: (line) => console.log(line),
+});
+if (!chromiumSetup.ok) {
+  console.error(chromiumSetup.message);
   process.exit(1);
 }
+const chromium = chromiumSetup.path;
 process.env.CHROMIUM_PATH = chromium;
 
 function step(name, command, args) {

@@ -1,6 +1,7 @@
 import type { ModelRef } from '../../workers/engines/engine.ts';
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import { ProgressTracker } from './progress.ts';
+import { whenControlled } from './pwa.ts';
 import { conductor, modelLabel } from './state.ts';
 import { requestPersistence } from './storage.ts';
 
@@ -8,10 +9,13 @@ let bridge: Promise<ConductorBridge> | undefined;
 
 /**
  * The conductor bridge, created on first use: its module (comlink and the worker URL) is a lazy chunk, and
- * the worker itself (with web-llm or wllama) starts only when a model is loaded.
+ * the worker itself (with web-llm or wllama) starts only when a model is loaded. On a first visit it waits
+ * for the service worker to take the page, so the engine files the worker fetches are cached for offline.
  */
 export function getBridge(): Promise<ConductorBridge> {
-  bridge ??= import('../conductor/bridge.ts').then((m) => new m.ConductorBridge());
+  bridge ??= whenControlled()
+    .then(() => import('../conductor/bridge.ts'))
+    .then((m) => new m.ConductorBridge());
   return bridge;
 }
 

@@ -1,9 +1,10 @@
 import { expect, test } from '@playwright/test';
+import { ENGINE_CACHE } from '../../src/app/engine-assets.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 
-// The installable app: after the first visit the service worker serves the app shell, and with the
-// conductor model in the cache the offline demo (conductor plans, the on-device `local` worker answers)
-// runs with the network cut.
+// The installable app: after the first visit the service worker serves the app shell, and once an engine
+// was used (its files cached then, not on the first visit) and the conductor model is in the cache, the
+// offline demo (conductor plans, the on-device `local` worker answers) runs with the network cut.
 
 let models: ModelServer | undefined;
 test.beforeAll(async () => {
@@ -25,25 +26,74 @@ test('manifest and service worker make the app installable', async ({ page }) =>
   expect(new URL(scope).pathname).toBe('/');
 });
 
+/** Every same-origin path the service worker's caches hold. */
+function cachedPaths(page: import('@playwright/test').Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const paths: string[] = [];
+    for (const name of await caches.keys()) {
+      for (const request of await (await caches.open(name)).keys()) paths.push(new URL(request.url).pathname);
+    }
+    return paths;
+  });
+}
+
+test('a first visit precaches the app shell only: neither engine is downloaded before one is chosen', async ({
+  page,
+  context,
+}) => {
+  // Both engines, by what they are rather than by file name: wllama's runtime is the app's only wasm, and
+  // only web-llm's own bundle defines its ServiceWorkerMLCEngineHandler.
+  const fetched: string[] = [];
+  context.on('request', (request) => fetched.push(new URL(request.url()).pathname));
+  await page.goto('/');
+  await expect(page.getByTestId('start-screen')).toBeVisible();
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+  const cached = await cachedPaths(page);
+  expect(cached).toContain('/index.html');
+  expect(cached.some((path) => /\/assets\/main-[^/]+\.js$/.test(path))).toBe(true);
+  expect(cached.filter((path) => path.endsWith('.wasm'))).toEqual([]);
+  expect(fetched.filter((path) => path.endsWith('.wasm'))).toEqual([]);
+  const withWebLlm = await page.evaluate(async (paths) => {
+    const found: string[] = [];
+    for (const path of paths.filter((p) => p.endsWith('.js'))) {
+      const response = await caches.match(path);
+      if (response && (await response.text()).includes('ServiceWorkerMLCEngineHandler')) found.push(path);
+    }
+    return found;
+  }, cached);
+  expect(withWebLlm).toEqual([]);
+});
+
 test('offline after the first visit: the app loads from the service worker and the offline demo completes', async ({
   page,
   context,
 }) => {
   test.setTimeout(240_000);
   page.on('pageerror', (error) => console.log('[pageerror]', error.message));
-  await page.goto('/#/settings');
-  await page.getByLabel(/Self-check depth/).selectOption('0');
-  await page.getByLabel('Most steps in a plan').selectOption('2');
+  // A first visit: choose the CPU engine and load a model at once, before the service worker may be active.
   await page.goto('/#/start');
   const setup = page.getByTestId('conductor-setup');
   await setup.getByLabel('Model', { exact: true }).selectOption('custom');
   await setup.getByLabel(/Model URL/).fill(models!.url);
   await setup.getByTestId('load-model').click();
   await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
-  // The shell is precached once the service worker is active.
-  await page.evaluate(async () => {
-    await navigator.serviceWorker.ready;
-  });
+  // The engine was not precached; using it cached its files (wllama's wasm) for offline use.
+  await expect
+    .poll(() =>
+      page.evaluate(async (name) => {
+        const cache = await caches.open(name);
+        return (await cache.keys())
+          .map((request) => new URL(request.url).pathname)
+          .filter((p) => p.endsWith('.wasm'));
+      }, ENGINE_CACHE),
+    )
+    .toHaveLength(1);
+  await page.goto('/#/settings');
+  await page.getByLabel(/Self-check depth/).selectOption('0');
+  await page.getByLabel('Most steps in a plan').selectOption('2');
+  await page.goto('/#/start');
 
   // Cut the network: the browser is offline and the model host is gone.
   await models!.close();
