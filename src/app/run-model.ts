@@ -1,4 +1,5 @@
 import { queuedStatus, totalsOf } from '../executor/status.ts';
+import type { RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus, Usage } from '../executor/types.ts';
 import type { Step } from '../plan/index.ts';
 
@@ -193,4 +194,38 @@ export function finalStepIndex(steps: readonly Pick<StepStatus, 'worker'>[]): nu
 
 export function isActive(phase: RunPhase): boolean {
   return phase === 'planning' || phase === 'running';
+}
+
+/**
+ * The run as a stored record, from what the page holds: what an export needs when the store could not
+ * save the run. The pool is not on the page, so it is left empty.
+ */
+export function snapshotOfView(
+  view: RunView,
+  now: number = Date.now(),
+): { run: RunRecord; steps: StepRecord[] } {
+  const run: RunRecord = {
+    id: view.id,
+    question: view.question,
+    mode: view.mode,
+    pool: [],
+    plan: {
+      steps:
+        view.steps.length > 0
+          ? view.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees }))
+          : view.plannedSteps,
+    },
+    planComplete: !isActive(view.phase),
+    includeQuestion: true,
+    status: view.phase === 'planning' || view.phase === 'review' ? 'running' : view.phase,
+    createdAt: view.startedAt,
+    updatedAt: now,
+    totals: view.totals ?? totalsOf(view.steps),
+  };
+  if (view.thought) run.plan.thought = view.thought;
+  if (view.answer !== undefined) run.answer = view.answer;
+  if (view.error !== undefined) run.error = view.error;
+  // What a step waits on is live state, not part of the run.
+  const steps = view.steps.map(({ wait: _live, ...s }) => ({ ...s, runId: view.id }));
+  return { run, steps };
 }

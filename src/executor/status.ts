@@ -20,19 +20,19 @@ export function queuedStatus(step: Step, index: number, depth: number, now: numb
 }
 
 function seconds(ms: number): string {
-  return `${Math.max(0, Math.round(ms / 1000))} s`;
+  return `${Math.max(0, Math.floor(ms / 1000))} s`;
+}
+
+/** Time left, rounded up: "in 0 s" would read as "now" while it is not yet. */
+function secondsLeft(ms: number): string {
+  return `${Math.max(0, Math.ceil(ms / 1000))} s`;
 }
 
 /**
- * What a step is waiting for, why, and for how long yet, in words for its card:
- * "No answer yet after 60 s; retrying in 3 s (attempt 2 of 3)". Undefined when it waits on nothing.
- * `label` names the step's worker as the user named it.
+ * What a step is waiting for, why, and for how long yet, in words for its card, e.g.
+ * "No answer began within 60 s; retrying in 3 s (attempt 2 of 3)." Undefined when it waits on nothing.
  */
-export function describeWait(
-  step: Pick<StepStatus, 'wait' | 'state'>,
-  now: number,
-  label: string,
-): string | undefined {
+export function describeWait(step: Pick<StepStatus, 'wait' | 'state'>, now: number): string | undefined {
   const wait = step.wait;
   if (!wait || (step.state !== 'queued' && step.state !== 'running')) return undefined;
   switch (wait.kind) {
@@ -40,11 +40,9 @@ export function describeWait(
       return `Waiting for a free request slot at ${wait.endpoint} (${wait.limit} at a time).`;
     case 'first-token': {
       const tries = wait.maxAttempts > 1 ? ` (attempt ${wait.attempt} of ${wait.maxAttempts})` : '';
-      return `Waiting for ${label} to start answering: ${seconds(now - wait.since)} so far, gives up in ${seconds(wait.deadline - now)}${tries}.`;
+      return `No answer yet after ${seconds(now - wait.since)}; gives up in ${secondsLeft(wait.deadline - now)}${tries}.`;
     }
-    case 'retry': {
-      const next = wait.attempt + 1;
-      return `${wait.reason.replace(/\.$/, '')}; retrying in ${seconds(wait.until - now)} (attempt ${next} of ${wait.maxAttempts}).`;
-    }
+    case 'retry':
+      return `${wait.reason.replace(/\.$/, '')}; retrying in ${secondsLeft(wait.until - now)} (attempt ${wait.attempt + 1} of ${wait.maxAttempts}).`;
   }
 }
