@@ -2,6 +2,7 @@ import { queuedStatus, totalsOf } from '../executor/status.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus, Usage } from '../executor/types.ts';
 import type { Step } from '../plan/index.ts';
+import type { WorkerSpec } from '../pool/types.ts';
 
 export type Mode = 'router' | 'conductor';
 
@@ -34,6 +35,8 @@ export interface RunView {
   planStats?: { ms?: number; tokens?: number; tokensPerSec?: number };
   /** The step caps the executor holds this run to (steps per run, self-checks included). */
   limits?: RunLimits;
+  /** The run's pool as the executor stored it (for an export made from the page). */
+  pool?: WorkerSpec[];
   /** Set while the run store cannot be written: the run lives in memory only. */
   notSaved?: string;
   /** Time spent waiting for the user's review, which is not the run's time. */
@@ -80,7 +83,7 @@ export function runElapsed(view: RunView, now: number): number {
 export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Date.now()): RunView {
   switch (event.type) {
     case 'run-started':
-      return { ...view, limits: event.limits };
+      return { ...view, limits: event.limits, pool: event.pool };
     case 'step-queued': {
       const base = view.phase === 'review' ? leaveReview(view, now) : view;
       const steps = base.steps.slice();
@@ -198,7 +201,7 @@ export function isActive(phase: RunPhase): boolean {
 
 /**
  * The run as a stored record, from what the page holds: what an export needs when the store could not
- * save the run. The pool is not on the page, so it is left empty.
+ * save the run.
  */
 export function snapshotOfView(
   view: RunView,
@@ -208,7 +211,7 @@ export function snapshotOfView(
     id: view.id,
     question: view.question,
     mode: view.mode,
-    pool: [],
+    pool: view.pool ?? [],
     plan: {
       steps:
         view.steps.length > 0

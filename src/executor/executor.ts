@@ -283,6 +283,7 @@ class Run {
     this.emit({
       type: 'run-started',
       limits: { maxSteps: this.maxSteps, maxDepth: this.maxDepth, maxTotalSteps: this.maxTotalSteps },
+      pool: snapshotPool(this.options.pool),
     });
     this.writeRun();
     if (source === undefined) {

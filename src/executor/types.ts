@@ -1,4 +1,5 @@
 import type { Step } from '../plan/index.ts';
+import type { WorkerSpec } from '../pool/types.ts';
 
 /** What a `self` step hands the conductor: the question, the workflow so far and every answer. */
 export interface ReplanInput {
@@ -148,7 +149,8 @@ export type ExecutorEvent =
   | { type: 'step-failed'; index: number; reason: string }
   | { type: 'step-cancelled'; index: number; reason: string }
   | { type: 'steps-added'; from: number; steps: Step[]; depth: number }
-  | { type: 'run-started'; limits: RunLimits }
+  /** First of a run's events: its caps, and its pool as stored (public settings, never a key). */
+  | { type: 'run-started'; limits: RunLimits; pool: WorkerSpec[] }
   | { type: 'step-request'; index: number; request: RequestSpend; requestIndex: number }
   | { type: 'step-waiting'; index: number; wait: StepWait | undefined }
   | { type: 'step-notice'; index: number; notice: string }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { exportRunJson, parseRunImport } from '../../../src/app/export.ts';
 import {
   applyEvent,
   enterReview,
@@ -126,7 +127,23 @@ describe('run view from executor events', () => {
 
   it('says at once when the run is not being saved, and when it is again; an export then holds the page copy', () => {
     let view = newRunView('r', 'q', 'conductor', 0);
-    view = applyEvent(view, { type: 'run-started', limits: { maxSteps: 5, maxDepth: 2, maxTotalSteps: 15 } });
+    const pool = [
+      {
+        id: 'w1',
+        label: 'Writer',
+        strengths: '',
+        providerId: 'custom',
+        baseURL: 'http://127.0.0.1:8787/v1',
+        model: 'm',
+        maxConcurrency: 1,
+        enabled: true,
+      },
+    ];
+    view = applyEvent(view, {
+      type: 'run-started',
+      limits: { maxSteps: 5, maxDepth: 2, maxTotalSteps: 15 },
+      pool,
+    });
     expect(view.limits?.maxTotalSteps).toBe(15);
     view = applyEvent(view, {
       type: 'step-queued',
@@ -145,6 +162,9 @@ describe('run view from executor events', () => {
       plan: { steps: [{ worker: 'w1', task: 't' }] },
     });
     expect(steps).toMatchObject([{ runId: 'r', index: 0, text: 'kept' }]);
+    // The export made from it reads back as a run (its plan checked against its pool).
+    const back = parseRunImport(exportRunJson(run, steps));
+    expect(back.ok && back.data.steps.map((x) => x.text)).toEqual(['kept']);
     view = applyEvent(view, { type: 'persistence-restored' });
     expect(view.notSaved).toBeUndefined();
   });

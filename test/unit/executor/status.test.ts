@@ -94,9 +94,10 @@ describe('what a step waits for', () => {
       plan: { steps: [{ worker: 'w1', task: 'answer', sees: [] }] },
       onEvent: (e) => events.push(e),
     });
-    expect(events[0]).toEqual({
+    expect(events[0]).toMatchObject({
       type: 'run-started',
       limits: { maxSteps: 5, maxDepth: 2, maxTotalSteps: 15 },
+      pool: [{ id: 'w1', label: 'Stalling server' }],
     });
     return handle.result;
   });
