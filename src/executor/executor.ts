@@ -1,4 +1,3 @@
-import type { LedgerEntry } from '../egress/ledger.ts';
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
@@ -14,8 +13,9 @@ import { EndpointLimits } from './concurrency.ts';
 import { assembleMessages } from './context.ts';
 import { dependencies, resolveSees } from './dag.ts';
 import { RunPersistence } from './persistence.ts';
+import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { decideRetry, type RetryPolicy, retryPolicy } from './retry.ts';
-import { inFlightSpend, interruptedSpend, requestSpend, totalsOf } from './spend.ts';
+import { inFlightSpend, requestSpend, totalsOf } from './spend.ts';
 import { queuedStatus } from './status.ts';
 import { type RunRecord, type RunStore, snapshotPool } from './store.ts';
 import type {
@@ -91,7 +91,7 @@ export interface ResumeOptions extends Partial<ExecutorOptions> {
    * The egress ledger: a step not stored as done that has sent requests there had its answer paid for
    * and lost (a write failed); running it again pays again, and its status says so (`notice`).
    */
-  ledger?: { list(filter?: { runId?: string }): Promise<Pick<LedgerEntry, 'stepIndex' | 'sent'>[]> };
+  ledger?: SentRequests;
 }
 
 export interface RunHandle {
@@ -842,46 +842,7 @@ export async function resumeRun(options: ResumeOptions): Promise<RunHandle> {
   if (!stored) throw new Error(`There is no stored run ${options.runId}.`);
   const { run: record, steps } = stored;
   const pool = options.pool ?? record.pool;
-  const workers = new Map(pool.map((w) => [w.id, w]));
-  const sentInLedger = new Map<number, number>();
-  if (options.ledger) {
-    for (const entry of await options.ledger.list({ runId: record.id })) {
-      if (entry.sent && entry.stepIndex !== undefined) {
-        sentInLedger.set(entry.stepIndex, (sentInLedger.get(entry.stepIndex) ?? 0) + 1);
-      }
-    }
-  }
-  const statuses: StepStatus[] = steps.map(({ runId: _runId, ...step }) => {
-    if (step.state === 'done') return step;
-    // What was paid stays counted: a request still out when the page stopped is counted as billed.
-    const requests = (step.requests ?? []).map((r) =>
-      r.outcome === 'in-flight' ? interruptedSpend(r, step.text, workers.get(step.worker)) : r,
-    );
-    const fresh: StepStatus = {
-      ...step,
-      state: 'queued',
-      text: '',
-      attempts: 0,
-      usage: undefined,
-      cost: undefined,
-      error: undefined,
-      timings: { queuedAt: step.timings.queuedAt },
-    };
-    delete fresh.wait;
-    delete fresh.notice;
-    if (requests.length > 0) fresh.requests = requests;
-    // Paid work whose answer was not saved: a request out when the page stopped (its `done` write never
-    // came), or requests the ledger saw leave that the step's record never got (that write failed too).
-    const interrupted = (step.requests ?? []).filter((r) => r.outcome === 'in-flight').length;
-    const unrecorded = Math.max(0, (sentInLedger.get(step.index) ?? 0) - (step.requests?.length ?? 0));
-    const lost = interrupted + unrecorded;
-    if (lost > 0) {
-      fresh.notice =
-        `Step ${step.index}'s earlier answer was paid for but not saved` +
-        `${lost > 1 ? ` (${lost} requests)` : ''}; it runs again and is paid for again.`;
-    }
-    return fresh;
-  });
+  const statuses = resumedStatuses(steps, pool, await sentPerStep(options.ledger, record.id));
   const run = new Run(
     {
       includeQuestion: record.includeQuestion,
