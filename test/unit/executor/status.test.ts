@@ -37,7 +37,8 @@ describe('what a step waits for', () => {
       question: 'Q?',
       pool: [worker('stall-once')],
       transport,
-      firstTokenTimeoutMs: 200,
+      // Long enough that the answering attempt starts within it on a loaded machine.
+      firstTokenTimeoutMs: 1500,
       retry: { baseDelayMs: 5, maxDelayMs: 10 },
       plan: { steps: [{ worker: 'w1', task: 'answer', sees: [] }] },
       onEvent: (e) => {
@@ -50,11 +51,11 @@ describe('what a step waits for', () => {
     expect(kinds).toEqual(['first-token', 'retry', 'first-token', 'none']);
     const first = waits[0]!.wait as Extract<StepWait, { kind: 'first-token' }>;
     expect(first).toMatchObject({ attempt: 1, maxAttempts: 3 });
-    expect(first.deadline - first.since).toBe(200);
+    expect(first.deadline - first.since).toBe(1500);
     const retry = waits[1]!.wait as Extract<StepWait, { kind: 'retry' }>;
-    expect(retry).toMatchObject({ attempt: 1, maxAttempts: 3, reason: 'No answer began within 0.2 s.' });
+    expect(retry).toMatchObject({ attempt: 1, maxAttempts: 3, reason: 'No answer began within 1.5 s.' });
     expect(describeWait({ state: 'running', wait: retry }, retry.until - 2500)).toBe(
-      'No answer began within 0.2 s; retrying in 3 s (attempt 2 of 3).',
+      'No answer began within 1.5 s; retrying in 3 s (attempt 2 of 3).',
     );
     // The stored (and final) status no longer waits on anything.
     expect(result.steps[0]?.wait).toBeUndefined();
