@@ -1,6 +1,8 @@
 import { queuedStatus, totalsOf } from '../executor/status.ts';
-import type { ExecutorEvent, RunStatus, RunTotals, StepStatus, Usage } from '../executor/types.ts';
+import type { RunRecord, StepRecord } from '../executor/store.ts';
+import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus, Usage } from '../executor/types.ts';
 import type { Step } from '../plan/index.ts';
+import type { WorkerSpec } from '../pool/types.ts';
 
 export type Mode = 'router' | 'conductor';
 
@@ -31,6 +33,16 @@ export interface RunView {
   workerOrder?: string[];
   /** Conductor statistics (tokens per second, planning time). */
   planStats?: { ms?: number; tokens?: number; tokensPerSec?: number };
+  /** The step caps the executor holds this run to (steps per run, self-checks included). */
+  limits?: RunLimits;
+  /** The run's pool as the executor stored it (for an export made from the page). */
+  pool?: WorkerSpec[];
+  /** Set while the run store cannot be written: the run lives in memory only. */
+  notSaved?: string;
+  /** Time spent waiting for the user's review, which is not the run's time. */
+  reviewMs?: number;
+  /** When the current review began (set while `phase` is 'review'). */
+  reviewSince?: number;
 }
 
 export function newRunView(id: string, question: string, mode: Mode, now: number = Date.now()): RunView {
@@ -48,17 +60,60 @@ function patchStep(view: RunView, index: number, patch: (step: StepStatus) => St
 /** Tokens and cost over the steps (the executor gives totals at the end; this is the live figure). */
 export const liveTotals = totalsOf;
 
+/** The plan waits for the user from now: that time is not the run's. */
+export function enterReview(view: RunView, now: number = Date.now()): RunView {
+  return { ...view, phase: 'review', reviewSince: now };
+}
+
+/** The review is over (the plan runs, or is discarded): its time is set aside. */
+export function leaveReview(view: RunView, now: number = Date.now()): RunView {
+  if (view.reviewSince === undefined) return view;
+  const { reviewSince, ...rest } = view;
+  return { ...rest, reviewMs: (view.reviewMs ?? 0) + Math.max(0, now - reviewSince) };
+}
+
+/** How long the run has taken: planning and running, not the time its plan waited for review. */
+export function runElapsed(view: RunView, now: number): number {
+  const reviewing =
+    view.reviewSince !== undefined ? Math.max(0, (view.endedAt ?? now) - view.reviewSince) : 0;
+  return Math.max(0, (view.endedAt ?? now) - view.startedAt - (view.reviewMs ?? 0) - reviewing);
+}
+
 /** Applies one executor event. Pure: returns a new view. */
 export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Date.now()): RunView {
   switch (event.type) {
+    case 'run-started':
+      return { ...view, limits: event.limits, pool: event.pool };
     case 'step-queued': {
-      const steps = view.steps.slice();
+      const base = view.phase === 'review' ? leaveReview(view, now) : view;
+      const steps = base.steps.slice();
       steps[event.index] = queuedStatus(event.step, event.index, event.depth, now);
       return {
-        ...view,
-        phase: view.phase === 'planning' || view.phase === 'review' ? 'running' : view.phase,
+        ...base,
+        phase: base.phase === 'planning' || base.phase === 'review' ? 'running' : base.phase,
         steps,
       };
+    }
+    case 'step-request':
+      return patchStep(view, event.index, (s) => {
+        const requests = (s.requests ?? []).slice();
+        requests[event.requestIndex] = event.request;
+        return { ...s, requests };
+      });
+    case 'step-waiting':
+      return patchStep(view, event.index, (s) => {
+        const next = { ...s };
+        if (event.wait) next.wait = event.wait;
+        else delete next.wait;
+        return next;
+      });
+    case 'step-notice':
+      return patchStep(view, event.index, (s) => ({ ...s, notice: event.notice }));
+    case 'persistence-failed':
+      return { ...view, notSaved: event.reason };
+    case 'persistence-restored': {
+      const { notSaved: _gone, ...rest } = view;
+      return rest;
     }
     case 'steps-added': {
       const steps = view.steps.slice();
@@ -142,4 +197,38 @@ export function finalStepIndex(steps: readonly Pick<StepStatus, 'worker'>[]): nu
 
 export function isActive(phase: RunPhase): boolean {
   return phase === 'planning' || phase === 'running';
+}
+
+/**
+ * The run as a stored record, from what the page holds: what an export needs when the store could not
+ * save the run.
+ */
+export function snapshotOfView(
+  view: RunView,
+  now: number = Date.now(),
+): { run: RunRecord; steps: StepRecord[] } {
+  const run: RunRecord = {
+    id: view.id,
+    question: view.question,
+    mode: view.mode,
+    pool: view.pool ?? [],
+    plan: {
+      steps:
+        view.steps.length > 0
+          ? view.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees }))
+          : view.plannedSteps,
+    },
+    planComplete: !isActive(view.phase),
+    includeQuestion: true,
+    status: view.phase === 'planning' || view.phase === 'review' ? 'running' : view.phase,
+    createdAt: view.startedAt,
+    updatedAt: now,
+    totals: view.totals ?? totalsOf(view.steps),
+  };
+  if (view.thought) run.plan.thought = view.thought;
+  if (view.answer !== undefined) run.answer = view.answer;
+  if (view.error !== undefined) run.error = view.error;
+  // What a step waits on is live state, not part of the run.
+  const steps = view.steps.map(({ wait: _live, ...s }) => ({ ...s, runId: view.id }));
+  return { run, steps };
 }

@@ -11,8 +11,16 @@ import type { ChatTransport } from '../providers/transport.ts';
 import { getBridge } from './conductor.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { planPrefs } from './prefs.ts';
-import { applyEvent, finalStepIndex, type Mode, newRunView, type RunView } from './run-model.ts';
-import { getEgress, getRunStore } from './services.ts';
+import {
+  applyEvent,
+  enterReview,
+  finalStepIndex,
+  leaveReview,
+  type Mode,
+  newRunView,
+  type RunView,
+} from './run-model.ts';
+import { getEgress, getLedger, getRunStore } from './services.ts';
 import { ensureUnlocked, stillLocked } from './vault-unlock.ts';
 
 /** The run on screen (being planned, reviewed, running, or opened from history). */
@@ -271,7 +279,7 @@ export async function ask(
         await execute(runId, input.question, input.mode, plan, enabled);
       }
     } else {
-      update(runId, (v) => ({ ...v, phase: 'review' }));
+      update(runId, (v) => enterReview(v));
       pendingReview.value = { plan, pool: enabled, limits: planLimits(input.mode, prefs) };
     }
   } catch (error) {
@@ -296,7 +304,12 @@ export async function runReviewed(plan: Plan): Promise<void> {
   const review = pendingReview.value;
   if (!view || !review) return;
   pendingReview.value = undefined;
-  currentRun.value = { ...view, phase: 'running', plannedSteps: plan.steps, thought: plan.thought };
+  currentRun.value = {
+    ...leaveReview(view),
+    phase: 'running',
+    plannedSteps: plan.steps,
+    thought: plan.thought,
+  };
   await execute(view.id, view.question, view.mode, plan, review.pool).catch((error: unknown) =>
     failRun(view.id, error),
   );
@@ -305,7 +318,13 @@ export async function runReviewed(plan: Plan): Promise<void> {
 export function discardReview(): void {
   const view = currentRun.value;
   pendingReview.value = undefined;
-  if (view) currentRun.value = { ...view, phase: 'cancelled', error: 'Plan discarded.', endedAt: Date.now() };
+  if (view)
+    currentRun.value = {
+      ...leaveReview(view),
+      phase: 'cancelled',
+      error: 'Plan discarded.',
+      endedAt: Date.now(),
+    };
 }
 
 export function cancelRun(): void {
@@ -352,10 +371,11 @@ export async function openRun(id: string): Promise<boolean> {
 
 /** Resumes a stored run (after a reload): done steps keep their answers, the others run again. */
 export async function resume(id: string): Promise<void> {
-  const [{ resumeRun }, store, bridge] = await Promise.all([
+  const [{ resumeRun }, store, bridge, ledger] = await Promise.all([
     import('../executor/executor.ts'),
     getRunStore(),
     getBridge(),
+    getLedger(),
   ]);
   const stored = await store.getRun(id);
   if (!stored) return;
@@ -367,6 +387,8 @@ export async function resume(id: string): Promise<void> {
     maxDepth: planPrefs.value.maxDepth,
     store,
     runId: id,
+    // Steps whose paid answer was lost are told apart by what the ledger saw leave.
+    ledger,
     transport: await transports(stored.run.pool),
     conductor: bridge,
     onEvent: (event) => update(id, (view) => applyEvent(view, event)),

@@ -1,4 +1,5 @@
 import type { ExecutorOptions } from '../executor/executor.ts';
+import { totalsOf } from '../executor/spend.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import { type CodeRunner, scoreAnswer } from './score.ts';
 import { type Planner, runStrategy, type Strategy } from './strategies.ts';
@@ -174,8 +175,10 @@ export function runBench(options: BenchOptions): BenchController {
       });
       const tokensByWorker: Record<string, number> = {};
       for (const step of run.result.steps) {
-        const used = (step.usage?.promptTokens ?? 0) + (step.usage?.completionTokens ?? 0);
-        tokensByWorker[step.worker] = (tokensByWorker[step.worker] ?? 0) + used;
+        // Every request of the step (failed and cancelled attempts too), as the run's totals count them.
+        const used = totalsOf([step]);
+        tokensByWorker[step.worker] =
+          (tokensByWorker[step.worker] ?? 0) + used.promptTokens + used.completionTokens;
       }
       const score =
         run.answer !== undefined
@@ -251,13 +254,14 @@ export function runBench(options: BenchOptions): BenchController {
       running.set(key, { controller, estimate });
       void runItem(next.task, next.strategy, controller).then(async (result) => {
         running.delete(key);
+        // Paid for either way: a cancelled item's requests count against the cap too.
+        spent += result.cost;
         if (state === 'cancelled' && controller.signal.aborted) {
           // Cancelled mid-item: its partial result is not a result.
           finishIfIdle();
           return;
         }
         results.push(result);
-        spent += result.cost;
         durations.push(result.latencyMs);
         recordCost(result);
         saving++;

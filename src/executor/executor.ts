@@ -9,17 +9,29 @@ import {
 import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
+import { EndpointLimits } from './concurrency.ts';
 import { assembleMessages } from './context.ts';
 import { dependencies, resolveSees } from './dag.ts';
+import { RunPersistence } from './persistence.ts';
+import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { decideRetry, type RetryPolicy, retryPolicy } from './retry.ts';
-import { queuedStatus, totalsOf } from './status.ts';
+import { inFlightSpend, requestSpend, totalsOf } from './spend.ts';
+import { queuedStatus } from './status.ts';
 import { type RunRecord, type RunStore, snapshotPool } from './store.ts';
-import type { Conductor, ExecutorEvent, RunResult, RunStatus, StepStatus, Usage } from './types.ts';
+import type {
+  Conductor,
+  ExecutorEvent,
+  RequestSpend,
+  RunResult,
+  RunStatus,
+  StepStatus,
+  StepWait,
+} from './types.ts';
+
+export { PARTIAL_FLUSH_MS } from './persistence.ts';
 
 export const DEFAULT_FIRST_TOKEN_TIMEOUT_MS = 60_000;
 export const DEFAULT_STEP_TIMEOUT_MS = 300_000;
-/** Partial answers are written to the store at most this often (and always when a step ends). */
-export const PARTIAL_FLUSH_MS = 250;
 
 export interface ExecutorOptions {
   /** The workers steps may name (`self` is the conductor and needs no entry). */
@@ -50,7 +62,12 @@ export interface ExecutorOptions {
   maxSteps?: number;
   /** Steps per run, corrective ones included (default maxSteps × (maxDepth + 1)). */
   maxTotalSteps?: number;
-  /** Requests in flight per providerId; default: the smallest `maxConcurrency` among its workers. */
+  /**
+   * Requests in flight per provider per endpoint (a base URL's origin; so per key too, a key being bound
+   * to one provider at one origin), keyed by that origin or by provider id (then for each of its
+   * endpoints). Default: the smallest `maxConcurrency` among the provider's workers at that endpoint. Each must be a whole number ≥ 1, else
+   * `startRun` throws a RangeError naming it.
+   */
   providerConcurrency?: Record<string, number>;
   /** Run one step at a time in index order, as the Conductor paper did (for comparison). */
   sequential?: boolean;
@@ -70,6 +87,11 @@ export interface ResumeOptions extends Partial<ExecutorOptions> {
   store: RunStore;
   runId: string;
   transport: ExecutorOptions['transport'];
+  /**
+   * The egress ledger: a step not stored as done that has sent requests there had its answer paid for
+   * and lost (a write failed); running it again pays again, and its status says so (`notice`).
+   */
+  ledger?: SentRequests;
 }
 
 export interface RunHandle {
@@ -108,52 +130,8 @@ class StopSignal extends Error {
   }
 }
 
-/** A FIFO counting semaphore whose waiters can give up. */
-class Semaphore {
-  private active = 0;
-  private readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
-  constructor(private readonly limit: number) {}
-
-  acquire(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.active < this.limit) {
-      this.active++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      const waiter = {
-        resolve: () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        reject,
-      };
-      const onAbort = () => {
-        const at = this.waiters.indexOf(waiter);
-        if (at >= 0) this.waiters.splice(at, 1);
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(waiter);
-    });
-  }
-
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next.resolve();
-    else this.active--;
-  }
-}
-
 function isPlan(value: Plan | AsyncIterable<Step>): value is Plan {
   return typeof value === 'object' && value !== null && Array.isArray((value as Plan).steps);
-}
-
-function priceOf(worker: WorkerSpec | undefined, usage: Usage | undefined): number | undefined {
-  if (!worker?.price || !usage) return undefined;
-  return (
-    (usage.promptTokens * worker.price.inputPerM + usage.completionTokens * worker.price.outputPerM) / 1e6
-  );
 }
 
 /** Settles like `promise`, or rejects with the signal's reason the moment it aborts. */
@@ -201,15 +179,13 @@ class Run {
   private readonly maxSteps: number;
   private readonly maxTotalSteps: number;
   private readonly workers = new Map<string, WorkerSpec>();
-  private readonly semaphores = new Map<string, Semaphore>();
+  private readonly limits: EndpointLimits;
+  private readonly persistence: RunPersistence;
   private readonly runController = new AbortController();
   private readonly stepControllers = new Map<number, AbortController>();
   /** Steps whose failure came from upstream: their dependents repeat the same reason. */
   private readonly cascaded = new Set<number>();
   private readonly started = new Set<number>();
-  private readonly flushTimers = new Map<number, ReturnType<typeof setTimeout>>();
-  private readonly lastFlush = new Map<number, number>();
-  private readonly pendingWrites = new Set<Promise<void>>();
   private statuses: StepStatus[] = [];
   private steps: Step[] = [];
   private deps: number[][] = [];
@@ -241,6 +217,11 @@ class Run {
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.maxTotalSteps = options.maxTotalSteps ?? this.maxSteps * (this.maxDepth + 1);
     for (const worker of options.pool) this.workers.set(worker.id, worker);
+    this.limits = new EndpointLimits(options.pool, options.providerConcurrency);
+    this.persistence = new RunPersistence(options.store, options.runId, this.now, {
+      onFailed: (reason) => this.emit({ type: 'persistence-failed', reason }),
+      onRestored: () => this.emit({ type: 'persistence-restored' }),
+    });
     this.startedAt = this.now();
     this.createdAt = initial?.createdAt ?? this.startedAt;
     this.plan = initial?.plan ?? { steps: [] };
@@ -290,8 +271,7 @@ class Run {
   abandon(): void {
     if (this.finished) return;
     this.abandoned = true;
-    for (const timer of this.flushTimers.values()) clearTimeout(timer);
-    this.flushTimers.clear();
+    this.persistence.stop();
     this.runController.abort(new StopSignal('abandon'));
     for (const [, controller] of this.stepControllers) controller.abort(new StopSignal('abandon'));
     this.finish();
@@ -300,10 +280,19 @@ class Run {
   // ---- start ----
 
   start(source: Plan | AsyncIterable<Step> | undefined): void {
+    this.emit({
+      type: 'run-started',
+      limits: { maxSteps: this.maxSteps, maxDepth: this.maxDepth, maxTotalSteps: this.maxTotalSteps },
+      pool: snapshotPool(this.options.pool),
+    });
     this.writeRun();
     if (source === undefined) {
       // Resuming: the plan is whatever was stored. Done steps are stored as they are; the rest were reset.
-      for (const status of this.statuses) if (status.state !== 'done') this.writeStep(status);
+      for (const status of this.statuses) {
+        if (status.state === 'done') continue;
+        if (status.notice) this.emit({ type: 'step-notice', index: status.index, notice: status.notice });
+        this.writeStep(status);
+      }
       this.markPlanComplete();
       this.schedule();
       return;
@@ -424,20 +413,6 @@ class Run {
     if (this.planComplete && allEnded) this.finish();
   }
 
-  private semaphoreFor(worker: WorkerSpec): Semaphore {
-    let semaphore = this.semaphores.get(worker.providerId);
-    if (!semaphore) {
-      const configured = this.options.providerConcurrency?.[worker.providerId];
-      const fromPool = Math.min(
-        ...this.options.pool.filter((w) => w.providerId === worker.providerId).map((w) => w.maxConcurrency),
-      );
-      const limit = Math.max(1, configured ?? (Number.isFinite(fromPool) ? fromPool : 1));
-      semaphore = new Semaphore(limit);
-      this.semaphores.set(worker.providerId, semaphore);
-    }
-    return semaphore;
-  }
-
   private transportFor(worker: WorkerSpec): ChatTransport {
     const t = this.options.transport;
     return typeof t === 'function' ? t(worker) : t;
@@ -466,6 +441,9 @@ class Run {
     } finally {
       this.runController.signal.removeEventListener('abort', onRunAbort);
       this.stepControllers.delete(index);
+      // A step's result is in the store before any step that reads it starts (or the run ends): a reload
+      // then finds paid work done, not running.
+      await this.persistence.stepWritten(index);
       this.schedule();
     }
   }
@@ -475,7 +453,8 @@ class Run {
     const status = this.statuses[index] as StepStatus;
     const worker = this.workers.get(step.worker);
     if (!worker) throw new Error(`Worker "${step.worker}" is not in the pool.`);
-    const semaphore = this.semaphoreFor(worker);
+    const { endpoint, semaphore } = this.limits.for(worker);
+    if (semaphore.full) this.setWait(status, { kind: 'slot', endpoint, limit: semaphore.limit });
     await semaphore.acquire(signal);
     const stepTimeoutMs = this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
     const firstTokenTimeoutMs = this.options.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS;
@@ -502,22 +481,65 @@ class Run {
         status.error = undefined;
         status.timings.startedAt ??= this.now();
         status.timings.firstTokenAt = undefined;
+        const since = this.now();
+        status.wait = {
+          kind: 'first-token',
+          since,
+          deadline: since + firstTokenTimeoutMs,
+          attempt,
+          maxAttempts: this.policy.maxAttempts,
+        };
+        // Counted from the moment it leaves, so live totals (and the bench's cap) see it at once; the
+        // step is written with it, so a reload knows a request was out.
+        const requestIndex = this.addRequest(index, inFlightSpend(attempt, worker, messages));
         this.emit({ type: 'step-started', index, attempt });
+        this.emit({ type: 'step-waiting', index, wait: status.wait });
         this.writeStep(status);
         let error: unknown;
         try {
           await this.attempt(index, worker, transport, messages, stepController.signal, firstTokenTimeoutMs);
-          const cost = priceOf(worker, status.usage);
-          if (cost !== undefined) status.cost = cost;
-          this.endStep(index, 'done');
-          return;
         } catch (e) {
           error = e;
         }
-        if (stepController.signal.aborted) throw stepController.signal.reason;
+        const stopped = error !== undefined && stepController.signal.aborted;
+        this.settleRequest(
+          index,
+          requestIndex,
+          requestSpend({
+            attempt,
+            outcome: error === undefined ? 'answered' : stopped ? 'cancelled' : 'failed',
+            worker,
+            messages,
+            answer: status.text,
+            usage: status.usage,
+            error,
+          }),
+        );
+        if (error === undefined) {
+          const answered = status.requests?.[requestIndex] as RequestSpend;
+          if (!status.usage) {
+            status.usage = {
+              promptTokens: answered.promptTokens,
+              completionTokens: answered.completionTokens,
+              estimated: true,
+            };
+          }
+          if (answered.cost !== undefined) status.cost = answered.cost;
+          else delete status.cost;
+          this.endStep(index, 'done');
+          return;
+        }
+        if (stopped) throw stepController.signal.reason;
         const decision = decideRetry(error, attempt, this.policy);
         if (!decision.retry) throw new Error(decision.reason);
         status.error = decision.reason;
+        this.setWait(status, {
+          kind: 'retry',
+          until: this.now() + decision.delayMs,
+          reason: decision.reason,
+          attempt,
+          maxAttempts: this.policy.maxAttempts,
+        });
         this.emit({
           type: 'step-retrying',
           index,
@@ -538,6 +560,31 @@ class Run {
       signal.removeEventListener('abort', forward);
       semaphore.release();
     }
+  }
+
+  /** Adds a request to the step's spend and says so; returns its index in `requests`. */
+  private addRequest(index: number, request: RequestSpend): number {
+    const status = this.statuses[index] as StepStatus;
+    status.requests = [...(status.requests ?? []), request];
+    const requestIndex = status.requests.length - 1;
+    this.emit({ type: 'step-request', index, request, requestIndex });
+    return requestIndex;
+  }
+
+  /** Replaces an in-flight request with what it used in the end. */
+  private settleRequest(index: number, requestIndex: number, request: RequestSpend): void {
+    const status = this.statuses[index] as StepStatus;
+    const requests = [...(status.requests ?? [])];
+    requests[requestIndex] = request;
+    status.requests = requests;
+    this.emit({ type: 'step-request', index, request, requestIndex });
+  }
+
+  private setWait(status: StepStatus, wait: StepWait | undefined): void {
+    if (wait === undefined && status.wait === undefined) return;
+    if (wait) status.wait = wait;
+    else delete status.wait;
+    this.emit({ type: 'step-waiting', index: status.index, wait });
   }
 
   /** One request. Throws a ProviderError (a first-token timeout is kind `timeout`) or a StopSignal. */
@@ -586,6 +633,7 @@ class Run {
             clearTimeout(timer);
             timer = undefined;
             status.timings.firstTokenAt = this.now();
+            this.setWait(status, undefined);
           }
           status.text += event.text;
           this.emit({ type: 'step-delta', index, text: event.text, answer: status.text });
@@ -667,6 +715,7 @@ class Run {
     if (!status || TERMINAL.has(status.state)) return;
     status.state = state;
     status.timings.endedAt = this.now();
+    this.setWait(status, undefined);
     if (state === 'done') {
       status.error = undefined;
       this.emit({ type: 'step-done', index, answer: status.text, usage: status.usage, cost: status.cost });
@@ -687,7 +736,7 @@ class Run {
       this.writeRun(result);
       this.emit({ type: 'run-done', result });
     }
-    void Promise.allSettled([...this.pendingWrites]).then(() => this.resolveResult(result));
+    void this.persistence.settled().then(() => this.resolveResult(result));
   }
 
   private buildResult(): RunResult {
@@ -728,16 +777,12 @@ class Run {
     }
   }
 
-  private track(write: Promise<void>): void {
-    const guarded = write.catch((error: unknown) => console.warn('Could not save the run:', error));
-    this.pendingWrites.add(guarded);
-    void guarded.finally(() => this.pendingWrites.delete(guarded));
+  private writeRun(result?: RunResult): void {
+    if (!this.options.store || this.abandoned) return;
+    this.persistence.writeRun(() => this.runRecord(result));
   }
 
-  private writeRun(result?: RunResult): void {
-    const store = this.options.store;
-    if (!store || this.abandoned) return;
-    const now = this.now();
+  private runRecord(result?: RunResult): RunRecord {
     const record: RunRecord = {
       id: this.runId,
       question: this.options.question,
@@ -748,40 +793,20 @@ class Run {
       includeQuestion: this.options.includeQuestion ?? true,
       status: result?.status ?? 'running',
       createdAt: this.createdAt,
-      updatedAt: now,
+      updatedAt: this.now(),
       totals: result?.totals ?? totalsOf(this.statuses),
     };
     if (result?.answer !== undefined) record.answer = result.answer;
     if (result?.error !== undefined) record.error = result.error;
-    this.track(store.putRun(record));
+    return record;
   }
 
-  /** Writes a step now (state changes), cancelling any throttled partial write. */
   private writeStep(status: StepStatus): void {
-    const store = this.options.store;
-    if (!store || this.abandoned) return;
-    const timer = this.flushTimers.get(status.index);
-    if (timer !== undefined) {
-      clearTimeout(timer);
-      this.flushTimers.delete(status.index);
-    }
-    this.lastFlush.set(status.index, this.now());
-    this.track(store.putStep({ ...status, timings: { ...status.timings }, runId: this.runId }));
+    if (!this.abandoned) this.persistence.writeStep(status);
   }
 
-  /** Writes partial text at most every PARTIAL_FLUSH_MS, the latest text always following within it. */
   private writePartial(status: StepStatus): void {
-    if (!this.options.store || this.abandoned || this.flushTimers.has(status.index)) return;
-    const since = this.now() - (this.lastFlush.get(status.index) ?? 0);
-    if (since >= PARTIAL_FLUSH_MS) {
-      this.writeStep(status);
-      return;
-    }
-    const timer = setTimeout(() => {
-      this.flushTimers.delete(status.index);
-      if (status.state === 'running') this.writeStep(status);
-    }, PARTIAL_FLUSH_MS - since);
-    this.flushTimers.set(status.index, timer);
+    if (!this.abandoned) this.persistence.writePartial(status);
   }
 }
 
@@ -816,25 +841,13 @@ export async function resumeRun(options: ResumeOptions): Promise<RunHandle> {
   const stored = await options.store.getRun(options.runId);
   if (!stored) throw new Error(`There is no stored run ${options.runId}.`);
   const { run: record, steps } = stored;
-  const statuses: StepStatus[] = steps.map(({ runId: _runId, ...step }) =>
-    step.state === 'done'
-      ? step
-      : {
-          ...step,
-          state: 'queued',
-          text: '',
-          attempts: 0,
-          usage: undefined,
-          cost: undefined,
-          error: undefined,
-          timings: { queuedAt: step.timings.queuedAt },
-        },
-  );
+  const pool = options.pool ?? record.pool;
+  const statuses = resumedStatuses(steps, pool, await sentPerStep(options.ledger, record.id));
   const run = new Run(
     {
       includeQuestion: record.includeQuestion,
       ...options,
-      pool: options.pool ?? record.pool,
+      pool,
       question: record.question,
       mode: record.mode,
       runId: record.id,

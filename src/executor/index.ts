@@ -1,3 +1,4 @@
+export { checkConcurrency, EndpointLimits, endpointOf, Semaphore } from './concurrency.ts';
 export { assembleMessages, type ContextInput } from './context.ts';
 export { criticalPath, dependencies, dependents, downstream, readySteps, resolveSees, waves } from './dag.ts';
 export {
@@ -11,6 +12,7 @@ export {
   resumeRun,
   startRun,
 } from './executor.ts';
+export { RunPersistence } from './persistence.ts';
 export { stepsFromTokens } from './plan-stream.ts';
 export {
   abortableSleep,
@@ -21,7 +23,8 @@ export {
   type RetryPolicy,
   retryPolicy,
 } from './retry.ts';
-export { queuedStatus, totalsOf } from './status.ts';
+export { estimatePromptTokens, estimateTokens, priceOf, requestSpend } from './spend.ts';
+export { describeWait, queuedStatus, totalsOf } from './status.ts';
 export {
   openRunStore,
   RUNS_DB_NAME,
@@ -35,11 +38,15 @@ export type {
   Conductor,
   ExecutorEvent,
   ReplanInput,
+  RequestOutcome,
+  RequestSpend,
+  RunLimits,
   RunResult,
   RunStatus,
   RunTotals,
   StepState,
   StepStatus,
   StepTimings,
+  StepWait,
   Usage,
 } from './types.ts';

@@ -1,5 +1,8 @@
 import type { Step } from '../plan/index.ts';
-import type { RunTotals, StepStatus } from './types.ts';
+import type { StepStatus } from './types.ts';
+
+// Totals are spend: they live with the rest of the spend rules.
+export { totalsOf } from './spend.ts';
 
 /** A step's status when it joins a run: queued, no answer, no attempt yet. */
 export function queuedStatus(step: Step, index: number, depth: number, now: number): StepStatus {
@@ -16,24 +19,30 @@ export function queuedStatus(step: Step, index: number, depth: number, now: numb
   };
 }
 
-/** Tokens, cost and step counts over a run's steps (live while it runs, final when it has ended). */
-export function totalsOf(steps: readonly StepStatus[]): RunTotals {
-  const totals: RunTotals = {
-    promptTokens: 0,
-    completionTokens: 0,
-    cost: 0,
-    steps: steps.length,
-    done: 0,
-    failed: 0,
-    cancelled: 0,
-  };
-  for (const step of steps) {
-    totals.promptTokens += step.usage?.promptTokens ?? 0;
-    totals.completionTokens += step.usage?.completionTokens ?? 0;
-    totals.cost += step.cost ?? 0;
-    if (step.state === 'done') totals.done++;
-    if (step.state === 'failed') totals.failed++;
-    if (step.state === 'cancelled') totals.cancelled++;
+function seconds(ms: number): string {
+  return `${Math.max(0, Math.floor(ms / 1000))} s`;
+}
+
+/** Time left, rounded up: "in 0 s" would read as "now" while it is not yet. */
+function secondsLeft(ms: number): string {
+  return `${Math.max(0, Math.ceil(ms / 1000))} s`;
+}
+
+/**
+ * What a step is waiting for, why, and for how long yet, in words for its card, e.g.
+ * "No answer began within 60 s; retrying in 3 s (attempt 2 of 3)." Undefined when it waits on nothing.
+ */
+export function describeWait(step: Pick<StepStatus, 'wait' | 'state'>, now: number): string | undefined {
+  const wait = step.wait;
+  if (!wait || (step.state !== 'queued' && step.state !== 'running')) return undefined;
+  switch (wait.kind) {
+    case 'slot':
+      return `Waiting for a free request slot at ${wait.endpoint} (${wait.limit} at a time).`;
+    case 'first-token': {
+      const tries = wait.maxAttempts > 1 ? ` (attempt ${wait.attempt} of ${wait.maxAttempts})` : '';
+      return `No answer yet after ${seconds(now - wait.since)}; gives up in ${secondsLeft(wait.deadline - now)}${tries}.`;
+    }
+    case 'retry':
+      return `${wait.reason.replace(/\.$/, '')}; retrying in ${secondsLeft(wait.until - now)} (attempt ${wait.attempt + 1} of ${wait.maxAttempts}).`;
   }
-  return totals;
 }

@@ -1,4 +1,5 @@
 import type { Step } from '../plan/index.ts';
+import type { WorkerSpec } from '../pool/types.ts';
 
 /** What a `self` step hands the conductor: the question, the workflow so far and every answer. */
 export interface ReplanInput {
@@ -35,7 +36,36 @@ export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled' | 'partial';
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** Set when the provider sent no usage and the tokens were estimated (characters / 4). */
+  estimated?: true;
 }
+
+/**
+ * How one request ended: `in-flight` until it does; `interrupted` when it was in flight as the page
+ * stopped (found so on resume: it may have been paid for, and its answer is lost).
+ */
+export type RequestOutcome = 'in-flight' | 'answered' | 'failed' | 'cancelled' | 'interrupted';
+
+/** What one request (one attempt of a step) used and cost: every request counts, answered or not. */
+export interface RequestSpend extends Usage {
+  /** The attempt number within the step's run it belonged to (a rerun or resume starts again at 1). */
+  attempt: number;
+  outcome: RequestOutcome;
+  /** US dollars from the worker's price table; undefined when the worker has no price. */
+  cost?: number;
+}
+
+/**
+ * What a step that is not done is waiting for, so the page can say why it takes long:
+ * - `slot`: every request slot of its endpoint is in use;
+ * - `first-token`: the request is out and no answer has begun; the attempt gives up at `deadline`;
+ * - `retry`: the last attempt failed with `reason`; the next one starts at `until`.
+ * Times are epoch milliseconds; `maxAttempts` is the retry policy's.
+ */
+export type StepWait =
+  | { kind: 'slot'; endpoint: string; limit: number }
+  | { kind: 'first-token'; since: number; deadline: number; attempt: number; maxAttempts: number }
+  | { kind: 'retry'; until: number; reason: string; attempt: number; maxAttempts: number };
 
 /** Milliseconds since the epoch (`Date.now()`). */
 export interface StepTimings {
@@ -57,19 +87,37 @@ export interface StepStatus {
   state: StepState;
   /** The answer so far while running, the whole answer when done. */
   text: string;
+  /** The answering request's usage (the last attempt's); what the step cost in all is in `requests`. */
   usage?: Usage;
   /** US dollars, from the worker's price table; undefined when the worker has no price. */
   cost?: number;
+  /**
+   * Every request this step has sent, over every attempt, resume and rerun (kept across all three), so
+   * totals count what was paid and not only the answer that stayed. Absent in records from before it.
+   */
+  requests?: RequestSpend[];
+  /** Set while the step waits on something that can take long (see StepWait). */
+  wait?: StepWait;
+  /**
+   * Set on resume when this step had paid requests whose answer was not saved: running it again pays
+   * again, and the user is told so.
+   */
+  notice?: string;
   timings: StepTimings;
   attempts: number;
   error?: string;
 }
 
 export interface RunTotals {
+  /** Over every request of the run (see StepStatus.requests), estimated ones included. */
   promptTokens: number;
   completionTokens: number;
-  /** US dollars over the steps whose worker has a price. */
+  /** US dollars over the requests whose worker has a price. */
   cost: number;
+  /** Requests sent for the run, failed, cancelled and rerun ones included (absent in older records). */
+  requests?: number;
+  /** Set when some of the tokens (and so the cost) are estimates: a provider sent no usage. */
+  estimated?: true;
   steps: number;
   done: number;
   failed: number;
@@ -101,4 +149,23 @@ export type ExecutorEvent =
   | { type: 'step-failed'; index: number; reason: string }
   | { type: 'step-cancelled'; index: number; reason: string }
   | { type: 'steps-added'; from: number; steps: Step[]; depth: number }
+  /** First of a run's events: its caps, and its pool as stored (public settings, never a key). */
+  | { type: 'run-started'; limits: RunLimits; pool: WorkerSpec[] }
+  | { type: 'step-request'; index: number; request: RequestSpend; requestIndex: number }
+  | { type: 'step-waiting'; index: number; wait: StepWait | undefined }
+  | { type: 'step-notice'; index: number; notice: string }
+  /** A write to the run store failed: the run goes on in memory but is not being saved. */
+  | { type: 'persistence-failed'; reason: string }
+  /** Writes succeed again after a failure (what was not saved has been written since). */
+  | { type: 'persistence-restored' }
   | { type: 'run-done'; result: RunResult };
+
+/** The step caps a run holds to. */
+export interface RunLimits {
+  /** Steps per plan (the first and each corrective one). */
+  maxSteps: number;
+  /** Levels of `self` recursion. */
+  maxDepth: number;
+  /** Steps per run, corrective ones included. */
+  maxTotalSteps: number;
+}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
-import { isActive, liveTotals, type RunView } from '../app/run-model.ts';
+import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
 import { Answer } from './Answer.tsx';
 import { StepCard } from './StepCard.tsx';
 import { Timeline } from './Timeline.tsx';
@@ -36,6 +36,13 @@ export interface RunActions {
   exportMarkdown?: () => void;
 }
 
+/** Downloads the run as the page holds it: for a run the store could not save, this is the only copy. */
+async function exportFromMemory(view: RunView): Promise<void> {
+  const m = await import('../app/export.ts');
+  const { run, steps } = snapshotOfView(view);
+  m.downloadText(m.exportFilename(run, 'json'), m.exportRunJson(run, steps), 'application/json');
+}
+
 /** Watch one run: the plan as it streams, the graph, the timeline, the step cards and the final answer. */
 export function RunPanel({
   view,
@@ -57,7 +64,8 @@ export function RunPanel({
       : view.plannedSteps;
   const finalIndex = view.finalStep;
   const finalStep = finalIndex !== undefined ? view.steps[finalIndex] : undefined;
-  const elapsed = (view.endedAt ?? now) - view.startedAt;
+  const elapsed = runElapsed(view, now);
+  const approx = totals.estimated ? '~' : '';
 
   return (
     <section
@@ -99,6 +107,18 @@ export function RunPanel({
             {view.fallback}
           </p>
         )}
+        {view.notSaved && (
+          <div class="alert" data-kind="error" role="alert" data-testid="run-not-saved">
+            <p>
+              This run is not being saved ({view.notSaved}). It is kept on this page until you leave it:
+              export it to keep a copy. Saving goes on by itself once there is space again (deleting old runs
+              in History or the cached model in Settings frees some).
+            </p>
+            <button type="button" onClick={() => void exportFromMemory(view)} data-testid="export-unsaved">
+              Export JSON
+            </button>
+          </div>
+        )}
         {view.error && (
           <p class="alert" data-kind="error" role="alert">
             {view.error}
@@ -120,17 +140,42 @@ export function RunPanel({
               {totals.done}/{graphSteps.length}
             </dd>
           </div>
-          <div>
+          {view.limits && (
+            <div
+              data-testid="run-step-cap"
+              title={`${view.limits.maxSteps} per plan, and self-checks may add corrective plans up to ${view.limits.maxDepth} levels deep`}
+            >
+              <dt>Step cap</dt>
+              <dd>{view.limits.maxTotalSteps} per run</dd>
+            </div>
+          )}
+          {totals.requests !== undefined && totals.requests > 0 && (
+            <div>
+              <dt>Requests</dt>
+              <dd>{totals.requests}</dd>
+            </div>
+          )}
+          <div title={totals.estimated ? 'Estimated in part: a provider sent no token counts' : undefined}>
             <dt>Tokens in</dt>
-            <dd>{formatTokens(totals.promptTokens)}</dd>
+            <dd>
+              {approx}
+              {formatTokens(totals.promptTokens)}
+            </dd>
           </div>
-          <div>
+          <div title={totals.estimated ? 'Estimated in part: a provider sent no token counts' : undefined}>
             <dt>Tokens out</dt>
-            <dd>{formatTokens(totals.completionTokens)}</dd>
+            <dd>
+              {approx}
+              {formatTokens(totals.completionTokens)}
+            </dd>
           </div>
           <div>
             <dt>Cost</dt>
-            <dd>{formatCost(totals.cost)}</dd>
+            <dd>
+              {approx}
+              {formatCost(totals.cost)}
+              {totals.estimated ? ' (estimated)' : ''}
+            </dd>
           </div>
           <div>
             <dt>Time</dt>

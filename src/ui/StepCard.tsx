@@ -1,4 +1,6 @@
 import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
+import { totalsOf } from '../executor/spend.ts';
+import { describeWait } from '../executor/status.ts';
 import type { StepStatus } from '../executor/types.ts';
 import { Answer } from './Answer.tsx';
 
@@ -37,6 +39,14 @@ export function StepCard({
       ? step.timings.firstTokenAt - step.timings.startedAt
       : undefined;
   const running = step.state === 'running' || step.state === 'queued';
+  const waiting = describeWait(step, now);
+  // Over every request the step sent (retries, reruns, cancelled ones), as the run's totals count them.
+  const spend = totalsOf([step]);
+  const requests = spend.requests ?? 0;
+  const counted = requests > 0 || step.usage !== undefined;
+  // An unpriced worker shows no cost rather than a $0 it does not know.
+  const priced = step.requests ? step.requests.some((r) => r.cost !== undefined) : step.cost !== undefined;
+  const approx = spend.estimated ? '~' : '';
   const headingId = `step-${step.index}-title`;
   return (
     <article
@@ -58,6 +68,9 @@ export function StepCard({
           {step.state}
           {step.attempts > 1 ? ` (attempt ${step.attempts})` : ''}
         </span>
+        {step.wait?.kind === 'slot' && step.state === 'queued' && (
+          <span class="badge">waiting for a slot</span>
+        )}
         {final && <span class="badge">final answer</span>}
         <span class="muted small">{seesText(step.sees, step.index)}</span>
         <span class="spacer" />
@@ -76,7 +89,17 @@ export function StepCard({
         <summary class="small">Task</summary>
         <p class="step-task">{step.task}</p>
       </details>
-      {step.error && (
+      {step.notice && (
+        <p class="alert" data-kind="warn" data-testid={`step-notice-${step.index}`}>
+          {step.notice}
+        </p>
+      )}
+      {waiting && (
+        <p class="step-wait muted small" role="status" data-testid={`step-wait-${step.index}`}>
+          {waiting}
+        </p>
+      )}
+      {step.error && step.wait?.kind !== 'retry' && (
         <p class="alert" data-kind={step.state === 'failed' ? 'error' : 'warn'}>
           {step.error}
         </p>
@@ -85,10 +108,13 @@ export function StepCard({
         <Answer text={step.text} streaming={step.state === 'running'} />
       )}
       <p class="step-metrics" data-testid={`step-metrics-${step.index}`}>
-        {step.usage
-          ? `${formatTokens(step.usage.promptTokens)} in · ${formatTokens(step.usage.completionTokens)} out`
+        {counted
+          ? `${approx}${formatTokens(spend.promptTokens)} in · ${approx}${formatTokens(spend.completionTokens)} out`
           : 'tokens —'}{' '}
-        · {formatCost(step.cost)} · {latency !== undefined ? formatDuration(latency) : '—'}
+        · {priced ? approx : ''}
+        {formatCost(priced ? spend.cost : undefined)}
+        {requests > 1 ? ` · ${requests} requests` : ''}
+        {spend.estimated ? ' (estimated)' : ''} · {latency !== undefined ? formatDuration(latency) : '—'}
         {ttft !== undefined ? ` · first token ${formatDuration(ttft)}` : ''}
       </p>
     </article>

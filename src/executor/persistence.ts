@@ -1,0 +1,160 @@
+import type { RunRecord, RunStore } from './store.ts';
+import type { StepStatus } from './types.ts';
+
+/** Partial answers are written to the store at most this often (and always when a step ends). */
+export const PARTIAL_FLUSH_MS = 250;
+
+export interface PersistenceEvents {
+  /** The first write that failed after the last success (or ever): the run is not being saved. */
+  onFailed(reason: string): void;
+  /** Every write that had failed has since been written again. */
+  onRestored(): void;
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof Error)
+    return error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
+  return String(error);
+}
+
+/**
+ * Writes one run's record and its steps as they change: state changes at once, streamed text at most
+ * every PARTIAL_FLUSH_MS. A write that fails (a full disk) is reported once, and what it would have
+ * written is kept and written again with the next write that succeeds, so a step that was done in memory
+ * is never left stored as unfinished while writes work at all.
+ */
+export class RunPersistence {
+  private readonly flushTimers = new Map<number, ReturnType<typeof setTimeout>>();
+  private readonly lastFlush = new Map<number, number>();
+  private readonly pending = new Set<Promise<void>>();
+  /** The latest write of each step, to wait on before anything depends on that step. */
+  private readonly latestStepWrite = new Map<number, Promise<void>>();
+  /** Live step objects (and the run record maker) whose last write failed. */
+  private readonly unsavedSteps = new Map<number, StepStatus>();
+  private unsavedRun: (() => RunRecord) | undefined;
+  private failing = false;
+  private stopped = false;
+
+  constructor(
+    private readonly store: RunStore | undefined,
+    private readonly runId: string,
+    private readonly now: () => number,
+    private readonly events: PersistenceEvents,
+  ) {}
+
+  /** Whether the last write failed and nothing has been written since. */
+  get isFailing(): boolean {
+    return this.failing;
+  }
+
+  /** No more writes (the page is going away, or the run was abandoned). */
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.flushTimers.values()) clearTimeout(timer);
+    this.flushTimers.clear();
+  }
+
+  /** `record()` is called now and again when a failed write is retried, so a retry writes the latest. */
+  writeRun(record: () => RunRecord): void {
+    const store = this.store;
+    if (!store || this.stopped) return;
+    this.track(
+      store.putRun(record()),
+      () => {
+        this.unsavedRun = undefined;
+      },
+      () => {
+        this.unsavedRun = record;
+      },
+    );
+  }
+
+  /** Writes a step now (state changes), cancelling any throttled partial write. */
+  writeStep(status: StepStatus): void {
+    const store = this.store;
+    if (!store || this.stopped) return;
+    const timer = this.flushTimers.get(status.index);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      this.flushTimers.delete(status.index);
+    }
+    this.lastFlush.set(status.index, this.now());
+    const write = this.track(
+      store.putStep(this.recordOf(status)),
+      () => {
+        if (this.unsavedSteps.get(status.index) === status) this.unsavedSteps.delete(status.index);
+      },
+      () => {
+        this.unsavedSteps.set(status.index, status);
+      },
+    );
+    this.latestStepWrite.set(status.index, write);
+  }
+
+  /** Writes partial text at most every PARTIAL_FLUSH_MS, the latest text always following within it. */
+  writePartial(status: StepStatus): void {
+    if (!this.store || this.stopped || this.flushTimers.has(status.index)) return;
+    const since = this.now() - (this.lastFlush.get(status.index) ?? 0);
+    if (since >= PARTIAL_FLUSH_MS) {
+      this.writeStep(status);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.flushTimers.delete(status.index);
+      if (status.state === 'running') this.writeStep(status);
+    }, PARTIAL_FLUSH_MS - since);
+    this.flushTimers.set(status.index, timer);
+  }
+
+  /** Settles when the latest write of step `index` has (it never rejects). */
+  stepWritten(index: number): Promise<void> {
+    return this.latestStepWrite.get(index) ?? Promise.resolve();
+  }
+
+  /** Settles when every write begun so far has. */
+  settled(): Promise<void> {
+    return Promise.allSettled([...this.pending]).then(() => undefined);
+  }
+
+  private recordOf(status: StepStatus) {
+    const record = { ...status, timings: { ...status.timings }, runId: this.runId };
+    // What a step waits on is live state: stored, it would be stale on the next read.
+    delete record.wait;
+    return record;
+  }
+
+  private track(write: Promise<void>, onOk: () => void, onError: () => void): Promise<void> {
+    const guarded = write.then(
+      () => {
+        onOk();
+        this.afterSuccess();
+      },
+      (error: unknown) => {
+        onError();
+        if (!this.failing) {
+          this.failing = true;
+          this.events.onFailed(reasonOf(error));
+        }
+      },
+    );
+    this.pending.add(guarded);
+    void guarded.finally(() => this.pending.delete(guarded));
+    return guarded;
+  }
+
+  /** A write worked: the disk has room again, so write what could not be written before. */
+  private afterSuccess(): void {
+    if (!this.failing || this.stopped) return;
+    if (this.unsavedSteps.size === 0 && !this.unsavedRun) {
+      this.failing = false;
+      this.events.onRestored();
+      return;
+    }
+    const steps = [...this.unsavedSteps.values()];
+    const run = this.unsavedRun;
+    this.unsavedSteps.clear();
+    this.unsavedRun = undefined;
+    for (const status of steps) this.writeStep(status);
+    if (run) this.writeRun(run);
+  }
+}

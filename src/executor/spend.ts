@@ -1,0 +1,139 @@
+import type { WorkerSpec } from '../pool/types.ts';
+import { ProviderError } from '../providers/errors.ts';
+import type { ChatMessage } from '../providers/transport.ts';
+import type { RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from './types.ts';
+
+/**
+ * A rough tokens-per-character ratio for text a provider did not count: about 4 characters a token for
+ * English under the common BPE tokenizers. Good enough to keep spend from reading as zero; a real
+ * tokenizer can replace `estimateTokens` without changing its callers.
+ */
+const CHARS_PER_TOKEN = 4;
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
+  return messages.reduce((sum, m) => sum + estimateTokens(m.content), 0);
+}
+
+/** US dollars for `usage` at the worker's prices; undefined when the worker has no price. */
+export function priceOf(worker: WorkerSpec | undefined, usage: Usage | undefined): number | undefined {
+  if (!worker?.price || !usage) return undefined;
+  return (
+    (usage.promptTokens * worker.price.inputPerM + usage.completionTokens * worker.price.outputPerM) / 1e6
+  );
+}
+
+/**
+ * Whether a request that ended without usage may still have been billed. A provider bills the prompt
+ * once it has started on it: an answer began, or we stopped waiting (cancel, timeout) or the stream broke
+ * with the request out. An error response before any answer (4xx, 5xx), a refusal by egress and a
+ * connection that never opened are not billed.
+ */
+function mayHaveBeenBilled(error: unknown, answer: string): boolean {
+  if (answer.length > 0 || error === undefined) return true;
+  if (!(error instanceof ProviderError)) return true; // our own stop (cancel, step timeout): it was out
+  if (error.status !== undefined) return false;
+  return error.kind === 'timeout' || error.kind === 'stream' || error.kind === 'aborted';
+}
+
+/** What one finished request used: the provider's usage when it sent one, else an estimate (or none). */
+export function requestSpend(input: {
+  attempt: number;
+  outcome: Exclude<RequestOutcome, 'in-flight'>;
+  worker: WorkerSpec;
+  messages: readonly ChatMessage[];
+  answer: string;
+  usage: Usage | undefined;
+  error?: unknown;
+}): RequestSpend {
+  let usage: Usage;
+  if (input.usage)
+    usage = { promptTokens: input.usage.promptTokens, completionTokens: input.usage.completionTokens };
+  else if (mayHaveBeenBilled(input.error, input.answer))
+    usage = {
+      promptTokens: estimatePromptTokens(input.messages),
+      completionTokens: estimateTokens(input.answer),
+      estimated: true,
+    };
+  else usage = { promptTokens: 0, completionTokens: 0 };
+  const spend: RequestSpend = { attempt: input.attempt, outcome: input.outcome, ...usage };
+  const cost = priceOf(input.worker, usage);
+  if (cost !== undefined) spend.cost = cost;
+  return spend;
+}
+
+/** A request as it leaves: its prompt is estimated, so live totals (and a spend cap) count it at once. */
+export function inFlightSpend(
+  attempt: number,
+  worker: WorkerSpec,
+  messages: readonly ChatMessage[],
+): RequestSpend {
+  const usage: Usage = { promptTokens: estimatePromptTokens(messages), completionTokens: 0, estimated: true };
+  const spend: RequestSpend = { attempt, outcome: 'in-flight', ...usage };
+  const cost = priceOf(worker, usage);
+  if (cost !== undefined) spend.cost = cost;
+  return spend;
+}
+
+/**
+ * A request found in flight when a stored run is resumed: the page stopped while it was out, so it is
+ * counted as billed, its answer estimated from the partial text that was saved.
+ */
+export function interruptedSpend(
+  spend: RequestSpend,
+  partialAnswer: string,
+  worker: WorkerSpec | undefined,
+): RequestSpend {
+  const usage: Usage = {
+    promptTokens: spend.promptTokens,
+    completionTokens: Math.max(spend.completionTokens, estimateTokens(partialAnswer)),
+    estimated: true,
+  };
+  const next: RequestSpend = { attempt: spend.attempt, outcome: 'interrupted', ...usage };
+  const cost = priceOf(worker, usage) ?? spend.cost;
+  if (cost !== undefined) next.cost = cost;
+  return next;
+}
+
+/**
+ * Tokens, cost, requests and step counts over a run's steps (live while it runs, final when it has
+ * ended). A step's spend is the sum over its requests; a step stored before requests were kept counts
+ * its last usage.
+ */
+export function totalsOf(steps: readonly StepStatus[]): RunTotals {
+  const totals: RunTotals = {
+    promptTokens: 0,
+    completionTokens: 0,
+    cost: 0,
+    requests: 0,
+    steps: steps.length,
+    done: 0,
+    failed: 0,
+    cancelled: 0,
+  };
+  let estimated = false;
+  for (const step of steps) {
+    if (step.requests) {
+      for (const request of step.requests) {
+        totals.promptTokens += request.promptTokens;
+        totals.completionTokens += request.completionTokens;
+        totals.cost += request.cost ?? 0;
+        totals.requests = (totals.requests ?? 0) + 1;
+        if (request.estimated) estimated = true;
+      }
+    } else {
+      totals.promptTokens += step.usage?.promptTokens ?? 0;
+      totals.completionTokens += step.usage?.completionTokens ?? 0;
+      totals.cost += step.cost ?? 0;
+      if (step.usage?.estimated) estimated = true;
+    }
+    if (step.state === 'done') totals.done++;
+    if (step.state === 'failed') totals.failed++;
+    if (step.state === 'cancelled') totals.cancelled++;
+  }
+  if (estimated) totals.estimated = true;
+  return totals;
+}

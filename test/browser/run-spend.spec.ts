@@ -1,0 +1,96 @@
+import { expect, type Page, test } from '@playwright/test';
+import { startProvider, type TestProvider } from '../provider/server.ts';
+import { sampleRunExport } from './app-fixtures.ts';
+
+// Spend and saving as the Watch screen shows them, on a run imported from a file and rerun against the
+// local test provider over real HTTP (no conductor model needed: a rerun plans nothing).
+
+let provider: TestProvider;
+
+test.beforeAll(async () => {
+  provider = await startProvider({
+    cors: 'strict',
+    models: [
+      { id: 'echo', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 300, perTokenMs: 40 } },
+      { id: 'upper', behaviour: { kind: 'transform', fn: (s) => s.toUpperCase() } },
+    ],
+  });
+});
+test.afterAll(async () => {
+  await provider?.close();
+});
+
+test.describe.configure({ mode: 'serial' });
+
+/** The sample run, its workers pointed at the test provider, imported and opened. */
+async function openImportedRun(page: Page): Promise<string> {
+  const file = JSON.parse(sampleRunExport()) as { run: { pool: { baseURL: string }[] } };
+  for (const worker of file.run.pool) worker.baseURL = provider.baseURL;
+  await page.goto('/#/history');
+  await page.getByTestId('import-file').setInputFiles({
+    name: 'run.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(file)),
+  });
+  await expect(page.getByText('Run imported.')).toBeVisible();
+  await page.getByRole('link', { name: 'Which answer is best?' }).click();
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'done');
+  return (await run.getAttribute('data-run-id')) ?? '';
+}
+
+test('after reruns, the run totals count every request the ledger shows', async ({ page }) => {
+  test.setTimeout(180_000);
+  const runId = await openImportedRun(page);
+  const run = page.getByTestId('run');
+  // Rerun step 0 (and step 2, which sees it) twice: four requests in all.
+  for (let i = 0; i < 2; i++) {
+    await page.getByRole('button', { name: 'Rerun step 0' }).click();
+    await expect(run).toHaveAttribute('data-phase', 'running');
+    await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  }
+  const totals = page.getByTestId('run-totals');
+  await expect(totals.locator('div', { hasText: 'Requests' }).locator('dd')).toHaveText('4');
+  // The step card counts its own two requests, not only the last answer.
+  await expect(page.getByTestId('step-metrics-0')).toContainText('2 requests');
+
+  await page.goto('/#/settings');
+  const rows = page.getByTestId('ledger-panel').locator('tbody tr', { hasText: runId.slice(0, 6) });
+  await expect(rows).toHaveCount(4);
+});
+
+test('a full disk shows a banner on the run at once, and the run can still be exported from the page', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  // The run store's writes throw QuotaExceededError, as a browser's do when the quota is used up, once
+  // the test says the disk is full (the ledger's store stays writable, so requests still leave).
+  await page.addInitScript(() => {
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (this: IDBObjectStore, ...args: Parameters<typeof put>) {
+      const full = (globalThis as { __diskFull?: boolean }).__diskFull;
+      if (full && (this.name === 'steps' || this.name === 'runs')) {
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      }
+      return put.apply(this, args);
+    };
+  });
+  await openImportedRun(page);
+  const run = page.getByTestId('run');
+  await page.getByRole('button', { name: 'Rerun step 0' }).click();
+  await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'running');
+  await page.evaluate(() => {
+    (globalThis as { __diskFull?: boolean }).__diskFull = true;
+  });
+  const banner = page.getByTestId('run-not-saved');
+  await expect(banner).toBeVisible({ timeout: 30_000 });
+  await expect(banner).toContainText('QuotaExceededError');
+  // What is in memory is kept: the run finishes on the page.
+  await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  const download = page.waitForEvent('download');
+  await banner.getByTestId('export-unsaved').click();
+  const json = Buffer.concat(await (await (await download).createReadStream()).toArray()).toString('utf8');
+  const exported = JSON.parse(json) as { steps: { index: number; state: string; text: string }[] };
+  // The rerun's answer (the echo of step 0's task), which the store never got.
+  expect(exported.steps[0]).toMatchObject({ state: 'done', text: 'Propose an answer.' });
+});

@@ -1,0 +1,185 @@
+import 'fake-indexeddb/auto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { resumeRun, startRun } from '../../../src/executor/executor.ts';
+import { openRunStore, type RunStore } from '../../../src/executor/store.ts';
+import type { ExecutorEvent } from '../../../src/executor/types.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+// A full disk: fake-indexeddb's put throws QuotaExceededError, as a browser's does when the origin's
+// quota is used up, for as long as `diskFull` is set.
+let diskFull = false;
+const realPut = IDBObjectStore.prototype.put;
+IDBObjectStore.prototype.put = function put(
+  this: IDBObjectStore,
+  ...args: Parameters<IDBObjectStore['put']>
+) {
+  if (diskFull) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+  return realPut.apply(this, args);
+};
+
+let provider: TestProvider;
+const transport = createOpenAITransport();
+let dbCount = 0;
+const stores: RunStore[] = [];
+
+beforeAll(async () => {
+  provider = await startProvider({
+    cors: 'open',
+    models: [{ id: 'echo-slow', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 20, perTokenMs: 20 } }],
+  });
+});
+afterEach(() => {
+  diskFull = false;
+  for (const store of stores.splice(0)) store.close();
+});
+afterAll(async () => {
+  IDBObjectStore.prototype.put = realPut;
+  await provider.close();
+});
+
+async function freshStore() {
+  const store = await openRunStore(`runs-disk-${dbCount++}`);
+  stores.push(store);
+  return store;
+}
+
+function worker(model = 'echo'): WorkerSpec {
+  return {
+    id: 'w1',
+    label: 'Echo',
+    strengths: '',
+    providerId: 'custom',
+    baseURL: provider.baseURL,
+    model,
+    maxConcurrency: 4,
+    enabled: true,
+    price: { inputPerM: 1, outputPerM: 1 },
+  };
+}
+
+const chain = {
+  steps: [
+    { worker: 'w1', task: 'first answer', sees: [] },
+    { worker: 'w1', task: 'second answer', sees: [0] },
+  ],
+};
+
+describe('a full disk', () => {
+  it('is reported at once as one executor event, and the run goes on in memory', async () => {
+    const store = await freshStore();
+    diskFull = true;
+    const events: ExecutorEvent[] = [];
+    const handle = startRun({
+      question: 'Q?',
+      pool: [worker()],
+      transport,
+      store,
+      plan: chain,
+      onEvent: (e) => events.push(e),
+    });
+    const result = await handle.result;
+    expect(result.status).toBe('done');
+    expect(result.steps.map((s) => s.text)).toEqual(['first answer', 'second answer']);
+    const failures = events.filter((e) => e.type === 'persistence-failed');
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ reason: expect.stringContaining('QuotaExceededError') });
+    // Before any step ran: the user hears of it before the run is lost, not after.
+    expect(events.indexOf(failures[0]!)).toBeLessThan(events.findIndex((e) => e.type === 'step-done'));
+  });
+
+  it('never leaves paid work stored as unfinished: once writes work again, what failed is written', async () => {
+    const store = await freshStore();
+    diskFull = true;
+    const events: ExecutorEvent[] = [];
+    const handle = startRun({
+      question: 'Q?',
+      pool: [worker()],
+      transport,
+      store,
+      plan: chain,
+      onEvent: (e) => {
+        events.push(e);
+        // Space frees up after step 0 is done (and its write has failed), as step 1 starts.
+        if (e.type === 'step-started' && e.index === 1) diskFull = false;
+      },
+    });
+    const result = await handle.result;
+    expect(result.status).toBe('done');
+    const stored = await store.getRun(handle.runId);
+    expect(stored?.run.status).toBe('done');
+    expect(stored?.steps.map((s) => [s.state, s.text])).toEqual([
+      ['done', 'first answer'],
+      ['done', 'second answer'],
+    ]);
+    expect(stored?.steps[0]?.requests).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'persistence-restored')).toHaveLength(1);
+  });
+
+  it('on resume, a step whose paid answer was not saved says so before it is paid for again', async () => {
+    const store = await freshStore();
+    const handle = startRun({
+      question: 'Q?',
+      pool: [worker('echo-slow')],
+      transport,
+      store,
+      plan: { steps: [{ worker: 'w1', task: 'a long enough answer', sees: [] }] },
+      onEvent: (e) => {
+        // The disk fills while the answer streams: the step's done write (and the run's) fail.
+        if (e.type === 'step-delta') diskFull = true;
+      },
+    });
+    expect((await handle.result).status).toBe('done');
+    diskFull = false;
+    const before = await store.getRun(handle.runId);
+    expect(before?.steps[0]?.state).toBe('running');
+
+    const events: ExecutorEvent[] = [];
+    const resumed = await resumeRun({
+      store,
+      runId: handle.runId,
+      transport,
+      onEvent: (e) => events.push(e),
+    });
+    const said = "Step 0's earlier answer was paid for but not saved; it runs again and is paid for again.";
+    const notice = events.find((e) => e.type === 'step-notice');
+    expect(notice).toMatchObject({ index: 0, notice: said });
+    // Said before the step is sent again.
+    const started = events.findIndex((e) => e.type === 'step-started');
+    expect(started === -1 || events.indexOf(notice!) < started).toBe(true);
+    const result = await resumed.result;
+    expect(result.steps[0]?.notice).toBe(said);
+    // Both requests are counted: the one whose answer was lost, and the one that answered now.
+    expect(result.steps[0]?.requests?.map((r) => r.outcome)).toEqual(['interrupted', 'answered']);
+    expect(result.totals.requests).toBe(2);
+  });
+
+  it('on resume, requests the ledger saw leave that the step record never got are announced too', async () => {
+    const store = await freshStore();
+    const handle = startRun({
+      question: 'Q?',
+      pool: [worker()],
+      transport,
+      store,
+      plan: { steps: [{ worker: 'w1', task: 'answer', sees: [] }] },
+    });
+    await handle.result;
+    // As a reload finds it when every write after the first one failed: queued, no request recorded,
+    // while the ledger (written before the request left) has one.
+    const stored = await store.getRun(handle.runId);
+    const { requests: _lost, usage: _u, cost: _c, ...queued } = stored!.steps[0]!;
+    await store.putStep({ ...queued, state: 'queued', text: '', attempts: 0 });
+    await store.putRun({ ...stored!.run, status: 'running' });
+    const events: ExecutorEvent[] = [];
+    const resumed = await resumeRun({
+      store,
+      runId: handle.runId,
+      transport,
+      ledger: { list: async () => [{ stepIndex: 0, sent: true }] },
+      onEvent: (e) => events.push(e),
+    });
+    await resumed.result;
+    expect(events.find((e) => e.type === 'step-notice')).toMatchObject({ index: 0 });
+  });
+});
