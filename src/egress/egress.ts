@@ -4,6 +4,7 @@
  * headers the provider needs, and writes one ledger entry per request, with bytes and tokens counted as
  * the response streams through.
  */
+import { redirectError } from '../providers/answer-response.ts';
 import { originOf, type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
 import { redactSecrets } from '../vault/redact.ts';
@@ -343,16 +344,28 @@ export function createEgress(options: EgressOptions): Egress {
         headers,
         ...(sized.body !== undefined ? { body: sized.body } : {}),
         ...(signal ? { signal } : {}),
-        // Never cookies, never the page's URL, never follow a redirect with the key to another place. (A
-        // probe carries no key and no headers, and no-cors allows only 'follow'.)
+        // Never cookies, never the page's URL, never follow a redirect with the key to another place: it
+        // is stopped here and named below. (A probe carries no key and no headers, and no-cors allows only
+        // 'follow'.)
         credentials: 'omit',
         referrerPolicy: 'no-referrer',
-        redirect: mode === 'probe' ? 'follow' : 'error',
+        redirect: mode === 'probe' ? 'follow' : 'manual',
         ...(mode === 'probe' ? { mode: 'no-cors' as const } : { mode: 'cors' as const }),
       });
     } catch (error) {
       await write({ state: 'error', error: errorText(error, key), durationMs: Date.now() - started });
       throw error;
+    }
+
+    const redirect = mode === 'cors' ? redirectError(response) : undefined;
+    if (redirect) {
+      await write({
+        state: 'error',
+        status: response.status,
+        error: redirect.message,
+        durationMs: Date.now() - started,
+      });
+      throw redirect;
     }
 
     const body = response.body;
