@@ -7,6 +7,7 @@
 import { redirectError } from '../providers/answer-response.ts';
 import { originOf, type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
+import { explainFetchFailure, watchCspViolations } from '../providers/network-cause.ts';
 import { redactSecrets } from '../vault/redact.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 
@@ -207,6 +208,7 @@ export function createEgress(options: EgressOptions): Egress {
   const presetFor = options.presetFor ?? presetById;
   const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const { vault, ledger } = options;
+  watchCspViolations();
 
   async function refuse(base: Omit<LedgerEntry, 'id'>, error: ProviderError): Promise<never> {
     try {
@@ -353,8 +355,14 @@ export function createEgress(options: EgressOptions): Egress {
         ...(mode === 'probe' ? { mode: 'no-cors' as const } : { mode: 'cors' as const }),
       });
     } catch (error) {
-      await write({ state: 'error', error: errorText(error, key), durationMs: Date.now() - started });
-      throw error;
+      // "Failed to fetch" says nothing; offline and a CSP block can be told, and are named.
+      const named = mode === 'cors' ? await explainFetchFailure(url.href, error) : undefined;
+      await write({
+        state: 'error',
+        error: errorText(named ?? error, key),
+        durationMs: Date.now() - started,
+      });
+      throw named ?? error;
     }
 
     const redirect = mode === 'cors' ? redirectError(response) : undefined;
