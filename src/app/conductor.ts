@@ -1,6 +1,7 @@
 import type { ModelRef } from '../../workers/engines/engine.ts';
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import { ProgressTracker } from './progress.ts';
+import { getLedger } from './services.ts';
 import { conductor, modelLabel } from './state.ts';
 import { requestPersistence } from './storage.ts';
 
@@ -11,7 +12,11 @@ let bridge: Promise<ConductorBridge> | undefined;
  * the worker itself (with web-llm or wllama) starts only when a model is loaded.
  */
 export function getBridge(): Promise<ConductorBridge> {
-  bridge ??= import('../conductor/bridge.ts').then((m) => new m.ConductorBridge());
+  bridge ??= Promise.all([import('../conductor/bridge.ts'), import('../egress/model-downloads.ts')]).then(
+    ([m, downloads]) =>
+      // The worker's model downloads go in the egress ledger like every other request.
+      new m.ConductorBridge({ onModelDownload: downloads.modelDownloadRecorder(getLedger) }),
+  );
   return bridge;
 }
 
