@@ -11,12 +11,13 @@ test.beforeAll(async () => {
 test.afterAll(() => models.close());
 test.describe.configure({ mode: 'serial' });
 
-async function loadCustomModel(page: Page, url: string): Promise<void> {
+async function loadCustomModel(page: Page, url: string, libUrl?: string): Promise<void> {
   await page.goto('/#/start');
   await expect(page.getByTestId('capabilities')).toHaveAttribute('data-ready', 'true');
   const setup = page.getByTestId('conductor-setup');
   await setup.getByLabel('Model', { exact: true }).selectOption('custom');
   await setup.getByLabel(/Model URL/).fill(url);
+  if (libUrl) await setup.getByLabel(/Model library URL/).fill(libUrl);
   await setup.getByTestId('load-model').click();
 }
 
@@ -112,4 +113,27 @@ test('the ledger shows 100 entries a page, newest first, and pages to older ones
   await expect(pages.getByRole('button', { name: 'Older' })).toBeDisabled();
   await pages.getByRole('button', { name: 'Newer' }).click();
   await expect(pages).toContainText(`101–200 of ${total}`);
+});
+
+test("web-llm's downloads (through the Cache API) are in the ledger too, and a missing file is named", async ({
+  page,
+}) => {
+  const host = new URL(models.url).host;
+  const base = models.url.replace('/tiny.gguf', '/mlc-model');
+  await loadCustomModel(page, base, models.url.replace('/tiny.gguf', '/mlc-model.wasm'));
+  const error = page.getByTestId('model-error');
+  await expect(error).toContainText(
+    `has no file at /mlc-model/resolve/main/mlc-chat-config.json (HTTP 404)`,
+    {
+      timeout: 60_000,
+    },
+  );
+  await page.goto('/#/settings');
+  const row = page
+    .getByTestId('ledger-panel')
+    .locator('tbody tr', { hasText: 'model download' })
+    .filter({ hasText: '404' })
+    .first();
+  await expect(row).toContainText(host);
+  await expect(row).toContainText('404: HTTP 404');
 });
