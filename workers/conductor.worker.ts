@@ -6,6 +6,7 @@ import type {
   LoadProgress,
   LocalChatRequest,
   LocalChatResponse,
+  ModelDownloadReport,
   ModelRef,
   PlanRequest,
   PlanResponse,
@@ -13,6 +14,7 @@ import type {
   ReplanResponse,
 } from '../src/conductor/api-types.ts';
 import { chooseConductorModel, listConductorModels } from '../src/conductor/model-choice.ts';
+import { installDownloadReporter, setDownloadListener } from './download-reporter.ts';
 import { EngineHost } from './engine-host.ts';
 import { type ConductorEngine, sameModel } from './engines/engine.ts';
 import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engines/wllama.ts';
@@ -27,6 +29,9 @@ async function createEngine(kind: ModelRef['engine']): Promise<ConductorEngine> 
   if (kind === 'wllama') return createWllamaEngine();
   return (await loadWebLlm()).createWebLlmEngine();
 }
+
+// Before any engine loads: every model file the worker fetches is reported to the page's ledger.
+installDownloadReporter();
 
 const host = new EngineHost(createEngine);
 let caps: Promise<Capabilities> | undefined;
@@ -53,6 +58,14 @@ const api = {
   async models() {
     const capabilities = await api.capabilities();
     return { choice: chooseConductorModel(capabilities), candidates: listConductorModels() };
+  },
+
+  /**
+   * Where the worker reports its model downloads (a comlink proxy): the page writes each in the egress
+   * ledger. Set by the bridge as soon as it starts the worker, so a reload after a restart is reported too.
+   */
+  watchDownloads(onDownload: ((report: ModelDownloadReport) => unknown) | undefined): void {
+    setDownloadListener(onDownload);
   },
 
   loaded(): ModelRef | undefined {

@@ -2,6 +2,7 @@ import type { ModelRef } from '../../workers/engines/engine.ts';
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import { ProgressTracker } from './progress.ts';
 import { whenControlled } from './pwa.ts';
+import { getLedger } from './services.ts';
 import { conductor, modelLabel } from './state.ts';
 import { requestPersistence } from './storage.ts';
 
@@ -14,8 +15,12 @@ let bridge: Promise<ConductorBridge> | undefined;
  */
 export function getBridge(): Promise<ConductorBridge> {
   bridge ??= whenControlled()
-    .then(() => import('../conductor/bridge.ts'))
-    .then((m) => new m.ConductorBridge());
+    .then(() => Promise.all([import('../conductor/bridge.ts'), import('../egress/model-downloads.ts')]))
+    .then(
+      ([m, downloads]) =>
+        // The worker's model downloads go in the egress ledger like every other request.
+        new m.ConductorBridge({ onModelDownload: downloads.modelDownloadRecorder(getLedger) }),
+    );
   return bridge;
 }
 

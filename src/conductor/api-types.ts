@@ -136,3 +136,15 @@ export class ConductorError extends Error {
  * before the result.
  */
 export type ConductorEvent = { kind: 'token'; text: string } | StepEvent | { kind: 'flush' };
+
+/**
+ * The model files the worker fetches (weights, configs, tokenizer, compiled library), reported to the page
+ * so that they appear in the egress ledger like every other request (workers/download-reporter.ts).
+ * `start` is awaited: its ledger entry exists before the request leaves. `gone` is sent by the bridge when
+ * a worker dies: its open downloads ended with it.
+ */
+export type ModelDownloadReport =
+  | { kind: 'start'; id: string; url: string; method: string }
+  | { kind: 'response'; id: string; status: number }
+  | { kind: 'end'; id: string; status?: number; bytes: number; error?: string }
+  | { kind: 'gone'; reason: string };

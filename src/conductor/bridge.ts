@@ -10,6 +10,7 @@ import {
   type ConductorEvent,
   type LoadProgress,
   type LocalChatResponse,
+  type ModelDownloadReport,
   type ModelRef,
   type PlanRequest,
   type PlanResponse,
@@ -28,6 +29,11 @@ export interface BridgeOptions {
   pingIntervalMs?: number;
   /** ...and declared dead when a ping gets no answer within this (default 5000 ms). */
   pingTimeoutMs?: number;
+  /**
+   * Receives the worker's model downloads (src/egress/model-downloads.ts writes them in the ledger). A
+   * `start` is awaited by the worker before the request leaves; `gone` comes from the bridge when a worker dies.
+   */
+  onModelDownload?: (report: ModelDownloadReport) => unknown;
 }
 
 export interface StreamOptions {
@@ -76,6 +82,7 @@ export class ConductorBridge implements Conductor {
   private readonly pingIntervalMs: number;
   private readonly pingTimeoutMs: number;
   private readonly createWorker: () => Worker;
+  private readonly onModelDownload: ((report: ModelDownloadReport) => unknown) | undefined;
   private restarts = 0;
 
   constructor(options: BridgeOptions = {}) {
@@ -83,6 +90,7 @@ export class ConductorBridge implements Conductor {
     this.cancelGraceMs = options.cancelGraceMs ?? 1500;
     this.pingIntervalMs = options.pingIntervalMs ?? 5000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 5000;
+    this.onModelDownload = options.onModelDownload;
   }
 
   /** How many times the worker was replaced after a crash, hang or hard cancel. */
@@ -115,6 +123,7 @@ export class ConductorBridge implements Conductor {
         if (restart) this.restarts++;
         worker.terminate();
         if (this.live === live) this.live = undefined;
+        void Promise.resolve(this.onModelDownload?.({ kind: 'gone', reason })).catch(() => {});
         reject(new ConductorError('WorkerCrashed', reason));
       },
     };
@@ -125,6 +134,9 @@ export class ConductorBridge implements Conductor {
     worker.addEventListener('messageerror', () =>
       live.kill('The conductor worker sent an unreadable message'),
     );
+    // Sent before any other call on the same port, so the worker reports from its first download on.
+    const onModelDownload = this.onModelDownload;
+    if (onModelDownload) void api.watchDownloads(proxy(onModelDownload)).catch(() => {});
     this.live = live;
     return live;
   }

@@ -4,8 +4,10 @@
  * headers the provider needs, and writes one ledger entry per request, with bytes and tokens counted as
  * the response streams through.
  */
+import { redirectError } from '../providers/answer-response.ts';
 import { originOf, type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
+import { explainFetchFailure, watchCspViolations } from '../providers/network-cause.ts';
 import { redactSecrets, removeSecrets } from '../vault/redact.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 
@@ -244,6 +246,7 @@ export function createEgress(options: EgressOptions): Egress {
   const presetFor = options.presetFor ?? presetById;
   const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const { vault, ledger } = options;
+  watchCspViolations();
 
   async function refuse(base: Omit<LedgerEntry, 'id'>, error: ProviderError): Promise<never> {
     try {
@@ -416,16 +419,34 @@ export function createEgress(options: EgressOptions): Egress {
         headers,
         ...(sized.body !== undefined ? { body: sized.body } : {}),
         ...(signal ? { signal } : {}),
-        // Never cookies, never the page's URL, never follow a redirect with the key to another place. (A
-        // probe carries no key and no headers, and no-cors allows only 'follow'.)
+        // Never cookies, never the page's URL, never follow a redirect with the key to another place: it
+        // is stopped here and named below. (A probe carries no key and no headers, and no-cors allows only
+        // 'follow'.)
         credentials: 'omit',
         referrerPolicy: 'no-referrer',
-        redirect: mode === 'probe' ? 'follow' : 'error',
+        redirect: mode === 'probe' ? 'follow' : 'manual',
         ...(mode === 'probe' ? { mode: 'no-cors' as const } : { mode: 'cors' as const }),
       });
     } catch (error) {
-      await write({ state: 'error', error: errorText(error, key), durationMs: Date.now() - started });
-      throw error;
+      // "Failed to fetch" says nothing; offline and a CSP block can be told, and are named.
+      const named = mode === 'cors' ? await explainFetchFailure(url.href, error) : undefined;
+      await write({
+        state: 'error',
+        error: errorText(named ?? error, key),
+        durationMs: Date.now() - started,
+      });
+      throw named ?? error;
+    }
+
+    const redirect = mode === 'cors' ? redirectError(response) : undefined;
+    if (redirect) {
+      await write({
+        state: 'error',
+        status: response.status,
+        error: redirect.message,
+        durationMs: Date.now() - started,
+      });
+      throw redirect;
     }
 
     const body = response.body;

@@ -4,7 +4,8 @@
  */
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 
-export type LedgerPurpose = 'chat' | 'models' | 'connection-test' | 'probe' | 'other';
+/** `model-download`: a file of the on-device conductor model, fetched by its Web Worker. */
+export type LedgerPurpose = 'chat' | 'models' | 'connection-test' | 'probe' | 'model-download' | 'other';
 
 export interface LedgerEntry {
   id: number;
@@ -66,6 +67,11 @@ export interface Ledger {
   update(entry: LedgerEntry): Promise<void>;
   /** Oldest first. */
   list(filter?: { runId?: string }): Promise<LedgerEntry[]>;
+  /**
+   * One page, newest first: at most `size` entries (default LEDGER_PAGE_SIZE) older than the entry `before`
+   * (an id; omitted: from the newest). Reads only that page, however long the ledger is.
+   */
+  page(options?: { before?: number; size?: number }): Promise<LedgerPage>;
   exportJSON(): Promise<string>;
   exportCSV(): Promise<string>;
   clear(): Promise<void>;
@@ -75,6 +81,18 @@ export interface Ledger {
 }
 
 export const LEDGER_DB = 'baton-ledger';
+
+/** Entries per page of the ledger panel. */
+export const LEDGER_PAGE_SIZE = 100;
+
+export interface LedgerPage {
+  /** Newest first. */
+  entries: LedgerEntry[];
+  /** Entries in the whole ledger. */
+  total: number;
+  /** Pass as `before` for the next (older) page; absent on the last page. */
+  nextBefore?: number;
+}
 
 /** Columns of the CSV export, in order. */
 export const CSV_COLUMNS = [
@@ -126,7 +144,27 @@ export async function openLedger(name = LEDGER_DB): Promise<Ledger> {
     return entries.sort((a, b) => a.id - b.id);
   }
 
+  async function page(options: { before?: number; size?: number } = {}): Promise<LedgerPage> {
+    const size = Math.max(1, Math.floor(options.size ?? LEDGER_PAGE_SIZE));
+    const tx = db.transaction('entries');
+    const range = options.before === undefined ? undefined : IDBKeyRange.upperBound(options.before, true);
+    const entries: LedgerEntry[] = [];
+    let more = false;
+    for (let cursor = await tx.store.openCursor(range, 'prev'); cursor; cursor = await cursor.continue()) {
+      if (entries.length === size) {
+        more = true;
+        break;
+      }
+      entries.push(cursor.value);
+    }
+    const total = await tx.store.count();
+    await tx.done;
+    const last = entries.at(-1);
+    return { entries, total, ...(more && last ? { nextBefore: last.id } : {}) };
+  }
+
   return {
+    page,
     async add(entry) {
       // autoIncrement assigns the id; the store's type wants it, so the cast is only for `add`.
       const id = await db.add('entries', entry as LedgerEntry);

@@ -66,8 +66,10 @@ export function backoffDelay(attempt: number, policy: RetryPolicy): number {
 export function decideRetry(error: unknown, attempt: number, policy: RetryPolicy): RetryDecision {
   const message = error instanceof Error ? error.message : String(error);
   if (!(error instanceof ProviderError) || !error.retryable) return { retry: false, reason: message };
-  if (attempt >= policy.maxAttempts) {
-    const tries = policy.maxAttempts === 1 ? '1 attempt' : `${policy.maxAttempts} attempts`;
+  // Some failures deserve fewer attempts than the policy allows (an empty answer: one retry).
+  const maxAttempts = Math.min(policy.maxAttempts, error.maxAttempts ?? policy.maxAttempts);
+  if (attempt >= maxAttempts) {
+    const tries = maxAttempts === 1 ? '1 attempt' : `${maxAttempts} attempts`;
     return { retry: false, reason: `${message} (gave up after ${tries})` };
   }
   if (error.retryAfterMs !== undefined) {

@@ -13,6 +13,8 @@ export type ProviderErrorKind =
   | 'server' // 5xx
   | 'connection' // network failure, CORS rejection, unreachable host
   | 'stream' // stream cut or malformed mid-answer
+  | 'empty' // the answer ended properly but holds no text (EmptyAnswerError): retried once
+  | 'unexpected-response' // a redirect, a web page, JSON that is no chat completion: retrying cannot help
   | 'aborted' // cancelled by the user
   | 'refused'; // egress refused to send (key bound to another origin, host not allowed)
 
@@ -28,7 +30,10 @@ export class ProviderError extends Error {
     super(message);
   }
 
-  /** 408, 409, 429, 5xx, dropped connections and cut streams are worth another try; the rest are not. */
+  /**
+   * 408, 409, 429, 5xx, dropped connections, cut streams and empty answers are worth another try; the
+   * rest are not.
+   */
   get retryable(): boolean {
     return (
       this.kind === 'timeout' ||
@@ -36,8 +41,32 @@ export class ProviderError extends Error {
       this.kind === 'rate-limit' ||
       this.kind === 'server' ||
       this.kind === 'connection' ||
-      this.kind === 'stream'
+      this.kind === 'stream' ||
+      this.kind === 'empty'
     );
+  }
+
+  /**
+   * The most attempts (the first included) a step failing this way deserves, when fewer than the retry
+   * policy's own; `undefined`: the policy decides.
+   */
+  get maxAttempts(): number | undefined {
+    return undefined;
+  }
+}
+
+/**
+ * The provider ended its answer properly, but it holds no text. One more try can help (a model that
+ * sometimes answers nothing); a provider that does it twice will keep doing it, so it gets one retry only.
+ */
+export class EmptyAnswerError extends ProviderError {
+  override name = 'EmptyAnswerError';
+  constructor(message: string) {
+    super('empty', message);
+  }
+
+  override get maxAttempts(): number {
+    return 2;
   }
 }
 

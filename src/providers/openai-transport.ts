@@ -1,6 +1,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { WorkerSpec } from '../pool/types.ts';
-import { errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
+import { asAnswerStream, type StreamSeen } from './answer-response.ts';
+import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from './transport.ts';
 
 /**
@@ -39,36 +40,12 @@ export interface OpenAITransportOptions {
  */
 export const PLACEHOLDER_API_KEY = 'baton-placeholder-key';
 
-/**
- * Passes an event stream through unchanged while watching for the `data: [DONE]` terminator, which the
- * SDK swallows: a stream that sent it ended properly even when no chunk carried a finish_reason.
- */
-function watchForDone(response: Response, seen: { done: boolean }): Response {
-  const type = response.headers.get('content-type') ?? '';
-  if (!response.ok || !response.body || !type.includes('text/event-stream')) return response;
-  const decoder = new TextDecoder();
-  let tail = '';
-  const watcher = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      const text = tail + decoder.decode(chunk, { stream: true });
-      if (/(^|\n)data: ?\[DONE\]/.test(text)) seen.done = true;
-      tail = text.slice(-16);
-      controller.enqueue(chunk);
-    },
-  });
-  return new Response(response.body.pipeThrough(watcher), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-}
-
 /** Removes what must not leave the page, then hands the request to the injected fetch. */
 function wrapFetch(
   inner: typeof fetch,
   sdkHeaders: 'keep' | 'strip',
   baton: EgressContext,
-  seen: { done: boolean },
+  seen: StreamSeen,
 ): typeof fetch {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
@@ -78,8 +55,9 @@ function wrapFetch(
         if (name.startsWith('x-stainless-')) headers.delete(name);
       }
     }
-    const next: BatonRequestInit = { ...init, headers, baton };
-    return watchForDone(await inner(input, next), seen);
+    // A redirect is reported, not followed (egress refuses to follow one anyway).
+    const next: BatonRequestInit = { ...init, headers, baton, redirect: 'manual' };
+    return asAnswerStream(await inner(input, next), seen);
   };
 }
 
@@ -119,6 +97,21 @@ export function toProviderError(error: unknown, signal: AbortSignal, started: bo
     : new ProviderError('connection', `Could not reach the provider: ${message}`);
 }
 
+/** Why an answer that ended properly holds no text, in the provider's own terms. */
+function emptyAnswerReason(finishReason: string | undefined, chunks: number, choicesSeen: boolean): string {
+  if (chunks === 0) return 'The provider sent no answer text: the stream held only its end ([DONE]).';
+  if (!choicesSeen) return 'The provider sent no answer text: its stream carried no choices at all.';
+  if (finishReason === undefined)
+    return 'The provider sent no answer text: the stream ended ([DONE]) without any.';
+  const why =
+    finishReason === 'length'
+      ? ': it ran out of tokens before writing any'
+      : finishReason === 'content_filter'
+        ? ": the provider's content filter stopped it"
+        : '';
+  return `The model sent no answer text (finish_reason "${redactKeyLike(finishReason.slice(0, 40))}")${why}.`;
+}
+
 /**
  * A ChatTransport for any OpenAI-compatible endpoint, built on the `openai` SDK: streaming with usage,
  * no SDK retries (the executor owns retries), the request's AbortSignal passed through.
@@ -153,7 +146,10 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
         ),
       });
       let started = false;
-      let finished = false;
+      let finishReason: string | undefined;
+      let answered = false;
+      let choicesSeen = false;
+      let chunks = 0;
       try {
         const stream = await client.chat.completions.create(
           {
@@ -166,10 +162,15 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
         );
         started = true;
         for await (const chunk of stream) {
+          chunks++;
           for (const choice of chunk.choices ?? []) {
+            choicesSeen = true;
             const text = choice.delta?.content;
-            if (text) yield { type: 'delta', text };
-            if (choice.finish_reason) finished = true;
+            if (text) {
+              if (text.trim()) answered = true;
+              yield { type: 'delta', text };
+            }
+            if (choice.finish_reason) finishReason = choice.finish_reason;
           }
           if (chunk.usage) {
             yield {
@@ -184,9 +185,10 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
       }
       // The SDK ends the iteration quietly when the signal aborts it.
       if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
-      if (!finished && !seen.done) {
+      if (finishReason === undefined && !seen.done) {
         throw new ProviderError('stream', 'The answer stream ended before the answer was complete.');
       }
+      if (!answered) throw new EmptyAnswerError(emptyAnswerReason(finishReason, chunks, choicesSeen));
     },
   };
 }

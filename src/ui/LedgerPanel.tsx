@@ -2,27 +2,52 @@ import { useEffect, useState } from 'preact/hooks';
 import { downloadText } from '../app/export.ts';
 import { formatBytes, formatTime } from '../app/format.ts';
 import { getLedger } from '../app/services.ts';
-import type { LedgerEntry } from '../egress/ledger.ts';
+import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPage, type LedgerPurpose } from '../egress/ledger.ts';
 
-/** Every request that left the page (or was refused): when, where, how much, and for which run and step. */
+const PURPOSE_LABELS: Partial<Record<LedgerPurpose, string>> = {
+  'model-download': 'model download',
+  'connection-test': 'connection test',
+};
+
+function statusText(e: LedgerEntry): string {
+  if (!e.sent) return `refused${e.error ? `: ${e.error}` : ''}`;
+  if (e.state === 'error') return `${e.status ?? 'failed'}${e.error ? `: ${e.error}` : ''}`;
+  return String(e.status ?? e.state);
+}
+
+/**
+ * Every request that left the page (or was refused), the conductor's model downloads included: when,
+ * where, how much, and for which run and step. Newest first, a page at a time.
+ */
 export function LedgerPanel() {
-  const [entries, setEntries] = useState<LedgerEntry[] | undefined>();
+  const [page, setPage] = useState<LedgerPage | undefined>();
+  /** `before` of each page shown so far; the last is the current page (undefined: the newest). */
+  const [trail, setTrail] = useState<(number | undefined)[]>([undefined]);
+  const before = trail.at(-1);
   useEffect(() => {
     let off: (() => void) | undefined;
+    let live = true;
     void getLedger().then(async (ledger) => {
-      const load = async () => setEntries(await ledger.list());
+      const load = async () => {
+        const next = await ledger.page(before === undefined ? {} : { before });
+        if (live) setPage(next);
+      };
       await load();
-      off = ledger.subscribe(() => void load());
+      if (live) off = ledger.subscribe(() => void load());
     });
-    return () => off?.();
-  }, []);
+    return () => {
+      live = false;
+      off?.();
+    };
+  }, [before]);
   const exportAs = async (kind: 'json' | 'csv') => {
     const ledger = await getLedger();
     if (kind === 'json')
       downloadText('baton-egress-ledger.json', await ledger.exportJSON(), 'application/json');
     else downloadText('baton-egress-ledger.csv', await ledger.exportCSV(), 'text/csv');
   };
-  const shown = (entries ?? []).slice(-200).reverse();
+  const entries = page?.entries;
+  const first = (trail.length - 1) * LEDGER_PAGE_SIZE + 1;
   return (
     <section class="card" aria-labelledby="ledger-title" data-testid="ledger-panel">
       <div class="row">
@@ -38,15 +63,39 @@ export function LedgerPanel() {
         </button>
       </div>
       <p class="small muted">
-        Every request this page sends goes through one module and is written here. Keys and prompts are never
-        recorded.
+        Every request this page sends goes through one module and is written here, and so is every file the
+        conductor model downloads. Keys and prompts are never recorded.
       </p>
       {entries === undefined ? (
         <p class="muted">Loading…</p>
-      ) : entries.length === 0 ? (
+      ) : entries.length === 0 && trail.length === 1 ? (
         <p class="muted">No request has left this page.</p>
       ) : (
         <div class="table-wrap">
+          <nav class="row" aria-label="Ledger pages" data-testid="ledger-pages">
+            <span class="small muted" aria-live="polite">
+              {entries.length === 0
+                ? `None of ${page?.total ?? 0}`
+                : `${first}–${first + entries.length - 1} of ${page?.total ?? 0}`}
+            </span>
+            <span class="spacer" />
+            <button
+              type="button"
+              class="small"
+              disabled={trail.length === 1}
+              onClick={() => setTrail(trail.slice(0, -1))}
+            >
+              Newer
+            </button>
+            <button
+              type="button"
+              class="small"
+              disabled={page?.nextBefore === undefined}
+              onClick={() => page?.nextBefore !== undefined && setTrail([...trail, page.nextBefore])}
+            >
+              Older
+            </button>
+          </nav>
           <table class="data">
             <caption class="visually-hidden">Requests, newest first</caption>
             <thead>
@@ -62,13 +111,13 @@ export function LedgerPanel() {
               </tr>
             </thead>
             <tbody>
-              {shown.map((e) => (
+              {entries.map((e) => (
                 <tr key={e.id}>
                   <td>{formatTime(e.time)}</td>
                   <td>{e.host}</td>
-                  <td>{e.purpose}</td>
+                  <td>{PURPOSE_LABELS[e.purpose] ?? e.purpose}</td>
                   <td>{e.runId ? `${e.runId.slice(0, 6)} / ${e.stepIndex ?? '—'}` : '—'}</td>
-                  <td>{e.sent ? (e.status ?? e.state) : `refused${e.error ? `: ${e.error}` : ''}`}</td>
+                  <td>{statusText(e)}</td>
                   <td>{formatBytes(e.bytesOut)}</td>
                   <td>{formatBytes(e.bytesIn)}</td>
                   <td>

@@ -332,7 +332,10 @@ export function PoolPanel() {
             />
           </div>
         </div>
-        {preset?.corsHint && <p class="field-hint">{preset.corsHint}</p>}
+        {/* The connection result carries the same hint (with this page's origin): say it once. */}
+        {preset?.corsHint && !check?.hint && (
+          <p class="field-hint">{preset.corsHint.replaceAll('<this page origin>', location.origin)}</p>
+        )}
         {check && (
           <div
             class="alert"

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { withArticle } from '../app/articles.ts';
 import { formatTime } from '../app/format.ts';
 import { getVault } from '../app/services.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
@@ -169,7 +170,7 @@ export function VaultPanel() {
               </button>
               {preset?.keyURL && (
                 <a href={preset.keyURL} target="_blank" rel="noopener noreferrer" class="small">
-                  Get a {preset.name} key
+                  Get {withArticle(preset.name)} key
                 </a>
               )}
             </div>

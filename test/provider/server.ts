@@ -22,7 +22,27 @@ export interface Latency {
   perTokenMs: number;
 }
 
-export type FaultKind = '401' | '403' | '404' | '429' | '500' | '503' | 'cut' | 'stall' | 'malformed';
+/** Faults that answer with an HTTP error status and an OpenAI-shaped error body. */
+type StatusFault = '401' | '403' | '404' | '429' | '500' | '503';
+
+export type FaultKind =
+  | StatusFault
+  | 'cut'
+  | 'stall'
+  | 'malformed'
+  // Redirects: to the same path under `/moved`, which answers normally (a client that follows it succeeds).
+  | '302'
+  | '307'
+  // Non-answers: what a wrong base URL, a proxy or a half-compatible server sends with status 200.
+  | 'html' // a web page (text/html)
+  | 'html-as-sse' // the same page labelled text/event-stream
+  | 'no-choices' // JSON with no `choices` (`{"object":"list","data":[]}`)
+  | 'ignore-stream' // a valid JSON chat.completion even when `stream: true` was asked for
+  // Empty answers, streamed: a client must not take them for an answer.
+  | 'empty-done' // only `data: [DONE]`
+  | 'empty-finish' // the role chunk, then a chunk with empty content and `finish_reason: "stop"`, then [DONE]
+  | 'empty-no-choices'; // chunks whose `choices` is missing or empty (usage only), then [DONE]
+
 export const FAULT_KINDS: readonly FaultKind[] = [
   '401',
   '403',
@@ -33,7 +53,23 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'cut',
   'stall',
   'malformed',
+  '302',
+  '307',
+  'html',
+  'html-as-sse',
+  'no-choices',
+  'ignore-stream',
+  'empty-done',
+  'empty-finish',
+  'empty-no-choices',
 ];
+
+const STATUS_FAULTS: readonly string[] = ['401', '403', '404', '429', '500', '503'];
+const isStatusFault = (kind: FaultKind): kind is StatusFault => STATUS_FAULTS.includes(kind);
+
+/** The page the `html` faults send: what a login wall or a web server's front page looks like. */
+export const FAULT_HTML_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title></head><body><h1>Welcome</h1></body></html>\n';
 
 export interface Fault {
   kind: FaultKind;
@@ -176,7 +212,7 @@ export function answer(behaviour: Behaviour, messages: readonly Message[]): stri
 
 /** Parses `429`, `429x2` (fail twice, then succeed), `cut`, ... Returns undefined for anything else. */
 export function parseFault(spec: string): Fault | undefined {
-  const match = /^(\d{3}|[a-z]+?)(?:x(\d+))?$/.exec(spec.trim());
+  const match = /^(\d{3}|[a-z][a-z-]*?)(?:x(\d+))?$/.exec(spec.trim());
   if (!match) return undefined;
   const kind = match[1] as FaultKind;
   if (!FAULT_KINDS.includes(kind)) return undefined;
@@ -197,7 +233,7 @@ function resolveModel(models: Map<string, ScriptedModel>, id: string): ScriptedM
 
 type ErrorBody = { message: string; type: string; code: string | null; param?: string | null };
 
-const FAULT_ERRORS: Record<'401' | '403' | '404' | '429' | '500' | '503', (model: string) => ErrorBody> = {
+const FAULT_ERRORS: Record<StatusFault, (model: string) => ErrorBody> = {
   '401': () => ({
     message: 'Incorrect API key provided. You can find your API key in your account settings.',
     type: 'invalid_request_error',
@@ -343,7 +379,8 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     return fault;
   }
 
-  async function chat(req: IncomingMessage, res: ServerResponse, body: unknown) {
+  /** `moved`: the request followed one of our redirects; it is answered without faults. */
+  async function chat(req: IncomingMessage, res: ServerResponse, body: unknown, moved = false) {
     if (!body || typeof body !== 'object' || Array.isArray(body)) {
       sendError(req, res, 400, {
         message:
@@ -388,15 +425,17 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     }
     const headerSpec = req.headers['x-test-fault'];
     const headerFault = typeof headerSpec === 'string' ? parseFault(headerSpec) : undefined;
-    const fault = headerFault
-      ? activeFault(`header:${modelId}\n${headerSpec}`, headerFault)
-      : activeFault(`model:${modelId}`, model.fault);
+    const fault = moved
+      ? undefined
+      : headerFault
+        ? activeFault(`header:${modelId}\n${headerSpec}`, headerFault)
+        : activeFault(`model:${modelId}`, model.fault);
 
     const messages = request.messages as Message[];
     const stream = request.stream === true;
     const includeUsage = stream && request.stream_options?.include_usage === true;
     const limit = Number(request.max_completion_tokens ?? request.max_tokens);
-    let tokens = tokenize(answer(model.behaviour, messages));
+    let tokens = fault?.kind === 'empty-finish' ? [] : tokenize(answer(model.behaviour, messages));
     let finishReason = 'stop';
     if (Number.isInteger(limit) && limit > 0 && tokens.length > limit) {
       tokens = tokens.slice(0, limit);
@@ -412,7 +451,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     const created = Math.floor(Date.now() / 1000);
     const latency = model.latency ?? { firstTokenMs: 0, perTokenMs: 0 };
 
-    if (fault && fault.kind !== 'cut' && fault.kind !== 'stall' && fault.kind !== 'malformed') {
+    if (fault && isStatusFault(fault.kind)) {
       const extra: Record<string, string> = {};
       if (fault.kind === '429' || fault.kind === '503') {
         const ms = fault.retryAfterMs ?? defaultRetryAfterMs;
@@ -428,6 +467,49 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       closed = true;
     });
 
+    const full = () => ({
+      id,
+      object: 'chat.completion',
+      created,
+      model: modelId,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: tokens.join(''), refusal: null },
+          logprobs: null,
+          finish_reason: finishReason,
+        },
+      ],
+      usage,
+    });
+
+    if (fault?.kind === '302' || fault?.kind === '307') {
+      res.writeHead(Number(fault.kind), {
+        ...corsHeaders(req),
+        location: `${url}/moved${req.url ?? ''}`,
+        'content-length': '0',
+      });
+      res.end();
+      return;
+    }
+    if (fault?.kind === 'html' || fault?.kind === 'html-as-sse') {
+      res.writeHead(200, {
+        ...corsHeaders(req),
+        'content-type': fault.kind === 'html' ? 'text/html; charset=utf-8' : 'text/event-stream',
+        'content-length': String(Buffer.byteLength(FAULT_HTML_PAGE)),
+      });
+      res.end(FAULT_HTML_PAGE);
+      return;
+    }
+    if (fault?.kind === 'no-choices') {
+      sendJson(req, res, 200, { object: 'list', data: [] });
+      return;
+    }
+    if (fault?.kind === 'ignore-stream') {
+      sendJson(req, res, 200, full());
+      return;
+    }
+
     if (!stream) {
       if (fault?.kind === 'stall') {
         res.writeHead(200, { ...corsHeaders(req), 'content-type': 'application/json' });
@@ -436,32 +518,18 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       }
       await sleep(latency.firstTokenMs + latency.perTokenMs * Math.max(0, tokens.length - 1));
       if (closed) return;
-      const full = {
-        id,
-        object: 'chat.completion',
-        created,
-        model: modelId,
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: tokens.join(''), refusal: null },
-            logprobs: null,
-            finish_reason: finishReason,
-          },
-        ],
-        usage,
-      };
+      const completion = full();
       if (fault?.kind === 'malformed') {
         res.writeHead(200, { ...corsHeaders(req), 'content-type': 'application/json' });
-        res.end(JSON.stringify(full).slice(0, 40));
+        res.end(JSON.stringify(completion).slice(0, 40));
         return;
       }
       if (fault?.kind === 'cut') {
         res.writeHead(200, { ...corsHeaders(req), 'content-type': 'application/json' });
-        res.write(JSON.stringify(full).slice(0, 40));
+        res.write(JSON.stringify(completion).slice(0, 40));
         return cut(res);
       }
-      sendJson(req, res, 200, full);
+      sendJson(req, res, 200, completion);
       return;
     }
 
@@ -487,6 +555,21 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
         ...(includeUsage ? { usage: null } : {}),
       });
 
+    if (fault?.kind === 'empty-done') {
+      send('[DONE]');
+      res.end();
+      return;
+    }
+    if (fault?.kind === 'empty-no-choices') {
+      send(JSON.stringify({ id, object: 'chat.completion.chunk', created, model: modelId }));
+      send(
+        JSON.stringify({ id, object: 'chat.completion.chunk', created, model: modelId, choices: [], usage }),
+      );
+      send('[DONE]');
+      res.end();
+      return;
+    }
+
     await sleep(latency.firstTokenMs);
     if (closed) return;
     send(chunk({ role: 'assistant', content: '' }, null));
@@ -501,7 +584,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       if (i === 0 && fault?.kind === 'malformed') send('{"id":"broken", "choices": [');
     }
     if (fault?.kind === 'cut') return cut(res); // an answer of one token or none: cut after it
-    send(chunk({}, finishReason));
+    send(chunk(fault?.kind === 'empty-finish' ? { content: '' } : {}, finishReason));
     if (includeUsage) {
       send(
         JSON.stringify({ id, object: 'chat.completion.chunk', created, model: modelId, choices: [], usage }),
@@ -561,7 +644,10 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       });
       return;
     }
-    const route = path.split('?')[0];
+    const requested = path.split('?')[0] ?? '/';
+    // Where the 302/307 faults send a client: the same API under /moved, without faults.
+    const moved = requested.startsWith('/moved/');
+    const route = moved ? requested.slice('/moved'.length) : requested;
     if (route === '/v1/models' || route === '/v1/chat/completions') {
       if (!authorised(req)) {
         sendError(req, res, 401, FAULT_ERRORS['401'](''));
@@ -570,7 +656,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     }
     if (route === '/v1/models' && method === 'GET') return listModels(req, res);
     if (route === '/v1/chat/completions' && method === 'POST')
-      return chat(req, res, bodyIsJson ? body : undefined);
+      return chat(req, res, bodyIsJson ? body : undefined, moved);
     sendError(req, res, route === '/v1/models' || route === '/v1/chat/completions' ? 405 : 404, {
       message: `Invalid URL (${method} ${route})`,
       type: 'invalid_request_error',

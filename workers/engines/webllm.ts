@@ -11,6 +11,7 @@ export type CacheBackend = NonNullable<AppConfig['cacheBackend']>;
 
 import { EngineError } from '../../src/conductor/engine-errors.ts';
 import { conductorModelInfo } from '../../src/conductor/model-choice.ts';
+import { downloadStatusError } from './download-failure.ts';
 import {
   type ConductorEngine,
   type GenerateRequest,
@@ -185,6 +186,9 @@ export function toEngineError(
       { cause: error },
     );
   }
+  // A model file answered with an error status (the worker's Cache.add, workers/download-reporter.ts).
+  const status = /Could not get (\S+): HTTP (\d{3})/.exec(message);
+  if (status?.[1] && status[2]) return downloadStatusError(model, status[1], Number(status[2]));
   if (
     (name === 'TypeError' && /fetch|network|load failed/i.test(message)) ||
     name === 'NetworkError' ||

@@ -3,6 +3,7 @@ import { Wllama } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import { ConductorError } from '../../src/conductor/api-types.ts';
 import { EngineError } from '../../src/conductor/engine-errors.ts';
+import { downloadNetworkError, downloadStatusError } from './download-failure.ts';
 import {
   type ConductorEngine,
   type GenerateRequest,
@@ -57,6 +58,15 @@ export async function wllamaDeleteCache(url: string, cacheName = DEFAULT_CACHE):
   return cache.delete(url);
 }
 
+/** The file name of a model URL ("qwen2.5-0.5b-q4_k_m.gguf"), which is what the user chose. */
+function modelName(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
+  } catch {
+    return url;
+  }
+}
+
 /** Downloads a GGUF with byte progress (or reads it from Cache Storage), and caches it for next time. */
 async function fetchModel(
   url: string,
@@ -78,14 +88,19 @@ async function fetchModel(
     });
     return blob;
   }
+  const model = modelName(url);
   let response: Response;
   try {
     response = await fetch(url, { signal });
   } catch (error) {
-    throw new EngineError('ModelFetchError', `Could not download the model: ${(error as Error).message}`);
+    if ((error as Error).name === 'AbortError') throw error;
+    // The CSP violation event is queued as its own task: let it arrive before the cause is named.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    throw downloadNetworkError(model, url, error);
   }
   if (!response.ok || !response.body) {
-    throw new EngineError('ModelFetchError', `Could not download the model: HTTP ${response.status}`);
+    await response.body?.cancel().catch(() => {});
+    throw downloadStatusError(model, url, response.status);
   }
   const total = Number(response.headers.get('content-length')) || undefined;
   const reader = response.body.getReader();

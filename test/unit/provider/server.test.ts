@@ -398,6 +398,94 @@ describe('faults', () => {
     await expect(res.json()).rejects.toThrow(SyntaxError);
   });
 
+  it('parses fault kinds with hyphens, with and without a count', () => {
+    expect(parseFault('html-as-sse')).toEqual({ kind: 'html-as-sse' });
+    expect(parseFault('empty-donex1')).toEqual({ kind: 'empty-done', times: 1 });
+    expect(parseFault('307')).toEqual({ kind: '307' });
+  });
+
+  it.each(['302', '307'])('fault %s redirects to the same API under /moved, which answers', async (kind) => {
+    const res = await fetch(`${p.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: `fault:${kind}`, messages: [user('moved on')] }),
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(Number(kind));
+    const location = res.headers.get('location');
+    expect(location).toBe(`${p.url}/moved/v1/chat/completions`);
+    // A client that follows a 307 (which keeps the body) gets the answer, not the fault again.
+    const followed = await fetch(location!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: `fault:${kind}`, messages: [user('moved on')] }),
+    });
+    expect(
+      ((await followed.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message
+        .content,
+    ).toBe('moved on');
+  });
+
+  it.each([
+    ['html', 'text/html; charset=utf-8'],
+    ['html-as-sse', 'text/event-stream'],
+  ])('fault %s answers 200 with a web page labelled %s', async (kind, type) => {
+    const { res } = await stream(`fault:${kind}`, [user('a')]);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(type);
+  });
+
+  it('fault html sends a page with a title', async () => {
+    const res = await post({ model: 'fault:html', messages: [user('a')], stream: true });
+    expect(await res.text()).toMatch(/^<!DOCTYPE html>.*<title>Welcome to nginx!<\/title>/s);
+  });
+
+  it('fault no-choices answers 200 JSON without choices, streamed or not', async () => {
+    for (const streamed of [true, false]) {
+      const res = await post({ model: 'fault:no-choices', messages: [user('a')], stream: streamed });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(await res.json()).toEqual({ object: 'list', data: [] });
+    }
+  });
+
+  it('fault ignore-stream answers a stream request with a whole JSON completion and usage', async () => {
+    const res = await post({ model: 'fault:ignore-stream', messages: [user('a b')], stream: true });
+    expect(res.headers.get('content-type')).toBe('application/json');
+    const body = (await res.json()) as {
+      object: string;
+      choices: { message: { content: string } }[];
+      usage: unknown;
+    };
+    expect(body.object).toBe('chat.completion');
+    expect(body.choices[0]?.message.content).toBe('a b');
+    expect(body.usage).toEqual({ prompt_tokens: 2, completion_tokens: 2, total_tokens: 4 });
+  });
+
+  it('fault empty-done streams only [DONE]', async () => {
+    const { read } = await stream('fault:empty-done', [user('a b')]);
+    expect(read.data).toEqual(['[DONE]']);
+  });
+
+  it('fault empty-finish streams empty content with a finish_reason, and usage of no completion tokens', async () => {
+    const { read } = await stream('fault:empty-finish', [user('a b')]);
+    const list = chunks(read);
+    expect(streamedText(list)).toBe('');
+    expect(
+      list.some((c) => c.choices[0]?.finish_reason === 'stop' && c.choices[0]?.delta.content === ''),
+    ).toBe(true);
+    expect(list.at(-1)?.usage?.completion_tokens).toBe(0);
+    expect(read.data.at(-1)).toBe('[DONE]');
+  });
+
+  it('fault empty-no-choices streams chunks without choices, then [DONE]', async () => {
+    const { read } = await stream('fault:empty-no-choices', [user('a b')]);
+    const list = chunks(read);
+    expect(list.every((c) => (c.choices ?? []).length === 0)).toBe(true);
+    expect(list[0]).not.toHaveProperty('choices');
+    expect(read.data.at(-1)).toBe('[DONE]');
+  });
+
   it('an unknown x-test-fault value is ignored', async () => {
     const res = await post({ model: 'echo', messages: [user('fine')] }, { 'x-test-fault': 'teapot' });
     expect(res.status).toBe(200);

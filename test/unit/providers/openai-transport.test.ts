@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
-import { ProviderError } from '../../../src/providers/errors.ts';
+import { EmptyAnswerError, ProviderError } from '../../../src/providers/errors.ts';
 import {
   type BatonRequestInit,
   createOpenAITransport,
@@ -65,6 +65,26 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 }
 
 const chatPosts = (p: TestProvider) => p.requests.filter((r) => r.method === 'POST');
+
+/** A server that answers every request with one fixed body of one content type (status 200). */
+async function bare(type: string, body: string) {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': type });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return {
+    base,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 describe('createOpenAITransport', () => {
   it('streams deltas then usage, and sends a streaming request with include_usage', async () => {
@@ -196,6 +216,91 @@ describe('createOpenAITransport', () => {
     const error = await failure(collect(createOpenAITransport(), worker('echo'), hello, controller.signal));
     expect(error.kind).toBe('aborted');
     expect(chatPosts(provider)).toHaveLength(0);
+  });
+
+  describe('empty answers fail, retried once', () => {
+    it.each([
+      ['empty-done', /no answer text.*\[DONE\]/],
+      ['empty-finish', /no answer text.*finish_reason "stop"/],
+      ['empty-no-choices', /no answer text.*no choices/],
+    ])('%s is an EmptyAnswerError that allows one retry', async (fault, reason) => {
+      const error = await failure(collect(createOpenAITransport(), worker(`fault:${fault}`)));
+      expect(error).toBeInstanceOf(EmptyAnswerError);
+      expect(error.name).toBe('EmptyAnswerError');
+      expect(error.kind).toBe('empty');
+      expect(error.message).toMatch(reason);
+      expect(error.retryable).toBe(true);
+      expect(error.maxAttempts).toBe(2);
+    });
+
+    it('still yields the usage of an empty answer before failing (it was paid for)', async () => {
+      const events: ChatEvent[] = [];
+      const stream = createOpenAITransport().stream(worker('fault:empty-finish'), {
+        messages: hello,
+        signal: new AbortController().signal,
+        runId: 'r',
+        stepIndex: 0,
+      });
+      await expect(
+        (async () => {
+          for await (const event of stream) events.push(event);
+        })(),
+      ).rejects.toBeInstanceOf(EmptyAnswerError);
+      expect(events).toEqual([{ type: 'usage', promptTokens: 3, completionTokens: 0 }]);
+    });
+  });
+
+  describe('non-answers are named, and not retried where retrying cannot help', () => {
+    it.each([
+      ['302', /redirect.*302.*\/moved\/v1\/chat\/completions/i],
+      ['307', /redirect.*307.*\/moved\/v1\/chat\/completions/i],
+      ['html', /web page.*text\/html.*Welcome to nginx!.*base URL/],
+      ['html-as-sse', /web page.*labelled text\/event-stream.*Welcome to nginx!.*base URL/],
+      ['no-choices', /JSON that is not a chat completion.*no "choices".*object, data/],
+    ])('fault %s', async (fault, message) => {
+      provider.clearRequests();
+      const error = await failure(collect(createOpenAITransport(), worker(`fault:${fault}`)));
+      expect(error.kind).toBe('unexpected-response');
+      expect(error.message).toMatch(message);
+      expect(error.message).not.toContain('ended before the answer was complete');
+      expect(error.retryable).toBe(false);
+      // The redirect was not followed: nothing reached /moved.
+      expect(provider.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
+    });
+
+    it('accepts a whole JSON completion from a server that ignores stream: true, with its usage', async () => {
+      const events = await collect(createOpenAITransport(), worker('fault:ignore-stream'));
+      expect(events).toEqual([
+        { type: 'delta', text: 'hello there world' },
+        { type: 'usage', promptTokens: 3, completionTokens: 3 },
+      ]);
+    });
+
+    it("reports a 200 JSON error body as the provider's error, scrubbed", async () => {
+      const server = await bare(
+        'application/json',
+        JSON.stringify({ error: { message: 'overloaded, key sk-abcdef0123456789' } }),
+      );
+      try {
+        const error = await failure(collect(createOpenAITransport(), worker('m', server.base)));
+        expect(error.kind).toBe('server');
+        expect(error.message).toContain('overloaded');
+        expect(error.message).not.toContain('sk-abcdef');
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('names a plain-text answer and quotes its start', async () => {
+      const server = await bare('text/plain', 'Service temporarily in maintenance');
+      try {
+        const error = await failure(collect(createOpenAITransport(), worker('m', server.base)));
+        expect(error.kind).toBe('unexpected-response');
+        expect(error.message).toMatch(/text\/plain.*"Service temporarily in maintenance"/);
+      } finally {
+        await server.close();
+      }
+    });
   });
 
   describe('how a stream ends, against a bare SSE server', () => {

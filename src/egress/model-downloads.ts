@@ -1,0 +1,90 @@
+/**
+ * Writes the conductor worker's model downloads in the egress ledger. The worker reports them
+ * (workers/download-reporter.ts) through the bridge; this side owns the ledger, so the entries go through
+ * the same `Ledger` object as every other request and the ledger panel sees them at once.
+ */
+import type { ModelDownloadReport } from '../conductor/api-types.ts';
+import type { Ledger, LedgerEntry } from './ledger.ts';
+
+/** Who fetched them: the conductor model (the ledger's `providerId` column). */
+export const MODEL_DOWNLOAD_PROVIDER = 'conductor-model';
+
+/**
+ * A report handler for `ConductorBridge`'s `onModelDownload`. `start` resolves once the entry is written
+ * (and rejects when it cannot be, so that the download does not leave unrecorded).
+ */
+export function modelDownloadRecorder(
+  ledger: () => Promise<Pick<Ledger, 'add' | 'update'>>,
+  now: () => number = Date.now,
+): (report: ModelDownloadReport) => Promise<void> {
+  const open = new Map<string, LedgerEntry>();
+  /** Updates run one after another, so a late `response` cannot overwrite an `end`. */
+  let writes: Promise<unknown> = Promise.resolve();
+  const update = (id: string, changes: Partial<LedgerEntry>, close: boolean) => {
+    const entry = open.get(id);
+    if (!entry) return writes;
+    const next = { ...entry, ...changes };
+    if (close) open.delete(id);
+    else open.set(id, next);
+    writes = writes
+      .then(async () => (await ledger()).update(next))
+      .catch((error) => console.error('ledger write failed', error));
+    return writes;
+  };
+
+  return async (report) => {
+    if (report.kind === 'start') {
+      let url: URL | undefined;
+      try {
+        url = new URL(report.url);
+      } catch {
+        url = undefined;
+      }
+      const entry = await (await ledger()).add({
+        time: now(),
+        purpose: 'model-download',
+        providerId: MODEL_DOWNLOAD_PROVIDER,
+        host: url?.host ?? '(invalid URL)',
+        method: report.method,
+        path: url?.pathname ?? '',
+        sent: true,
+        keyAttached: false,
+        state: 'pending',
+        bytesOut: 0,
+        bytesIn: 0,
+      });
+      open.set(report.id, entry);
+      return;
+    }
+    if (report.kind === 'response') {
+      await update(report.id, { state: 'streaming', status: report.status }, false);
+      return;
+    }
+    if (report.kind === 'end') {
+      const started = open.get(report.id)?.time ?? now();
+      await update(
+        report.id,
+        {
+          state: report.error === undefined ? 'done' : 'error',
+          ...(report.status !== undefined ? { status: report.status } : {}),
+          bytesIn: report.bytes,
+          durationMs: now() - started,
+          ...(report.error !== undefined ? { error: report.error.slice(0, 300) } : {}),
+        },
+        true,
+      );
+      return;
+    }
+    // The worker died: whatever it was downloading ended with it.
+    await Promise.all(
+      [...open.keys()].map((id) => {
+        const started = open.get(id)?.time ?? now();
+        return update(
+          id,
+          { state: 'error', error: `Stopped: ${report.reason}`.slice(0, 300), durationMs: now() - started },
+          true,
+        );
+      }),
+    );
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Names the cause of a request that failed without an answer, where the browser knows it but `fetch` only
+ * says "Failed to fetch": the device is offline, or the app's own Content-Security-Policy blocked the host
+ * (the page sees a `securitypolicyviolation` event for it). Works on the page and in a worker.
+ */
+import { ProviderError } from './errors.ts';
+
+/** Origins the CSP blocked lately, with when. Old ones are dropped so a later failure is not misread. */
+const blocked = new Map<string, number>();
+const REMEMBER_MS = 60_000;
+let watching = false;
+
+/** Starts listening for CSP violations (once per page or worker). */
+export function watchCspViolations(target: EventTarget | undefined = globalThis): void {
+  if (watching || typeof target?.addEventListener !== 'function') return;
+  watching = true;
+  target.addEventListener('securitypolicyviolation', (event) => {
+    const { blockedURI, effectiveDirective } = event as SecurityPolicyViolationEvent;
+    if (effectiveDirective !== 'connect-src' || !blockedURI) return;
+    try {
+      blocked.set(new URL(blockedURI).origin, Date.now());
+    } catch {
+      // `blockedURI` can be a keyword ("inline", "eval"): never a connect-src target.
+    }
+  });
+}
+
+/** Whether the CSP blocked a request to `origin` lately. */
+export function cspBlocked(origin: string, now = Date.now()): boolean {
+  const at = blocked.get(origin);
+  if (at === undefined) return false;
+  if (now - at > REMEMBER_MS) {
+    blocked.delete(origin);
+    return false;
+  }
+  return true;
+}
+
+function offline(): boolean {
+  const nav = (globalThis as { navigator?: { onLine?: boolean } }).navigator;
+  return nav?.onLine === false;
+}
+
+/** The violation event is queued as its own task, which may run after `fetch` rejects: give it that turn. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * What a failed `fetch` to `url` means, when the browser can tell: a ProviderError naming the cause, or
+ * `undefined` when the cause is not known (then the original error stands).
+ */
+export async function explainFetchFailure(url: string, error: unknown): Promise<ProviderError | undefined> {
+  if (error instanceof ProviderError) return undefined;
+  if (error instanceof Error && error.name === 'AbortError') return undefined;
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+  await nextTask();
+  if (cspBlocked(origin)) {
+    return new ProviderError(
+      'refused',
+      `This app's Content-Security-Policy does not allow connections to ${origin}, so the browser blocked ` +
+        `the request before it left. To use this host, build the app with it listed: ` +
+        `BATON_CONNECT_SRC="${origin}" npm run build (see "Allowing a custom host" in the README).`,
+    );
+  }
+  if (offline()) {
+    return new ProviderError(
+      'connection',
+      `This device is offline, so ${new URL(url).host} could not be reached. Reconnect, then try again.`,
+    );
+  }
+  return undefined;
+}

@@ -1,0 +1,78 @@
+import { expect, type Page, test } from '@playwright/test';
+import type { LedgerEntry } from '../../src/egress/ledger.ts';
+import type { WorkerSpec } from '../../src/pool/types.ts';
+import type { EgressHarness } from '../pages/egress.ts';
+import { startProvider, type TestProvider } from '../provider/server.ts';
+
+// Where the browser knows why a request failed, the step's error says so instead of "Failed to fetch":
+// offline, the app's own CSP blocking a host, a redirect (which the browser hides behind an opaque
+// response). Real egress, transport and ledger in the built harness page, which carries the app's CSP.
+
+let provider: TestProvider;
+test.beforeAll(async () => {
+  provider = await startProvider({ cors: 'strict' });
+});
+test.afterAll(() => provider.close());
+
+type Win = { __egress: EgressHarness };
+
+async function open(page: Page) {
+  await page.goto('/test/pages/egress.html');
+  await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
+  await page.evaluate(() => (globalThis as unknown as Win).__egress.setup());
+}
+
+function worker(baseURL: string, model: string): WorkerSpec {
+  return {
+    id: 'w',
+    label: 'W',
+    strengths: '',
+    providerId: 'custom',
+    baseURL,
+    model,
+    maxConcurrency: 1,
+    enabled: true,
+  };
+}
+
+const send = (page: Page, spec: WorkerSpec) =>
+  page.evaluate((w) => (globalThis as unknown as Win).__egress.viaEgress(w), spec);
+const ledger = (page: Page): Promise<LedgerEntry[]> =>
+  page.evaluate(() => (globalThis as unknown as Win).__egress.ledger());
+
+test('a host the CSP does not list is named, with how to allow it', async ({ page }) => {
+  await open(page);
+  const result = await send(page, worker('https://llm.blocked.example/v1', 'echo'));
+  expect(result.ok).toBe(false);
+  expect(result.error?.message).toContain(
+    "This app's Content-Security-Policy does not allow connections to https://llm.blocked.example",
+  );
+  expect(result.error?.message).toContain('BATON_CONNECT_SRC="https://llm.blocked.example" npm run build');
+  expect(result.error?.message).not.toMatch(/Failed to fetch/);
+  const [entry] = await ledger(page);
+  expect(entry).toMatchObject({ host: 'llm.blocked.example', state: 'error' });
+  expect(entry?.error).toContain('Content-Security-Policy');
+});
+
+test('offline, the error says the device is offline', async ({ page, context }) => {
+  await open(page);
+  await context.setOffline(true);
+  try {
+    const result = await send(page, worker(provider.baseURL, 'echo'));
+    expect(result.ok).toBe(false);
+    expect(result.error?.message).toContain('This device is offline');
+    expect(result.error?.message).not.toMatch(/Failed to fetch/);
+  } finally {
+    await context.setOffline(false);
+  }
+});
+
+test('a redirect is named, not followed and not a bare "Failed to fetch"', async ({ page }) => {
+  await open(page);
+  provider.clearRequests();
+  const result = await send(page, worker(provider.baseURL, 'fault:307'));
+  expect(result.ok).toBe(false);
+  expect(result.error).toMatchObject({ kind: 'unexpected-response' });
+  expect(result.error?.message).toMatch(/answered with a redirect instead of an answer/);
+  expect(provider.requests.filter((r) => r.path.startsWith('/moved'))).toEqual([]);
+});

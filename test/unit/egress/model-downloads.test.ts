@@ -1,0 +1,109 @@
+/**
+ * The conductor worker's model downloads in the egress ledger: the worker's reporting fetch
+ * (workers/download-reporter.ts) and the page's recorder (src/egress/model-downloads.ts), joined directly
+ * as the bridge joins them over comlink, against the tiny-GGUF model host over real HTTP and a real
+ * (fake-indexeddb) ledger.
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLedger } from '../../../src/egress/ledger.ts';
+import { MODEL_DOWNLOAD_PROVIDER, modelDownloadRecorder } from '../../../src/egress/model-downloads.ts';
+import { reportingFetch, setDownloadListener } from '../../../workers/download-reporter.ts';
+import { type ModelServer, startModelServer } from '../../fixtures/model-server.ts';
+
+let models: ModelServer;
+beforeAll(async () => {
+  models = await startModelServer();
+});
+afterAll(async () => {
+  setDownloadListener(undefined);
+  await models.close();
+});
+
+let n = 0;
+async function setup() {
+  const ledger = await openLedger(`ledger-downloads-${n++}`);
+  const record = modelDownloadRecorder(async () => ledger);
+  setDownloadListener(record);
+  return { ledger, record, fetch: reportingFetch((input, init) => fetch(input, init)) };
+}
+
+describe('model downloads in the ledger', () => {
+  it('records a download with host, path, status and bytes, marked as a model download', async () => {
+    const { ledger, fetch } = await setup();
+    const response = await fetch(models.url);
+    const size = (await response.blob()).size;
+    expect(size).toBeGreaterThan(1000);
+    const entries = await ledger.list();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      purpose: 'model-download',
+      providerId: MODEL_DOWNLOAD_PROVIDER,
+      host: new URL(models.url).host,
+      path: '/tiny.gguf',
+      method: 'GET',
+      sent: true,
+      keyAttached: false,
+      state: 'done',
+      status: 200,
+      bytesIn: size,
+    });
+  });
+
+  it('records a failed download: its HTTP status, and a host that cannot be reached', async () => {
+    const { ledger, fetch } = await setup();
+    const missing = await fetch(models.url.replace('tiny.gguf', 'missing.gguf'));
+    expect(missing.status).toBe(404);
+    await expect(fetch('http://127.0.0.1:1/model.gguf')).rejects.toThrow();
+    // The end of a failed download is reported without waiting for anyone to read its body.
+    await expect.poll(async () => (await ledger.list()).map((e) => e.state)).toEqual(['error', 'error']);
+    const [notFound, unreachable] = await ledger.list();
+    expect(notFound).toMatchObject({ path: '/missing.gguf', status: 404, error: 'HTTP 404', bytesIn: 0 });
+    expect(unreachable).toMatchObject({ host: '127.0.0.1:1', purpose: 'model-download', bytesIn: 0 });
+    expect(unreachable?.status).toBeUndefined();
+    expect(unreachable?.error).toMatch(/TypeError/);
+  });
+
+  it('writes the entry before the request leaves', async () => {
+    const ledger = await openLedger(`ledger-downloads-${n++}`);
+    const record = modelDownloadRecorder(async () => ledger);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    setDownloadListener(async (report) => {
+      if (report.kind === 'start') await held;
+      await record(report);
+    });
+    const before = models.downloads();
+    const pending = reportingFetch((input, init) => fetch(input, init))(models.url);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(models.downloads()).toBe(before);
+    release();
+    await (await pending).arrayBuffer();
+    expect(models.downloads()).toBe(before + 1);
+    expect(await ledger.list()).toHaveLength(1);
+  });
+
+  it('does not send a download the ledger cannot record', async () => {
+    setDownloadListener(async () => {
+      throw new Error('QuotaExceededError');
+    });
+    const before = models.downloads();
+    await expect(reportingFetch((input, init) => fetch(input, init))(models.url)).rejects.toThrow(
+      /Could not record the model download in the ledger/,
+    );
+    expect(models.downloads()).toBe(before);
+  });
+
+  it('closes the open downloads of a worker that died', async () => {
+    const { ledger, record, fetch } = await setup();
+    const response = await fetch(models.url);
+    // Headers arrived, the body was never read: then the bridge reports the worker gone.
+    await expect.poll(async () => (await ledger.list())[0]?.state).toBe('streaming');
+    await record({ kind: 'gone', reason: 'Model load cancelled' });
+    const [entry] = await ledger.list();
+    expect(entry).toMatchObject({ state: 'error', error: 'Stopped: Model load cancelled', status: 200 });
+    await response.body?.cancel();
+  });
+});

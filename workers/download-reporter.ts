@@ -1,0 +1,138 @@
+/**
+ * Reports every request the conductor worker makes (its model downloads) to the page, which writes them in
+ * the egress ledger. The worker cannot use the page's egress module (its IndexedDB ledger object, and the
+ * listeners that keep the ledger panel live, belong to the page), so it sends one report when a request is
+ * about to leave (awaited: the entry exists first), one when the headers arrive and one when the body ends.
+ *
+ * Both engines are covered: wllama downloads a GGUF with `fetch`; web-llm fills the Cache API with
+ * `Cache.prototype.add`, which fetches without going through `fetch`, so `add` is redefined in the worker
+ * as what it does by specification (fetch, refuse a non-ok answer, put) with the reporting fetch.
+ */
+import type { ModelDownloadReport } from '../src/conductor/api-types.ts';
+import { watchCspViolations } from '../src/providers/network-cause.ts';
+
+type Listener = (report: ModelDownloadReport) => unknown;
+
+let listener: Listener | undefined;
+let next = 0;
+/** Report ids must not collide with those of an earlier worker whose entries are still open on the page. */
+const prefix = Math.random().toString(36).slice(2, 10);
+
+/** Where reports go (a comlink proxy to the page); `undefined` stops reporting. */
+export function setDownloadListener(value: Listener | undefined): void {
+  listener = value;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error)
+    return error.name === 'AbortError' ? 'Aborted' : `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+/** Sends a report that needs no answer; a page that cannot take it must not break the download. */
+function tell(report: ModelDownloadReport): void {
+  void Promise.resolve(listener?.(report)).catch(() => {});
+}
+
+/** `fetch`, reporting each request; without a listener it is the plain `fetch`. */
+export function reportingFetch(inner: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const report = listener;
+    if (!report) return inner(input, init);
+    const request = new Request(input, init);
+    const id = `${prefix}-${++next}`;
+    try {
+      await report({ kind: 'start', id, url: request.url, method: request.method });
+    } catch (error) {
+      // As in the page's egress: a request the ledger cannot record does not leave.
+      throw new TypeError(`Could not record the model download in the ledger (${errorText(error)})`);
+    }
+    let response: Response;
+    try {
+      response = await inner(request);
+    } catch (error) {
+      tell({ kind: 'end', id, bytes: 0, error: errorText(error) });
+      throw error;
+    }
+    if (!response.ok || !response.body || response.type === 'opaque') {
+      tell({
+        kind: 'end',
+        id,
+        status: response.status,
+        bytes: 0,
+        ...(response.ok ? {} : { error: `HTTP ${response.status}` }),
+      });
+      return response;
+    }
+    tell({ kind: 'response', id, status: response.status });
+    const reader = response.body.getReader();
+    let bytes = 0;
+    let ended = false;
+    const end = (error?: unknown) => {
+      if (ended) return;
+      ended = true;
+      tell({
+        kind: 'end',
+        id,
+        status: response.status,
+        bytes,
+        ...(error === undefined ? {} : { error: errorText(error) }),
+      });
+    };
+    const counted = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let result: ReadableStreamReadResult<Uint8Array>;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          end(error);
+          controller.error(error);
+          return;
+        }
+        if (result.done) {
+          end();
+          controller.close();
+          return;
+        }
+        bytes += result.value.byteLength;
+        controller.enqueue(result.value);
+      },
+      async cancel(reason) {
+        end(reason ?? new Error('Cancelled by the reader'));
+        await reader.cancel(reason);
+      },
+    });
+    const wrapped = new Response(counted, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    Object.defineProperty(wrapped, 'url', { value: response.url });
+    return wrapped;
+  };
+}
+
+let installed = false;
+
+/** Routes the worker's `fetch` and `Cache.prototype.add` through `reportingFetch`. Once per worker. */
+export function installDownloadReporter(scope: typeof globalThis = globalThis): void {
+  if (installed) return;
+  installed = true;
+  // A worker loaded from a URL has its own CSP (its response headers): its violations are seen here.
+  watchCspViolations(scope);
+  const plain = scope.fetch.bind(scope);
+  const reporting = reportingFetch(plain);
+  scope.fetch = reporting;
+  const CacheClass = (scope as { Cache?: typeof Cache }).Cache;
+  if (CacheClass) {
+    CacheClass.prototype.add = async function add(this: Cache, info: RequestInfo | URL): Promise<void> {
+      const request = new Request(info);
+      const response = await reporting(request);
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => {});
+        throw new TypeError(`Could not get ${request.url}: HTTP ${response.status}`);
+      }
+      await this.put(request, response);
+    };
+  }
+}
