@@ -58,14 +58,25 @@ export async function loadMoreHistory(): Promise<void> {
   historyList.value = { summaries: [...current.summaries, ...page.summaries], next: page.next, loaded: true };
 }
 
-/** Every run matching `query`, newest first. The index is built on the first search. */
-export async function searchHistory(query: string): Promise<RunSummary[]> {
+function buildIndex(): Promise<HistoryIndex> {
   index ??= Promise.all([getRunStore(), import('./history-search.ts')]).then(async ([store, m]) => {
     const all = await store.allSummaries();
     mergeSkipped(all.skipped);
     return new m.HistoryIndex(all.summaries);
   });
-  const built = index;
+  return index;
+}
+
+/** Starts building the search index (History calls it once its first page is on screen). */
+export function prepareSearch(): void {
+  void buildIndex().catch(() => {
+    index = undefined; // the search that needs it will build it again and report the failure
+  });
+}
+
+/** Every run matching `query`, newest first. The index is built on the first search if not yet prepared. */
+export async function searchHistory(query: string): Promise<RunSummary[]> {
+  const built = buildIndex();
   try {
     return (await built).search(query);
   } catch (error) {

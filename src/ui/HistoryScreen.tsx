@@ -6,6 +6,7 @@ import {
   historySkipped,
   loadHistory,
   loadMoreHistory,
+  prepareSearch,
   searchHistory,
 } from '../app/history.ts';
 import { navigate } from '../app/router.ts';
@@ -80,8 +81,11 @@ export function HistoryScreen() {
   const list = historyList.value;
 
   useEffect(() => {
-    loadHistory().catch((error: unknown) =>
-      setMessage({ kind: 'error', text: `Your history could not be read: ${(error as Error).message}` }),
+    loadHistory().then(
+      // The first page is on screen: read what search needs while the user looks at it.
+      () => setTimeout(prepareSearch, 0),
+      (error: unknown) =>
+        setMessage({ kind: 'error', text: `Your history could not be read: ${(error as Error).message}` }),
     );
   }, []);
 

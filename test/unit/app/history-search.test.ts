@@ -24,9 +24,10 @@ describe('history search index', () => {
     summary('c', 2, 'Compare the proposals', 'Both proposals agree.'),
   ]);
 
-  it('finds runs by words of the question or the answer, by prefix, case-insensitively', () => {
+  it('finds runs by words (or parts of words) of the question or the answer, case-insensitively', () => {
     expect(index.search('HAIKU').map((s) => s.id)).toEqual(['b']);
     expect(index.search('agr').map((s) => s.id)).toEqual(['c']);
+    expect(index.search('roposal').map((s) => s.id)).toEqual(['c']);
     expect(index.search('rain roof').map((s) => s.id)).toEqual(['b']);
     expect(index.search('rain agree')).toEqual([]);
     expect(index.search('nothing like this')).toEqual([]);
