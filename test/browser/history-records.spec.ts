@@ -89,3 +89,29 @@ test('a screen that throws shows its error in place; the rest of the page keeps 
   await page.getByTestId('sibling-button').click();
   await expect(page.getByTestId('sibling-count')).toHaveText('1');
 });
+
+test('History renders a page of runs at a time and searches every stored run', async ({ page }) => {
+  const runs = Array.from({ length: 120 }, (_, i) =>
+    storedRun(`r${i}`, i * 10, { question: `Question ${i} ${i === 7 ? 'needle' : 'hay'}` }),
+  );
+  await seedVersion1(page, runs, []);
+  await page.goto('/#/history');
+  const items = page.getByTestId('history-item');
+  await expect(items).toHaveCount(50);
+  await expect(items.first()).toContainText('Question 119');
+  await page.getByTestId('history-more').click();
+  await expect(items).toHaveCount(100);
+  await page.getByTestId('history-more').click();
+  await expect(items).toHaveCount(120);
+  await expect(page.getByTestId('history-more')).toHaveCount(0);
+
+  await page.reload();
+  await expect(items).toHaveCount(50);
+  // The run is far past the first page: search reads the whole history, not what is on screen.
+  await page.getByLabel('Search questions and answers').fill('NEEDLE');
+  await expect(items).toHaveCount(1);
+  await expect(items).toContainText('Question 7 needle');
+  await expect(page.getByText('1 run match.')).toBeVisible();
+  await page.getByLabel('Search questions and answers').fill('');
+  await expect(items).toHaveCount(50);
+});
