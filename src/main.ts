@@ -3,7 +3,7 @@ import { restoreConductor } from './app/conductor.ts';
 import { loadPool } from './app/pool.ts';
 import { registerServiceWorker } from './app/pwa.ts';
 import { startRouter } from './app/router.ts';
-import { refreshHistory } from './app/runs.ts';
+import { refreshUnfinished } from './app/runs.ts';
 import { isOnboarded, startCapabilities } from './app/state.ts';
 import { refreshStorage } from './app/storage.ts';
 import { startTheme } from './app/theme.ts';
@@ -18,6 +18,7 @@ render(h(App, {}), document.getElementById('app')!);
 void startCapabilities();
 void refreshStorage();
 void loadPool();
-void refreshHistory().catch((error: unknown) => console.warn('history unavailable', error));
+// Only the runs a reload cut off (for the resume banner): History reads its own page when it is opened.
+void refreshUnfinished().catch((error: unknown) => console.warn('history unavailable', error));
 void restoreConductor();
 registerServiceWorker();

@@ -1,5 +1,6 @@
+import { z } from 'zod';
+import { check, RunRecordSchema, StepRecordSchema } from '../executor/record-schema.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
-import type { RunStatus, StepState } from '../executor/types.ts';
 import { validatePlan } from '../plan/index.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 
@@ -55,32 +56,66 @@ export function exportRunJson(run: RunRecord, steps: readonly StepRecord[]): str
   return JSON.stringify(exportRun(run, steps), null, 2);
 }
 
+/**
+ * A code fence that the text cannot close: a closing fence needs a run of the same character at least as
+ * long, so one backtick longer than any run of backticks or tildes in the text (at least three).
+ */
 function fence(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const longest = Math.max(2, ...[...text.matchAll(/`+|~+/g)].map((m) => m[0].length));
   return '`'.repeat(longest + 1);
 }
 
-/** A readable report: question, plan, each step's task and answer, totals. */
+/** Untrusted text as an inert fenced block: a viewer that renders HTML shows it as text. */
+function fenced(text: string): string[] {
+  const f = fence(text);
+  return [`${f}text`, text, f];
+}
+
+/**
+ * Untrusted text on one line of Markdown (a heading, a list item): no HTML, no link or image syntax, no
+ * line break that could start a block of its own.
+ */
+function inline(text: string): string {
+  return (
+    text
+      .replace(/[\r\n]+/g, ' ')
+      .replace(/\\/g, '\\\\')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/([[\]])/g, '\\$1')
+      // No bare-URL autolinks either (GFM makes `http://…` and `www.…` live links).
+      .replace(/:\/\//g, '\\://')
+      .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`)
+  );
+}
+
+/**
+ * A readable report: question, plan, each step's task and answer, totals. Everything a worker, the
+ * conductor or an imported file wrote is fenced or escaped, so the report is inert wherever it is rendered.
+ */
 export function exportRunMarkdown(run: RunRecord, steps: readonly StepRecord[]): string {
   const lines: string[] = [];
-  lines.push(`# ${run.question.split('\n')[0]}`, '');
-  if (run.question.includes('\n')) lines.push(`> ${run.question.split('\n').join('\n> ')}`, '');
+  lines.push(`# ${inline(run.question.split('\n')[0] ?? '')}`, '');
+  if (run.question.includes('\n')) lines.push(...fenced(run.question), '');
   lines.push(
-    `- Mode: ${run.mode}`,
+    `- Mode: ${inline(run.mode)}`,
     `- Status: ${run.status}`,
     `- Started: ${new Date(run.createdAt).toISOString()}`,
     `- Tokens: ${run.totals.promptTokens} in, ${run.totals.completionTokens} out`,
     `- Cost: $${run.totals.cost.toFixed(6)}`,
     '',
   );
-  if (run.plan.thought) lines.push(`**Plan:** ${run.plan.thought}`, '');
-  if (run.answer !== undefined) lines.push('## Answer', '', run.answer, '');
+  if (run.error) lines.push(`**Error:** ${inline(run.error)}`, '');
+  if (run.plan.thought) lines.push('**Plan**', '', ...fenced(run.plan.thought), '');
+  if (run.answer !== undefined) lines.push('## Answer', '', ...fenced(run.answer), '');
   lines.push('## Steps', '');
   for (const step of steps) {
     const worker = run.pool.find((w) => w.id === step.worker);
     const sees = step.sees === 'all' ? 'all' : step.sees.length ? step.sees.join(', ') : 'none';
+    const who = worker ? ` (${inline(worker.label)}, ${inline(worker.model)})` : '';
     lines.push(
-      `### Step ${step.index}: ${step.worker}${worker ? ` (${worker.label}, ${worker.model})` : ''}`,
+      `### Step ${step.index}: ${inline(step.worker)}${who}`,
       '',
       `- State: ${step.state}`,
       `- Sees: ${sees}`,
@@ -89,27 +124,22 @@ export function exportRunMarkdown(run: RunRecord, steps: readonly StepRecord[]):
     if (step.timings.startedAt !== undefined && step.timings.endedAt !== undefined) {
       lines.push(`- Time: ${step.timings.endedAt - step.timings.startedAt} ms`);
     }
-    if (step.error) lines.push(`- Error: ${step.error}`);
-    const f = fence(step.task);
-    lines.push('', '**Task**', '', `${f}text`, step.task, f, '');
-    if (step.text) lines.push('**Answer**', '', step.text, '');
+    if (step.error) lines.push(`- Error: ${inline(step.error)}`);
+    lines.push('', '**Task**', '', ...fenced(step.task), '');
+    if (step.text) lines.push('**Answer**', '', ...fenced(step.text), '');
   }
   return lines.join('\n');
 }
 
-const RUN_STATUSES: readonly RunStatus[] = ['running', 'done', 'failed', 'cancelled', 'partial'];
-const STEP_STATES: readonly StepState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// An export's steps may predate `runId` on steps: the importer sets it.
+const ImportedStepSchema = StepRecordSchema.extend({ runId: z.string().optional() });
 
 export type ImportResult = { ok: true; data: RunExport } | { ok: false; error: string };
 
 /**
- * Reads an exported run. Checks the shape (a run, its plan against its own pool, its steps) rather than
- * trusting the file; the imported run gets a new id unless `keepId`, and an unfinished run is stored as
- * cancelled (it cannot be resumed from a file).
+ * Reads an exported run. Checks the shape with the same schema as every stored record (then the plan
+ * against its own pool) rather than trusting the file; the run keeps its id unless `newId` is given, and an
+ * unfinished run is stored as cancelled (it cannot be resumed from a file).
  */
 export function parseRunImport(text: string, options: { newId?: string } = {}): ImportResult {
   let raw: unknown;
@@ -118,54 +148,44 @@ export function parseRunImport(text: string, options: { newId?: string } = {}): 
   } catch (error) {
     return { ok: false, error: `This file is not JSON: ${(error as Error).message}` };
   }
-  if (!isObject(raw) || raw.format !== 'baton-run') {
+  if (typeof raw !== 'object' || raw === null || (raw as { format?: unknown }).format !== 'baton-run') {
     return { ok: false, error: 'This is not a Baton run export (no "format": "baton-run").' };
   }
-  if (raw.version !== 1) return { ok: false, error: `Unsupported export version ${String(raw.version)}.` };
-  const run = raw.run;
-  if (!isObject(run) || typeof run.question !== 'string' || typeof run.id !== 'string') {
-    return { ok: false, error: 'The export has no run with a question.' };
-  }
-  if (!Array.isArray(run.pool) || !run.pool.every((w) => isObject(w) && typeof w.id === 'string')) {
-    return { ok: false, error: 'The run has no valid pool.' };
-  }
-  const pool = (run.pool as unknown as WorkerSpec[]).map(cleanWorker);
+  const file = raw as { version?: unknown; run?: unknown; steps?: unknown; exportedAt?: unknown };
+  if (file.version !== 1) return { ok: false, error: `Unsupported export version ${String(file.version)}.` };
+  const run = check(RunRecordSchema, file.run);
+  if (!run.ok) return { ok: false, error: `The export's run is malformed: ${run.problem}.` };
+  const pool = run.value.pool.map(cleanWorker);
   const ids = pool.map((w) => w.id);
-  const planCheck = validatePlan(run.plan, { workerIds: ids, allowSelf: true, maxSteps: 100 });
+  const planCheck = validatePlan(run.value.plan, { workerIds: ids, allowSelf: true, maxSteps: 100 });
   if (!planCheck.ok) return { ok: false, error: `The run's plan is not valid: ${planCheck.message}` };
-  if (!Array.isArray(raw.steps)) return { ok: false, error: 'The export has no steps list.' };
-  const id = options.newId ?? run.id;
+  if (!Array.isArray(file.steps)) return { ok: false, error: 'The export has no steps list.' };
+  const id = options.newId ?? run.value.id;
   const steps: StepRecord[] = [];
-  for (const [i, s] of (raw.steps as unknown[]).entries()) {
-    if (
-      !isObject(s) ||
-      s.index !== i ||
-      typeof s.worker !== 'string' ||
-      typeof s.task !== 'string' ||
-      typeof s.text !== 'string' ||
-      !STEP_STATES.includes(s.state as StepState) ||
-      !isObject(s.timings)
-    ) {
-      return { ok: false, error: `Step ${i} of the export is malformed.` };
+  for (const [i, s] of file.steps.entries()) {
+    const step = check(ImportedStepSchema, s);
+    if (!step.ok) return { ok: false, error: `Step ${i} of the export is malformed: ${step.problem}.` };
+    if (step.value.index !== i) {
+      return { ok: false, error: `Step ${i} of the export is malformed: its index is ${step.value.index}.` };
     }
-    const state = s.state === 'queued' || s.state === 'running' ? 'cancelled' : (s.state as StepState);
-    steps.push({ ...(s as unknown as StepRecord), runId: id, state });
+    const state =
+      step.value.state === 'queued' || step.value.state === 'running' ? 'cancelled' : step.value.state;
+    steps.push({ ...step.value, runId: id, state });
   }
-  const status = RUN_STATUSES.includes(run.status as RunStatus) ? (run.status as RunStatus) : 'failed';
   const record: RunRecord = {
-    ...(run as unknown as RunRecord),
+    ...run.value,
     id,
     pool,
     plan: planCheck.plan,
     planComplete: true,
-    status: status === 'running' ? 'cancelled' : status,
+    status: run.value.status === 'running' ? 'cancelled' : run.value.status,
   };
   return {
     ok: true,
     data: {
       format: 'baton-run',
       version: 1,
-      exportedAt: typeof raw.exportedAt === 'string' ? raw.exportedAt : '',
+      exportedAt: typeof file.exportedAt === 'string' ? file.exportedAt : '',
       run: record,
       steps,
     },

@@ -38,12 +38,16 @@ export function formatTokens(n: number | undefined): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
+let dateTime: Intl.DateTimeFormat | undefined;
+
+/** "Dec 1, 2026, 08:30": one formatter for every call (a fresh `toLocaleString` per row was History's cost). */
 export function formatTime(epochMs: number): string {
-  return new Date(epochMs).toLocaleString(undefined, {
+  dateTime ??= new Intl.DateTimeFormat(undefined, {
     year: 'numeric',
     month: 'short',
     day: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
   });
+  return Number.isFinite(epochMs) ? dateTime.format(epochMs) : '—';
 }

@@ -9,8 +9,10 @@ import type { Plan, Step } from '../plan/index.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import { getBridge } from './conductor.ts';
+import { reloadHistoryIfShown } from './history.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { planPrefs } from './prefs.ts';
+import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
 import {
   applyEvent,
   enterReview,
@@ -162,6 +164,8 @@ async function execute(
 /** Makes `run` the live one until it ends; then the history (and the unfinished list) are read again. */
 function track(run: RunHandle): void {
   handle = run;
+  // Other tabs see this run as running here (a resumed run already holds its lock).
+  holdWhileRunning(run.runId, run.result);
   void run.result.then(() => {
     if (handle === run) handle = undefined;
     void refreshHistory();
@@ -360,17 +364,44 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
   return view;
 }
 
-export async function openRun(id: string): Promise<boolean> {
-  if (currentRun.value?.id === id) return true;
+/**
+ * Shows a stored run. Resolves to undefined when it is shown, else to what to tell the user: it is not in
+ * the history, or its record is damaged (and why).
+ */
+export async function openRun(id: string): Promise<string | undefined> {
+  if (currentRun.value?.id === id) return undefined;
   const store = await getRunStore();
-  const stored = await store.getRun(id);
-  if (!stored) return false;
-  currentRun.value = viewFromRecord(stored.run, stored.steps);
-  return true;
+  try {
+    const stored = await store.getRun(id);
+    if (!stored) return 'This run is not in your history.';
+    currentRun.value = viewFromRecord(stored.run, stored.steps);
+    return undefined;
+  } catch (error) {
+    return `This run cannot be shown: ${(error as Error).message}`;
+  }
 }
+
+/** Why the last resume did not start (another tab runs it, or its record cannot be read). */
+export const resumeProblem = signal<string | undefined>(undefined);
 
 /** Resumes a stored run (after a reload): done steps keep their answers, the others run again. */
 export async function resume(id: string): Promise<void> {
+  resumeProblem.value = undefined;
+  try {
+    const pool = (await (await getRunStore()).getRun(id))?.run.pool;
+    // Declined: nothing changes, and the run stays offered for resume.
+    if (pool && !(await ensureUnlocked(pool, 'to resume this run'))) return;
+    const started = await runExclusively(id, () => resumeHere(id));
+    if (!started) {
+      resumeProblem.value = 'This run is running in another tab: it was not started again here.';
+      await refreshUnfinished();
+    }
+  } catch (error) {
+    resumeProblem.value = `The run could not be resumed: ${(error as Error).message}`;
+  }
+}
+
+async function resumeHere(id: string): Promise<RunHandle> {
   const [{ resumeRun }, store, bridge, ledger] = await Promise.all([
     import('../executor/executor.ts'),
     getRunStore(),
@@ -378,9 +409,7 @@ export async function resume(id: string): Promise<void> {
     getLedger(),
   ]);
   const stored = await store.getRun(id);
-  if (!stored) return;
-  // Declined: nothing changes, and the run stays offered for resume.
-  if (!(await ensureUnlocked(stored.run.pool, 'to resume this run'))) return;
+  if (!stored) throw new Error('it is no longer in your history.');
   currentRun.value = { ...viewFromRecord(stored.run, stored.steps), phase: 'running', endedAt: undefined };
   setReplanContext(bridge, stored.run.pool);
   const run = await resumeRun({
@@ -394,6 +423,7 @@ export async function resume(id: string): Promise<void> {
     onEvent: (event) => update(id, (view) => applyEvent(view, event)),
   });
   track(run);
+  return run;
 }
 
 /**
@@ -429,15 +459,32 @@ export async function rerunStep(index: number): Promise<void> {
 
 /** Runs not finished when the page was last closed. */
 export const unfinished = signal<RunRecord[]>([]);
-/** History list (newest first). */
-export const history = signal<RunRecord[]>([]);
+/** Ids of unfinished runs another tab is running now: shown as such, not offered for resume. */
+export const unfinishedElsewhere = signal<ReadonlySet<string>>(new Set());
+const watching = new Set<string>();
 
-export async function refreshHistory(): Promise<void> {
+/** Reads the unfinished runs again, and which of them another tab is running. */
+export async function refreshUnfinished(): Promise<void> {
   const store = await getRunStore();
-  const [all, open] = await Promise.all([store.listRuns(), store.findUnfinished()]);
-  history.value = all;
   const live = handle?.runId;
-  unfinished.value = open.filter((r) => r.id !== live && r.id !== currentRun.value?.id);
+  const open = (await store.findUnfinished()).filter((r) => r.id !== live && r.id !== currentRun.value?.id);
+  const elsewhere = await runningElsewhere(open.map((r) => r.id));
+  unfinished.value = open;
+  unfinishedElsewhere.value = elsewhere;
+  // When the other tab's run ends (or the tab closes), read again: the run is done, or resumable here.
+  for (const id of elsewhere) {
+    if (watching.has(id)) continue;
+    watching.add(id);
+    whenReleased(id, () => {
+      watching.delete(id);
+      void refreshUnfinished();
+    });
+  }
+}
+
+/** After a run ends, an import or a delete: the unfinished runs, and History's list if it is shown. */
+export async function refreshHistory(): Promise<void> {
+  await Promise.all([refreshUnfinished(), reloadHistoryIfShown()]);
 }
 
 export async function discardUnfinished(id: string): Promise<void> {
@@ -453,17 +500,27 @@ export async function deleteRun(id: string): Promise<void> {
   await refreshHistory();
 }
 
+/**
+ * Stores an exported run. A run already in the history (same id: imported before, or exported from here) is
+ * not stored twice; a stored copy that cannot be read is replaced by the file's.
+ */
 export async function importRun(
   text: string,
-): Promise<{ ok: true; id: string } | { ok: false; error: string }> {
+): Promise<{ ok: true; id: string; duplicate: boolean } | { ok: false; error: string }> {
   const { parseRunImport } = await import('./export.ts');
-  const result = parseRunImport(text, { newId: crypto.randomUUID() });
+  const result = parseRunImport(text);
   if (!result.ok) return result;
   const store = await getRunStore();
+  const id = result.data.run.id;
+  const existing = await store.getRun(id).catch(async () => {
+    await store.deleteRun(id); // damaged: the file's copy replaces it
+    return undefined;
+  });
+  if (existing) return { ok: true, id, duplicate: true };
   await store.putRun({ ...result.data.run, updatedAt: Date.now() });
   for (const step of result.data.steps) await store.putStep(step);
   await refreshHistory();
-  return { ok: true, id: result.data.run.id };
+  return { ok: true, id, duplicate: false };
 }
 
 export async function exportCurrent(kind: 'json' | 'md', id: string): Promise<void> {

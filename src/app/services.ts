@@ -4,13 +4,13 @@
  */
 import type { Egress } from '../egress/egress.ts';
 import type { Ledger } from '../egress/ledger.ts';
-import type { RunStore } from '../executor/store.ts';
+import type { RunHistoryStore } from '../executor/store.ts';
 import type { Vault } from '../vault/vault.ts';
 
 let vault: Promise<Vault> | undefined;
 let ledger: Promise<Ledger> | undefined;
 let egress: Promise<Egress> | undefined;
-let runs: Promise<RunStore> | undefined;
+let runs: Promise<RunHistoryStore> | undefined;
 
 export function getVault(): Promise<Vault> {
   vault ??= import('../vault/vault.ts').then((m) => m.openVault());
@@ -29,7 +29,7 @@ export function getEgress(): Promise<Egress> {
   return egress;
 }
 
-export function getRunStore(): Promise<RunStore> {
+export function getRunStore(): Promise<RunHistoryStore> {
   runs ??= import('../executor/store.ts').then((m) => m.openRunStore());
   return runs;
 }

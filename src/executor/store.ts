@@ -1,10 +1,12 @@
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 import type { Plan } from '../plan/index.ts';
 import type { WorkerSpec } from '../pool/types.ts';
+import { check, RunRecordSchema, RunSummarySchema, StepRecordSchema } from './record-schema.ts';
 import type { RunStatus, RunTotals, StepStatus } from './types.ts';
 
 export const RUNS_DB_NAME = 'baton-runs';
-const RUNS_DB_VERSION = 1;
+/** 2 added `summaries`: what History lists, written with each run, so listing never reads whole runs. */
+const RUNS_DB_VERSION = 2;
 
 /** One run as persisted. The pool is a snapshot of the workers' public settings (never a key). */
 export interface RunRecord {
@@ -30,24 +32,120 @@ export interface StepRecord extends StepStatus {
   runId: string;
 }
 
+/** What History shows and searches of a run; `answer` is the final answer (searched, not shown). */
+export interface RunSummary {
+  id: string;
+  question: string;
+  mode: string;
+  status: RunStatus;
+  createdAt: number;
+  updatedAt: number;
+  steps: number;
+  cost: number;
+  answer?: string;
+}
+
+/** A stored run that could not be read, and why (shown to the user, never a crash). */
+export interface SkippedRun {
+  id: string;
+  problem: string;
+}
+
+/**
+ * A summary row as stored: a run whose record failed the schema when its summary was made keeps only its
+ * id, time and `problem`, so History can say it was skipped without reading it again.
+ */
+type SummaryRow = RunSummary | { id: string; updatedAt: number; problem: string };
+
+export interface SummaryPage {
+  summaries: RunSummary[];
+  /** Rows of this page that could not be read. */
+  skipped: SkippedRun[];
+  /** The first row of the next page (pass it as `from`); undefined on the last page. */
+  next?: { updatedAt: number; id: string };
+}
+
+/** Thrown by `getRun` for a stored run (or one of its steps) that fails the schema. */
+export class DamagedRunError extends Error {
+  override name = 'DamagedRunError';
+  constructor(
+    readonly runId: string,
+    readonly problem: string,
+  ) {
+    super(`The stored run ${runId} could not be read (${problem}).`);
+  }
+}
+
 export interface RunsDB extends DBSchema {
   runs: { key: string; value: RunRecord; indexes: { updatedAt: number; status: RunStatus } };
   steps: { key: [string, number]; value: StepRecord; indexes: { runId: string } };
+  summaries: {
+    key: string;
+    value: SummaryRow;
+    indexes: { updatedAt: [number, string]; problem: string };
+  };
+}
+
+/** The summary of a run, or a `problem` row when the record does not pass the schema. */
+export function summarize(record: unknown): SummaryRow {
+  const checked = check(RunRecordSchema, record);
+  if (!checked.ok) {
+    const raw = (typeof record === 'object' && record !== null ? record : {}) as Record<string, unknown>;
+    return {
+      id: String(raw.id),
+      updatedAt: typeof raw.updatedAt === 'number' ? raw.updatedAt : 0,
+      problem: checked.problem,
+    };
+  }
+  const run = checked.value;
+  const summary: RunSummary = {
+    id: run.id,
+    question: run.question,
+    mode: run.mode,
+    status: run.status,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    steps: run.totals.steps,
+    cost: run.totals.cost,
+  };
+  if (run.answer !== undefined) summary.answer = run.answer;
+  return summary;
+}
+
+function readSummary(
+  row: SummaryRow,
+): { ok: true; summary: RunSummary } | { ok: false; skipped: SkippedRun } {
+  if ('problem' in row) return { ok: false, skipped: { id: String(row.id), problem: String(row.problem) } };
+  const checked = check(RunSummarySchema, row);
+  return checked.ok
+    ? { ok: true, summary: checked.value }
+    : { ok: false, skipped: { id: String((row as { id?: unknown }).id), problem: checked.problem } };
 }
 
 /** What the executor needs to persist a run, and what the history view reads. */
 export interface RunStore {
   putRun(run: RunRecord): Promise<void>;
   putStep(step: StepRecord): Promise<void>;
+  /** Throws `DamagedRunError` when the run or a step of it does not pass the schema. */
   getRun(id: string): Promise<{ run: RunRecord; steps: StepRecord[] } | undefined>;
-  /** Newest first (by updatedAt). */
+  /** Newest first (by updatedAt); runs that do not pass the schema are left out. */
   listRuns(options?: { limit?: number }): Promise<RunRecord[]>;
   deleteRun(id: string): Promise<void>;
-  /** Runs still marked `running`: left behind by a reload or a crash. Newest first. */
+  /** Runs still marked `running`, left behind by a reload or a crash, that can be read. Newest first. */
   findUnfinished(): Promise<RunRecord[]>;
   /** Gives up on a run: it and every step not done are marked cancelled. */
   discardRun(id: string, reason?: string): Promise<void>;
   close(): void;
+}
+
+/** The run store as History reads it: summaries, a page at a time, and what could not be read. */
+export interface RunHistoryStore extends RunStore {
+  /** One page of summaries, newest first, starting at `from` (a page's `next`). */
+  listSummaries(options: { limit: number; from?: { updatedAt: number; id: string } }): Promise<SummaryPage>;
+  /** Every readable summary, newest first (what the search index is built from), and every row that is not. */
+  allSummaries(): Promise<{ summaries: RunSummary[]; skipped: SkippedRun[] }>;
+  /** Runs known to be unreadable (found when their summary was made). */
+  listDamaged(): Promise<SkippedRun[]>;
 }
 
 /** The fields of a worker that may be stored: anything else (a key someone attached) is dropped. */
@@ -70,11 +168,16 @@ export function snapshotPool(pool: readonly WorkerSpec[]): WorkerSpec[] {
   });
 }
 
-class IdbRunStore implements RunStore {
+class IdbRunStore implements RunHistoryStore {
   constructor(private readonly db: IDBPDatabase<RunsDB>) {}
 
   async putRun(run: RunRecord): Promise<void> {
-    await this.db.put('runs', run);
+    const tx = this.db.transaction(['runs', 'summaries'], 'readwrite');
+    await Promise.all([
+      tx.objectStore('runs').put(run),
+      tx.objectStore('summaries').put(summarize(run)),
+      tx.done,
+    ]);
   }
 
   async putStep(step: StepRecord): Promise<void> {
@@ -89,46 +192,114 @@ class IdbRunStore implements RunStore {
     ]);
     await tx.done;
     if (!run) return undefined;
-    return { run, steps: steps.sort((a, b) => a.index - b.index) };
+    const checkedRun = check(RunRecordSchema, run);
+    if (!checkedRun.ok) throw new DamagedRunError(id, checkedRun.problem);
+    const checkedSteps: StepRecord[] = [];
+    for (const step of steps) {
+      const checkedStep = check(StepRecordSchema, step);
+      if (!checkedStep.ok) {
+        const index = (step as { index?: unknown }).index;
+        throw new DamagedRunError(id, `step ${String(index)}: ${checkedStep.problem}`);
+      }
+      checkedSteps.push(checkedStep.value);
+    }
+    return { run: checkedRun.value, steps: checkedSteps.sort((a, b) => a.index - b.index) };
   }
 
   async listRuns(options: { limit?: number } = {}): Promise<RunRecord[]> {
     const out: RunRecord[] = [];
     let cursor = await this.db.transaction('runs').store.index('updatedAt').openCursor(null, 'prev');
     while (cursor && out.length < (options.limit ?? Infinity)) {
-      out.push(cursor.value);
+      const checked = check(RunRecordSchema, cursor.value);
+      if (checked.ok) out.push(checked.value);
       cursor = await cursor.continue();
     }
     return out;
   }
 
+  async listSummaries(options: {
+    limit: number;
+    from?: { updatedAt: number; id: string };
+  }): Promise<SummaryPage> {
+    const index = this.db.transaction('summaries').store.index('updatedAt');
+    const range = options.from ? IDBKeyRange.upperBound([options.from.updatedAt, options.from.id]) : null;
+    const page: SummaryPage = { summaries: [], skipped: [] };
+    let cursor = await index.openCursor(range, 'prev');
+    let rows = 0;
+    while (cursor && rows < options.limit) {
+      const read = readSummary(cursor.value);
+      if (read.ok) page.summaries.push(read.summary);
+      else page.skipped.push(read.skipped);
+      rows++;
+      cursor = await cursor.continue();
+    }
+    if (cursor) {
+      const [updatedAt, id] = cursor.key;
+      page.next = { updatedAt, id };
+    }
+    return page;
+  }
+
+  async allSummaries(): Promise<{ summaries: RunSummary[]; skipped: SkippedRun[] }> {
+    const out: { summaries: RunSummary[]; skipped: SkippedRun[] } = { summaries: [], skipped: [] };
+    for (const row of await this.db.getAllFromIndex('summaries', 'updatedAt')) {
+      const read = readSummary(row);
+      if (read.ok) out.summaries.push(read.summary);
+      else out.skipped.push(read.skipped);
+    }
+    out.summaries.reverse();
+    return out;
+  }
+
+  async listDamaged(): Promise<SkippedRun[]> {
+    const rows = await this.db.getAllFromIndex('summaries', 'problem');
+    return rows.map((row) => ({ id: String(row.id), problem: 'problem' in row ? String(row.problem) : '' }));
+  }
+
   async deleteRun(id: string): Promise<void> {
-    const tx = this.db.transaction(['runs', 'steps'], 'readwrite');
+    const tx = this.db.transaction(['runs', 'steps', 'summaries'], 'readwrite');
     const steps = tx.objectStore('steps');
     const keys = await steps.index('runId').getAllKeys(id);
-    await Promise.all([tx.objectStore('runs').delete(id), ...keys.map((key) => steps.delete(key))]);
+    await Promise.all([
+      tx.objectStore('runs').delete(id),
+      tx.objectStore('summaries').delete(id),
+      ...keys.map((key) => steps.delete(key)),
+    ]);
     await tx.done;
   }
 
   async findUnfinished(): Promise<RunRecord[]> {
-    const runs = await this.db.getAllFromIndex('runs', 'status', 'running');
-    return runs.sort((a, b) => b.updatedAt - a.updatedAt);
+    const tx = this.db.transaction(['runs', 'steps']);
+    const rows = await tx.objectStore('runs').index('status').getAll('running');
+    const readable: RunRecord[] = [];
+    // Only a run that can be resumed is offered: its record and every step must pass the schema.
+    for (const row of rows) {
+      const run = check(RunRecordSchema, row);
+      if (!run.ok) continue;
+      const steps = await tx.objectStore('steps').index('runId').getAll(run.value.id);
+      if (steps.every((step) => check(StepRecordSchema, step).ok)) readable.push(run.value);
+    }
+    await tx.done;
+    return readable.sort((a, b) => b.updatedAt - a.updatedAt);
   }
 
   async discardRun(id: string, reason = 'Discarded after a reload.'): Promise<void> {
     const now = Date.now();
-    const tx = this.db.transaction(['runs', 'steps'], 'readwrite');
+    const tx = this.db.transaction(['runs', 'steps', 'summaries'], 'readwrite');
     const runs = tx.objectStore('runs');
     const steps = tx.objectStore('steps');
     const run = await runs.get(id);
-    if (run) await runs.put({ ...run, status: 'cancelled', error: reason, updatedAt: now });
+    if (run) {
+      const discarded: RunRecord = { ...run, status: 'cancelled', error: reason, updatedAt: now };
+      await Promise.all([runs.put(discarded), tx.objectStore('summaries').put(summarize(discarded))]);
+    }
     for (const step of await steps.index('runId').getAll(id)) {
       if (step.state === 'done' || step.state === 'failed' || step.state === 'cancelled') continue;
       await steps.put({
         ...step,
         state: 'cancelled',
         error: reason,
-        timings: { ...step.timings, endedAt: now },
+        timings: { ...(typeof step.timings === 'object' ? step.timings : {}), endedAt: now },
       });
     }
     await tx.done;
@@ -140,14 +311,29 @@ class IdbRunStore implements RunStore {
 }
 
 /** Opens (creating if needed) the runs database. */
-export async function openRunStore(name = RUNS_DB_NAME): Promise<RunStore> {
+export async function openRunStore(name = RUNS_DB_NAME): Promise<RunHistoryStore> {
   const db = await openDB<RunsDB>(name, RUNS_DB_VERSION, {
-    upgrade(database) {
-      const runs = database.createObjectStore('runs', { keyPath: 'id' });
-      runs.createIndex('updatedAt', 'updatedAt');
-      runs.createIndex('status', 'status');
-      const steps = database.createObjectStore('steps', { keyPath: ['runId', 'index'] });
-      steps.createIndex('runId', 'runId');
+    async upgrade(database, oldVersion, _newVersion, tx) {
+      if (oldVersion < 1) {
+        const runs = database.createObjectStore('runs', { keyPath: 'id' });
+        runs.createIndex('updatedAt', 'updatedAt');
+        runs.createIndex('status', 'status');
+        const steps = database.createObjectStore('steps', { keyPath: ['runId', 'index'] });
+        steps.createIndex('runId', 'runId');
+      }
+      if (oldVersion < 2) {
+        const summaries = database.createObjectStore('summaries', { keyPath: 'id' });
+        // [updatedAt, id]: a total order, so a page boundary never splits runs written in the same ms.
+        summaries.createIndex('updatedAt', ['updatedAt', 'id']);
+        // Only `problem` rows have the field, so this index lists exactly the unreadable runs.
+        summaries.createIndex('problem', 'problem');
+        // Existing runs get their summaries here, in the upgrade's own transaction.
+        let cursor = await tx.objectStore('runs').openCursor();
+        while (cursor) {
+          await tx.objectStore('summaries').put(summarize(cursor.value));
+          cursor = await cursor.continue();
+        }
+      }
     },
   });
   return new IdbRunStore(db);

@@ -5,6 +5,7 @@ import { conductor, modelLabel } from '../app/state.ts';
 import { AskScreen } from './AskScreen.tsx';
 import { HistoryScreen } from './HistoryScreen.tsx';
 import { Logo } from './Logo.tsx';
+import { ScreenBoundary } from './ScreenBoundary.tsx';
 import { SettingsScreen } from './SettingsScreen.tsx';
 import { StartScreen } from './StartScreen.tsx';
 import { UnlockPrompt } from './UnlockPrompt.tsx';
@@ -113,7 +114,9 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1} ref={mainRef}>
-        <Screen current={current} />
+        <ScreenBoundary key={current.name === 'run' ? `run/${current.id}` : current.name} name={current.name}>
+          <Screen current={current} />
+        </ScreenBoundary>
       </main>
       <UnlockPrompt />
     </>

@@ -15,8 +15,10 @@ import {
   pendingReview,
   rerunStep,
   resume,
+  resumeProblem,
   runReviewed,
   unfinished,
+  unfinishedElsewhere,
 } from '../app/runs.ts';
 import { conductor } from '../app/state.ts';
 import { Composer } from './Composer.tsx';
@@ -26,31 +28,46 @@ import { RunPanel } from './RunPanel.tsx';
 /** After a reload: a run that was still going is offered for resume or discard. */
 function UnfinishedBanner() {
   const runs = unfinished.value;
-  if (runs.length === 0) return null;
+  const elsewhere = unfinishedElsewhere.value;
+  const problem = resumeProblem.value;
+  if (runs.length === 0 && !problem) return null;
   return (
     <section class="alert" data-kind="info" aria-label="Unfinished runs" data-testid="unfinished-banner">
+      {problem && (
+        <p role="alert" data-testid="resume-problem">
+          {problem}
+        </p>
+      )}
       {runs.map((run) => (
         <div class="row" key={run.id}>
           <span>
             Unfinished run from {formatTime(run.createdAt)}: <strong>{run.question.slice(0, 80)}</strong>
           </span>
           <span class="spacer" />
-          <button
-            type="button"
-            class="small primary"
-            onClick={() => void resume(run.id)}
-            data-testid="resume-run"
-          >
-            Resume
-          </button>
-          <button
-            type="button"
-            class="small"
-            onClick={() => void discardUnfinished(run.id)}
-            data-testid="discard-run"
-          >
-            Discard
-          </button>
+          {elsewhere.has(run.id) ? (
+            <span class="badge" data-status="running" data-testid="running-elsewhere">
+              running in another tab
+            </span>
+          ) : (
+            <>
+              <button
+                type="button"
+                class="small primary"
+                onClick={() => void resume(run.id)}
+                data-testid="resume-run"
+              >
+                Resume
+              </button>
+              <button
+                type="button"
+                class="small"
+                onClick={() => void discardUnfinished(run.id)}
+                data-testid="discard-run"
+              >
+                Discard
+              </button>
+            </>
+          )}
         </div>
       ))}
     </section>
@@ -58,10 +75,10 @@ function UnfinishedBanner() {
 }
 
 export function AskScreen({ runId }: { runId?: string }) {
-  const [missing, setMissing] = useState(false);
+  const [missing, setMissing] = useState<string | undefined>();
   useEffect(() => {
     if (!runId) return;
-    void openRun(runId).then((found) => setMissing(!found));
+    void openRun(runId).then(setMissing);
   }, [runId]);
   const view = currentRun.value;
   const review = pendingReview.value;
@@ -90,7 +107,7 @@ export function AskScreen({ runId }: { runId?: string }) {
       )}
       {runId && missing && (
         <p class="alert" data-kind="error">
-          This run is not in your history.
+          {missing}
         </p>
       )}
       {review && shown?.phase === 'review' && (

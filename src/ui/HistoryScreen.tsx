@@ -1,19 +1,117 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
+import {
+  HISTORY_PAGE_SIZE,
+  historyList,
+  historySkipped,
+  loadHistory,
+  loadMoreHistory,
+  prepareSearch,
+  searchHistory,
+} from '../app/history.ts';
 import { navigate } from '../app/router.ts';
-import { deleteRun, history, importRun, refreshHistory } from '../app/runs.ts';
+import { deleteRun, importRun } from '../app/runs.ts';
+import type { RunSummary, SkippedRun } from '../executor/store.ts';
 
-/** Every stored run: search, open, delete, import. */
+/** Typing pauses this long before the index is searched. */
+const SEARCH_DEBOUNCE_MS = 150;
+
+function SkippedNotice({ skipped }: { skipped: readonly SkippedRun[] }) {
+  if (skipped.length === 0) return null;
+  const n = skipped.length;
+  const reasons = [...new Set(skipped.map((s) => s.problem))];
+  return (
+    <div class="alert" data-kind="warning" role="status" data-testid="history-skipped">
+      <p>
+        {n === 1
+          ? '1 stored run could not be read and was skipped'
+          : `${n} stored runs could not be read and were skipped`}{' '}
+        (the rest of your history is intact).
+      </p>
+      <ul class="small">
+        {reasons.slice(0, 3).map((reason) => (
+          <li key={reason}>{reason}</li>
+        ))}
+        {reasons.length > 3 && <li>…and {reasons.length - 3} other reasons.</li>}
+      </ul>
+    </div>
+  );
+}
+
+function HistoryRow({ run }: { run: RunSummary }) {
+  return (
+    <li data-testid="history-item">
+      <a class="q" href={`#/run/${encodeURIComponent(run.id)}`}>
+        {run.question}
+      </a>
+      <span class="badge" data-status={run.status}>
+        {run.status}
+      </span>
+      <span class="small muted">
+        {formatTime(run.createdAt)} · {run.steps} step{run.steps === 1 ? '' : 's'} · {formatCost(run.cost)}
+      </span>
+      <button
+        type="button"
+        class="small"
+        onClick={() => navigate({ name: 'run', id: run.id })}
+        aria-label={`Open run: ${run.question.slice(0, 60)}`}
+      >
+        Open
+      </button>
+      <button
+        type="button"
+        class="small danger"
+        aria-label={`Delete run: ${run.question.slice(0, 60)}`}
+        onClick={() => {
+          if (confirm('Delete this run from your history?')) void deleteRun(run.id);
+        }}
+      >
+        Delete
+      </button>
+    </li>
+  );
+}
+
+/** Stored runs, a page at a time: search, open, delete, import. */
 export function HistoryScreen() {
   const [query, setQuery] = useState('');
+  const [search, setSearch] = useState<{ query: string; results: RunSummary[] } | undefined>();
+  const [shownResults, setShownResults] = useState(HISTORY_PAGE_SIZE);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
+  const list = historyList.value;
+
   useEffect(() => {
-    void refreshHistory();
+    loadHistory().then(
+      // The first page is on screen: read what search needs while the user looks at it.
+      () => setTimeout(prepareSearch, 0),
+      (error: unknown) =>
+        setMessage({ kind: 'error', text: `Your history could not be read: ${(error as Error).message}` }),
+    );
   }, []);
-  const q = query.trim().toLowerCase();
-  const runs = history.value.filter(
-    (r) => !q || r.question.toLowerCase().includes(q) || (r.answer ?? '').toLowerCase().includes(q),
-  );
+
+  // Search after a pause in typing; the list (re)loads after an import or a delete, so search again then too.
+  useEffect(() => {
+    const q = query.trim();
+    if (!q) {
+      setSearch(undefined);
+      return;
+    }
+    let stale = false;
+    const timer = setTimeout(() => {
+      searchHistory(q).then(
+        (results) => {
+          if (stale) return;
+          setSearch({ query: q, results });
+          setShownResults(HISTORY_PAGE_SIZE);
+        },
+        (error: unknown) => setMessage({ kind: 'error', text: `Search failed: ${(error as Error).message}` }),
+      );
+    }, SEARCH_DEBOUNCE_MS);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [query, list]);
 
   const onImport = async (input: HTMLInputElement) => {
     const chosen = input.files?.[0];
@@ -27,8 +125,18 @@ export function HistoryScreen() {
         ok: false as const,
         error: `The run could not be imported: ${(error as { message?: string }).message ?? String(error)}`,
       }));
-    setMessage(result.ok ? { kind: 'ok', text: 'Run imported.' } : { kind: 'error', text: result.error });
+    setMessage(
+      !result.ok
+        ? { kind: 'error', text: result.error }
+        : result.duplicate
+          ? { kind: 'ok', text: 'This run is already in your history; it was not added again.' }
+          : { kind: 'ok', text: 'Run imported.' },
+    );
   };
+
+  const searching = query.trim() !== '';
+  const rows = search ? search.results.slice(0, shownResults) : searching ? [] : list.summaries;
+  const more = search ? search.results.length > shownResults : !searching && list.next !== undefined;
 
   return (
     <section aria-labelledby="history-title" data-testid="history-screen">
@@ -54,6 +162,7 @@ export function HistoryScreen() {
           {message.text}
         </p>
       )}
+      <SkippedNotice skipped={historySkipped.value} />
       <div class="field">
         <label for="history-search">Search questions and answers</label>
         <input
@@ -63,43 +172,36 @@ export function HistoryScreen() {
           onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)}
         />
       </div>
-      {runs.length === 0 ? (
-        <p class="muted">{history.value.length === 0 ? 'No runs yet.' : 'No run matches.'}</p>
+      {!list.loaded || (searching && !search) ? (
+        <p class="muted" aria-busy="true">
+          {searching ? 'Searching…' : 'Loading your history…'}
+        </p>
+      ) : rows.length === 0 ? (
+        <p class="muted">{searching ? 'No run matches.' : 'No runs yet.'}</p>
       ) : (
-        <ul class="history-list" data-testid="history-list">
-          {runs.map((run) => (
-            <li key={run.id} data-testid="history-item">
-              <a class="q" href={`#/run/${encodeURIComponent(run.id)}`}>
-                {run.question}
-              </a>
-              <span class="badge" data-status={run.status}>
-                {run.status}
-              </span>
-              <span class="small muted">
-                {formatTime(run.createdAt)} · {run.totals.steps} step{run.totals.steps === 1 ? '' : 's'} ·{' '}
-                {formatCost(run.totals.cost)}
-              </span>
-              <button
-                type="button"
-                class="small"
-                onClick={() => navigate({ name: 'run', id: run.id })}
-                aria-label={`Open run: ${run.question.slice(0, 60)}`}
-              >
-                Open
-              </button>
-              <button
-                type="button"
-                class="small danger"
-                aria-label={`Delete run: ${run.question.slice(0, 60)}`}
-                onClick={() => {
-                  if (confirm('Delete this run from your history?')) void deleteRun(run.id);
-                }}
-              >
-                Delete
-              </button>
-            </li>
-          ))}
-        </ul>
+        <>
+          {search && (
+            <p class="small muted" role="status">
+              {search.results.length} run{search.results.length === 1 ? '' : 's'} match.
+            </p>
+          )}
+          <ul class="history-list" data-testid="history-list">
+            {rows.map((run) => (
+              <HistoryRow key={run.id} run={run} />
+            ))}
+          </ul>
+          {more && (
+            <button
+              type="button"
+              data-testid="history-more"
+              onClick={() =>
+                search ? setShownResults((n) => n + HISTORY_PAGE_SIZE) : void loadMoreHistory()
+              }
+            >
+              Show more
+            </button>
+          )}
+        </>
       )}
     </section>
   );

@@ -1,3 +1,4 @@
+import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
 import {
   exportFilename,
@@ -7,6 +8,8 @@ import {
   parseRunImport,
 } from '../../../src/app/export.ts';
 import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
+import { HOSTILE_ANSWER } from '../../fixtures/hostile-answer.ts';
+import { badRuns, badSteps, goodRun, goodStep } from '../executor/damaged-records.ts';
 
 const SECRET = 'sk-test-1234567890abcdef';
 
@@ -78,7 +81,7 @@ describe('run export and import', () => {
     const { run, steps } = fixture();
     const md = exportRunMarkdown(run, steps);
     expect(md).toMatch(/^# What is 2\+2\?/);
-    expect(md).toContain('## Answer\n\n4');
+    expect(md).toContain('## Answer\n\n```text\n4\n```');
     expect(md).toContain('### Step 0: w1 (Echo, echo)');
     expect(md).toContain('````text\nAnswer: ```code```\n````');
     expect(md).toContain('- Time: 500 ms');
@@ -115,7 +118,7 @@ describe('run export and import', () => {
     badStep.steps[0].state = 'exploded';
     expect(parseRunImport(JSON.stringify(badStep))).toMatchObject({
       ok: false,
-      error: 'Step 0 of the export is malformed.',
+      error: expect.stringContaining('Step 0 of the export is malformed: state'),
     });
   });
 
@@ -131,5 +134,97 @@ describe('run export and import', () => {
     expect(exportFilename({ id: 'abcdef123', question: 'What is 2+2?' }, 'json')).toBe(
       'what-is-2-2-abcdef.json',
     );
+  });
+});
+
+/** Every element and attribute in `html` that is not plain formatting or an http(s) link. */
+function liveMarkup(html: string): string[] {
+  const plain = new Set([
+    'h1',
+    'h2',
+    'h3',
+    'p',
+    'ul',
+    'li',
+    'strong',
+    'em',
+    'pre',
+    'code',
+    'blockquote',
+    'br',
+  ]);
+  const live: string[] = [];
+  for (const [tag, name = '', attributes = ''] of html.matchAll(/<\/?([a-zA-Z][\w-]*)([^>]*)>/g)) {
+    const lower = name.toLowerCase();
+    const attrs = [...attributes.matchAll(/([^\s=]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/g)];
+    const ok =
+      (plain.has(lower) && attrs.every(([, n, v]) => n === 'class' && /^"language-text"$/.test(v ?? ''))) ||
+      (lower === 'a' && attrs.every(([, n, v]) => n === 'href' && /^"https?:/.test(v ?? '')));
+    if (!ok) live.push(tag);
+  }
+  return live;
+}
+
+describe('Markdown export of untrusted text (issue 10, bug 6)', () => {
+  function hostileRun(): { run: RunRecord; steps: StepRecord[] } {
+    const { run, steps } = fixture();
+    const step = { ...steps[0]!, text: HOSTILE_ANSWER, error: HOSTILE_ANSWER.slice(0, 200) };
+    return {
+      run: {
+        ...run,
+        question: `${HOSTILE_ANSWER.split('\n')[2]}\n${HOSTILE_ANSWER}`,
+        plan: { thought: HOSTILE_ANSWER, steps: run.plan.steps },
+        pool: [{ ...run.pool[0]!, label: '<img src=x onerror=alert(1)>', model: '[x](javascript:alert(1))' }],
+        answer: HOSTILE_ANSWER,
+        error: '<script>alert(1)</script> http://attacker.test/e',
+      },
+      steps: [step],
+    };
+  }
+
+  it('renders inert in a Markdown viewer that allows HTML: the hostile corpus stays text', async () => {
+    const { run, steps } = hostileRun();
+    const md = exportRunMarkdown(run, steps);
+    const html = await marked.parse(md, { gfm: true });
+    expect(liveMarkup(html)).toEqual([]);
+    // The corpus is still there for the reader, as text.
+    expect(html).toContain('&lt;script&gt;window.__pwned = &quot;script&quot;');
+    expect(html).toContain('onerror=');
+  });
+
+  it('fences an answer with a fence longer than any backtick or tilde run in it', async () => {
+    const { run, steps } = fixture();
+    const sneaky = 'before\n`````\n<img src=x onerror=alert(1)>\n~~~~~~~\n<b>after</b>';
+    const md = exportRunMarkdown({ ...run, answer: sneaky }, [{ ...steps[0]!, text: sneaky }]);
+    expect(md).toContain(`## Answer\n\n\`\`\`\`\`\`\`\`text\n${sneaky}\n\`\`\`\`\`\`\`\``);
+    expect(liveMarkup(await marked.parse(md))).toEqual([]);
+  });
+});
+
+describe('importing damaged runs (issue 11, defect 2)', () => {
+  function file(run: unknown, steps: unknown[]): string {
+    return JSON.stringify({ format: 'baton-run', version: 1, exportedAt: '', run, steps });
+  }
+
+  for (const { record, names } of badRuns(1000)) {
+    it(`rejects the run "${(record as { id: string }).id}", naming ${names}`, () => {
+      const result = parseRunImport(file(record, []));
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.error).toContain(`The export's run is malformed: ${names}`);
+    });
+  }
+
+  for (const { step, names } of badSteps('r')) {
+    it(`rejects a step whose ${names} is malformed, naming the field`, () => {
+      const result = parseRunImport(file(goodRun('r', 1000), [step]));
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.error).toContain(`Step 0 of the export is malformed: ${names}`);
+    });
+  }
+
+  it('keeps the run id of the file (so a second import of the same run can be recognised)', () => {
+    const result = parseRunImport(file(goodRun('r', 1000), [goodStep('r')]));
+    expect(result.ok && result.data.run.id).toBe('r');
+    expect(result.ok && result.data.steps[0]!.runId).toBe('r');
   });
 });

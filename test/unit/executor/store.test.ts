@@ -1,11 +1,17 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resumeRun, startRun } from '../../../src/executor/executor.ts';
-import { openRunStore, type RunStore, type StepRecord } from '../../../src/executor/store.ts';
+import {
+  DamagedRunError,
+  openRunStore,
+  type RunStore,
+  type StepRecord,
+} from '../../../src/executor/store.ts';
 import type { ExecutorEvent, StepState } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
+import { badRuns, badSteps, goodRun, goodStep, writeVersion1 } from './damaged-records.ts';
 
 let provider: TestProvider;
 const transport = createOpenAITransport();
@@ -288,6 +294,80 @@ describe('run store and persistence', () => {
     await store.deleteRun(ids[0] as string);
     expect(await store.getRun(ids[0] as string)).toBeUndefined();
     expect((await store.listRuns()).map((r) => r.question)).toEqual(['three', 'two']);
+    store.close();
+  });
+});
+
+describe('damaged records (issue 11, defect 2)', () => {
+  it('lists the readable runs of a database that also holds malformed ones, and names what it skipped', async () => {
+    const name = dbName();
+    const bad = badRuns(2000);
+    await writeVersion1(
+      name,
+      [goodRun('good-1', 1000), ...bad.map((b) => b.record), goodRun('good-2', 3000)],
+      [goodStep('good-1'), goodStep('good-2')],
+    );
+    const store = await openRunStore(name);
+    expect((await store.listRuns()).map((r) => r.id)).toEqual(['good-2', 'good-1']);
+    const page = await store.listSummaries({ limit: 50 });
+    expect(page.summaries.map((s) => s.id)).toEqual(['good-2', 'good-1']);
+    expect(page.skipped).toHaveLength(bad.length);
+    const damaged = await store.listDamaged();
+    expect(damaged).toHaveLength(bad.length);
+    for (const { record, names } of bad) {
+      const id = (record as { id: string }).id;
+      const skipped = damaged.find((d) => d.id === id);
+      expect(skipped?.problem, id).toContain(names);
+      await expect(store.getRun(id)).rejects.toThrow(DamagedRunError);
+    }
+    store.close();
+  });
+
+  it('never offers a damaged running run for resume (the banner read its question)', async () => {
+    const name = dbName();
+    await writeVersion1(
+      name,
+      [
+        goodRun('resumable', 100, { status: 'running' }),
+        goodRun('null-question', 200, { status: 'running', question: null as unknown as string }),
+      ],
+      [goodStep('resumable'), goodStep('null-question')],
+    );
+    const store = await openRunStore(name);
+    expect((await store.findUnfinished()).map((r) => r.id)).toEqual(['resumable']);
+    store.close();
+  });
+
+  for (const { step, names } of badSteps('garbage-steps')) {
+    it(`refuses to read or resume a run whose step has a bad ${names}`, async () => {
+      const name = dbName();
+      await writeVersion1(name, [goodRun('garbage-steps', 100, { status: 'running' })], [step]);
+      const store = await openRunStore(name);
+      await expect(store.getRun('garbage-steps')).rejects.toThrow(names);
+      expect(await store.findUnfinished()).toEqual([]);
+      await expect(resumeRun({ store, runId: 'garbage-steps', transport })).rejects.toThrow(DamagedRunError);
+      store.close();
+    });
+  }
+
+  it('pages summaries newest first without losing or repeating a run written in the same millisecond', async () => {
+    const store = await openRunStore(dbName());
+    for (let i = 0; i < 7; i++) await store.putRun(goodRun(`r${i}`, i < 4 ? 500 : 600));
+    const seen: string[] = [];
+    let page = await store.listSummaries({ limit: 3 });
+    seen.push(...page.summaries.map((s) => s.id));
+    while (page.next) {
+      page = await store.listSummaries({ limit: 3, from: page.next });
+      seen.push(...page.summaries.map((s) => s.id));
+    }
+    expect(seen).toEqual(['r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
+    await store.deleteRun('r6');
+    expect((await store.listSummaries({ limit: 1 })).summaries[0]).toMatchObject({
+      id: 'r5',
+      question: 'question r5',
+      answer: 'answer r5',
+      steps: 1,
+    });
     store.close();
   });
 });

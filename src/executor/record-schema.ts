@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { PlanSchema, SeesSchema } from '../plan/schema.ts';
+import type { RunSummary } from './store.ts';
+
+// One schema for every run record that comes from outside this page's memory: read back from IndexedDB
+// (written by an older version, another tab, or an import made before imports were checked) or read from an
+// export file. A record that fails is skipped with the reason, never handed to code that assumes its shape.
+// Objects are loose: a field added by a newer writer survives a read instead of being stripped.
+
+const count = z.number().finite().nonnegative();
+const epochMs = z.number().finite();
+
+export const StoredWorkerSchema = z.looseObject({
+  id: z.string().min(1),
+  label: z.string(),
+  strengths: z.string(),
+  providerId: z.string(),
+  baseURL: z.string(),
+  model: z.string(),
+  systemPrompt: z.string().optional(),
+  maxConcurrency: z.number().finite().positive(),
+  price: z.object({ inputPerM: count, outputPerM: count }).optional(),
+  costTier: z.enum(['low', 'medium', 'high']).optional(),
+  enabled: z.boolean(),
+});
+
+export const RunStatusSchema = z.enum(['running', 'done', 'failed', 'cancelled', 'partial']);
+export const StepStateSchema = z.enum(['queued', 'running', 'done', 'failed', 'cancelled']);
+
+export const RunTotalsSchema = z.looseObject({
+  promptTokens: count,
+  completionTokens: count,
+  cost: count,
+  steps: count,
+  done: count,
+  failed: count,
+  cancelled: count,
+});
+
+export const RunRecordSchema = z.looseObject({
+  id: z.string().min(1),
+  question: z.string(),
+  mode: z.string(),
+  pool: z.array(StoredWorkerSchema),
+  plan: PlanSchema,
+  planComplete: z.boolean(),
+  includeQuestion: z.boolean(),
+  status: RunStatusSchema,
+  createdAt: epochMs,
+  updatedAt: epochMs,
+  totals: RunTotalsSchema,
+  answer: z.string().optional(),
+  error: z.string().optional(),
+});
+
+export const StepRecordSchema = z.looseObject({
+  runId: z.string().min(1),
+  index: z.number().int().nonnegative(),
+  worker: z.string(),
+  task: z.string(),
+  sees: SeesSchema,
+  depth: z.number().int().nonnegative(),
+  state: StepStateSchema,
+  text: z.string(),
+  usage: z.object({ promptTokens: count, completionTokens: count }).optional(),
+  cost: count.optional(),
+  timings: z.looseObject({
+    queuedAt: epochMs.optional(),
+    startedAt: epochMs.optional(),
+    firstTokenAt: epochMs.optional(),
+    endedAt: epochMs.optional(),
+  }),
+  attempts: z.number().int().nonnegative(),
+  error: z.string().optional(),
+});
+
+export const RunSummarySchema = z.object({
+  id: z.string().min(1),
+  question: z.string(),
+  mode: z.string(),
+  status: RunStatusSchema,
+  createdAt: epochMs,
+  updatedAt: epochMs,
+  steps: count,
+  cost: count,
+  answer: z.string().optional(),
+});
+
+// The compiler checks that what the schemas accept is what the rest of the code reads.
+type Accepts<Schema extends z.ZodType, T> = z.output<Schema> extends T ? true : never;
+const _run: Accepts<typeof RunRecordSchema, import('./store.ts').RunRecord> = true;
+const _step: Accepts<typeof StepRecordSchema, import('./store.ts').StepRecord> = true;
+const _summary: Accepts<typeof RunSummarySchema, RunSummary> = true;
+void [_run, _step, _summary];
+
+/** "totals: expected object, received undefined; question: expected string, received number" */
+export function describeProblem(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => {
+      const where = issue.path.length ? issue.path.join('.') : 'the record';
+      return `${where}: ${issue.message.replace(/^Invalid input: /, '')}`;
+    })
+    .join('; ');
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+export function check<T>(schema: z.ZodType<T>, value: unknown): Checked<T> {
+  const result = schema.safeParse(value);
+  return result.success
+    ? { ok: true, value: result.data }
+    : { ok: false, problem: describeProblem(result.error) };
+}

@@ -1,0 +1,110 @@
+import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
+
+// Records as they can be found in a user's IndexedDB: written by an older Baton, by an import that was not
+// checked, or by hand. Each is one way a record can be wrong; good ones sit beside them.
+
+export function goodRun(id: string, updatedAt: number, overrides: Partial<RunRecord> = {}): RunRecord {
+  return {
+    id,
+    question: `question ${id}`,
+    mode: 'conductor',
+    pool: [
+      {
+        id: 'w1',
+        label: 'Echo',
+        strengths: '',
+        providerId: 'custom',
+        baseURL: 'http://127.0.0.1:9/v1',
+        model: 'echo',
+        maxConcurrency: 2,
+        enabled: true,
+      },
+    ],
+    plan: { steps: [{ worker: 'w1', task: 'do it', sees: [] }] },
+    planComplete: true,
+    includeQuestion: true,
+    status: 'done',
+    createdAt: updatedAt - 10,
+    updatedAt,
+    totals: { promptTokens: 1, completionTokens: 1, cost: 0, steps: 1, done: 1, failed: 0, cancelled: 0 },
+    answer: `answer ${id}`,
+    ...overrides,
+  };
+}
+
+export function goodStep(runId: string, index = 0, overrides: Partial<StepRecord> = {}): StepRecord {
+  return {
+    runId,
+    index,
+    worker: 'w1',
+    task: 'do it',
+    sees: [],
+    depth: 0,
+    state: 'done',
+    text: 'done text',
+    timings: { queuedAt: 1, startedAt: 2, endedAt: 3 },
+    attempts: 1,
+    ...overrides,
+  };
+}
+
+/** Run records that must be skipped, each with the field its reason must name. */
+export function badRuns(updatedAt: number): { record: unknown; names: string }[] {
+  const { totals: _totals, ...noTotals } = goodRun('no-totals', updatedAt);
+  return [
+    { record: noTotals, names: 'totals' },
+    {
+      record: goodRun('question-number', updatedAt + 1, { question: 42 as unknown as string }),
+      names: 'question',
+    },
+    {
+      record: goodRun('plan-null', updatedAt + 2, { plan: null as unknown as RunRecord['plan'] }),
+      names: 'plan',
+    },
+    {
+      record: goodRun('pool-string', updatedAt + 3, { pool: 'w1,w2' as unknown as RunRecord['pool'] }),
+      names: 'pool',
+    },
+    {
+      record: goodRun('running-null-question', updatedAt + 4, {
+        status: 'running',
+        question: null as unknown as string,
+      }),
+      names: 'question',
+    },
+  ];
+}
+
+/** Steps that make their run unreadable, each with the field its reason must name. */
+export function badSteps(runId: string): { step: unknown; names: string }[] {
+  return [
+    { step: goodStep(runId, 0, { timings: null as unknown as StepRecord['timings'] }), names: 'timings' },
+    { step: goodStep(runId, 0, { text: { html: '<b>' } as unknown as string }), names: 'text' },
+    { step: goodStep(runId, 0, { sees: '0,1' as unknown as StepRecord['sees'] }), names: 'sees' },
+  ];
+}
+
+/** Writes records straight into a version-1 runs database (the schema before summaries existed). */
+export async function writeVersion1(name: string, runs: unknown[], steps: unknown[]): Promise<void> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const open = indexedDB.open(name, 1);
+    open.onupgradeneeded = () => {
+      const created = open.result;
+      const runStore = created.createObjectStore('runs', { keyPath: 'id' });
+      runStore.createIndex('updatedAt', 'updatedAt');
+      runStore.createIndex('status', 'status');
+      const stepStore = created.createObjectStore('steps', { keyPath: ['runId', 'index'] });
+      stepStore.createIndex('runId', 'runId');
+    };
+    open.onsuccess = () => resolve(open.result);
+    open.onerror = () => reject(open.error);
+  });
+  const tx = db.transaction(['runs', 'steps'], 'readwrite');
+  for (const run of runs) tx.objectStore('runs').put(run);
+  for (const step of steps) tx.objectStore('steps').put(step);
+  await new Promise<void>((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+  });
+  db.close();
+}
