@@ -12,6 +12,7 @@ import { getBridge } from './conductor.ts';
 import { planPrefs } from './prefs.ts';
 import { applyEvent, finalStepIndex, type Mode, newRunView, type RunView } from './run-model.ts';
 import { getEgress, getRunStore } from './services.ts';
+import { labelsOf } from './worker-names.ts';
 
 /** The run on screen (being planned, reviewed, running, or opened from history). */
 export const currentRun = signal<RunView | undefined>(undefined);
@@ -175,6 +176,7 @@ export async function ask(
   currentRun.value = {
     ...newRunView(runId, input.question, input.mode),
     workerOrder: enabled.map((w) => w.id),
+    workerLabels: labelsOf(enabled),
   };
   pendingReview.value = undefined;
   planAbort?.abort();
@@ -326,6 +328,7 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
     endedAt: Math.max(run.createdAt, ...steps.map((s) => s.timings.endedAt ?? 0)),
     totals: run.totals,
     workerOrder: [...run.pool.map((w) => w.id), LOCAL_WORKER],
+    workerLabels: labelsOf(run.pool),
   };
   if (run.plan.thought) view.thought = run.plan.thought;
   // The executor's rule (the last non-`self` step), as its run-done event gives it for a live run.

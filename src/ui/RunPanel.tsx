@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
 import { isActive, liveTotals, type RunView } from '../app/run-model.ts';
+import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { StepCard } from './StepCard.tsx';
 import { Timeline } from './Timeline.tsx';
@@ -51,6 +52,7 @@ export function RunPanel({
   const finished = !active && !reviewing && view.steps.length > 0;
   const now = useNow(active);
   const totals = view.totals ?? liveTotals(view.steps);
+  const labels = view.workerLabels ?? {};
   const graphSteps =
     view.steps.length > 0
       ? view.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees, state: s.state }))
@@ -156,12 +158,12 @@ export function RunPanel({
         <div class="grid-2">
           <section class="card" aria-labelledby="graph-title">
             <h2 id="graph-title">Workflow</h2>
-            <WorkflowGraph steps={graphSteps} workerOrder={workerOrder} />
+            <WorkflowGraph steps={graphSteps} workerOrder={workerOrder} workerLabels={labels} />
           </section>
           <section class="card" aria-labelledby="timeline-title">
             <h2 id="timeline-title">Timeline</h2>
             {view.steps.some((s) => s.timings.startedAt !== undefined) ? (
-              <Timeline steps={view.steps} now={now} workerOrder={workerOrder} />
+              <Timeline steps={view.steps} now={now} workerOrder={workerOrder} workerLabels={labels} />
             ) : (
               <p class="muted">No step has started yet.</p>
             )}
@@ -178,6 +180,7 @@ export function RunPanel({
                 key={step.index}
                 step={step}
                 color={workerColor(step.worker, workerOrder)}
+                workerName={workerName(step.worker, labels)}
                 final={step.index === finalIndex}
                 now={now}
                 onCancel={actions.cancelStep}

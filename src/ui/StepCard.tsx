@@ -19,6 +19,7 @@ export function stepLatency(step: StepStatus, now: number): number | undefined {
 export function StepCard({
   step,
   color,
+  workerName,
   final,
   now,
   onCancel,
@@ -26,6 +27,8 @@ export function StepCard({
 }: {
   step: StepStatus;
   color: string;
+  /** The user's label for the step's worker (the id goes in a tooltip). */
+  workerName?: string;
   final: boolean;
   now: number;
   onCancel?: (index: number) => void;
@@ -50,8 +53,8 @@ export function StepCard({
     >
       <div class="step-head">
         <h3 id={headingId} style={{ margin: 0 }}>
-          <span class="worker-chip">
-            Step {step.index} · {step.worker}
+          <span class="worker-chip" title={`Worker id: ${step.worker}`}>
+            Step {step.index} · {workerName ?? step.worker}
           </span>
         </h3>
         <span class="badge" data-status={step.state}>
