@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
 import { isActive, liveTotals, type RunView } from '../app/run-model.ts';
@@ -60,6 +60,17 @@ export function RunPanel({
   const finalIndex = view.finalStep;
   const finalStep = finalIndex !== undefined ? view.steps[finalIndex] : undefined;
   const elapsed = (view.endedAt ?? now) - view.startedAt;
+  const titleRef = useRef<HTMLHeadingElement>(null);
+  // The Cancel button disappears with the run it stops: without this, focus would fall to the body. The
+  // question box is where a keyboard user goes next (ask again); without one (a run opened from History),
+  // the run's own heading, next to its status.
+  const cancelRun = actions.cancelRun
+    ? () => {
+        actions.cancelRun?.();
+        const question = document.getElementById('question');
+        (question ?? titleRef.current)?.focus();
+      }
+    : undefined;
 
   return (
     <section
@@ -71,7 +82,7 @@ export function RunPanel({
     >
       <div class="card">
         <div class="run-head">
-          <h2 id="run-title" class="visually-hidden">
+          <h2 id="run-title" class="visually-hidden" tabIndex={-1} ref={titleRef}>
             Run
           </h2>
           <p class="run-question">{view.question}</p>
@@ -80,8 +91,8 @@ export function RunPanel({
           </span>
           <span class="badge">{view.mode}</span>
           <span class="spacer" />
-          {active && actions.cancelRun && (
-            <button type="button" class="danger" onClick={actions.cancelRun} data-testid="cancel-run">
+          {active && cancelRun && (
+            <button type="button" class="danger" onClick={cancelRun} data-testid="cancel-run">
               Cancel run
             </button>
           )}
