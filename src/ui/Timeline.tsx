@@ -40,10 +40,12 @@ export function Timeline({
             <span
               class="worker-chip"
               style={{ '--chip': color }}
-              title={`Worker id: ${step.worker}`}
+              title={`${name} (worker id: ${step.worker})`}
               data-testid={`timeline-label-${step.index}`}
             >
-              {step.index}. {name}
+              <span class="chip-text">
+                {step.index}. {name}
+              </span>
             </span>
             <div class="timeline-track" title={text}>
               <div

@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 
 async function addCustom(page: Page, baseURL: string, model: string, label: string): Promise<void> {
@@ -45,6 +46,13 @@ test('two Custom hosts are told apart, and a worker can be edited: label, model,
   await expect(page.getByTestId('worker-form-title')).toBeFocused();
   await expect(page.getByTestId('worker-form-title')).toHaveText('Edit Local A (w1)');
   await expect(form.getByLabel('Base URL')).toHaveValue('http://127.0.0.1:8787/v1');
+  const axe = await new AxeBuilder({ page })
+    .include('[data-testid="pool-panel"]')
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21aa'])
+    .analyze();
+  expect(
+    axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
+  ).toEqual([]);
   await form.getByLabel('Label').fill('Local A, renamed');
   await form.getByLabel('Model').fill('upper');
   await form.getByLabel('Base URL').fill('http://127.0.0.1:8789/v1');

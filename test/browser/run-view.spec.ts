@@ -41,7 +41,10 @@ test('the graph, the timeline and the step cards name workers by their labels, n
   await expect(page.getByTestId('graph-node-1')).toContainText('1. Checking model');
   await expect(page.getByRole('img', { name: /Step 1 \(Checking model\) sees step 0/ })).toBeVisible();
   await expect(page.getByTestId('timeline-label-0')).toHaveText('0. Drafting model');
-  await expect(page.getByTestId('timeline-label-0')).toHaveAttribute('title', 'Worker id: w1');
+  await expect(page.getByTestId('timeline-label-0')).toHaveAttribute(
+    'title',
+    'Drafting model (worker id: w1)',
+  );
   const heading = page.getByTestId('step-card-1').getByRole('heading');
   await expect(heading).toHaveText('Step 1 · Checking model');
   await expect(page.locator('.steps')).not.toContainText('· w1');
