@@ -15,6 +15,11 @@ export interface GraphNode {
   row: number;
   x: number;
   y: number;
+  /** Size on screen in CSS pixels: wide enough for the step's first line, never below MIN_NODE_W × MIN_NODE_H. */
+  width: number;
+  height: number;
+  /** The node's first line: step number and the worker's name. */
+  title: string;
 }
 
 export interface GraphEdge {
@@ -30,11 +35,25 @@ export interface GraphLayout {
   levels: number;
 }
 
-export const NODE_W = 150;
-export const NODE_H = 52;
+/**
+ * The graph is drawn at 1:1 and scrolls inside its own box instead of shrinking to fit: a node is never
+ * smaller than this, so a 15-step chain stays readable.
+ */
+export const MIN_NODE_W = 150;
+export const MIN_NODE_H = 52;
+/** A long worker label is clipped with an ellipsis past this width (the full name is in the tooltip). */
+export const MAX_NODE_W = 240;
+/** Rough width of one character of the node's 12 px title, for sizing nodes without measuring text. */
+export const TITLE_CHAR_W = 7.2;
+/** Left of the title: the worker's colour bar and padding; right: padding. */
+export const TITLE_INSET = 14;
 const GAP_X = 56;
 const GAP_Y = 18;
 const PAD = 8;
+
+/** How the graph names a worker: the user's label; the id only when the label is unknown. */
+export type WorkerNamer = (worker: string) => string;
+const byId: WorkerNamer = (worker) => worker;
 
 /**
  * Indices a step reads: the executor's own resolveSees, minus indices no node has (a step being edited may
@@ -48,7 +67,7 @@ export function dependencies(step: GraphStepInput, index: number): number[] {
  * Steps in the same column do not depend on each other, so they can run in parallel; the longest chain of
  * `sees` sets the number of columns.
  */
-export function layoutGraph(steps: readonly GraphStepInput[]): GraphLayout {
+export function layoutGraph(steps: readonly GraphStepInput[], nameOf: WorkerNamer = byId): GraphLayout {
   const levels: number[] = [];
   const edges: GraphEdge[] = [];
   steps.forEach((step, index) => {
@@ -56,49 +75,82 @@ export function layoutGraph(steps: readonly GraphStepInput[]): GraphLayout {
     for (const from of deps) edges.push({ from, to: index });
     levels.push(deps.length === 0 ? 0 : Math.max(...deps.map((d) => levels[d] ?? 0)) + 1);
   });
+  const levelCount = levels.length ? Math.max(...levels) + 1 : 0;
+  const titles = steps.map((step, index) => `${index}. ${nameOf(step.worker)}`);
+  // Every node of a column gets the column's width, so the column's edges leave from one line.
+  const columnWidth = Array.from({ length: levelCount }, () => MIN_NODE_W);
+  titles.forEach((title, index) => {
+    const level = levels[index]!;
+    columnWidth[level] = Math.max(columnWidth[level]!, Math.min(MAX_NODE_W, titleWidth(title)));
+  });
+  const columnX: number[] = [];
+  let x = PAD;
+  for (const width of columnWidth) {
+    columnX.push(x);
+    x += width + GAP_X;
+  }
   const rows = new Map<number, number>();
   const nodes: GraphNode[] = levels.map((level, index) => {
     const row = rows.get(level) ?? 0;
     rows.set(level, row + 1);
-    return { index, level, row, x: PAD + level * (NODE_W + GAP_X), y: PAD + row * (NODE_H + GAP_Y) };
+    return {
+      index,
+      level,
+      row,
+      x: columnX[level]!,
+      y: PAD + row * (MIN_NODE_H + GAP_Y),
+      width: columnWidth[level]!,
+      height: MIN_NODE_H,
+      title: titles[index]!,
+    };
   });
-  const levelCount = levels.length ? Math.max(...levels) + 1 : 0;
   const maxRows = rows.size ? Math.max(...rows.values()) : 0;
   // Centre short columns vertically against the tallest one.
   for (const node of nodes) {
     const inLevel = rows.get(node.level) ?? 1;
-    node.y += ((maxRows - inLevel) * (NODE_H + GAP_Y)) / 2;
+    node.y += ((maxRows - inLevel) * (MIN_NODE_H + GAP_Y)) / 2;
   }
   return {
     nodes,
     edges,
     levels: levelCount,
-    width: levelCount ? PAD * 2 + levelCount * NODE_W + (levelCount - 1) * GAP_X : 0,
-    height: maxRows ? PAD * 2 + maxRows * NODE_H + (maxRows - 1) * GAP_Y : 0,
+    width: levelCount ? x - GAP_X + PAD : 0,
+    height: maxRows ? PAD * 2 + maxRows * MIN_NODE_H + (maxRows - 1) * GAP_Y : 0,
   };
+}
+
+/** Width a node needs to show `title` in full (before the MAX_NODE_W cap). */
+export function titleWidth(title: string): number {
+  return Math.ceil(TITLE_INSET * 2 + title.length * TITLE_CHAR_W);
+}
+
+/** `text` cut with an ellipsis to what fits in `width` pixels of node (the title font). */
+export function fitText(text: string, width: number, charWidth: number = TITLE_CHAR_W): string {
+  const max = Math.max(1, Math.floor((width - TITLE_INSET * 2) / charWidth));
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 /** A cubic curve from the right edge of one node to the left edge of another. */
 export function edgePath(from: GraphNode, to: GraphNode): string {
-  const x1 = from.x + NODE_W;
-  const y1 = from.y + NODE_H / 2;
+  const x1 = from.x + from.width;
+  const y1 = from.y + from.height / 2;
   const x2 = to.x;
-  const y2 = to.y + NODE_H / 2;
+  const y2 = to.y + to.height / 2;
   const mid = (x1 + x2) / 2;
   return `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}`;
 }
 
-/** A sentence per step for screen readers: "Step 2 (w1) sees steps 0 and 1." */
-export function describeGraph(steps: readonly GraphStepInput[]): string {
+/** A sentence per step for screen readers: "Step 2 (Claude Haiku) sees steps 0 and 1." */
+export function describeGraph(steps: readonly GraphStepInput[], nameOf: WorkerNamer = byId): string {
   if (steps.length === 0) return 'No steps yet.';
-  const layout = layoutGraph(steps);
+  const layout = layoutGraph(steps, nameOf);
   const parts = steps.map((step, index) => {
     const deps = dependencies(step, index);
     const sees =
       deps.length === 0
         ? 'sees no earlier step'
         : `sees step${deps.length > 1 ? 's' : ''} ${deps.join(deps.length > 2 ? ', ' : ' and ')}`;
-    return `Step ${index} (${step.worker}) ${sees}.`;
+    return `Step ${index} (${nameOf(step.worker)}) ${sees}.`;
   });
   const parallel =
     layout.nodes.length > layout.levels ? ' Steps in the same column can run in parallel.' : '';

@@ -46,3 +46,39 @@ effect(() => {
     // Not persisted: harmless.
   }
 });
+
+/** Choices of the Ask screen that a user expects to find again on the next visit. */
+export interface AskPrefs {
+  /** "Review the plan before it runs". */
+  reviewPlan: boolean;
+}
+
+const ASK_KEY = 'baton.askPrefs';
+
+export function readAskPrefs(raw: string | null | undefined): AskPrefs {
+  try {
+    const parsed = raw ? (JSON.parse(raw) as Partial<AskPrefs> | null) : undefined;
+    return { reviewPlan: parsed?.reviewPlan === true };
+  } catch {
+    return { reviewPlan: false };
+  }
+}
+
+export const askPrefs = signal<AskPrefs>(
+  (() => {
+    try {
+      return readAskPrefs(globalThis.localStorage?.getItem(ASK_KEY));
+    } catch {
+      return { reviewPlan: false };
+    }
+  })(),
+);
+
+effect(() => {
+  const value = askPrefs.value;
+  try {
+    globalThis.localStorage?.setItem(ASK_KEY, JSON.stringify(value));
+  } catch {
+    // Not persisted: harmless.
+  }
+});

@@ -31,6 +31,8 @@ export interface RunView {
   fallback?: string;
   /** Worker ids in the run's pool order, for stable colours. */
   workerOrder?: string[];
+  /** The run's pool's labels by worker id: the run view names workers by these, not by ids. */
+  workerLabels?: Record<string, string>;
   /** Conductor statistics (tokens per second, planning time). */
   planStats?: { ms?: number; tokens?: number; tokensPerSec?: number };
   /** The step caps the executor holds this run to (steps per run, self-checks included). */

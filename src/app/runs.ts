@@ -24,6 +24,7 @@ import {
 } from './run-model.ts';
 import { getEgress, getLedger, getRunStore } from './services.ts';
 import { ensureUnlocked, stillLocked } from './vault-unlock.ts';
+import { labelsOf } from './worker-names.ts';
 
 /** The run on screen (being planned, reviewed, running, or opened from history). */
 export const currentRun = signal<RunView | undefined>(undefined);
@@ -192,6 +193,7 @@ export async function ask(
   currentRun.value = {
     ...newRunView(runId, input.question, input.mode),
     workerOrder: enabled.map((w) => w.id),
+    workerLabels: labelsOf(enabled),
   };
   pendingReview.value = undefined;
   planAbort?.abort();
@@ -354,6 +356,7 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
     endedAt: Math.max(run.createdAt, ...steps.map((s) => s.timings.endedAt ?? 0)),
     totals: run.totals,
     workerOrder: [...run.pool.map((w) => w.id), LOCAL_WORKER],
+    workerLabels: labelsOf(run.pool),
   };
   if (run.plan.thought) view.thought = run.plan.thought;
   // The executor's rule (the last non-`self` step), as its run-done event gives it for a live run.

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
 import { runPool, workerOrder } from '../app/pool.ts';
-import { planPrefs } from '../app/prefs.ts';
+import { askPrefs, planPrefs } from '../app/prefs.ts';
 import { isActive } from '../app/run-model.ts';
 import {
   ask,
@@ -103,6 +103,10 @@ export function AskScreen({ runId }: { runId?: string }) {
           onAsk={(input) => void ask(input, runPool.value)}
           disabled={disabledReason !== undefined}
           disabledReason={disabledReason}
+          initialReview={askPrefs.value.reviewPlan}
+          onReviewChange={(reviewPlan) => {
+            askPrefs.value = { ...askPrefs.value, reviewPlan };
+          }}
         />
       )}
       {runId && missing && (

@@ -13,15 +13,20 @@ export function Composer({
   disabled,
   disabledReason,
   initialMode = 'conductor',
+  initialReview = false,
+  onReviewChange,
 }: {
   onAsk: (input: AskInput) => void;
   disabled?: boolean;
   disabledReason?: string;
   initialMode?: Mode;
+  initialReview?: boolean;
+  /** Called when the user ticks or clears "Review the plan", so the choice can be remembered. */
+  onReviewChange?: (review: boolean) => void;
 }) {
   const [question, setQuestion] = useState('');
   const [mode, setMode] = useState<Mode>(initialMode);
-  const [review, setReview] = useState(false);
+  const [review, setReview] = useState(initialReview);
 
   const send = () => {
     const text = question.trim();
@@ -86,7 +91,11 @@ export function Composer({
           <input
             type="checkbox"
             checked={review}
-            onChange={(e) => setReview((e.currentTarget as HTMLInputElement).checked)}
+            onChange={(e) => {
+              const on = (e.currentTarget as HTMLInputElement).checked;
+              setReview(on);
+              onReviewChange?.(on);
+            }}
             data-testid="review-toggle"
           />{' '}
           Review the plan before it runs

@@ -1,72 +1,19 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { deleteWorker, includeLocal, pool, poolError, saveWorker, setIncludeLocal } from '../app/pool.ts';
 import { getEgress } from '../app/services.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
-
-/** Next free id "w1", "w2", ... */
-export function nextWorkerId(existing: readonly string[]): string {
-  for (let i = 1; ; i++) if (!existing.includes(`w${i}`)) return `w${i}`;
-}
-
-interface Draft {
-  providerId: string;
-  baseURL: string;
-  model: string;
-  label: string;
-  strengths: string;
-  inputPerM: string;
-  outputPerM: string;
-  maxConcurrency: string;
-}
-
-function draftFor(providerId: string): Draft {
-  const preset = presetById(providerId);
-  const model = preset?.models[0];
-  return {
-    providerId,
-    baseURL: preset?.baseURL ?? '',
-    model: model?.id ?? '',
-    label: model ? `${preset?.name} ${model.label}` : (preset?.name ?? ''),
-    strengths: model?.strengths ?? '',
-    inputPerM: String(model?.price.inputPerM ?? 0),
-    outputPerM: String(model?.price.outputPerM ?? 0),
-    maxConcurrency: '2',
-  };
-}
-
-/** Checks a draft; returns the worker or why it cannot be saved. */
-export function workerFromDraft(draft: Draft, id: string): WorkerSpec | string {
-  if (!draft.model.trim()) return 'Choose or type a model id.';
-  let url: URL;
-  try {
-    url = new URL(draft.baseURL.trim());
-  } catch {
-    return 'The base URL must be an absolute URL (https://…/v1).';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'The base URL must be http(s).';
-  const input = Number(draft.inputPerM);
-  const output = Number(draft.outputPerM);
-  if (!(input >= 0) || !(output >= 0))
-    return 'Prices must be numbers of dollars per million tokens (0 or more).';
-  const concurrency = Math.round(Number(draft.maxConcurrency));
-  if (!(concurrency >= 1 && concurrency <= 16)) return 'Concurrency must be between 1 and 16.';
-  const preset = presetById(draft.providerId);
-  const modelPreset = preset?.models.find((m) => m.id === draft.model.trim());
-  const worker: WorkerSpec = {
-    id,
-    label: draft.label.trim() || draft.model.trim(),
-    strengths: draft.strengths.trim(),
-    providerId: draft.providerId,
-    baseURL: draft.baseURL.trim().replace(/\/+$/, ''),
-    model: draft.model.trim(),
-    maxConcurrency: concurrency,
-    price: { inputPerM: input, outputPerM: output },
-    enabled: true,
-  };
-  if (modelPreset) worker.costTier = modelPreset.costTier;
-  return worker;
-}
+import {
+  type CostTier,
+  type Draft,
+  draftFor,
+  draftFromWorker,
+  hostOf,
+  nextWorkerId,
+  priceUnknown,
+  withModel,
+  workerFromDraft,
+} from './pool-draft.ts';
 
 /** The pool: workers (provider + model + label + strengths + price + concurrency), enabled or not. */
 export function PoolPanel() {
@@ -75,9 +22,30 @@ export function PoolPanel() {
   const [problem, setProblem] = useState<string | undefined>();
   const preset = presetById(draft.providerId);
   const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+  // A price the user types is theirs: a later model change must not clear it.
+  const setOwnPrice = (patch: Partial<Draft>) =>
+    setDraft(({ pricedBy: _from, ...d }) => ({ ...d, ...patch }));
+  const unknownPrice = priceUnknown(draft);
   const [checking, setChecking] = useState(false);
   const [check, setCheck] = useState<{ ok: boolean; text: string; hint?: string } | undefined>();
   const [discovered, setDiscovered] = useState<string[]>([]);
+  /** The worker being edited; undefined while the form adds a new one. */
+  const [editing, setEditing] = useState<WorkerSpec | undefined>();
+  const formTitle = useRef<HTMLHeadingElement>(null);
+
+  const startEdit = (worker: WorkerSpec) => {
+    setEditing(worker);
+    setDraft(draftFromWorker(worker));
+    setProblem(undefined);
+    setCheck(undefined);
+    // The form is below the table: take the user (and the focus) there.
+    requestAnimationFrame(() => formTitle.current?.focus());
+  };
+  const stopEdit = () => {
+    setEditing(undefined);
+    setDraft(draftFor(CATALOG[0]?.id ?? 'openai'));
+    setProblem(undefined);
+  };
 
   const testConnection = async () => {
     setChecking(true);
@@ -168,6 +136,14 @@ export function PoolPanel() {
                   <td>{w.label}</td>
                   <td>
                     {presetById(w.providerId)?.name ?? w.providerId} · {w.model}
+                    {w.baseURL && (
+                      <>
+                        <br />
+                        <span class="muted small" data-testid={`worker-host-${w.id}`} title={w.baseURL}>
+                          {hostOf(w.baseURL)}
+                        </span>
+                      </>
+                    )}
                   </td>
                   <td>
                     <label class="visually-hidden" for={`strengths-${w.id}`}>
@@ -181,7 +157,7 @@ export function PoolPanel() {
                       }
                     />
                   </td>
-                  <td>{w.price ? `$${w.price.inputPerM} / $${w.price.outputPerM}` : '—'}</td>
+                  <td>{w.price ? `$${w.price.inputPerM} / $${w.price.outputPerM}` : 'unknown'}</td>
                   <td>
                     <input
                       type="checkbox"
@@ -192,7 +168,16 @@ export function PoolPanel() {
                       }
                     />
                   </td>
-                  <td>
+                  <td class="row-actions">
+                    <button
+                      type="button"
+                      class="small"
+                      aria-label={`Edit ${w.label}`}
+                      onClick={() => startEdit(w)}
+                      data-testid={`edit-worker-${w.id}`}
+                    >
+                      Edit
+                    </button>
                     <button
                       type="button"
                       class="small danger"
@@ -212,16 +197,22 @@ export function PoolPanel() {
         data-testid="add-worker"
         onSubmit={(e) => {
           e.preventDefault();
-          const worker = workerFromDraft(draft, nextWorkerId(workers.map((w) => w.id)));
+          const worker = editing
+            ? workerFromDraft(draft, editing.id, editing)
+            : workerFromDraft(draft, nextWorkerId(workers.map((w) => w.id)));
           if (typeof worker === 'string') {
             setProblem(worker);
             return;
           }
           setProblem(undefined);
-          void saveWorker(worker);
+          void saveWorker(worker).then((saved) => {
+            if (saved && editing) stopEdit();
+          });
         }}
       >
-        <h3 style={{ marginTop: '1rem' }}>Add a worker</h3>
+        <h3 style={{ marginTop: '1rem' }} tabIndex={-1} ref={formTitle} data-testid="worker-form-title">
+          {editing ? `Edit ${editing.label} (${editing.id})` : 'Add a worker'}
+        </h3>
         <div class="row">
           <div class="field">
             <label for="worker-provider">Provider</label>
@@ -257,18 +248,7 @@ export function PoolPanel() {
               value={draft.model}
               onInput={(e) => {
                 const id = (e.currentTarget as HTMLInputElement).value;
-                const m = preset?.models.find((x) => x.id === id);
-                set(
-                  m
-                    ? {
-                        model: id,
-                        label: `${preset?.name} ${m.label}`,
-                        strengths: m.strengths,
-                        inputPerM: String(m.price.inputPerM),
-                        outputPerM: String(m.price.outputPerM),
-                      }
-                    : { model: id },
-                );
+                setDraft((d) => withModel(d, id));
               }}
             />
             <datalist id="worker-model-options">
@@ -319,7 +299,8 @@ export function PoolPanel() {
               id="worker-price-in"
               inputMode="decimal"
               value={draft.inputPerM}
-              onInput={(e) => set({ inputPerM: (e.currentTarget as HTMLInputElement).value })}
+              aria-describedby={unknownPrice ? 'worker-price-hint' : undefined}
+              onInput={(e) => setOwnPrice({ inputPerM: (e.currentTarget as HTMLInputElement).value })}
             />
           </div>
           <div class="field">
@@ -328,10 +309,32 @@ export function PoolPanel() {
               id="worker-price-out"
               inputMode="decimal"
               value={draft.outputPerM}
-              onInput={(e) => set({ outputPerM: (e.currentTarget as HTMLInputElement).value })}
+              aria-describedby={unknownPrice ? 'worker-price-hint' : undefined}
+              onInput={(e) => setOwnPrice({ outputPerM: (e.currentTarget as HTMLInputElement).value })}
             />
           </div>
+          <div class="field">
+            <label for="worker-cost-tier">Cost tier (the conductor reads it)</label>
+            <select
+              id="worker-cost-tier"
+              value={draft.costTier}
+              onChange={(e) =>
+                set({ costTier: (e.currentTarget as HTMLSelectElement).value as CostTier | '' })
+              }
+            >
+              <option value="">Not set</option>
+              <option value="low">Low</option>
+              <option value="medium">Medium</option>
+              <option value="high">High</option>
+            </select>
+          </div>
         </div>
+        {unknownPrice && (
+          <p id="worker-price-hint" class="field-hint" data-testid="price-unknown">
+            No price is known for {draft.model.trim() ? `“${draft.model.trim()}”` : 'this model'}: enter its
+            price per million tokens, or leave both fields empty and its cost will show as unknown (—).
+          </p>
+        )}
         {/* The connection result carries the same hint (with this page's origin): say it once. */}
         {preset?.corsHint && !check?.hint && (
           <p class="field-hint">{preset.corsHint.replaceAll('<this page origin>', location.origin)}</p>
@@ -354,8 +357,13 @@ export function PoolPanel() {
         )}
         <div class="row">
           <button type="submit" class="primary" data-testid="add-worker-submit">
-            Add to pool
+            {editing ? 'Save changes' : 'Add to pool'}
           </button>
+          {editing && (
+            <button type="button" onClick={stopEdit} data-testid="cancel-edit">
+              Cancel editing
+            </button>
+          )}
           <button type="button" onClick={() => void testConnection()} disabled={checking}>
             Test connection
           </button>

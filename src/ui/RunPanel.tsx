@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
+import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { StepCard } from './StepCard.tsx';
 import { Timeline } from './Timeline.tsx';
@@ -58,6 +59,7 @@ export function RunPanel({
   const finished = !active && !reviewing && view.steps.length > 0;
   const now = useNow(active);
   const totals = view.totals ?? liveTotals(view.steps);
+  const labels = view.workerLabels ?? {};
   const graphSteps =
     view.steps.length > 0
       ? view.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees, state: s.state }))
@@ -66,6 +68,17 @@ export function RunPanel({
   const finalStep = finalIndex !== undefined ? view.steps[finalIndex] : undefined;
   const elapsed = runElapsed(view, now);
   const approx = totals.estimated ? '~' : '';
+  const titleRef = useRef<HTMLHeadingElement>(null);
+  // The Cancel button disappears with the run it stops: without this, focus would fall to the body. The
+  // question box is where a keyboard user goes next (ask again); without one (a run opened from History),
+  // the run's own heading, next to its status.
+  const cancelRun = actions.cancelRun
+    ? () => {
+        actions.cancelRun?.();
+        const question = document.getElementById('question');
+        (question ?? titleRef.current)?.focus();
+      }
+    : undefined;
 
   return (
     <section
@@ -77,7 +90,7 @@ export function RunPanel({
     >
       <div class="card">
         <div class="run-head">
-          <h2 id="run-title" class="visually-hidden">
+          <h2 id="run-title" class="visually-hidden" tabIndex={-1} ref={titleRef}>
             Run
           </h2>
           <p class="run-question">{view.question}</p>
@@ -86,8 +99,8 @@ export function RunPanel({
           </span>
           <span class="badge">{view.mode}</span>
           <span class="spacer" />
-          {active && actions.cancelRun && (
-            <button type="button" class="danger" onClick={actions.cancelRun} data-testid="cancel-run">
+          {active && cancelRun && (
+            <button type="button" class="danger" onClick={cancelRun} data-testid="cancel-run">
               Cancel run
             </button>
           )}
@@ -201,12 +214,12 @@ export function RunPanel({
         <div class="grid-2">
           <section class="card" aria-labelledby="graph-title">
             <h2 id="graph-title">Workflow</h2>
-            <WorkflowGraph steps={graphSteps} workerOrder={workerOrder} />
+            <WorkflowGraph steps={graphSteps} workerOrder={workerOrder} workerLabels={labels} />
           </section>
           <section class="card" aria-labelledby="timeline-title">
             <h2 id="timeline-title">Timeline</h2>
             {view.steps.some((s) => s.timings.startedAt !== undefined) ? (
-              <Timeline steps={view.steps} now={now} workerOrder={workerOrder} />
+              <Timeline steps={view.steps} now={now} workerOrder={workerOrder} workerLabels={labels} />
             ) : (
               <p class="muted">No step has started yet.</p>
             )}
@@ -223,6 +236,7 @@ export function RunPanel({
                 key={step.index}
                 step={step}
                 color={workerColor(step.worker, workerOrder)}
+                workerName={workerName(step.worker, labels)}
                 final={step.index === finalIndex}
                 now={now}
                 onCancel={actions.cancelStep}

@@ -140,6 +140,15 @@ function ModelCachePanel() {
             type="button"
             class="danger"
             onClick={async () => {
+              const name = state.label ?? 'the conductor model';
+              const size = cache?.bytes ? ` (${formatBytes(cache.bytes)})` : '';
+              // It cannot be undone: using the model again means downloading it again.
+              if (
+                !confirm(
+                  `Delete ${name}${size} from this browser's cache? You will have to download it again to use it.`,
+                )
+              )
+                return;
               const b = await getBridge();
               if (state.status === 'ready') await unloadConductor();
               const ok = await b.deleteCache(model).catch(() => false);

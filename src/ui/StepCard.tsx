@@ -21,6 +21,7 @@ export function stepLatency(step: StepStatus, now: number): number | undefined {
 export function StepCard({
   step,
   color,
+  workerName,
   final,
   now,
   onCancel,
@@ -28,6 +29,8 @@ export function StepCard({
 }: {
   step: StepStatus;
   color: string;
+  /** The user's label for the step's worker (the id goes in a tooltip). */
+  workerName?: string;
   final: boolean;
   now: number;
   onCancel?: (index: number) => void;
@@ -60,8 +63,8 @@ export function StepCard({
     >
       <div class="step-head">
         <h3 id={headingId} style={{ margin: 0 }}>
-          <span class="worker-chip">
-            Step {step.index} · {step.worker}
+          <span class="worker-chip" title={`Worker id: ${step.worker}`}>
+            Step {step.index} · {workerName ?? step.worker}
           </span>
         </h3>
         <span class="badge" data-status={step.state}>

@@ -1,5 +1,6 @@
 import { formatDuration } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
+import { type WorkerLabels, workerName } from '../app/worker-names.ts';
 import type { StepStatus } from '../executor/types.ts';
 
 /**
@@ -10,10 +11,12 @@ export function Timeline({
   steps,
   now,
   workerOrder,
+  workerLabels = {},
 }: {
   steps: readonly StepStatus[];
   now: number;
   workerOrder: readonly string[];
+  workerLabels?: WorkerLabels;
 }) {
   const started = steps.filter((s) => s.timings.startedAt !== undefined);
   if (started.length === 0) return null;
@@ -30,11 +33,19 @@ export function Timeline({
         const left = ((start - origin) / span) * 100;
         const width = Math.max(0.5, ((stop - start) / span) * 100);
         const color = workerColor(step.worker, workerOrder);
-        const text = `Step ${step.index} (${step.worker}): from ${formatDuration(start - origin)} to ${formatDuration(stop - origin)}${step.timings.endedAt === undefined ? ', running' : ''}`;
+        const name = workerName(step.worker, workerLabels);
+        const text = `Step ${step.index} (${name}): from ${formatDuration(start - origin)} to ${formatDuration(stop - origin)}${step.timings.endedAt === undefined ? ', running' : ''}`;
         return (
           <div key={step.index} style={{ display: 'contents' }}>
-            <span class="worker-chip" style={{ '--chip': color }}>
-              {step.index}. {step.worker}
+            <span
+              class="worker-chip"
+              style={{ '--chip': color }}
+              title={`${name} (worker id: ${step.worker})`}
+              data-testid={`timeline-label-${step.index}`}
+            >
+              <span class="chip-text">
+                {step.index}. {name}
+              </span>
             </span>
             <div class="timeline-track" title={text}>
               <div

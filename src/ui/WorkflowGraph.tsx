@@ -1,4 +1,5 @@
-import { describeGraph, edgePath, layoutGraph, NODE_H, NODE_W, workerColor } from '../app/graph.ts';
+import { describeGraph, edgePath, fitText, layoutGraph, workerColor } from '../app/graph.ts';
+import { namerFor, type WorkerLabels } from '../app/worker-names.ts';
 
 export interface GraphStep {
   worker: string;
@@ -7,27 +8,38 @@ export interface GraphStep {
   state?: string;
 }
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
+/** The task line is set in 11 px type, a little narrower than the title. */
+const TASK_CHAR_W = 6.4;
 
 /**
  * The workflow as an inline SVG: one node per step (coloured by worker, styled by state), one edge per
- * `sees`. It is an image with a text description for screen readers; the step list below it is the
- * interactive alternative.
+ * `sees`. It is drawn at its own size inside a scroll box (focusable, so the keyboard scrolls it) rather
+ * than shrunk to the card: a long plan scrolls instead of turning into an unreadable strip. It is an image
+ * with a text description for screen readers; the step list below it is the interactive alternative.
  */
 export function WorkflowGraph({
   steps,
   workerOrder,
+  workerLabels = {},
 }: {
   steps: readonly GraphStep[];
   workerOrder: readonly string[];
+  /** The user's names for the workers (the graph shows these, not ids). */
+  workerLabels?: WorkerLabels;
 }) {
-  const layout = layoutGraph(steps);
+  const nameOf = namerFor(workerLabels);
+  const layout = layoutGraph(steps, nameOf);
   if (steps.length === 0) return null;
-  const description = describeGraph(steps);
+  const description = describeGraph(steps, nameOf);
   return (
-    <div class="graph-wrap">
+    <section
+      class="graph-wrap"
+      data-testid="workflow-graph-scroll"
+      // A scroll box must be reachable by keyboard to be scrolled with the arrow keys (axe: scrollable-region-focusable).
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: the box scrolls, so it must take focus.
+      tabIndex={0}
+      aria-label="Workflow graph (scrolls)"
+    >
       <figure class="graph" data-testid="workflow-graph" style={{ margin: 0 }}>
         <svg
           role="img"
@@ -60,22 +72,24 @@ export function WorkflowGraph({
           {layout.nodes.map((node) => {
             const step = steps[node.index]!;
             const color = workerColor(step.worker, workerOrder);
+            const task = step.task.replace(/\s+/g, ' ');
             return (
               <g
                 key={node.index}
                 class="node"
                 data-status={step.state ?? 'planned'}
                 data-testid={`graph-node-${node.index}`}
+                data-worker={step.worker}
                 transform={`translate(${node.x},${node.y})`}
               >
-                <rect width={NODE_W} height={NODE_H} rx="8" stroke={color} />
-                <rect width="6" height={NODE_H} rx="3" fill={color} stroke="none" />
+                <title>{`${node.title} (${step.worker})${step.state ? `, ${step.state}` : ''}: ${task}`}</title>
+                <rect width={node.width} height={node.height} rx="8" stroke={color} />
+                <rect width="6" height={node.height} rx="3" fill={color} stroke="none" />
                 <text x="14" y="20">
-                  {`${node.index}. ${clip(step.worker, 14)}`}
-                  {step.state ? ` · ${step.state}` : ''}
+                  {fitText(node.title, node.width)}
                 </text>
                 <text class="sub" x="14" y="38">
-                  {clip(step.task.replace(/\s+/g, ' '), 22)}
+                  {fitText(step.state ? `${step.state} · ${task}` : task, node.width, TASK_CHAR_W)}
                 </text>
               </g>
             );
@@ -83,6 +97,6 @@ export function WorkflowGraph({
         </svg>
         <figcaption class="visually-hidden">{description}</figcaption>
       </figure>
-    </div>
+    </section>
   );
 }

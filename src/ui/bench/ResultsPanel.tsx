@@ -3,6 +3,7 @@ import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import { type StrategySummary, summarize } from '../../evaluation/summary.ts';
 import { AccuracyCostChart, TokensByWorkerChart } from './charts.tsx';
+import { MissedItems } from './MissedItems.tsx';
 
 export function accuracyText(s: Pick<StrategySummary, 'accuracy' | 'correct' | 'items'>): string {
   return `${Math.round(s.accuracy * 100)}% (${s.correct}/${s.items})`;
@@ -28,6 +29,7 @@ export function ResultsPanel({
   summaries.sort((a, b) => order.indexOf(a.strategyId) - order.indexOf(b.strategyId));
   const labels = new Map(run.strategies.map((s) => [s.id, s.label]));
   const labelOf = (id: string) => labels.get(id) ?? id;
+  const workerLabels = new Map(run.pool.map((w) => [w.id, w.label]));
   const captionId = `${testid}-caption`;
   return (
     <section class="card bench-results" data-testid={testid} data-run={run.id} aria-labelledby={captionId}>
@@ -73,12 +75,14 @@ export function ResultsPanel({
               </tbody>
             </table>
           </section>
+          <MissedItems results={results} tasks={run.tasks} strategyOrder={order} labelOf={labelOf} />
           <div class="bench-charts">
             <AccuracyCostChart summaries={summaries} labelOf={labelOf} />
             <TokensByWorkerChart
               summaries={summaries}
               labelOf={labelOf}
               workers={run.pool.map((w) => w.id)}
+              workerLabelOf={(id) => workerLabels.get(id) ?? id}
             />
           </div>
         </>

@@ -1,5 +1,13 @@
 import type { StrategySummary } from '../../evaluation/summary.ts';
-import { formatAxisDollars, formatAxisTokens, linearScale, niceTicks, stackSegments } from './chart-math.ts';
+import {
+  formatAxisDollars,
+  formatAxisTokens,
+  linearScale,
+  niceTicks,
+  placePointLabels,
+  stackSegments,
+  truncateLabel,
+} from './chart-math.ts';
 
 /** A worker's colour: its place in the pool picks one of the theme's worker colours (--w0 … --w7). */
 export function workerColour(worker: string, order: readonly string[]): string {
@@ -34,8 +42,11 @@ export function AccuracyCostChart({ summaries, labelOf }: ChartProps) {
         .map((p) => `${p.label}: ${percent(p.accuracy)} at ${formatAxisDollars(p.cost)} per task`)
         .join('; ')}.`
     : 'Accuracy against cost per task: no results yet.';
-  // Labels of points that land close together are stacked upwards so they stay readable.
-  const placed: { px: number; py: number }[] = [];
+  // Each label goes where it overlaps no other label or point (long ones are truncated, in full in a tooltip).
+  const labels = placePointLabels(
+    points.map((p) => ({ px: x(p.cost), py: y(p.accuracy), label: p.label })),
+    { left: m.left + 2, top: 2, right: width - 2, bottom: height - m.bottom - 2 },
+  );
   return (
     <svg
       class="bench-chart"
@@ -74,22 +85,20 @@ export function AccuracyCostChart({ summaries, labelOf }: ChartProps) {
           Accuracy
         </text>
       </g>
-      {points.map((p) => {
-        const px = x(p.cost);
-        const py = y(p.accuracy);
-        const crowd = placed.filter((q) => Math.abs(q.px - px) < 90 && Math.abs(q.py - py) < 14).length;
-        placed.push({ px, py });
-        const right = px < width - 150;
+      {points.map((p, i) => {
+        const label = labels[i]!;
         return (
           <g key={p.id} class="point" data-testid="chart-point" data-strategy={p.id}>
-            <circle cx={px} cy={py} r={5} />
+            <title>{`${p.label}: ${percent(p.accuracy)} at ${formatAxisDollars(p.cost)} per task`}</title>
+            <circle cx={x(p.cost)} cy={y(p.accuracy)} r={5} />
             <text
-              x={right ? px + 9 : px - 9}
-              y={py - 8 - crowd * 14}
-              text-anchor={right ? 'start' : 'end'}
+              x={label.x}
+              y={label.y}
+              text-anchor={label.anchor}
               class="point-label"
+              data-testid="point-label"
             >
-              {p.label}
+              {label.text}
             </text>
           </g>
         );
@@ -98,12 +107,16 @@ export function AccuracyCostChart({ summaries, labelOf }: ChartProps) {
   );
 }
 
+/** Row labels fit the bar chart's 170-unit left margin at the 12 px label font (about 7 units a character). */
+const ROW_LABEL_CHARS = 22;
+
 /** Tokens per task for each strategy, one stacked bar per strategy, coloured by worker. */
 export function TokensByWorkerChart({
   summaries,
   labelOf,
   workers,
-}: ChartProps & { workers: readonly string[] }) {
+  workerLabelOf = (worker) => worker,
+}: ChartProps & { workers: readonly string[]; workerLabelOf?: (worker: string) => string }) {
   const rowHeight = 30;
   const m = { top: 10, right: 24, bottom: 44, left: 170 };
   const width = 520;
@@ -126,7 +139,8 @@ export function TokensByWorkerChart({
         .map(
           (r) =>
             `${r.label}: ${
-              r.segments.map((seg) => `${seg.worker} ${Math.round(seg.value)}`).join(', ') || 'no tokens'
+              r.segments.map((seg) => `${workerLabelOf(seg.worker)} ${Math.round(seg.value)}`).join(', ') ||
+              'no tokens'
             }`,
         )
         .join('; ')}.`
@@ -162,8 +176,10 @@ export function TokensByWorkerChart({
                 y={top + (rowHeight - 10) / 2}
                 text-anchor="end"
                 dominant-baseline="middle"
+                data-testid="bar-label"
               >
-                {row.label.length > 24 ? `${row.label.slice(0, 23)}…` : row.label}
+                <title>{row.label}</title>
+                {truncateLabel(row.label, ROW_LABEL_CHARS)}
               </text>
               {row.segments.map((seg) => (
                 <rect
@@ -186,7 +202,7 @@ export function TokensByWorkerChart({
           {used.map((w) => (
             <li key={w}>
               <span class="swatch" aria-hidden="true" style={{ background: workerColour(w, seen) }} />
-              {w}
+              {workerLabelOf(w)}
             </li>
           ))}
         </ul>

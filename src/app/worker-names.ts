@@ -1,0 +1,24 @@
+/** The names the run view shows for workers: the user's labels, never bare ids when a label is known. */
+
+import { LOCAL_WORKER, SELF_WORKER } from '../pool/types.ts';
+
+/** Labels by worker id, as the run's pool gave them. */
+export type WorkerLabels = Readonly<Record<string, string>>;
+
+const RESERVED: WorkerLabels = { [SELF_WORKER]: 'Conductor (check)', [LOCAL_WORKER]: 'On-device model' };
+
+/** The label of `worker`; its id when the pool did not name it (an imported or edited plan may). */
+export function workerName(worker: string, labels: WorkerLabels = {}): string {
+  const label = Object.hasOwn(labels, worker) ? labels[worker]?.trim() : undefined;
+  return label || (Object.hasOwn(RESERVED, worker) ? RESERVED[worker]! : worker);
+}
+
+/** A namer over one pool, for the graph's layout and descriptions. */
+export function namerFor(labels: WorkerLabels = {}): (worker: string) => string {
+  return (worker) => workerName(worker, labels);
+}
+
+/** `{ id: label }` for a pool. */
+export function labelsOf(pool: ReadonlyArray<{ id: string; label: string }>): Record<string, string> {
+  return Object.fromEntries(pool.map((w) => [w.id, w.label]));
+}

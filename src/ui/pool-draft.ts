@@ -1,0 +1,157 @@
+/** The add/edit-worker form's state and its rules, kept pure so they are unit-tested. */
+
+import type { WorkerSpec } from '../pool/types.ts';
+import { presetById } from '../providers/catalog.ts';
+
+export type CostTier = NonNullable<WorkerSpec['costTier']>;
+
+export interface Draft {
+  providerId: string;
+  baseURL: string;
+  model: string;
+  label: string;
+  strengths: string;
+  /** Dollars per million tokens as typed; both empty means the price is unknown. */
+  inputPerM: string;
+  outputPerM: string;
+  maxConcurrency: string;
+  /** Empty: no tier (the conductor treats the worker as medium). */
+  costTier: CostTier | '';
+  /**
+   * The preset model whose price fills the price fields, if any: typing another model id must not keep a
+   * price that belongs to a different model.
+   */
+  pricedBy?: string;
+}
+
+/** Next free id "w1", "w2", ... */
+export function nextWorkerId(existing: readonly string[]): string {
+  for (let i = 1; ; i++) if (!existing.includes(`w${i}`)) return `w${i}`;
+}
+
+/** A fresh draft for a provider: its first preset model, or an empty model for custom endpoints. */
+export function draftFor(providerId: string): Draft {
+  const preset = presetById(providerId);
+  const model = preset?.models[0];
+  const draft: Draft = {
+    providerId,
+    baseURL: preset?.baseURL ?? '',
+    model: model?.id ?? '',
+    label: model ? `${preset?.name} ${model.label}` : (preset?.name ?? ''),
+    strengths: model?.strengths ?? '',
+    inputPerM: String(model?.price.inputPerM ?? 0),
+    outputPerM: String(model?.price.outputPerM ?? 0),
+    maxConcurrency: '2',
+    costTier: model?.costTier ?? '',
+  };
+  if (model) draft.pricedBy = model.id;
+  return draft;
+}
+
+/** A draft holding a stored worker, for editing it. */
+export function draftFromWorker(worker: WorkerSpec): Draft {
+  const preset = presetById(worker.providerId)?.models.find((m) => m.id === worker.model);
+  const draft: Draft = {
+    providerId: worker.providerId,
+    baseURL: worker.baseURL,
+    model: worker.model,
+    label: worker.label,
+    strengths: worker.strengths,
+    inputPerM: worker.price ? String(worker.price.inputPerM) : '',
+    outputPerM: worker.price ? String(worker.price.outputPerM) : '',
+    maxConcurrency: String(worker.maxConcurrency),
+    costTier: worker.costTier ?? '',
+  };
+  const presetPrice =
+    preset &&
+    worker.price?.inputPerM === preset.price.inputPerM &&
+    worker.price?.outputPerM === preset.price.outputPerM;
+  if (presetPrice) draft.pricedBy = preset.id;
+  return draft;
+}
+
+/**
+ * The draft after the user typed or picked model `id`. A preset model brings its label, strengths, price
+ * and tier. Another id clears a price that came from a preset model (it would be that model's price,
+ * not this one's) and leaves a price the user typed alone.
+ */
+export function withModel(draft: Draft, id: string): Draft {
+  const preset = presetById(draft.providerId);
+  const model = preset?.models.find((m) => m.id === id);
+  if (model) {
+    return {
+      ...draft,
+      model: id,
+      label: `${preset?.name} ${model.label}`,
+      strengths: model.strengths,
+      inputPerM: String(model.price.inputPerM),
+      outputPerM: String(model.price.outputPerM),
+      costTier: model.costTier,
+      pricedBy: model.id,
+    };
+  }
+  if (draft.pricedBy === undefined) return { ...draft, model: id };
+  const previous = preset?.models.find((m) => m.id === draft.pricedBy);
+  const { pricedBy: _from, ...rest } = draft;
+  return {
+    ...rest,
+    model: id,
+    // The label the preset wrote for the previous model would now name the wrong one.
+    label:
+      previous && draft.label === `${preset?.name} ${previous.label}` ? `${preset?.name} ${id}` : draft.label,
+    inputPerM: '',
+    outputPerM: '',
+    costTier: '',
+  };
+}
+
+/** True when the draft says nothing about the price: the worker's cost will show as unknown. */
+export function priceUnknown(draft: Draft): boolean {
+  return draft.inputPerM.trim() === '' && draft.outputPerM.trim() === '';
+}
+
+/** Checks a draft; returns the worker or why it cannot be saved. `base` keeps what the form does not edit. */
+export function workerFromDraft(draft: Draft, id: string, base?: WorkerSpec): WorkerSpec | string {
+  if (!draft.model.trim()) return 'Choose or type a model id.';
+  let url: URL;
+  try {
+    url = new URL(draft.baseURL.trim());
+  } catch {
+    return 'The base URL must be an absolute URL (https://…/v1).';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'The base URL must be http(s).';
+  const inputText = draft.inputPerM.trim();
+  const outputText = draft.outputPerM.trim();
+  if ((inputText === '') !== (outputText === ''))
+    return 'Enter both prices (input and output), or leave both empty if the price is unknown.';
+  const input = Number(inputText);
+  const output = Number(outputText);
+  if (inputText !== '' && !(input >= 0 && output >= 0))
+    return 'Prices must be numbers of dollars per million tokens (0 or more).';
+  const concurrency = Math.round(Number(draft.maxConcurrency));
+  if (!(concurrency >= 1 && concurrency <= 16)) return 'Concurrency must be between 1 and 16.';
+  const { price: _price, costTier: _tier, ...kept } = base ?? { enabled: true };
+  const worker: WorkerSpec = {
+    ...kept,
+    id,
+    label: draft.label.trim() || draft.model.trim(),
+    strengths: draft.strengths.trim(),
+    providerId: draft.providerId,
+    baseURL: draft.baseURL.trim().replace(/\/+$/, ''),
+    model: draft.model.trim(),
+    maxConcurrency: concurrency,
+    enabled: base?.enabled ?? true,
+  };
+  if (inputText !== '') worker.price = { inputPerM: input, outputPerM: output };
+  if (draft.costTier) worker.costTier = draft.costTier;
+  return worker;
+}
+
+/** The host a worker calls ("api.openai.com", "127.0.0.1:8787"), so two Custom workers can be told apart. */
+export function hostOf(baseURL: string): string {
+  try {
+    return new URL(baseURL).host;
+  } catch {
+    return baseURL;
+  }
+}

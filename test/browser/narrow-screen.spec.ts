@@ -1,0 +1,72 @@
+import { expect, type Page, test } from '@playwright/test';
+import { sampleRunExport } from './app-fixtures.ts';
+
+const WIDTH = 390;
+
+/** Every screen, reached as a user would, with what proves it has rendered. */
+const SCREENS: Array<{ name: string; hash: string; ready: (page: Page) => Promise<void> }> = [
+  {
+    name: 'start',
+    hash: '#/start',
+    ready: (page) => expect(page.getByTestId('capabilities')).toHaveAttribute('data-ready', 'true'),
+  },
+  { name: 'ask', hash: '#/ask', ready: (page) => expect(page.getByTestId('composer')).toBeVisible() },
+  {
+    name: 'history',
+    hash: '#/history',
+    ready: (page) => expect(page.getByTestId('history-item')).toHaveCount(1),
+  },
+  { name: 'run', hash: '', ready: (page) => expect(page.getByTestId('final-answer')).toBeVisible() },
+  { name: 'bench', hash: '#/bench', ready: (page) => expect(page.getByTestId('bench-screen')).toBeVisible() },
+  {
+    name: 'settings',
+    hash: '#/settings',
+    ready: (page) => expect(page.getByTestId('vault-panel')).toBeVisible(),
+  },
+];
+
+test(`no screen scrolls sideways at ${WIDTH} px, and every nav item is fully visible`, async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: WIDTH, height: 844 });
+  await page.goto('/#/history');
+  await page.getByTestId('import-file').setInputFiles({
+    name: 'run.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(sampleRunExport()),
+  });
+  await expect(page.getByTestId('history-item')).toHaveCount(1);
+  const runHref = await page.getByTestId('history-item').getByRole('link').getAttribute('href');
+
+  for (const screen of SCREENS) {
+    await page.goto(`/${screen.name === 'run' ? runHref : screen.hash}`);
+    await screen.ready(page);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width, `${screen.name}: page width`).toBeLessThanOrEqual(WIDTH);
+    const links = page.getByRole('navigation', { name: 'Main' }).getByRole('link');
+    await expect(links).toHaveCount(5);
+    for (const link of await links.all()) {
+      const name = (await link.textContent()) ?? '';
+      const seen = await link.evaluate((el) => {
+        const box = el.getBoundingClientRect();
+        // Clipped by an ancestor that hides its overflow?
+        let clipped = false;
+        for (let up = el.parentElement; up; up = up.parentElement) {
+          const style = getComputedStyle(up);
+          if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+          const outer = up.getBoundingClientRect();
+          if (box.left < outer.left - 0.5 || box.right > outer.right + 0.5) clipped = true;
+        }
+        return {
+          left: box.left,
+          right: box.right,
+          clipped,
+          textFits: el.scrollWidth <= el.clientWidth + 0.5,
+        };
+      });
+      expect(seen.left, `${screen.name}: "${name}" left edge`).toBeGreaterThanOrEqual(0);
+      expect(seen.right, `${screen.name}: "${name}" right edge`).toBeLessThanOrEqual(WIDTH);
+      expect(seen.clipped, `${screen.name}: "${name}" clipped by a scroll box`).toBe(false);
+      expect(seen.textFits, `${screen.name}: "${name}" text cut`).toBe(true);
+    }
+  }
+});

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { presetById } from '../../../src/providers/catalog.ts';
+import {
+  draftFor,
+  draftFromWorker,
+  hostOf,
+  nextWorkerId,
+  priceUnknown,
+  withModel,
+  workerFromDraft,
+} from '../../../src/ui/pool-draft.ts';
+
+const openai = presetById('openai')!;
+const [first, second] = openai.models;
+
+describe('the worker form', () => {
+  it("does not keep a preset model's price for a model id that is not in the preset", () => {
+    const draft = withModel(draftFor('openai'), 'my-fine-tune');
+    expect(draft.model).toBe('my-fine-tune');
+    expect(priceUnknown(draft)).toBe(true);
+    expect(draft.costTier).toBe('');
+    // The preset's label for the other model would name the wrong model.
+    expect(draft.label).toBe('OpenAI my-fine-tune');
+    const worker = workerFromDraft(draft, 'w1');
+    expect(typeof worker).toBe('object');
+    expect((worker as WorkerSpec).price).toBeUndefined();
+    expect((worker as WorkerSpec).costTier).toBeUndefined();
+  });
+
+  it("takes a preset model's price and tier, and keeps a price the user typed", () => {
+    expect(second).toBeDefined();
+    const picked = withModel(draftFor('openai'), second!.id);
+    expect(picked.inputPerM).toBe(String(second!.price.inputPerM));
+    expect(picked.costTier).toBe(second!.costTier);
+    const { pricedBy: _from, ...typed } = { ...picked, inputPerM: '7', outputPerM: '9' };
+    const renamed = withModel(typed, 'another-id');
+    expect([renamed.inputPerM, renamed.outputPerM]).toEqual(['7', '9']);
+    expect((workerFromDraft(renamed, 'w2') as WorkerSpec).price).toEqual({ inputPerM: 7, outputPerM: 9 });
+  });
+
+  it('refuses half a price, with a reason', () => {
+    const draft = { ...draftFor('openai'), inputPerM: '1', outputPerM: '' };
+    expect(workerFromDraft(draft, 'w1')).toMatch(/both prices/);
+  });
+
+  it('edits a stored worker: every field, keeping its id and enabled state', () => {
+    const stored: WorkerSpec = {
+      id: 'w3',
+      label: 'Old label',
+      strengths: 'old',
+      providerId: 'custom',
+      baseURL: 'http://127.0.0.1:8787/v1',
+      model: 'echo',
+      maxConcurrency: 2,
+      price: { inputPerM: 1, outputPerM: 2 },
+      enabled: false,
+    };
+    const draft = {
+      ...draftFromWorker(stored),
+      label: 'New label',
+      model: 'upper',
+      baseURL: 'http://127.0.0.1:8788/v1/',
+      strengths: 'new',
+      costTier: 'high' as const,
+    };
+    expect(workerFromDraft(draft, stored.id, stored)).toEqual({
+      ...stored,
+      label: 'New label',
+      model: 'upper',
+      baseURL: 'http://127.0.0.1:8788/v1',
+      strengths: 'new',
+      costTier: 'high',
+    });
+    expect(draftFromWorker({ ...stored, price: undefined }).inputPerM).toBe('');
+    expect(
+      draftFromWorker({ ...stored, providerId: 'openai', model: first!.id, price: { ...first!.price } })
+        .pricedBy,
+    ).toBe(first!.id);
+  });
+
+  it('shows the host of a base URL, and numbers new workers', () => {
+    expect(hostOf('http://127.0.0.1:8787/v1')).toBe('127.0.0.1:8787');
+    expect(hostOf('https://api.openai.com/v1')).toBe('api.openai.com');
+    expect(hostOf('not a url')).toBe('not a url');
+    expect(nextWorkerId(['w1', 'w3'])).toBe('w2');
+  });
+});
