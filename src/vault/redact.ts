@@ -60,6 +60,59 @@ export function removeSecrets(
   return { text: out, removed: found.size };
 }
 
+/**
+ * Removes secrets from a text that arrives in pieces (a response body, as a "binary string" of bytes):
+ * a secret split across two pieces is still found, because a tail that could be the start of one is held
+ * back until the next piece (or the end) shows whether it is. Only such a tail waits, so text that cannot
+ * start a secret streams through at once.
+ */
+export function createSecretScrubber(secrets: Iterable<string>, marker = REDACTED_KEY) {
+  const list = [...new Set(secrets)].filter((s) => s.length >= 4);
+  const forms = [...new Set(list.flatMap(encodedForms))].filter((f) => f.length >= 4);
+  const found = new Set<string>();
+  let held = '';
+  const clean = (text: string) => {
+    const result = removeSecrets(text, list, marker);
+    if (result.removed > 0) {
+      for (const secret of list) if (removeSecrets(text, [secret], marker).removed) found.add(secret);
+    }
+    return result.text;
+  };
+  /** Length of the longest tail of `text` that is a proper start of some form. */
+  const pending = (text: string) => {
+    let longest = 0;
+    for (const form of forms) {
+      for (let n = Math.min(form.length - 1, text.length); n > longest; n--) {
+        if (text.endsWith(form.slice(0, n))) {
+          longest = n;
+          break;
+        }
+      }
+    }
+    return longest;
+  };
+  return {
+    /** Takes the next piece; returns what can be passed on now. */
+    push(piece: string): string {
+      if (forms.length === 0) return piece;
+      const text = clean(held + piece);
+      const keep = pending(text);
+      held = text.slice(text.length - keep);
+      return text.slice(0, text.length - keep);
+    },
+    /** The held-back tail, at the end of the text. */
+    end(): string {
+      const rest = held;
+      held = '';
+      return rest;
+    },
+    /** How many distinct secrets were found so far. */
+    get removed(): number {
+      return found.size;
+    },
+  };
+}
+
 function encodedForms(secret: string): string[] {
   const forms = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
   for (const plain of [secret, `:${secret}`]) {
