@@ -229,10 +229,7 @@ export function VaultPanel() {
             onSubmit={(e) => {
               e.preventDefault();
               void act(() => vault!.changePassphrase(currentPass, nextPass), 'Passphrase changed.').then(
-                () => {
-                  setCurrentPass('');
-                  setNextPass('');
-                },
+                clearPassphrases,
               );
             }}
           >

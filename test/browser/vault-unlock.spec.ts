@@ -60,7 +60,9 @@ async function addWorker(page: Page, model: string, label: string): Promise<void
 /** Two workers on the keyed provider, its key saved, the vault under a passphrase. */
 async function setUp(page: Page): Promise<void> {
   await page.goto('/#/settings');
+  // Short plans without `self` steps: random weights write nonsense, and the test edits the plan anyway.
   await page.getByLabel(/Self-check depth/).selectOption('0');
+  await page.getByLabel('Most steps in a plan').selectOption('2');
   await addWorker(page, 'echo', 'Echo');
   await addWorker(page, 'crawl', 'Crawl');
   const keys = page.getByTestId('vault-panel');
