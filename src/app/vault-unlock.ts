@@ -35,7 +35,11 @@ export async function ensureUnlocked(pool: readonly WorkerSpec[], purpose: strin
       if (change.kind === 'unlocked' || change.kind === 'forgotten' || change.kind === 'passphrase')
         if (vault.state() !== 'locked') settle(true);
     });
+    let settled = false;
     function settle(unlocked: boolean) {
+      // Both the prompt and the vault's own 'unlocked' event settle it: only the first counts.
+      if (settled) return;
+      settled = true;
       off();
       pending = undefined;
       unlockRequest.value = undefined;

@@ -8,7 +8,7 @@ import { redirectError } from '../providers/answer-response.ts';
 import { originOf, type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
 import { explainFetchFailure, watchCspViolations } from '../providers/network-cause.ts';
-import { redactSecrets, removeSecrets } from '../vault/redact.ts';
+import { createSecretScrubber, redactSecrets, removeSecrets } from '../vault/redact.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 
 /** What egress needs from the vault (src/vault/vault.ts implements it). */
@@ -159,15 +159,25 @@ async function scrubBody(
   else if (typeof Blob !== 'undefined' && body instanceof Blob)
     bytes = new Uint8Array(await body.arrayBuffer());
   else return { ...sized, removed: 0 }; // sizedBody leaves no other kind
+  const { text, removed } = removeSecrets(toBinary(bytes), secrets);
+  if (removed === 0) return { body, bytes: bytes.byteLength, removed };
+  const out = fromBinary(text);
+  return { body: out, bytes: out.byteLength, removed };
+}
+
+/** Bytes as a string of char codes 0–255 (keys are ASCII, so matching them here is byte-exact). */
+function toBinary(bytes: Uint8Array): string {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   }
-  const { text, removed } = removeSecrets(binary, secrets);
-  if (removed === 0) return { body, bytes: bytes.byteLength, removed };
-  const out = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
-  return { body: out, bytes: out.byteLength, removed };
+  return binary;
+}
+
+function fromBinary(binary: string): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
 }
 
 /** An error for the ledger: short, with the key scrubbed in every form it may be echoed in. */
@@ -364,27 +374,35 @@ export function createEgress(options: EgressOptions): Egress {
       mode === 'probe' ? { body: undefined, bytes: 0 } : await sizedBody(url.href, method, rawBody, headers);
 
     // A key of another origin never leaves in a body (an earlier worker's answer may quote one).
-    let keysRemoved = 0;
-    if (sized.body !== undefined && sized.bytes > 0) {
-      let foreign: string[];
+    let foreign: string[] | undefined;
+    if (mode === 'cors') {
       try {
         foreign = await vault.keysNotBoundTo(allowedOrigin);
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        return refuse(
-          base,
-          new ProviderError(
-            'refused',
-            `${preset.name}: the request to ${url.host} was not sent, because it could not be checked for saved keys of other hosts (${reason})`,
-          ),
-        );
-      }
-      if (foreign.length > 0) {
-        const scrubbed = await scrubBody({ body: sized.body, bytes: sized.bytes }, foreign);
-        sized = scrubbed;
-        keysRemoved = scrubbed.removed;
+        if (sized.body !== undefined && sized.bytes > 0) {
+          const reason = error instanceof Error ? error.message : String(error);
+          return refuse(
+            base,
+            new ProviderError(
+              'refused',
+              `${preset.name}: the request to ${url.host} was not sent, because it could not be checked for saved keys of other hosts (${reason})`,
+            ),
+          );
+        }
+        // Locked, and no body: nothing to check on the way out, and nothing known to scrub on the way in.
       }
     }
+    let keysRemoved = 0;
+    if (foreign && foreign.length > 0 && sized.body !== undefined && sized.bytes > 0) {
+      const scrubbed = await scrubBody({ body: sized.body, bytes: sized.bytes }, foreign);
+      sized = scrubbed;
+      keysRemoved = scrubbed.removed;
+    }
+    // Every saved key, this host's own included, is also taken out of the answer as it streams in, so a
+    // provider that echoes a key does not put it on screen, in History or in an export. (Only a key that
+    // arrives whole in the bytes is caught: one a model spells out token by token across stream events
+    // is not, and is stopped on its way out instead, above.)
+    const answerSecrets = [...(foreign ?? []), ...(key ? [key] : [])];
 
     let entry: LedgerEntry;
     try {
@@ -466,6 +484,7 @@ export function createEgress(options: EgressOptions): Egress {
       response.ok && (contentType.includes('event-stream') || contentType.includes('json'))
         ? new UsageSniffer(contentType.includes('event-stream'))
         : undefined;
+    const scrubber = answerSecrets.length > 0 ? createSecretScrubber(answerSecrets) : undefined;
     let bytesIn = 0;
     let finished = false;
     const finish = (changes: Partial<LedgerEntry>) => {
@@ -477,6 +496,7 @@ export function createEgress(options: EgressOptions): Egress {
         durationMs: Date.now() - started,
         ...(sniffer?.promptTokens !== undefined ? { promptTokens: sniffer.promptTokens } : {}),
         ...(sniffer?.completionTokens !== undefined ? { completionTokens: sniffer.completionTokens } : {}),
+        ...(scrubber && scrubber.removed > 0 ? { answerKeysRemoved: scrubber.removed } : {}),
         ...changes,
       });
     };
@@ -487,22 +507,36 @@ export function createEgress(options: EgressOptions): Egress {
     const reader = body.getReader();
     const counted = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        let result: ReadableStreamReadResult<Uint8Array>;
-        try {
-          result = await reader.read();
-        } catch (error) {
-          await finish({ state: 'error', error: errorText(error, key) });
-          controller.error(error);
-          return;
+        // Loops only while the scrubber holds everything read so far back (a possible start of a key):
+        // the reader is never handed an empty chunk.
+        for (;;) {
+          let result: ReadableStreamReadResult<Uint8Array>;
+          try {
+            result = await reader.read();
+          } catch (error) {
+            await finish({ state: 'error', error: errorText(error, key) });
+            controller.error(error);
+            return;
+          }
+          if (result.done) {
+            const tail = scrubber?.end();
+            if (tail) controller.enqueue(fromBinary(tail));
+            await finish({ state: 'done' });
+            controller.close();
+            return;
+          }
+          bytesIn += result.value.byteLength;
+          sniffer?.push(result.value);
+          if (!scrubber) {
+            controller.enqueue(result.value);
+            return;
+          }
+          const ready = scrubber.push(toBinary(result.value));
+          if (ready) {
+            controller.enqueue(fromBinary(ready));
+            return;
+          }
         }
-        if (result.done) {
-          await finish({ state: 'done' });
-          controller.close();
-          return;
-        }
-        bytesIn += result.value.byteLength;
-        sniffer?.push(result.value);
-        controller.enqueue(result.value);
       },
       async cancel(reason) {
         await finish({

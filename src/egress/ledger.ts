@@ -29,6 +29,8 @@ export interface LedgerEntry {
    * answer, say) and replaced with `[redacted key]` before it left. Absent when none was.
    */
   keysRemoved?: number;
+  /** How many saved keys (any origin's) were found in the response and replaced before the page read it. */
+  answerKeysRemoved?: number;
   /** `pending` until the response headers arrive, `streaming` while the body is read, then `done` or `error`. */
   state: 'pending' | 'streaming' | 'done' | 'error';
   /** HTTP status; 0 for an opaque (`no-cors`) answer. */
@@ -108,6 +110,7 @@ export const CSV_COLUMNS = [
   'sent',
   'keyAttached',
   'keysRemoved',
+  'answerKeysRemoved',
   'state',
   'status',
   'error',

@@ -117,7 +117,10 @@ export function LedgerPanel() {
                   <td>{e.host}</td>
                   <td>{PURPOSE_LABELS[e.purpose] ?? e.purpose}</td>
                   <td>{e.runId ? `${e.runId.slice(0, 6)} / ${e.stepIndex ?? '—'}` : '—'}</td>
-                  <td>{statusText(e)}</td>
+                  <td>
+                    {statusText(e)}
+                    {removedKeysNote(e) && <span class="small muted"> · {removedKeysNote(e)}</span>}
+                  </td>
                   <td>{formatBytes(e.bytesOut)}</td>
                   <td>{formatBytes(e.bytesIn)}</td>
                   <td>
@@ -131,4 +134,14 @@ export function LedgerPanel() {
       )}
     </section>
   );
+}
+
+/** What egress took out of a request or its answer: saved keys that did not belong there. */
+function removedKeysNote(e: LedgerEntry): string | undefined {
+  const keys = (n: number) => `${n} saved key${n === 1 ? '' : 's'}`;
+  const parts = [
+    ...(e.keysRemoved ? [`${keys(e.keysRemoved)} of other hosts removed from the request`] : []),
+    ...(e.answerKeysRemoved ? [`${keys(e.answerKeysRemoved)} removed from the answer`] : []),
+  ];
+  return parts.length > 0 ? parts.join('; ') : undefined;
 }

@@ -24,6 +24,8 @@ export function VaultPanel() {
   const [key, setKey] = useState('');
   const [pass, setPass] = useState('');
   const [newPass, setNewPass] = useState('');
+  const [currentPass, setCurrentPass] = useState('');
+  const [nextPass, setNextPass] = useState('');
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
   const preset = presetById(providerId);
 
@@ -48,14 +50,22 @@ export function VaultPanel() {
   }, []);
 
   // No refresh here: every change the vault makes reaches the onChange listener above.
-  const act = async (fn: () => Promise<unknown>, ok: string) => {
+  // Resolves whether it worked, so a form keeps what was typed when it did not.
+  const act = async (fn: () => Promise<unknown>, ok: string): Promise<boolean> => {
     setMessage(undefined);
     try {
       await fn();
       setMessage({ kind: 'ok', text: ok });
+      return true;
     } catch (error) {
       setMessage({ kind: 'error', text: errorText(error) });
+      return false;
     }
+  };
+  const clearPassphrases = (done: boolean) => {
+    if (!done) return;
+    setCurrentPass('');
+    setNextPass('');
   };
 
   const keyOrigin = preset?.baseURLEditable ? origin || preset.baseURL : (preset?.baseURL ?? origin);
@@ -212,6 +222,61 @@ export function VaultPanel() {
               Lock now
             </button>
           </div>
+        )}
+        {hasPass && (
+          // Both re-encrypt every key in one transaction: if anything fails, the old passphrase still works.
+          <form
+            data-testid="change-passphrase"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void act(() => vault!.changePassphrase(currentPass, nextPass), 'Passphrase changed.').then(
+                clearPassphrases,
+              );
+            }}
+          >
+            <p class="small muted">
+              Change the passphrase, or remove it (keys stay encrypted under a key kept in this browser).
+            </p>
+            <div class="row">
+              <div class="field">
+                <label for="current-pass">Current passphrase</label>
+                <input
+                  id="current-pass"
+                  type="password"
+                  autocomplete="current-password"
+                  value={currentPass}
+                  onInput={(e) => setCurrentPass((e.currentTarget as HTMLInputElement).value)}
+                />
+              </div>
+              <div class="field">
+                <label for="next-pass">New passphrase (8 characters or more)</label>
+                <input
+                  id="next-pass"
+                  type="password"
+                  autocomplete="new-password"
+                  value={nextPass}
+                  onInput={(e) => setNextPass((e.currentTarget as HTMLInputElement).value)}
+                />
+              </div>
+            </div>
+            <div class="row">
+              <button type="submit" disabled={!currentPass || !nextPass}>
+                Change passphrase
+              </button>
+              <button
+                type="button"
+                class="danger"
+                disabled={!currentPass}
+                onClick={() =>
+                  void act(() => vault!.removePassphrase(currentPass), 'Passphrase removed.').then(
+                    clearPassphrases,
+                  )
+                }
+              >
+                Remove passphrase
+              </button>
+            </div>
+          </form>
         )}
       </details>
     </section>

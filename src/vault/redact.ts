@@ -45,19 +45,73 @@ export function removeSecrets(
   secrets: Iterable<string>,
   marker = REDACTED_KEY,
 ): { text: string; removed: number } {
-  const forms: Array<[form: string, secret: string]> = [];
+  const found = new Set<string>();
+  return { text: replaceForms(text, formsOf(secrets), marker, found), removed: found.size };
+}
+
+type Form = readonly [form: string, secret: string];
+
+/** Every form of every secret (4 characters or more), longest first so a secret inside another goes whole. */
+function formsOf(secrets: Iterable<string>): Form[] {
+  const forms: Form[] = [];
   for (const secret of new Set(secrets)) {
     if (secret.length < 4) continue;
     for (const form of new Set(encodedForms(secret))) if (form.length >= 4) forms.push([form, secret]);
   }
-  const found = new Set<string>();
+  return forms.sort((a, b) => b[0].length - a[0].length);
+}
+
+function replaceForms(text: string, forms: readonly Form[], marker: string, found: Set<string>): string {
   let out = text;
-  for (const [form, secret] of forms.sort((a, b) => b[0].length - a[0].length)) {
+  for (const [form, secret] of forms) {
     if (!out.includes(form)) continue;
     found.add(secret);
     out = out.split(form).join(marker);
   }
-  return { text: out, removed: found.size };
+  return out;
+}
+
+/**
+ * Removes secrets from a text that arrives in pieces (a response body, as a "binary string" of bytes):
+ * a secret split across two pieces is still found, because a tail that could be the start of one is held
+ * back until the next piece (or the end) shows whether it is. Only such a tail waits, so text that cannot
+ * start a secret streams through at once.
+ */
+export function createSecretScrubber(secrets: Iterable<string>, marker = REDACTED_KEY) {
+  const forms = formsOf(secrets);
+  const firsts = new Set(forms.map(([form]) => form[0]));
+  const longest = forms[0]?.[0].length ?? 0;
+  const found = new Set<string>();
+  let held = '';
+  /** Length of the longest tail of `text` that is a proper start of some form. */
+  const pending = (text: string) => {
+    for (let at = Math.max(0, text.length - longest + 1); at < text.length; at++) {
+      if (!firsts.has(text[at])) continue;
+      const tail = text.slice(at);
+      if (forms.some(([form]) => form.length > tail.length && form.startsWith(tail))) return text.length - at;
+    }
+    return 0;
+  };
+  return {
+    /** Takes the next piece; returns what can be passed on now. */
+    push(piece: string): string {
+      if (forms.length === 0) return piece;
+      const text = replaceForms(held + piece, forms, marker, found);
+      const keep = pending(text);
+      held = text.slice(text.length - keep);
+      return text.slice(0, text.length - keep);
+    },
+    /** The held-back tail, at the end of the text. */
+    end(): string {
+      const rest = held;
+      held = '';
+      return rest;
+    },
+    /** How many distinct secrets were found so far. */
+    get removed(): number {
+      return found.size;
+    },
+  };
 }
 
 function encodedForms(secret: string): string[] {

@@ -128,7 +128,8 @@ export class Vault {
   /**
    * Every key decrypted, held while unlocked so a request does not wait on IndexedDB before it leaves.
    * Dropped on every change of the key or of the records (here, or announced by another tab); a load that
-   * started before a change does not install its (stale) result (#generation).
+   * started before a change does not install its (stale) result (#generation). Another tab's change is
+   * seen when its broadcast arrives, as every other change from another tab is.
    */
   #plain: { keys: PlainKey[] } | undefined;
   #generation = 0;

@@ -162,7 +162,8 @@ test.describe('custom endpoints, keys by origin', () => {
       thought: 'three custom hosts',
       steps: [
         { worker: 'w1', task: 'List the keys.', sees: [] },
-        { worker: 'w2', task: 'Repeat the list.', sees: [0] },
+        // A key can also reach a later step through its task (a question or a plan quoting it).
+        { worker: 'w2', task: `Repeat the list, and check ${KEY_X}.`, sees: [0] },
         { worker: 'w3', task: 'Shout everything.', sees: 'all' },
       ],
     };
@@ -189,11 +190,22 @@ test.describe('custom endpoints, keys by origin', () => {
       }
     }
     expect(outgoing.find((r) => originOf(r.url()) === none.url)!.postData()).toContain('[redacted key]');
+    // Both keys were taken out of the first answer as it arrived (so no answer holds one), and the key in
+    // step 1's task out of the bodies going to the other two hosts.
+    expect(run.answers.join('\n')).not.toMatch(/sk-custom/);
+    expect(run.answers[0]).toContain('Keys: [redacted key] and [redacted key].');
     const chats = run.ledger.filter((e: LedgerEntry) => e.purpose === 'chat');
-    expect(chats.map((e: LedgerEntry) => [e.stepIndex, e.keyAttached, e.keysRemoved ?? 0])).toEqual([
-      [0, true, 0],
-      [1, true, 1],
-      [2, false, 2],
+    expect(
+      chats.map((e: LedgerEntry) => [
+        e.stepIndex,
+        e.keyAttached,
+        e.keysRemoved ?? 0,
+        e.answerKeysRemoved ?? 0,
+      ]),
+    ).toEqual([
+      [0, true, 0, 2],
+      [1, true, 1, 0],
+      [2, false, 1, 0],
     ]);
 
     // Test connection: the keyless host works, and a keyed host with no key saved says exactly that.

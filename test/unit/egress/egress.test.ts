@@ -445,4 +445,52 @@ describe('keys by origin, with the real vault', () => {
     );
     expect(models.status).toBe(200);
   });
+
+  it('takes saved keys out of an answer (the own host key too), through real fetch and across chunk boundaries', async () => {
+    await vault.saveKey({ providerId: 'custom', origin: a.baseURL, key: KEY_A });
+    await vault.saveKey({ providerId: 'custom', origin: keyed.baseURL, key: KEY_K });
+    const egress = createEgress({ vault, ledger });
+    // The test provider's fixed model answers with the text after "fixed:", without streaming.
+    const response = await egress.fetchFor({ providerId: 'custom', baseURL: a.baseURL })(
+      `${a.baseURL}/chat/completions`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: `fixed:mine ${KEY_A} theirs ${KEY_K}`,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      },
+    );
+    const json = (await response.json()) as { choices: { message: { content: string } }[] };
+    expect(json.choices[0]!.message.content).toBe('mine [redacted key] theirs [redacted key]');
+
+    // A key split over two network chunks is still found; text that cannot start a key is not held.
+    const pieces = ['data: {"a":"sk-keyed-ho', 'st-KKKKKKKKKKKKKK"}\n\n', 'data: [DONE]\n\n'];
+    const split = createEgress({
+      vault,
+      ledger,
+      fetchImpl: async () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              for (const piece of pieces) controller.enqueue(new TextEncoder().encode(piece));
+              controller.close();
+            },
+          }),
+          { headers: { 'content-type': 'text/event-stream' } },
+        ),
+    });
+    const streamed = await split.fetchFor({ providerId: 'custom', baseURL: keyless.baseURL })(
+      `${keyless.baseURL}/models`,
+    );
+    expect(await streamed.text()).toBe('data: {"a":"[redacted key]"}\n\ndata: [DONE]\n\n');
+    const entries = await ledger.list();
+    // The other host's key was already taken out of the request (the model id), so the answer held one.
+    expect(entries.map((e) => [e.keysRemoved, e.answerKeysRemoved])).toEqual([
+      [1, 1],
+      [undefined, 1],
+    ]);
+    expect(entries[1]!.bytesIn).toBe(new TextEncoder().encode(pieces.join('')).byteLength);
+  });
 });

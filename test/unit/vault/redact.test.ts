@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { lastFour, maskKey, redactSecrets } from '../../../src/vault/redact.ts';
+import {
+  createSecretScrubber,
+  lastFour,
+  maskKey,
+  redactSecrets,
+  removeSecrets,
+} from '../../../src/vault/redact.ts';
 
 const KEY = 'sk-proj-TESTKEY0123456789abcdef+/WXYZ';
 
@@ -42,5 +48,31 @@ describe('redactSecrets', () => {
     expect(maskKey('short-key')).toBe('…••••');
     expect(lastFour('exactly-12ch')).toBe('12ch');
     expect(redactSecrets('token=short-key;', ['short-key'])).toBe('token=…••••;');
+  });
+});
+
+describe('removeSecrets and the streaming scrubber', () => {
+  const SECRET = 'sk-stream-test-0123456789';
+  const OTHER = 'gsk_other-key-ABCDEFGHIJ';
+  const text = `a ${SECRET} b ${Buffer.from(SECRET).toString('base64')} c ${OTHER}.`;
+  const clean = `a [redacted key] b [redacted key] c [redacted key].`;
+
+  it('replaces every form with the marker and counts distinct secrets', () => {
+    expect(removeSecrets(text, [SECRET, OTHER, 'ab'])).toEqual({ text: clean, removed: 2 });
+    expect(removeSecrets('nothing here', [SECRET])).toEqual({ text: 'nothing here', removed: 0 });
+  });
+
+  it('finds a secret split at any point between two pieces, and holds back only a possible start', () => {
+    for (let cut = 0; cut <= text.length; cut++) {
+      const scrubber = createSecretScrubber([SECRET, OTHER]);
+      const out = scrubber.push(text.slice(0, cut)) + scrubber.push(text.slice(cut)) + scrubber.end();
+      // A cut between base64 and its padding may leave the `=` padding after the marker: nothing secret.
+      expect(out.replace(/\[redacted key\]=+/g, '[redacted key]'), `cut at ${cut}`).toBe(clean);
+      expect(scrubber.removed).toBe(2);
+    }
+    const scrubber = createSecretScrubber([SECRET]);
+    expect(scrubber.push('plain words, ')).toBe('plain words, ');
+    expect(scrubber.push('then sk-str')).toBe('then ');
+    expect(scrubber.push('ong words.')).toBe('sk-strong words.');
   });
 });

@@ -496,6 +496,41 @@ describe('crash safety', () => {
   });
 });
 
+describe('crash safety of removing the passphrase', () => {
+  it('a failure in the middle of removing the passphrase loses nothing: it still opens every key', async () => {
+    const name = freshName();
+    const vault = await vaultAt(name);
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: OPENAI_KEY });
+    await vault.saveKey({ providerId: 'groq', origin: 'https://api.groq.com', key: GROQ_KEY });
+    await vault.setPassphrase(PASS);
+    const before = await rawRecords(name);
+    const proto = globalThis.IDBObjectStore.prototype;
+    const put = proto.put;
+    let puts = 0;
+    // Fail the second record write: the first was already issued in the same transaction.
+    proto.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+      if (this.name === 'keys' && ++puts === 2)
+        throw new DOMException('Simulated failure', 'QuotaExceededError');
+      return put.apply(this, args);
+    };
+    try {
+      await expect(vault.removePassphrase(PASS)).rejects.toThrow('Simulated failure');
+    } finally {
+      proto.put = put;
+    }
+    expect(puts).toBe(2);
+    expect(await rawRecords(name)).toEqual(before);
+    const reopened = await vaultAt(name);
+    expect(reopened.state()).toBe('locked');
+    await reopened.unlock(PASS);
+    expect(await reopened.keyFor('openai', 'https://api.openai.com')).toBe(OPENAI_KEY);
+    expect(await reopened.keyFor('groq', 'https://api.groq.com')).toBe(GROQ_KEY);
+    // And the vault that saw the failure still serves the keys it had, under the old passphrase.
+    expect(vault.hasPassphrase()).toBe(true);
+    expect(await vault.keyFor('groq', 'https://api.groq.com')).toBe(GROQ_KEY);
+  });
+});
+
 describe('several tabs', () => {
   it('a write with a key another tab replaced is refused, not stored undecryptable', async () => {
     const name = freshName();
