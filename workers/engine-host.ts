@@ -58,7 +58,16 @@ export function planPrompt(request: PlanRequest) {
   const pool = request.pool.filter((entry) => entry.id !== 'self');
   const workerIds = pool.map((entry) => entry.id);
   // Validation and the output constraint share the length limits, so neither rejects what the other allows.
-  const limits = { workerIds, maxSteps, allowSelf, minSteps: 1, offset: 0, ...lengthLimits(request) };
+  const limits = {
+    workerIds,
+    // Errors are shown to the user (and quoted to the model, which sees the labels in its prompt too).
+    workerLabels: labelsOf(pool),
+    maxSteps,
+    allowSelf,
+    minSteps: 1,
+    offset: 0,
+    ...lengthLimits(request),
+  };
   // Grammar converters put optional properties after required ones: without requireThought the model
   // would write its reasoning after the steps, where it helps nothing. The router skips it to answer fast.
   const schemaFor = (l: ParseOptions) =>
@@ -82,6 +91,7 @@ function replanPrompt(request: ReplanRequest) {
   const workerIds = pool.map((entry) => entry.id);
   const limits = {
     workerIds,
+    workerLabels: labelsOf(pool),
     maxSteps,
     allowSelf: request.depth < maxDepth,
     minSteps: 0,
@@ -99,6 +109,10 @@ function replanPrompt(request: ReplanRequest) {
     maxDepth,
   });
   return { messages, schemaFor, limits };
+}
+
+function labelsOf(pool: readonly PoolEntry[]): Record<string, string> {
+  return Object.fromEntries(pool.map((entry) => [entry.id, entry.label]));
 }
 
 function lengthLimits(request: PlanRequest | ReplanRequest) {

@@ -10,6 +10,7 @@ import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import { getBridge } from './conductor.ts';
 import { reloadHistoryIfShown } from './history.ts';
+import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { planPrefs } from './prefs.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
@@ -59,35 +60,6 @@ export function poolEntries(pool: readonly WorkerSpec[]): PoolEntry[] {
     if (w.costTier) entry.costTier = w.costTier;
     return entry;
   });
-}
-
-/** A queue the executor reads as an AsyncIterable<Step>, fed as the conductor's steps arrive. */
-class StepQueue implements AsyncIterable<Step> {
-  private readonly items: Step[] = [];
-  private wake: (() => void) | undefined;
-  private closed = false;
-  push(step: Step): void {
-    this.items.push(step);
-    this.wake?.();
-  }
-  close(): void {
-    this.closed = true;
-    this.wake?.();
-  }
-  async *[Symbol.asyncIterator](): AsyncIterator<Step> {
-    while (true) {
-      const next = this.items.shift();
-      if (next) {
-        yield next;
-        continue;
-      }
-      if (this.closed) return;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-      this.wake = undefined;
-    }
-  }
 }
 
 /**
@@ -181,8 +153,8 @@ function setReplanContext(bridge: ConductorBridge, pool: readonly WorkerSpec[]):
 
 /**
  * Asks the question: the conductor plans on the device, streaming tokens and steps. Without review each
- * step goes to the executor the moment it is complete (step 0 can run before step 2 is written); with
- * review the whole plan waits for the user.
+ * step goes to the executor the moment it is complete (step 0 can run before step 2 is written; see
+ * PlanFeed); with review the whole plan waits for the user.
  */
 export async function ask(
   input: { question: string; mode: Mode; review: boolean },
@@ -201,24 +173,22 @@ export async function ask(
   planAbort = abort;
   const bridge = await getBridge();
   const prefs = planPrefs.value;
-  const maxSteps = input.mode === 'router' ? 1 : prefs.maxSteps;
+  const { maxSteps } = planLimits(input.mode, prefs);
 
-  let queue: StepQueue | undefined;
-  let streamed: Step[] = [];
-  let restarted = false;
-  if (!input.review) {
-    queue = new StepQueue();
-    void execute(runId, input.question, input.mode, queue, enabled).catch((error: unknown) => {
+  const feed = input.review ? undefined : new PlanFeed();
+  if (feed) {
+    void execute(runId, input.question, input.mode, feed.steps, enabled).catch((error: unknown) => {
       abort.abort();
       failRun(runId, error);
     });
   }
   const onStep = (event: StepEvent) => {
+    feed?.onEvent(event);
     if (event.kind === 'restart') {
-      restarted = true;
       update(runId, (v) => ({
         ...v,
-        plannedSteps: [],
+        // The steps the conductor keeps stay on screen; the new attempt's follow them.
+        plannedSteps: v.plannedSteps.slice(0, event.kept ?? 0),
         planText: `${v.planText}\n\n[${event.reason}: trying again]\n\n`,
       }));
       return;
@@ -228,10 +198,6 @@ export async function ask(
       plannedSteps[event.index] = event.step;
       return { ...v, plannedSteps };
     });
-    if (queue && !restarted) {
-      streamed.push(event.step);
-      queue.push(event.step);
-    }
   };
   try {
     const response = await bridge.plan(
@@ -266,22 +232,17 @@ export async function ask(
       extras.fallback = `The conductor's first plan was invalid (${response.repaired.error}); it was repaired.`;
     }
     update(runId, (v) => ({ ...v, ...extras }));
-    if (queue) {
-      const prefixMatches =
-        !restarted && streamed.every((s, i) => JSON.stringify(s) === JSON.stringify(plan.steps[i]));
-      if (prefixMatches) {
-        for (const step of plan.steps.slice(streamed.length)) queue.push(step);
-        queue.close();
-      } else {
-        // The streamed steps were from a rejected attempt: drop that run, start one from the final plan.
+    if (feed) {
+      const outcome = feed.finish(plan);
+      if (outcome.kind === 'restart') {
+        // What streamed is not the plan's beginning: drop that run, start one from the final plan.
+        console.warn(`Restarting the run from the final plan: ${outcome.reason}`);
         handle?.abandon();
-        queue.close();
         const store = await getRunStore();
         await store.deleteRun(runId);
         const oldId = runId;
         runId = crypto.randomUUID();
         update(oldId, (v) => ({ ...v, id: runId, steps: [], phase: 'running' }));
-        streamed = [];
         await execute(runId, input.question, input.mode, plan, enabled);
       }
     } else {
@@ -289,7 +250,7 @@ export async function ask(
       pendingReview.value = { plan, pool: enabled, limits: planLimits(input.mode, prefs) };
     }
   } catch (error) {
-    queue?.close();
+    feed?.cancel();
     const e = error as { name?: string; message?: string };
     const cancelled = e.name === 'PlanCancelled' || abort.signal.aborted;
     handle?.cancel();

@@ -19,7 +19,12 @@ interface Frame {
   expectKey: boolean;
   /** Arrays: this is the plan's "steps" list. */
   isSteps: boolean;
+  /** This frame and every frame around it are objects: where parsePlan looks for a "steps" key. */
+  objectPath: boolean;
 }
+
+/** parsePlan looks for "steps" in the object and in objects nested up to this many levels below it. */
+const PLAN_SEARCH_DEPTH = 5;
 
 /** Where the plan's own "steps" list is: not seen yet, being read, or closed (no other list may follow). */
 type StepsState = 'before' | 'open' | 'closed';
@@ -60,6 +65,8 @@ export class IncrementalPlanParser {
   private stepsState: StepsState = 'before';
   /** Index in `stack` of the "steps" array while it is open, else -1. */
   private stepsFrame = -1;
+  /** The current top-level object has a "steps" key where parsePlan would find it. */
+  private planKeySeen = false;
   /** A second "steps" key in the plan's object was read: reported by the next `push` loop turn. */
   private duplicateSteps = false;
   /** Index in `stack` of the step object being read, or -1. */
@@ -125,7 +132,9 @@ export class IncrementalPlanParser {
       const top = this.stack[this.stack.length - 1];
       if (!top) {
         // Outside any object: prose, a fence, whitespace. Only an opening brace matters.
-        if (c === '{') this.stack.push({ kind: 'object', expectKey: true, isSteps: false });
+        if (c === '{') {
+          this.stack.push({ kind: 'object', expectKey: true, isSteps: false, objectPath: true });
+        }
         continue;
       }
       switch (c) {
@@ -149,7 +158,12 @@ export class IncrementalPlanParser {
           }
           break;
         case '{':
-          this.stack.push({ kind: 'object', expectKey: true, isSteps: false });
+          this.stack.push({
+            kind: 'object',
+            expectKey: true,
+            isSteps: false,
+            objectPath: top.kind === 'object' && top.objectPath,
+          });
           if (top.isSteps && this.stepFrame < 0) {
             this.stepFrame = this.stack.length - 1;
             this.captured = [];
@@ -163,7 +177,7 @@ export class IncrementalPlanParser {
             this.stack.length === 1 &&
             top.kind === 'object' &&
             top.key === 'steps';
-          this.stack.push({ kind: 'array', expectKey: false, isSteps });
+          this.stack.push({ kind: 'array', expectKey: false, isSteps, objectPath: false });
           if (isSteps) {
             this.stepsFrame = this.stack.length - 1;
             this.stepsState = 'open';
@@ -187,7 +201,9 @@ export class IncrementalPlanParser {
             this.stepsState = 'closed';
           }
           if (depth === 0) {
-            if (this.stepsState !== 'before') {
+            // The object is the plan if parsePlan would take it: it has "steps" of its own or in an
+            // object nested in it. Nothing after it may stream, even if its "steps" was not a list.
+            if (this.stepsState !== 'before' || this.planKeySeen) {
               this.closed = true;
               return events;
             }
@@ -259,6 +275,7 @@ export class IncrementalPlanParser {
       if (decoded.ok && typeof decoded.value === 'string') key = decoded.value;
     }
     top.key = key;
+    if (key === 'steps' && top.objectPath && this.stack.length <= PLAN_SEARCH_DEPTH) this.planKeySeen = true;
     if (key === 'steps' && this.stack.length === 1 && this.stepsState === 'closed') {
       this.duplicateSteps = true;
     }

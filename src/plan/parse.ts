@@ -110,8 +110,12 @@ function findJsonPlan(text: string): JsonSearch {
       continue;
     }
     if (STEPS_KEY.test(slice)) {
-      broken ??= { code: 'bad-json', message: `The plan's JSON does not parse: ${parsed.error}.` };
-      from = end + 1;
+      // This is the plan, broken: a later object is not taken instead, since the streaming parser read
+      // this one and may have dispatched its first steps.
+      return {
+        kind: 'broken',
+        issue: broken ?? { code: 'bad-json', message: `The plan's JSON does not parse: ${parsed.error}.` },
+      };
     } else {
       from = start + 1;
     }

@@ -264,3 +264,24 @@ describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect
     ]);
   });
 });
+
+describe('EngineHost: errors name workers by their labels (issue 10)', () => {
+  it('the repair reason shown on the page says "Small" (w1), not w1 alone', async () => {
+    const s = scripted([
+      '{"thought":"t","steps":[{"worker":"w1","task":"a","sees":[]},{"worker":"w9","task":"b","sees":[]}]}',
+      'not json',
+    ]);
+    const host = new EngineHost(async () => s.engine);
+    const events: StepEvent[] = [];
+    const response = await host.plan(
+      request('labels'),
+      () => {},
+      (e) => events.push(e),
+    );
+    const reason = events.find((e) => e.kind === 'restart');
+    expect(reason?.kind === 'restart' && reason.reason).toBe(
+      'Step 1 names worker "w9", which is not in the pool ("Small" (w1), "Big" (w2)).',
+    );
+    expect(response.fallback?.reason).toContain('"Small" (w1)');
+  });
+});

@@ -361,6 +361,12 @@ describe('IncrementalPlanParser: only the plan\'s own "steps", once (issue 11, d
       `[{"steps": [${A}]}]`,
       `{"a": [{"steps": [${E}]}], "steps": [${R}, ${B0}]}`,
       `{"steps": [${A}]} {"steps": [${E}]}`,
+      // The first object is the plan even when its "steps" is no list, is nested, or does not parse:
+      // a later object must not stream, since parsePlan takes (or rejects) the first.
+      `{"steps": "none"} {"steps": [${E}]}`,
+      `{"plan": {"steps": [${E}]}} {"steps": [${R}]}`,
+      `{"steps": [${A}, {"worker": w1}]} {"steps": [${E}]}`,
+      `{"thought": "no plan here"} {"steps": [${R}]}`,
     ];
     for (const input of inputs) {
       const r = stream(input);

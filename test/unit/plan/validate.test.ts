@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MAX_TASK_LENGTH,
   DEFAULT_MAX_THOUGHT_LENGTH,
+  IncrementalPlanParser,
   PlanError,
   parsePlan,
   planJsonSchema,
@@ -258,6 +259,17 @@ describe('bounded messages and the schema limits (issue 11, defect 11)', () => {
         message: 'Step 0 has sees [[[[…]]]]; it must be "all" or a list of earlier step numbers.',
       },
     ]);
+  });
+
+  it("parses and reports a deeply nested sees from the model's text, streamed or whole", () => {
+    for (const depth of [5_000, 100_000]) {
+      const text = `{"steps":[{"worker":"w1","task":"t","sees":${'['.repeat(depth)}${']'.repeat(depth)}}]}`;
+      const expected = 'Step 0 has sees [[[[…]]]]; it must be "all" or a list of earlier step numbers.';
+      const whole = parsePlan(text, pool);
+      expect(!whole.ok && whole.message).toBe(expected);
+      const [event] = new IncrementalPlanParser(pool).push(text);
+      expect(event?.error?.message).toBe(expected);
+    }
   });
 
   it('keeps the message short for a sees of a million entries, valid-looking or not', () => {
