@@ -9,7 +9,7 @@ import {
   engineAssetName,
   engineChunkName,
 } from './src/app/engine-assets.ts';
-import { cspPlugin, parseConnectSrc } from './src/security/csp.ts';
+import { cspPlugin, LOCAL_HOSTS, parseConnectSrc, parseSandboxOrigin } from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
 const isolationHeaders = {
@@ -33,7 +33,11 @@ function inputs(mode: string): Record<string, string> {
   return entries;
 }
 
+// The origin that serves the code-runner sandbox when it is not the app's own (README: "The code sandbox").
+const sandboxOrigin = parseSandboxOrigin(process.env.BATON_SANDBOX_ORIGIN);
+
 export default defineConfig(({ mode }) => ({
+  define: { 'import.meta.env.BATON_SANDBOX_ORIGIN': JSON.stringify(sandboxOrigin ?? '') },
   build: {
     target: 'es2022',
     outDir: mode === 'test' ? 'dist-test' : 'dist',
@@ -42,7 +46,12 @@ export default defineConfig(({ mode }) => ({
   },
   // Content-Security-Policy from the provider catalog; BATON_CONNECT_SRC adds custom hosts (README).
   plugins: [
-    cspPlugin({ extraConnectSrc: parseConnectSrc(process.env.BATON_CONNECT_SRC) }),
+    cspPlugin({
+      extraConnectSrc: parseConnectSrc(process.env.BATON_CONNECT_SRC),
+      // Test builds may frame the sandbox from another local site (localhost beside 127.0.0.1), as a
+      // deployment frames it from its own origin.
+      frameSrc: [...(sandboxOrigin ? [sandboxOrigin] : []), ...(mode === 'test' ? LOCAL_HOSTS : [])],
+    }),
     // Installable app whose shell (HTML, JS, CSS, icons) is precached by a service worker, so it loads offline
     // after the first visit. The engines are not in the shell: a first visit would otherwise download both
     // (~12 MB) before the user has chosen one. An engine's files are cached the first time they are used

@@ -1,65 +1,230 @@
 import type { CodeRunner } from './score.ts';
 
-interface Pending {
-  resolve: (result: { passed: boolean; message: string }) => void;
-  timer: ReturnType<typeof setTimeout>;
+/**
+ * Runs code answers in public/sandbox/code-runner.html inside `<iframe sandbox="allow-scripts">`: an opaque
+ * origin (no IndexedDB, so no reach to the vault), a policy with no network at all, and one worker per run so
+ * a time limit can stop an endless loop. A worker of our own origin would be able to read the vault.
+ *
+ * An answer can also exhaust memory: a worker's heap is not bounded apart from V8's own limit, and reaching
+ * that limit crashes the whole renderer process that hosts the frame. So the frame should live in a process
+ * of its own: served from another site (BATON_SANDBOX_ORIGIN, see the README), site isolation gives it one;
+ * from this origin, desktop Chromium still isolates sandboxed frames (IsolateSandboxedIframes), other browsers
+ * and Android may not. Whatever happens there, the page keeps a watchdog: a run that does not answer in time,
+ * or a frame that stops answering pings (its process died), costs that run a failed verdict, and the frame is
+ * replaced by a fresh one for the next run.
+ */
+
+export interface Verdict {
+  passed: boolean;
+  message: string;
+}
+
+export interface SandboxRunnerOptions {
+  /** Where the hidden frame goes. Default: document.body. */
+  container?: HTMLElement;
+  /** The origin that serves /sandbox/code-runner.html. Default: the build's BATON_SANDBOX_ORIGIN, else this one. */
+  origin?: string;
+  /** How long the frame may leave pings unanswered before it counts as crashed. */
+  stallMs?: number;
+  /** How long a new frame may take to load and connect. */
+  startMs?: number;
+}
+
+/** The language of every answer today; the protocol names it so other runtimes can join the same sandbox. */
+const LANGUAGE = 'javascript';
+const PING_EVERY_MS = 500;
+/** Generous: on a loaded machine a healthy frame can be slow to answer, and a false alarm fails an answer. */
+const STALL_MS = 5000;
+const START_MS = 20_000;
+/** The frame enforces the time limit itself; the page's own bound comes this much later. */
+const GRACE_MS = 2000;
+
+type FromRunner =
+  | { type: 'connected'; languages: string[] }
+  | { type: 'pong'; seq: number }
+  | { type: 'verdict'; id: string; passed: unknown; message: unknown };
+
+/** The configured sandbox origin (vite.config.ts defines it from BATON_SANDBOX_ORIGIN), or this page's. */
+export function sandboxOrigin(): string {
+  const configured: unknown = import.meta.env.BATON_SANDBOX_ORIGIN;
+  return typeof configured === 'string' && configured !== '' ? configured : location.origin;
+}
+
+export function sandboxUrl(origin = sandboxOrigin()): string {
+  return new URL(`${import.meta.env.BASE_URL}sandbox/code-runner.html`, origin).href;
+}
+
+/** One runner frame: loads, is handed a private MessagePort, answers pings and runs. */
+class RunnerFrame {
+  private listeners = new Set<(message: FromRunner) => void>();
+  private lastPong = performance.now();
+  private seq = 0;
+
+  private constructor(
+    private readonly frame: HTMLIFrameElement,
+    private readonly port: MessagePort,
+  ) {
+    port.onmessage = (event: MessageEvent<FromRunner>) => {
+      const message = event.data;
+      if (message?.type === 'pong') this.lastPong = performance.now();
+      for (const listener of this.listeners) listener(message);
+    };
+  }
+
+  static start(url: string, container: HTMLElement, startMs: number): Promise<RunnerFrame> {
+    const frame = document.createElement('iframe');
+    frame.setAttribute('sandbox', 'allow-scripts');
+    frame.setAttribute('aria-hidden', 'true');
+    frame.tabIndex = -1;
+    frame.title = 'Code runner';
+    frame.style.display = 'none';
+    frame.src = url;
+    return new Promise((resolve, reject) => {
+      const channel = new MessageChannel();
+      const fail = (reason: string) => {
+        cleanup();
+        frame.remove();
+        channel.port1.close();
+        reject(new Error(`The code runner at ${url} did not start: ${reason}`));
+      };
+      const timer = setTimeout(() => fail(`no answer within ${Math.round(startMs / 1000)} s`), startMs);
+      const onReady = (event: MessageEvent) => {
+        if (event.source !== frame.contentWindow || event.data?.type !== 'ready') return;
+        window.removeEventListener('message', onReady);
+        channel.port1.onmessage = (reply: MessageEvent<FromRunner>) => {
+          if (reply.data?.type !== 'connected') return;
+          cleanup();
+          resolve(new RunnerFrame(frame, channel.port1));
+        };
+        // The frame's origin is opaque, so '*' is the only target; the port makes the rest private.
+        frame.contentWindow?.postMessage({ type: 'connect' }, '*', [channel.port2]);
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        window.removeEventListener('message', onReady);
+      };
+      window.addEventListener('message', onReady);
+      container.append(frame);
+    });
+  }
+
+  /** Resolves true when the frame answers a ping within `stallMs`. */
+  ping(stallMs: number): Promise<boolean> {
+    const seq = ++this.seq;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(false), stallMs);
+      const done = (alive: boolean) => {
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+        resolve(alive);
+      };
+      const listener = (message: FromRunner) => {
+        if (message?.type === 'pong' && message.seq === seq) done(true);
+      };
+      this.listeners.add(listener);
+      this.port.postMessage({ type: 'ping', seq });
+    });
+  }
+
+  /** Runs one answer; settles with the frame's verdict, a timeout, or a crash (no pong for `stallMs`). */
+  run(code: string, tests: string, timeoutMs: number, stallMs: number): Promise<Verdict & { broken?: true }> {
+    const id = crypto.randomUUID();
+    return new Promise((resolve) => {
+      const settle = (verdict: Verdict & { broken?: true }) => {
+        clearTimeout(deadline);
+        clearInterval(heartbeat);
+        this.listeners.delete(listener);
+        resolve(verdict);
+      };
+      const listener = (message: FromRunner) => {
+        if (message?.type !== 'verdict' || message.id !== id) return;
+        settle({ passed: message.passed === true, message: String(message.message ?? '') });
+      };
+      const deadline = setTimeout(
+        () => settle({ passed: false, message: `timed out after ${timeoutMs} ms`, broken: true }),
+        timeoutMs + GRACE_MS,
+      );
+      this.lastPong = performance.now();
+      const heartbeat = setInterval(() => {
+        if (performance.now() - this.lastPong > stallMs) {
+          settle({
+            passed: false,
+            message:
+              'the code runner stopped responding while running this answer (it most likely ran out of memory); it was restarted',
+            broken: true,
+          });
+          return;
+        }
+        this.port.postMessage({ type: 'ping', seq: ++this.seq });
+      }, PING_EVERY_MS);
+      this.listeners.add(listener);
+      this.port.postMessage({ type: 'run', id, language: LANGUAGE, code, tests, timeoutMs });
+    });
+  }
+
+  destroy(): void {
+    this.listeners.clear();
+    this.port.close();
+    this.frame.remove();
+  }
 }
 
 /**
- * Runs code answers in public/sandbox/code-runner.html inside `<iframe sandbox="allow-scripts">`: an opaque
- * origin (no IndexedDB, so no reach to the vault), a CSP with no network, and one worker per run so a
- * time limit can stop an endless loop. A worker of our own origin would be able to read the vault.
+ * A code runner for the page. Runs go one at a time, so a runaway answer can only fail itself: a crash
+ * takes down the frame's process, and with it whatever else was running there.
  */
-export function createSandboxRunner(
-  container: HTMLElement = document.body,
-): CodeRunner & { dispose(): void } {
-  const frame = document.createElement('iframe');
-  frame.setAttribute('sandbox', 'allow-scripts');
-  frame.setAttribute('aria-hidden', 'true');
-  frame.title = 'Code runner';
-  frame.style.display = 'none';
-  frame.src = `${import.meta.env.BASE_URL}sandbox/code-runner.html`;
-  const pending = new Map<string, Pending>();
-  const ready = new Promise<void>((resolve) => {
-    const onReady = (event: MessageEvent) => {
-      if (event.source === frame.contentWindow && event.data?.ready) {
-        window.removeEventListener('message', onReady);
-        resolve();
-      }
-    };
-    window.addEventListener('message', onReady);
-  });
-  const onMessage = (event: MessageEvent) => {
-    if (event.source !== frame.contentWindow) return;
-    const { id, passed, message } = event.data ?? {};
-    const entry = typeof id === 'string' ? pending.get(id) : undefined;
-    if (!entry) return;
-    pending.delete(id);
-    clearTimeout(entry.timer);
-    entry.resolve({ passed: passed === true, message: String(message ?? '') });
+export function createSandboxRunner(options: SandboxRunnerOptions = {}): CodeRunner & { dispose(): void } {
+  const container = options.container ?? document.body;
+  const url = sandboxUrl(options.origin);
+  const stallMs = options.stallMs ?? STALL_MS;
+  const startMs = options.startMs ?? START_MS;
+  let current: Promise<RunnerFrame> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  let disposed = false;
+
+  const replace = (frame?: RunnerFrame) => {
+    frame?.destroy();
+    current = undefined;
   };
-  window.addEventListener('message', onMessage);
-  container.append(frame);
+
+  /** The live frame: started on first need, and started again when the last one stopped answering. */
+  const live = async (): Promise<RunnerFrame> => {
+    if (current) {
+      const frame = await current.catch(() => undefined);
+      if (frame && (await frame.ping(stallMs))) return frame;
+      replace(frame);
+    }
+    current = RunnerFrame.start(url, container, startMs);
+    return current;
+  };
+
+  const execute = async (code: string, tests: string, timeoutMs: number): Promise<Verdict> => {
+    if (disposed) return { passed: false, message: 'the code runner was closed' };
+    let frame: RunnerFrame;
+    try {
+      frame = await live();
+    } catch (error) {
+      current = undefined;
+      return { passed: false, message: (error as Error).message };
+    }
+    const { broken, ...verdict } = await frame.run(code, tests, timeoutMs, stallMs);
+    if (broken) replace(frame);
+    return verdict;
+  };
 
   return {
-    async run(code, tests, timeoutMs) {
-      await ready;
-      const id = crypto.randomUUID();
-      return new Promise((resolve) => {
-        // A second bound in case the runner frame itself stops answering.
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          resolve({ passed: false, message: `timed out after ${timeoutMs} ms` });
-        }, timeoutMs + 2000);
-        pending.set(id, { resolve, timer });
-        frame.contentWindow?.postMessage({ id, code, tests, timeoutMs }, '*');
-      });
+    run(code, tests, timeoutMs) {
+      const result = queue.then(() => execute(code, tests, timeoutMs));
+      queue = result;
+      return result;
     },
     dispose() {
-      window.removeEventListener('message', onMessage);
-      for (const entry of pending.values()) clearTimeout(entry.timer);
-      pending.clear();
-      frame.remove();
+      disposed = true;
+      void current?.then(
+        (frame) => frame.destroy(),
+        () => undefined,
+      );
+      current = undefined;
     },
   };
 }

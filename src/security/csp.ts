@@ -29,6 +29,8 @@ export interface CspOptions {
   catalog?: readonly ProviderPreset[];
   /** More connect-src sources (custom hosts), e.g. from BATON_CONNECT_SRC. */
   extraConnectSrc?: readonly string[];
+  /** Origins the page may frame besides its own: the code-runner sandbox's (BATON_SANDBOX_ORIGIN). */
+  frameSrc?: readonly string[];
 }
 
 export function cspDirectives(options: CspOptions = {}): Directives {
@@ -38,6 +40,8 @@ export function cspDirectives(options: CspOptions = {}): Directives {
     'script-src': ["'self'", "'wasm-unsafe-eval'"],
     // wllama starts its own worker from a blob: URL.
     'worker-src': ["'self'", 'blob:'],
+    // The code-runner sandbox, from this origin or from its own (src/evaluation/sandbox.ts).
+    'frame-src': ["'self'", ...(options.frameSrc ?? [])],
     'connect-src': [
       "'self'",
       ...cloudOrigins(options.catalog ?? CATALOG),
@@ -82,6 +86,28 @@ export function parseConnectSrc(value: string | undefined): string[] {
     }
   }
   return sources.map((s) => s.replace(/\/$/, ''));
+}
+
+/**
+ * Parses BATON_SANDBOX_ORIGIN, the origin that serves the code-runner sandbox (`/sandbox/code-runner.html`)
+ * when it is not this app's: an http(s) origin with no path (`https://sandbox.example.net`). Throws on
+ * anything else, so a typo cannot leave code answers without a runner.
+ */
+export function parseSandboxOrigin(value: string | undefined): string | undefined {
+  if (!value?.trim()) return undefined;
+  const trimmed = value.trim().replace(/\/$/, '');
+  let url: URL | undefined;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== trimmed) {
+    throw new Error(
+      `BATON_SANDBOX_ORIGIN: "${value}" is not an http(s) origin like https://sandbox.example.net (no path)`,
+    );
+  }
+  return url.origin;
 }
 
 const escapeAttr = (text: string) => text.replaceAll('&', '&amp;').replaceAll('"', '&quot;');

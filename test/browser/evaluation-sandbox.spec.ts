@@ -1,4 +1,6 @@
-import { expect, type Page, test } from '@playwright/test';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type CDPSession, expect, type Page, test } from '@playwright/test';
 
 type RunResult = { passed: boolean; message: string };
 
@@ -12,6 +14,33 @@ async function run(page: Page, code: string, tests: string, timeoutMs = 3000): P
       ).harness.runner.run(code, tests, timeoutMs),
     [code, tests, timeoutMs] as const,
   );
+}
+
+/**
+ * The same call over a CDP session of the page's own target. Playwright marks a page as crashed when any
+ * of its out-of-process frames crashes (the sandbox's, here) and then refuses page.evaluate, although
+ * the page itself lives on; a session of its own still reaches it.
+ */
+async function runOver(
+  session: CDPSession,
+  code: string,
+  tests: string,
+  timeoutMs: number,
+): Promise<RunResult> {
+  const { result, exceptionDetails } = await session.send('Runtime.evaluate', {
+    expression: `harness.runner.run(${JSON.stringify(code)}, ${JSON.stringify(tests)}, ${timeoutMs})`,
+    awaitPromise: true,
+    returnByValue: true,
+  });
+  if (exceptionDetails) throw new Error(`the page threw: ${exceptionDetails.text}`);
+  return result.value as RunResult;
+}
+
+/** The harness with its sandbox on another site (localhost beside 127.0.0.1), as a deployment serves it. */
+async function openCrossSite(page: Page, baseURL: string): Promise<void> {
+  const sandbox = `http://localhost:${new URL(baseURL).port}`;
+  await page.goto(`/test/pages/evaluation.html?sandbox=${encodeURIComponent(sandbox)}`);
+  await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
 }
 
 test.beforeEach(async ({ page }) => {
@@ -31,6 +60,30 @@ test('code answers pass or fail by their tests, in the sandbox', async ({ page }
   const broken = await run(page, 'function add(a, b) { return a +; }', 'assert(true);');
   expect(broken.passed).toBe(false);
   expect(broken.message).toMatch(/Unexpected token/);
+});
+
+test('answers keep what they may do: top-level await, const, sloppy globals, async tests', async ({
+  page,
+}) => {
+  const cases: [string, string][] = [
+    ['const x = await Promise.resolve(1);', 'assert(x === 1);'],
+    ['for (i = 0; i < 3; i++) {}', 'assert(i === 3);'],
+    [
+      'const later = (v) => new Promise((r) => setTimeout(() => r(v), 10));',
+      'assert((await later(7)) === 7);',
+    ],
+    [
+      'function shout(s) { return String(s).toUpperCase(); }',
+      "assert(shout('a') === 'A'); assert(String(shout).includes('toUpperCase'));",
+    ],
+  ];
+  for (const [code, tests] of cases) {
+    expect(await run(page, code, tests), code).toEqual({ passed: true, message: 'all tests passed' });
+  }
+  expect(await run(page, '', "assert(false, 'no message is lost')")).toEqual({
+    passed: false,
+    message: 'no message is lost',
+  });
 });
 
 test('an endless loop is stopped by the time limit and the runner keeps working', async ({ page }) => {
@@ -65,4 +118,137 @@ test('untrusted code reaches neither the network nor the app storage', async ({ 
     "assert(denied, 'IndexedDB was reachable');",
   );
   expect(storage).toEqual({ passed: true, message: 'all tests passed' });
+});
+
+// Every way we know for code under test to claim a pass it did not earn. Each answer is followed by a test
+// that fails; the verdict must be a failure every time.
+const FAILING_TEST = "assert(add(2, 3) === 5, 'add(2, 3) should be 5');";
+const WRONG = 'function add(a, b) { return a - b; }\n';
+const FAKE = "{ passed: true, message: 'all tests passed' }";
+const ATTACKS: Record<string, string> = {
+  'posting a fake verdict': `${WRONG}self.postMessage(${FAKE});`,
+  'posting a fake verdict, then waiting': `${WRONG}self.postMessage(${FAKE}); await new Promise((r) => setTimeout(r, 100));`,
+  'posting fake verdicts with every id it can guess': `${WRONG}for (const k of ['id', 'nonce', 'type']) self.postMessage({ ...${FAKE}, [k]: 'x', type: 'verdict' });`,
+  'replacing assert': `${WRONG}assert = () => {};`,
+  'replacing assert on the global object': `${WRONG}globalThis.assert = () => {}; self.assert = () => {};`,
+  'redeclaring assert': `${WRONG}function assert() {}`,
+  'returning before the tests': `${WRONG}return;`,
+  'returning what a pass returns': `${WRONG}return 'all tests passed';`,
+  'reading its own source for the secret': `${WRONG}const secret = /return "([^"]+)"/.exec(arguments.callee.toString())[1]; self.postMessage({ ...${FAKE}, nonce: secret }); return secret;`,
+  'reading its source through the caller': `${WRONG}const f = (function peek() { return peek.caller; })(); const secret = /return "([^"]+)"/.exec(String(f))[1]; return secret;`,
+  'reading its source through Function.prototype.toString': `${WRONG}const secret = /return "([^"]+)"/.exec(Function.prototype.toString.call(arguments.callee))[1]; return secret;`,
+  'commenting the tests out': `${WRONG}/*`,
+  'replacing Error, console and Promise': `${WRONG}Error = function () { return {}; }; console.log = console.error = () => {};
+    Object.defineProperty(Promise.prototype, 'constructor', { get() { return undefined; } });
+    Promise.prototype.then = function (ok) { ok(); };`,
+  'replacing String, WeakSet and Reflect': `${WRONG}String.prototype.slice = () => { throw 1; }; WeakSet.prototype.has = () => true; Reflect.apply = () => true; String = () => 'all tests passed';`,
+  'rebinding onmessage': `${WRONG}self.onmessage = () => self.postMessage(${FAKE}); self.addEventListener('message', () => self.postMessage(${FAKE}));`,
+  'closing the worker': `${WRONG}self.close();`,
+  'closing the worker after a fake verdict': `${WRONG}self.postMessage(${FAKE}); self.close(); return;`,
+  'throwing a verdict-shaped object': `throw ${FAKE};`,
+  'throwing a number': 'throw 42;',
+  'throwing null': 'throw null;',
+  'throwing a hostile proxy':
+    'throw new Proxy({}, { get() { throw 1; }, getPrototypeOf() { throw 1; }, getOwnPropertyDescriptor() { throw 1; }, has() { throw 1; } });',
+  'throwing an object with a hostile message':
+    "throw { get message() { throw new Error('gotcha'); }, toString() { throw 2; } };",
+};
+
+for (const [attack, code] of Object.entries(ATTACKS)) {
+  test(`code under test cannot fake a pass: ${attack}`, async ({ page }) => {
+    const verdict = await run(page, code, FAILING_TEST);
+    expect(verdict.passed).toBe(false);
+    expect(verdict.message).not.toBe('all tests passed');
+    // The runner is still fine for the next answer.
+    expect(await run(page, 'function add(a, b) { return a + b; }', FAILING_TEST)).toEqual({
+      passed: true,
+      message: 'all tests passed',
+    });
+  });
+}
+
+test.describe('no network from the sandbox', () => {
+  let server: Server;
+  let seen: string[];
+  let base: string;
+  test.beforeAll(async () => {
+    seen = [];
+    server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+      res.setHeader('Content-Type', 'text/javascript');
+      res.end('self.leaked = true;');
+    });
+    server.on('upgrade', (req, socket) => {
+      seen.push(`UPGRADE ${req.url}`);
+      socket.destroy();
+    });
+    server.on('connection', () => seen.push('connection'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  test.afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  test('sandboxed code cannot fetch, import, open sockets or load anything, from any origin', async ({
+    page,
+    baseURL,
+  }) => {
+    // Whatever gets past the policy to the network is caught here (for the app's own origin too) and answered
+    // with a script that would run, so an attempt that gets out also counts as 'allowed'.
+    const escaped: string[] = [];
+    await page.context().route('**/exfiltrate/**', (route) => {
+      escaped.push(route.request().url());
+      return route.fulfill({
+        body: 'self.leaked = true;',
+        contentType: 'text/javascript',
+        headers: { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' },
+      });
+    });
+    for (const target of [`http://${base}`, baseURL!]) {
+      const url = (what: string) => JSON.stringify(`${target}/exfiltrate/${what}`);
+      const attempts = {
+        fetch: `await fetch(${url('fetch')})`,
+        importScripts: `importScripts(${url('importScripts')})`,
+        xhr: `await new Promise((ok, no) => { const x = new XMLHttpRequest(); x.open('GET', ${url('xhr')}); x.onload = ok; x.onerror = no; x.send(); })`,
+        websocket: `await new Promise((ok, no) => { const ws = new WebSocket(${url('ws')}.replace('http', 'ws')); ws.onopen = ok; ws.onerror = no; })`,
+        eventsource: `await new Promise((ok, no) => { const es = new EventSource(${url('sse')}); es.onopen = ok; es.onerror = no; })`,
+        image: `await new Promise((ok, no) => { const img = new Image(); img.onload = ok; img.onerror = no; img.src = ${url('image')}; })`,
+        import: `await import(${url('import')})`,
+        worker: `await new Promise((ok, no) => { const w = new Worker(${url('worker')}); w.onerror = no; setTimeout(ok, 300); })`,
+        beacon: `if (!navigator.sendBeacon(${url('beacon')}, 'k')) throw new Error('refused')`,
+      };
+      const code = `const outcomes = {};
+        for (const [name, attempt] of Object.entries({ ${Object.entries(attempts)
+          .map(([name, body]) => `${name}: async () => { ${body}; }`)
+          .join(', ')} })) {
+          try { await attempt(); outcomes[name] = 'allowed'; } catch { outcomes[name] = 'blocked'; }
+        }`;
+      const verdict = await run(
+        page,
+        code,
+        "assert(Object.values(outcomes).every((o) => o === 'blocked'), JSON.stringify(outcomes));",
+        10_000,
+      );
+      expect(verdict, target).toEqual({ passed: true, message: 'all tests passed' });
+    }
+    expect(seen).toEqual([]);
+    expect(escaped).toEqual([]);
+  });
+});
+
+test('a memory bomb fails its run, and the page and a fresh runner live on', async ({ page, baseURL }) => {
+  // Reaching V8's heap limit takes several seconds and crashes the process that hosts the runner.
+  test.setTimeout(180_000);
+  await openCrossSite(page, baseURL!);
+  const session = await page.context().newCDPSession(page);
+  const bomb = 'const a = []; for (;;) a.push(new Array(1e7).fill(0.5));';
+  // A time limit far beyond the memory limit, so the crash, not the clock, ends this run.
+  const verdict = await runOver(session, bomb, '', 120_000);
+  expect(verdict.passed).toBe(false);
+  expect(verdict.message).toMatch(/stopped responding .*out of memory/);
+  const next = await runOver(session, 'function add(a, b) { return a + b; }', FAILING_TEST, 5000);
+  expect(next).toEqual({ passed: true, message: 'all tests passed' });
+  const { result } = await session.send('Runtime.evaluate', { expression: 'document.body.dataset.ready' });
+  expect(result.value).toBe('true');
 });

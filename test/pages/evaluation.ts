@@ -2,6 +2,8 @@ import { createSandboxRunner } from '../../src/evaluation/sandbox.ts';
 import { scoreAnswer } from '../../src/evaluation/score.ts';
 
 // Harness for test/browser/evaluation-sandbox.spec.ts: exposes the real sandbox runner to the test.
-const runner = createSandboxRunner();
+// ?sandbox=<origin> serves the runner from another origin (another site gets its own process).
+const origin = new URLSearchParams(location.search).get('sandbox') ?? undefined;
+const runner = createSandboxRunner(origin ? { origin } : {});
 Object.assign(globalThis, { harness: { runner, scoreAnswer } });
 document.body.dataset.ready = 'true';

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOG, cloudOrigins } from '../../../src/providers/catalog.ts';
-import { cspDirectives, injectMeta, parseConnectSrc, serializeCsp } from '../../../src/security/csp.ts';
+import {
+  cspDirectives,
+  injectMeta,
+  parseConnectSrc,
+  parseSandboxOrigin,
+  serializeCsp,
+} from '../../../src/security/csp.ts';
 
 describe('content security policy', () => {
   it('allows no inline script, wasm compilation, blob workers, and the catalog, model and local hosts', () => {
@@ -55,5 +61,32 @@ describe('content security policy', () => {
     expect(injectMeta('<html><head><title>x</title></head></html>', 'a')).toMatch(
       /<head>\s*<meta http-equiv/,
     );
+  });
+});
+
+describe('the code-runner sandbox origin (BATON_SANDBOX_ORIGIN)', () => {
+  it('accepts an http(s) origin and lets the page frame it beside its own', () => {
+    expect(parseSandboxOrigin(undefined)).toBeUndefined();
+    expect(parseSandboxOrigin(' ')).toBeUndefined();
+    expect(parseSandboxOrigin('https://sandbox.example.net/')).toBe('https://sandbox.example.net');
+    expect(parseSandboxOrigin('http://localhost:4195')).toBe('http://localhost:4195');
+    expect(cspDirectives({ frameSrc: ['https://sandbox.example.net'] })['frame-src']).toEqual([
+      "'self'",
+      'https://sandbox.example.net',
+    ]);
+    expect(cspDirectives()['frame-src']).toEqual(["'self'"]);
+  });
+
+  it('refuses anything that is not an origin, naming the value', () => {
+    for (const bad of [
+      'sandbox.example.net',
+      'ftp://x.example',
+      'https://x.example/sandbox',
+      'javascript:alert(1)',
+    ]) {
+      expect(() => parseSandboxOrigin(bad)).toThrow(
+        `BATON_SANDBOX_ORIGIN: "${bad}" is not an http(s) origin`,
+      );
+    }
   });
 });
