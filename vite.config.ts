@@ -5,7 +5,7 @@ import { VitePWA } from 'vite-plugin-pwa';
 import {
   ENGINE_ASSET,
   ENGINE_CACHE,
-  ENGINE_PREFIX,
+  ENGINE_DIR,
   engineAssetName,
   engineChunkName,
 } from './src/app/engine-assets.ts';
@@ -78,7 +78,7 @@ export default defineConfig(({ mode }) => ({
       workbox: {
         globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
         // Harness pages of test builds, the code sandbox and the engines are not part of the app shell.
-        globIgnores: ['test/**', 'sandbox/**', `assets/${ENGINE_PREFIX}*`],
+        globIgnores: ['test/**', 'sandbox/**', `assets/${ENGINE_DIR}/**`],
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/test\//, /^\/sandbox\//],
         cleanupOutdatedCaches: true,
@@ -102,8 +102,8 @@ export default defineConfig(({ mode }) => ({
   ],
   worker: {
     format: 'es',
-    // Engine files get a prefix the service worker recognises (ENGINE_ASSET): web-llm's chunk and glue,
-    // and wllama's wasm.
+    // Engine files go to a folder the service worker recognises (ENGINE_ASSET): web-llm's chunk and wllama's
+    // wasm.
     rolldownOptions: { output: { chunkFileNames: engineChunkName, assetFileNames: engineAssetName } },
   },
   server: { headers: isolationHeaders },

@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { chromium, type Request } from '@playwright/test';
 import { preview } from 'vite';
+import { ENGINE_ASSET } from '../src/app/engine-assets.ts';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { round } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
@@ -98,9 +99,10 @@ async function p14(): Promise<BenchResult> {
       .sort((a, b) => b.bytes - a.bytes)
       .slice(0, 3)
       .map((t) => `${new URL(t.url).pathname.split('/').pop()} ${round(t.bytes / 1024)} KB`);
-    const engines = wire.filter((t) =>
-      /\.wasm$|\/assets\/(lib|webllm)-[^/]*\.js$/.test(new URL(t.url).pathname),
-    );
+    const engines = wire.filter((t) => {
+      const path = new URL(t.url).pathname;
+      return path.endsWith('.wasm') || ENGINE_ASSET.test(path);
+    });
     return {
       value: round(total / 1e6),
       goal: GOAL_MB,

@@ -1,5 +1,6 @@
 import type { ModelRef } from '../../workers/engines/engine.ts';
 import type { ConductorBridge } from '../conductor/bridge.ts';
+import { suggestionsFor } from '../conductor/engine-errors.ts';
 import { ProgressTracker } from './progress.ts';
 import { whenControlled } from './pwa.ts';
 import { getLedger } from './services.ts';
@@ -85,8 +86,15 @@ export async function loadConductor(model: ModelRef): Promise<boolean> {
     return true;
   } catch (error) {
     if (seq !== loadSeq) return false;
+    // Comlink brings the engine's error across by name: its suggestions follow from that.
     const e = error as { name?: string; message?: string };
-    conductor.value = { status: 'error', model, label, error: e.message ?? String(error) };
+    conductor.value = {
+      status: 'error',
+      model,
+      label,
+      error: e.message ?? String(error),
+      suggestions: suggestionsFor(e.name ?? ''),
+    };
     return false;
   }
 }

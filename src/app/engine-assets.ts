@@ -4,35 +4,33 @@
  * download both (~12 MB) before the user has chosen one. Each is cached the first time it is used.
  */
 
-/** File-name prefix of every engine file under `assets/`. */
-export const ENGINE_PREFIX = 'engine-';
+/** The folder of every engine file, under `assets/` (a folder of its own: no app chunk can share its name). */
+export const ENGINE_DIR = 'engine';
 
 /** The service worker's cache that keeps an engine's files once they were fetched. */
 export const ENGINE_CACHE = 'baton-engines';
 
 /** Same-origin URL paths of engine files (the service worker matches request URLs against it). */
-export const ENGINE_ASSET = /\/assets\/engine-[^/]+$/;
+export const ENGINE_ASSET = /\/assets\/engine\/[^/]+$/;
 
 interface ChunkInfo {
-  facadeModuleId: string | null;
   moduleIds: readonly string[];
 }
 
 /**
- * Worker chunk names: web-llm's bundle (its `lib/index.js`, ~6 MB) and our glue that imports it get the
- * engine prefix; everything else keeps Vite's default name.
+ * Worker chunk names: web-llm's bundle (its `lib/index.js`, ~6 MB) goes to the engine folder; everything else
+ * keeps Vite's default name. Our small glue that imports web-llm stays in the shell, so that offline, with
+ * web-llm never fetched, loading a WebLLM model still fails with the engine's own typed error.
  */
 export function engineChunkName(chunk: ChunkInfo): string {
   if (chunk.moduleIds.some((id) => id.includes('/@mlc-ai/web-llm/')))
-    return `assets/${ENGINE_PREFIX}webllm-lib-[hash].js`;
-  if (chunk.facadeModuleId?.endsWith('/workers/engines/webllm.ts'))
-    return `assets/${ENGINE_PREFIX}webllm-[hash].js`;
+    return `assets/${ENGINE_DIR}/webllm-[hash].js`;
   return 'assets/[name]-[hash].js';
 }
 
 /** Worker asset names: wasm (wllama's ~10 MB runtime) is engine code; other assets keep the default name. */
 export function engineAssetName(asset: { names: readonly string[] }): string {
   return asset.names.some((name) => name.endsWith('.wasm'))
-    ? `assets/${ENGINE_PREFIX}[name]-[hash][extname]`
+    ? `assets/${ENGINE_DIR}/[name]-[hash][extname]`
     : 'assets/[name]-[hash][extname]';
 }

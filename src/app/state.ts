@@ -2,6 +2,7 @@ import { signal } from '@preact/signals';
 import type { ModelRef } from '../../workers/engines/engine.ts';
 import type { Capabilities } from '../capabilities/probe.ts';
 import { probeCapabilities } from '../capabilities/probe.ts';
+import type { EngineSuggestion } from '../conductor/engine-errors.ts';
 import type { ProgressView } from './progress.ts';
 
 /** The probe's answer; undefined while it runs. */
@@ -16,6 +17,8 @@ export interface ConductorState {
   label?: string;
   progress?: ProgressView;
   error?: string;
+  /** What the engine suggests after a failed load, best first (from the error's name). */
+  suggestions?: EngineSuggestion[];
 }
 
 /** The on-device conductor model, as the status line and the settings show it. */

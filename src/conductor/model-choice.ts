@@ -155,6 +155,8 @@ const MIN_WORKGROUP_STORAGE = 32 * 2 ** 10;
 // web-llm's own demo offers only `low_resource_required` models when the binding size is below 1 GiB.
 const FULL_BINDING_SIZE = 2 ** 30;
 const DEFAULT_BUDGET_MB = 4096;
+// On a software renderer WebGPU is offered only for models this small (parameters, billions).
+const SOFTWARE_MAX_PARAMS_B = 1;
 
 export interface ChooseOptions {
   /** VRAM the conductor may use, in MB. Default: half of navigator.deviceMemory (1 to 8 GB), else 4 GB. */
@@ -168,8 +170,16 @@ export interface ConductorChoice {
   reason: string;
   /** Other sensible choices, best first (smaller WebLLM models, then the CPU engine). */
   alternatives: ModelRef[];
-  /** The best WebLLM model for this GPU, when the GPU can run one at all (even if we recommend the CPU). */
+  /**
+   * The WebLLM model WebGPU would use, when the GPU can run one at all (even if we recommend the CPU): the
+   * best that fits, or on a software adapter the smallest.
+   */
   webgpuModel?: ConductorModelInfo;
+  /**
+   * Further WebLLM models the user may still pick by hand (this GPU can run them, over budget included),
+   * best first. None on a software adapter: a large model there is a trap, not a choice.
+   */
+  byHand: ModelRef[];
   /** The adapter is a software rasterizer (SwiftShader): WebGPU works but far too slowly for an LLM. */
   softwareAdapter: boolean;
   /** The VRAM budget used, in MB. */
@@ -234,6 +244,7 @@ function cpuChoice(reason: string, budgetMB: number, extra: Partial<ConductorCho
     model: DEFAULT_WLLAMA_MODEL,
     reason,
     alternatives: [],
+    byHand: [],
     softwareAdapter: false,
     budgetMB,
     ...extra,
@@ -255,9 +266,9 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
         : `the default ${gb(budgetMB)} budget`;
 
   if (!caps.webgpu.available) {
+    // Why there is no WebGPU is the capability panel's message, shown beside this: not repeated here.
     return cpuChoice(
-      `No WebGPU here (${caps.webgpu.message.replace(/\s+$/, '')}), so the CPU engine (wllama) with ` +
-        `${DEFAULT_WLLAMA_MODEL.name}: slower, but it runs anywhere.`,
+      `No WebGPU here, so the CPU engine (wllama) with ${DEFAULT_WLLAMA_MODEL.name}: slower, but it runs anywhere.`,
       budgetMB,
     );
   }
@@ -293,15 +304,30 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
   }
   const chose = `${quantWhy}${why.length > 0 ? ` ${why.join('; ')}; chose` : ' Chose'} ${best.label} (${best.modelId}, ${gb(best.vramMB)}).`;
   const smaller = fitting.slice(1).map(webllmRef);
+  const offered = new Set(fitting.map((m) => m.modelId));
+  const byHand = ofQuant.filter((m) => !offered.has(m.modelId) && !gpuRejects(m, gpu)).map(webllmRef);
 
   if (gpu.isFallbackAdapter || /swiftshader/i.test(`${gpu.vendor} ${gpu.architecture} ${gpu.description}`)) {
+    // A software renderer manages ~0.1 GFLOP/s: only the smallest models could answer at all, fastest first.
+    const small = fitting
+      .filter((m) => m.paramsB <= SOFTWARE_MAX_PARAMS_B)
+      .sort((a, b) => a.paramsB - b.paramsB);
+    const cpu =
+      'This WebGPU adapter is a software renderer (SwiftShader, no real GPU): far too slow for an LLM, ' +
+      'so the CPU engine (wllama) is recommended.';
+    const smallest = small[0];
+    if (!smallest)
+      return cpuChoice(`${cpu} No WebGPU model is small enough to offer.`, budgetMB, {
+        softwareAdapter: true,
+      });
     return {
       model: DEFAULT_WLLAMA_MODEL,
       reason:
-        'This WebGPU adapter is a software renderer (SwiftShader, no real GPU): far too slow for an LLM, ' +
-        `so the CPU engine (wllama) is recommended. If you still want WebGPU: ${chose}`,
-      alternatives: [webllmRef(best), ...smaller],
-      webgpuModel: best,
+        `${cpu} If you still want to try WebGPU, only models of ${SOFTWARE_MAX_PARAMS_B}B parameters or fewer ` +
+        `are offered. ${quantWhy} ${small.map((m) => `${m.label} (${gb(m.vramMB)})`).join(', ')}.`,
+      alternatives: small.map(webllmRef),
+      byHand: [],
+      webgpuModel: smallest,
       softwareAdapter: true,
       budgetMB,
     };
@@ -310,8 +336,20 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
     model: webllmRef(best),
     reason: chose,
     alternatives: [...smaller, DEFAULT_WLLAMA_MODEL],
+    byHand,
     webgpuModel: best,
     softwareAdapter: false,
     budgetMB,
   };
+}
+
+/**
+ * How the model picker names a model: the family, quantization and GPU memory of a WebLLM candidate (so a
+ * 4 GB choice looks like one), the file name of a GGUF, and which engine runs it.
+ */
+export function modelOptionLabel(model: ModelRef): string {
+  if (model.engine === 'wllama') return `${model.name ?? model.url.split('/').pop() ?? model.url} (CPU)`;
+  const info = conductorModelInfo(model.modelId);
+  if (!info) return `${model.modelId} (WebGPU)`;
+  return `${info.label} · ${info.quantization} · ${gb(info.vramMB)} GPU memory (WebGPU)`;
 }

@@ -1,10 +1,11 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ModelRef } from '../../workers/engines/engine.ts';
-import { cancelLoad, loadConductor } from '../app/conductor.ts';
+import { cancelLoad, loadConductor, sameModel } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
 import { capabilities, conductor, modelLabel } from '../app/state.ts';
 import { storageStatus } from '../app/storage.ts';
-import { chooseConductorModel, listConductorModels } from '../conductor/model-choice.ts';
+import type { EngineSuggestion } from '../conductor/engine-errors.ts';
+import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../conductor/model-choice.ts';
 import { ProgressBar } from './ProgressBar.tsx';
 
 function refKey(model: ModelRef): string {
@@ -32,46 +33,98 @@ export function customModel(url: string, libUrl: string): ModelRef | string {
   return { engine: 'webllm', modelId: id, modelUrl: parsed.toString(), modelLibUrl: libUrl.trim() };
 }
 
+type Hint = { kind: EngineSuggestion; text: string; action?: { label: string; run: () => void } };
+
+/**
+ * The engine's own suggestions after a failed load, in its order, as sentences (and a button where one
+ * click does it). The CPU offer is dropped when the CPU engine is what failed.
+ */
+export function loadFailureHints(
+  suggestions: readonly EngineSuggestion[],
+  failed: ModelRef | undefined,
+  cpuModel: ModelRef,
+): Hint[] {
+  const hints: Hint[] = [];
+  for (const kind of suggestions) {
+    if (kind === 'cpu') {
+      if (failed?.engine === 'wllama') continue;
+      hints.push({
+        kind,
+        text: `Use the CPU engine instead (${modelLabel(cpuModel)}): slower, but it needs no GPU.`,
+        action: { label: 'Use the CPU engine', run: () => void loadConductor(cpuModel) },
+      });
+    } else if (kind === 'smaller-model') {
+      hints.push({ kind, text: 'Choose a smaller model above: this one needs more than the GPU can give.' });
+    } else if (kind === 'reload') {
+      hints.push({
+        kind,
+        text: 'Reload the page to get the GPU back.',
+        action: { label: 'Reload the page', run: () => location.reload() },
+      });
+    } else if (kind === 'retry') {
+      hints.push({
+        kind,
+        text: 'Try again: the cause may have passed (a dropped connection, a busy device).',
+        ...(failed ? { action: { label: 'Try again', run: () => void loadConductor(failed) } } : {}),
+      });
+    } else {
+      hints.push({ kind, text: "Check the model's id or URL, or choose another model above." });
+    }
+  }
+  return hints;
+}
+
 /**
  * The conductor model: the recommendation for this device and why, a choice of others (or a custom URL),
- * the download with a real progress bar, and the storage status.
+ * the download with a real progress bar, and the storage status. Each engine holds one model at a time,
+ * so switching unloads the current model first: the user confirms that before it happens.
  */
 export function ConductorSetup() {
   const caps = capabilities.value;
   const state = conductor.value;
   const storage = storageStatus.value;
   const choice = caps ? chooseConductorModel(caps) : undefined;
-  const options: ModelRef[] = choice ? [choice.model, ...choice.alternatives] : [];
-  // Every WebLLM candidate of the right quantization can still be chosen by hand.
-  if (caps?.webgpu.available) {
-    const quant = caps.webgpu.gpu.shaderF16 ? 'q4f16_1' : 'q4f32_1';
-    for (const info of listConductorModels()) {
-      if (info.quantization !== quant) continue;
-      const ref: ModelRef = { engine: 'webllm', modelId: info.modelId };
-      if (!options.some((o) => refKey(o) === refKey(ref))) options.push(ref);
-    }
-  }
+  const options: ModelRef[] = choice ? [choice.model, ...choice.alternatives, ...choice.byHand] : [];
   const [selected, setSelected] = useState<string>('');
   const [customUrl, setCustomUrl] = useState('');
   const [customLib, setCustomLib] = useState('');
   const [customError, setCustomError] = useState<string | undefined>();
+  const [switchTo, setSwitchTo] = useState<ModelRef | undefined>();
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (switchTo) confirmRef.current?.focus();
+  }, [switchTo]);
   const selectedKey = selected || (choice ? refKey(choice.model) : '');
   const loading = state.status === 'loading';
+  const loaded = state.status === 'ready' ? state.model : undefined;
+  const custom = selectedKey === 'custom' ? customModel(customUrl, customLib) : undefined;
+  const selectedModel =
+    selectedKey === 'custom'
+      ? typeof custom === 'object'
+        ? custom
+        : undefined
+      : options.find((o) => refKey(o) === selectedKey);
+  const selectedIsLoaded = !!loaded && !!selectedModel && sameModel(loaded, selectedModel);
+  const cpuModel = options.find((o) => o.engine === 'wllama') ?? DEFAULT_WLLAMA_MODEL;
 
   const start = () => {
-    if (selectedKey === 'custom') {
-      const model = customModel(customUrl, customLib);
-      if (typeof model === 'string') {
-        setCustomError(model);
-        return;
-      }
-      setCustomError(undefined);
-      void loadConductor(model);
+    if (typeof custom === 'string') {
+      setCustomError(custom);
       return;
     }
-    const model = options.find((o) => refKey(o) === selectedKey);
+    setCustomError(undefined);
+    const model = selectedModel;
+    if (!model) return;
+    if (loaded && !sameModel(loaded, model)) setSwitchTo(model);
+    else void loadConductor(model);
+  };
+  const confirmSwitch = () => {
+    const model = switchTo;
+    setSwitchTo(undefined);
     if (model) void loadConductor(model);
   };
+  const hints =
+    state.status === 'error' ? loadFailureHints(state.suggestions ?? [], state.model, cpuModel) : [];
 
   return (
     <section class="card" aria-labelledby="conductor-title" data-testid="conductor-setup">
@@ -89,12 +142,14 @@ export function ConductorSetup() {
             id="conductor-model"
             value={selectedKey}
             disabled={loading}
-            onChange={(e) => setSelected((e.currentTarget as HTMLSelectElement).value)}
+            onChange={(e) => {
+              setSelected((e.currentTarget as HTMLSelectElement).value);
+              setSwitchTo(undefined);
+            }}
           >
             {options.map((o, i) => (
               <option key={refKey(o)} value={refKey(o)}>
-                {modelLabel(o)}
-                {o.engine === 'wllama' ? ' (CPU)' : ' (WebGPU)'}
+                {modelOptionLabel(o)}
                 {i === 0 ? ' — recommended' : ''}
               </option>
             ))}
@@ -136,9 +191,9 @@ export function ConductorSetup() {
         </>
       )}
       <div class="row">
-        {!loading && (
+        {!loading && !selectedIsLoaded && !switchTo && (
           <button type="button" class="primary" onClick={start} disabled={!choice} data-testid="load-model">
-            {state.status === 'ready' ? 'Load this model instead' : 'Download and load'}
+            {loaded ? 'Switch to this model…' : 'Download and load'}
           </button>
         )}
         {loading && (
@@ -152,19 +207,52 @@ export function ConductorSetup() {
           </span>
         )}
       </div>
+      {switchTo && loaded && (
+        <div class="alert" data-kind="warn" data-testid="switch-confirm">
+          <p style={{ margin: 0 }}>
+            The conductor holds one model at a time: {modelLabel(loaded)} is unloaded first, and nothing can
+            be planned until {modelLabel(switchTo)} has loaded (downloaded first if it is not in the cache).
+          </p>
+          <div class="row" style={{ marginTop: '0.5rem' }}>
+            <button
+              type="button"
+              class="primary"
+              ref={confirmRef}
+              onClick={confirmSwitch}
+              data-testid="confirm-switch"
+            >
+              Unload {modelLabel(loaded)} and load {modelLabel(switchTo)}
+            </button>
+            <button type="button" onClick={() => setSwitchTo(undefined)} data-testid="keep-model">
+              Keep {modelLabel(loaded)}
+            </button>
+          </div>
+        </div>
+      )}
       {loading && state.progress && (
         <ProgressBar view={state.progress} label={`Loading ${state.label ?? 'model'}`} />
       )}
       {state.status === 'error' && (
-        <div class="alert" data-kind="error" role="alert" data-testid="model-error">
+        <div
+          class="alert"
+          data-kind="error"
+          role="alert"
+          data-testid="model-error"
+          data-suggestion={hints[0]?.kind ?? ''}
+        >
           <p style={{ margin: 0 }}>
             Could not load {state.label}: {state.error}
           </p>
-          {choice && choice.model.engine === 'wllama' ? null : (
-            <p style={{ margin: '0.25rem 0 0' }}>
-              You can choose the CPU engine or a smaller model above and try again.
+          {hints.map((hint) => (
+            <p key={hint.kind} style={{ margin: '0.25rem 0 0' }} data-testid={`hint-${hint.kind}`}>
+              {hint.text}{' '}
+              {hint.action && (
+                <button type="button" onClick={hint.action.run}>
+                  {hint.action.label}
+                </button>
+              )}
             </p>
-          )}
+          ))}
         </div>
       )}
       <p class="small muted" data-testid="storage-status">

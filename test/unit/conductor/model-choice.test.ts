@@ -5,6 +5,7 @@ import {
   chooseConductorModel,
   DEFAULT_WLLAMA_MODEL,
   listConductorModels,
+  modelOptionLabel,
 } from '../../../src/conductor/model-choice.ts';
 
 const GiB = 2 ** 30;
@@ -150,11 +151,39 @@ describe('chooseConductorModel', () => {
     expect(choice.reason).toContain('No shader-f16');
   });
 
-  it('uses the CPU engine without WebGPU and says why', () => {
-    const choice = chooseConductorModel(caps(undefined));
+  it('uses the CPU engine without WebGPU and says why, without repeating the capability warning', () => {
+    const noGpu = caps(undefined);
+    const choice = chooseConductorModel(noGpu);
     expect(choice.model).toEqual(DEFAULT_WLLAMA_MODEL);
-    expect(choice.reason).toMatch(/^No WebGPU here \(This browser has no WebGPU/);
+    expect(choice.reason).toMatch(/^No WebGPU here, so the CPU engine \(wllama\)/);
+    // The capability panel beside it already shows the probe's message; the Start card showed it twice.
+    if (noGpu.webgpu.available) throw new Error('unreachable');
+    expect(choice.reason).not.toContain(noGpu.webgpu.message);
+    expect(choice.reason).not.toContain('navigator.gpu');
     expect(choice.webgpuModel).toBeUndefined();
+    expect(choice.byHand).toEqual([]);
+  });
+
+  it('on a software adapter offers WebGPU only for models of 1B parameters or fewer, smallest first', () => {
+    const choice = chooseConductorModel(caps(swiftShader, 16));
+    const offered = [...choice.alternatives, ...choice.byHand];
+    expect(offered.length).toBeGreaterThan(0);
+    for (const ref of offered) {
+      expect(ref.engine).toBe('webllm');
+      const info = listConductorModels().find((m) => ref.engine === 'webllm' && m.modelId === ref.modelId);
+      expect(info?.paramsB).toBeLessThanOrEqual(1);
+    }
+    expect(choice.byHand).toEqual([]);
+    expect(choice.webgpuModel?.modelId).toBe('Qwen2.5-0.5B-Instruct-q4f32_1-MLC');
+    // The 4 GB trap the Start card used to suggest on SwiftShader.
+    expect(choice.reason).not.toMatch(/Qwen3 4B|4\.2 GB|Chose/);
+    expect(choice.reason).toContain('Qwen2.5 0.5B Instruct (1.0 GB)');
+  });
+
+  it('on a real GPU still lets the user pick, by hand, models over the budget it can run', () => {
+    const choice = chooseConductorModel(caps(discreteF16), { vramBudgetMB: 3000 });
+    const ids = choice.byHand.map((ref) => (ref.engine === 'webllm' ? ref.modelId : ref.url));
+    expect(ids).toEqual(['Qwen3-4B-q4f16_1-MLC']);
   });
 
   it('uses the CPU engine when the adapter is below what web-llm requests', () => {
@@ -177,5 +206,15 @@ describe('chooseConductorModel', () => {
     // Every candidate is low-resource in this web-llm, so a 128 MiB binding still gets the best one.
     const choice = chooseConductorModel(caps({ ...discreteF16, maxStorageBufferBindingSize: 128 * MiB }));
     expect(chosenId(choice)).toBe('Qwen3-4B-q4f16_1-MLC');
+  });
+});
+
+describe('modelOptionLabel', () => {
+  it('gives every WebLLM candidate its size, and names the engine', () => {
+    expect(modelOptionLabel({ engine: 'webllm', modelId: 'Qwen3-4B-q4f32_1-MLC' })).toBe(
+      'Qwen3 4B · q4f32_1 · 4.2 GB GPU memory (WebGPU)',
+    );
+    expect(modelOptionLabel({ engine: 'webllm', modelId: 'my-custom-MLC' })).toBe('my-custom-MLC (WebGPU)');
+    expect(modelOptionLabel(DEFAULT_WLLAMA_MODEL)).toBe(`${DEFAULT_WLLAMA_MODEL.name} (CPU)`);
   });
 });

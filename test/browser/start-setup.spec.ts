@@ -1,0 +1,124 @@
+import { chromium, expect, type Page, test } from '@playwright/test';
+import { baseChromiumArgs, findChromium } from '../chromium.ts';
+import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
+
+// The Start card's conductor setup as a new user meets it: what it offers on this machine's software
+// WebGPU adapter and without WebGPU, what a failed load suggests, and what switching models does.
+
+let models: ModelServer | undefined;
+test.beforeAll(async () => {
+  models = await startModelServer();
+});
+test.afterAll(async () => {
+  await models?.close();
+});
+
+async function loadCustom(page: Page, url: string): Promise<void> {
+  const setup = page.getByTestId('conductor-setup');
+  await setup.getByLabel('Model', { exact: true }).selectOption('custom');
+  await setup.getByLabel(/Model URL/).fill(url);
+  await setup.getByTestId('load-model').click();
+}
+
+test('SwiftShader: WebGPU is offered only for small models, and every WebGPU model shows its size', async ({
+  page,
+}) => {
+  await page.goto('/#/start');
+  const recommendation = page.getByTestId('recommendation');
+  await expect(recommendation).toContainText('software renderer');
+  await expect(recommendation).toContainText('Recommended: Qwen2.5 0.5B Instruct (GGUF');
+  // It used to add "If you still want WebGPU: ... Chose Qwen3 4B (..., 4.2 GB)" on a software renderer.
+  await expect(recommendation).not.toContainText('Qwen3 4B');
+  await expect(recommendation).not.toContainText('4.2 GB');
+  const labels = await page
+    .getByTestId('conductor-setup')
+    .getByLabel('Model', { exact: true })
+    .locator('option')
+    .allTextContents();
+  const webgpu = labels.filter((label) => label.includes('(WebGPU)'));
+  expect(webgpu.length).toBeGreaterThan(0);
+  for (const label of webgpu) expect(label).toMatch(/ · q4f32_1 · \d+\.\d GB GPU memory \(WebGPU\)/);
+  expect(labels.join('\n')).not.toMatch(/\b(4B|3B|1\.7B|1\.5B)\b/);
+});
+
+test('without WebGPU the reason appears once on the Start screen, not twice', async ({ baseURL }) => {
+  const browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${baseURL}/#/start`);
+    const alert = page.getByTestId('webgpu-unavailable');
+    await expect(alert).toBeVisible();
+    await expect(page.getByTestId('recommendation')).toContainText('No WebGPU here, so the CPU engine');
+    const message = ((await alert.textContent()) ?? '').replace(/^WebGPU is unavailable:\s*/, '').trim();
+    expect(message.length).toBeGreaterThan(20);
+    const screen = (await page.getByTestId('start-screen').textContent()) ?? '';
+    expect(screen.split(message).length - 1).toBe(1);
+  } finally {
+    await browser.close();
+  }
+});
+
+test("a failed WebGPU load shows the engine's own suggestions: the CPU engine, then try again", async ({
+  page,
+  context,
+}) => {
+  await page.goto('/#/start');
+  const setup = page.getByTestId('conductor-setup');
+  const select = setup.getByLabel('Model', { exact: true });
+  const webgpu = (await select.locator('option').allTextContents()).find((l) => l.includes('(WebGPU)'));
+  await select.selectOption({ label: webgpu! });
+  // No network: the engine's code (not precached) and the model cannot be fetched: a ModelFetchError.
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+  await context.setOffline(true);
+  await setup.getByTestId('load-model').click();
+  const error = page.getByTestId('model-error');
+  await expect(error).toBeVisible({ timeout: 45_000 });
+  await expect(error).toHaveAttribute('data-suggestion', 'cpu');
+  await expect(error.getByTestId('hint-cpu')).toContainText('Use the CPU engine instead');
+  await expect(error.getByTestId('hint-retry')).toBeVisible();
+  await expect(error.getByRole('button', { name: 'Use the CPU engine' })).toBeVisible();
+  await expect(error.getByRole('button', { name: 'Try again' })).toBeVisible();
+  // Not the old hard-coded hint, which offered a smaller model for a download failure.
+  await expect(error).not.toContainText('smaller model');
+});
+
+test('a failed CPU-engine load suggests trying again, not the CPU engine it already is', async ({ page }) => {
+  await page.goto('/#/start');
+  await loadCustom(page, models!.url.replace('tiny.gguf', 'missing.gguf'));
+  const error = page.getByTestId('model-error');
+  await expect(error).toBeVisible({ timeout: 45_000 });
+  await expect(error).toHaveAttribute('data-suggestion', /^(retry|pick-model)$/);
+  await expect(error.getByTestId('hint-cpu')).toHaveCount(0);
+  await expect(error.getByTestId(/^hint-/).first()).toBeVisible();
+});
+
+test('switching models says the loaded one is unloaded first and asks; keeping it leaves it loaded', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await page.goto('/#/start');
+  await loadCustom(page, models!.url);
+  await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
+  const setup = page.getByTestId('conductor-setup');
+  // The loaded model is selected: nothing to load.
+  await expect(setup.getByTestId('load-model')).toHaveCount(0);
+
+  await setup.getByLabel(/Model URL/).fill(`${models!.url}?copy=2`);
+  const load = setup.getByTestId('load-model');
+  await expect(load).toHaveText('Switch to this model…');
+  await load.click();
+  const confirm = page.getByTestId('switch-confirm');
+  await expect(confirm).toContainText('is unloaded first');
+  await expect(page.getByTestId('confirm-switch')).toBeFocused();
+  await page.getByTestId('keep-model').click();
+  await expect(confirm).toHaveCount(0);
+  await expect(page.getByTestId('conductor-status')).toHaveAttribute('data-state', 'ready');
+  const downloads = models!.downloads();
+
+  await setup.getByTestId('load-model').click();
+  await page.getByTestId('confirm-switch').click();
+  await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
+  expect(models!.downloads()).toBe(downloads + 1);
+});
