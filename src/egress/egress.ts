@@ -467,6 +467,14 @@ export function createEgress(options: EgressOptions): Egress {
       throw redirect;
     }
 
+    if (mode === 'cors' && !key && preset.auth !== 'none' && response.status === 401) {
+      // The host wants a key and none is saved for it: say that, not "the key was rejected".
+      await response.body?.cancel().catch(() => undefined);
+      const message = `${preset.name} at ${url.host} asks for a key (401), and no key is saved for ${url.host}: add one in Settings → API keys`;
+      await write({ state: 'error', status: 401, error: message, durationMs: Date.now() - started });
+      throw new ProviderError('auth', message, 401);
+    }
+
     const body = response.body;
     if (
       !body ||

@@ -103,6 +103,7 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
   const signal = target.signal;
 
   const classify = async (error: unknown): Promise<ConnectionResult> => {
+    if (error instanceof ProviderError && error.status === 401) return unauthorized('', 'chat');
     if (error instanceof ProviderError) {
       if (error.kind === 'aborted') return { ok: false, problem: 'aborted', message: 'Cancelled.' };
       if (error.kind === 'auth' && error.status === undefined)
@@ -174,7 +175,7 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
         ok: false,
         problem: 'no-key',
         status: 401,
-        message: `${name} at ${host} asks for a key (401), and no key is saved for ${host}: add one in Settings → API keys.${detail ? ` The provider said: "${detail}"` : ''}`,
+        message: `${name} at ${host} asks for a key (401), and no key is saved for ${host}: add one in Settings → API keys.`,
       };
     }
     return fromStatus(401, detail, name, during, target.model);

@@ -391,6 +391,19 @@ describe('keys by origin, with the real vault', () => {
     expect(keyed.requests).toHaveLength(0);
   });
 
+  it('a 401 from a host that got no key, because none is saved for it, says so (not "the key was rejected")', async () => {
+    await vault.saveKey({ providerId: 'custom', origin: a.baseURL, key: KEY_A });
+    const egress = createEgress({ vault, ledger });
+    const error = await post(egress, keyed, chatBody('echo')).catch((e: unknown) => e);
+    const host = new URL(keyed.url).host;
+    expect(error).toMatchObject({ name: 'ProviderError', kind: 'auth', status: 401, retryable: false });
+    expect((error as Error).message).toBe(
+      `Custom (OpenAI-compatible) at ${host} asks for a key (401), and no key is saved for ${host}: add one in Settings → API keys`,
+    );
+    const [entry] = await ledger.list();
+    expect(entry).toMatchObject({ sent: true, keyAttached: false, status: 401, state: 'error' });
+  });
+
   it('removes saved keys of other origins from a body, in every encoding, and the ledger says so', async () => {
     await vault.saveKey({ providerId: 'custom', origin: a.baseURL, key: KEY_A });
     await vault.saveKey({ providerId: 'custom', origin: keyed.baseURL, key: KEY_K });

@@ -125,4 +125,23 @@ describe('the openai transport through egress.fetch', () => {
     expect((error as Error).message).toContain('locked');
     expect(provider.requests.length).toBe(before);
   });
+  it('a step to a host that wants a key, with none saved for it, fails saying so, once', async () => {
+    const ledger = await openLedger('ledger-transport-4');
+    const egress = createEgress({
+      vault: { keyFor: async () => undefined, keysNotBoundTo: async () => [] },
+      ledger,
+    });
+    const transport = createOpenAITransport({ fetch: egress.fetch });
+    const error = await collect(
+      transport.stream(worker({ providerId: 'custom' }), {
+        messages: [{ role: 'user', content: 'x' }],
+        signal: new AbortController().signal,
+        runId: 'run-k',
+        stepIndex: 0,
+      }),
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ProviderError', kind: 'auth', retryable: false });
+    expect((error as Error).message).toContain(`no key is saved for ${new URL(provider.url).host}`);
+    expect((await ledger.list()).map((e) => [e.status, e.keyAttached])).toEqual([[401, false]]);
+  });
 });
