@@ -204,7 +204,7 @@ describe('spend over every request', () => {
       question: 'Q?',
       pool: [worker(m)],
       transport,
-      stepTimeoutMs: 400,
+      stepTimeoutMs: 1000,
       plan: { steps: [{ worker: 'w1', task: 'write', sees: [] }] },
     });
     const result = await handle.result;
