@@ -84,8 +84,11 @@ export function runElapsed(view: RunView, now: number): number {
 /** Applies one executor event. Pure: returns a new view. */
 export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Date.now()): RunView {
   switch (event.type) {
-    case 'run-started':
-      return { ...view, limits: event.limits, pool: event.pool };
+    case 'run-started': {
+      // A resumed or rerun run starts from stored totals: from now on they are counted live again.
+      const { totals: _stored, ...rest } = view;
+      return { ...rest, limits: event.limits, pool: event.pool };
+    }
     case 'step-queued': {
       const base = view.phase === 'review' ? leaveReview(view, now) : view;
       const steps = base.steps.slice();

@@ -502,12 +502,14 @@ class Run {
           error = e;
         }
         const stopped = error !== undefined && stepController.signal.aborted;
+        // A step timeout stops the request too, but as a failure, not a cancel.
+        const timedOut = stopped && (stepController.signal.reason as StopSignal).why === 'step-timeout';
         this.settleRequest(
           index,
           requestIndex,
           requestSpend({
             attempt,
-            outcome: error === undefined ? 'answered' : stopped ? 'cancelled' : 'failed',
+            outcome: error === undefined ? 'answered' : stopped && !timedOut ? 'cancelled' : 'failed',
             worker,
             messages,
             answer: status.text,

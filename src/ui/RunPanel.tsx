@@ -104,12 +104,13 @@ export function RunPanel({
               Cancel run
             </button>
           )}
-          {finished && actions.exportJson && (
+          {/* These read the store; while it is not saving, the banner's export (from the page) is the one. */}
+          {finished && !view.notSaved && actions.exportJson && (
             <button type="button" onClick={actions.exportJson}>
               Export JSON
             </button>
           )}
-          {finished && actions.exportMarkdown && (
+          {finished && !view.notSaved && actions.exportMarkdown && (
             <button type="button" onClick={actions.exportMarkdown}>
               Export Markdown
             </button>

@@ -61,7 +61,7 @@ test('after reruns, the run totals count every request the ledger shows', async 
 
 test('a full disk shows a banner on the run at once, and the run can still be exported from the page', async ({
   page,
-}) => {
+}, testInfo) => {
   test.setTimeout(180_000);
   // The run store's writes throw QuotaExceededError, as a browser's do when the quota is used up, once
   // the test says the disk is full (the ledger's store stays writable, so requests still leave).
@@ -87,6 +87,7 @@ test('a full disk shows a banner on the run at once, and the run can still be ex
   await expect(banner).toContainText('QuotaExceededError');
   // What is in memory is kept: the run finishes on the page.
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  await page.screenshot({ path: testInfo.outputPath('run-not-saved.png'), fullPage: true });
   const download = page.waitForEvent('download');
   await banner.getByTestId('export-unsaved').click();
   const json = Buffer.concat(await (await (await download).createReadStream()).toArray()).toString('utf8');

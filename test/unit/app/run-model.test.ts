@@ -7,6 +7,7 @@ import {
   leaveReview,
   liveTotals,
   newRunView,
+  type RunView,
   runElapsed,
   snapshotOfView,
 } from '../../../src/app/run-model.ts';
@@ -126,7 +127,7 @@ describe('run view from executor events', () => {
   });
 
   it('says at once when the run is not being saved, and when it is again; an export then holds the page copy', () => {
-    let view = newRunView('r', 'q', 'conductor', 0);
+    let view: RunView = { ...newRunView('r', 'q', 'conductor', 0), totals: liveTotals([]) };
     const pool = [
       {
         id: 'w1',
@@ -145,6 +146,8 @@ describe('run view from executor events', () => {
       pool,
     });
     expect(view.limits?.maxTotalSteps).toBe(15);
+    // Totals are live from the start, not a stored run's (a rerun starts from its record).
+    expect(view.totals).toBeUndefined();
     view = applyEvent(view, {
       type: 'step-queued',
       index: 0,

@@ -199,4 +199,22 @@ describe('spend over every request', () => {
     expectTotalsMatchLedger(result, await ledger.list({ runId: handle.runId }));
     ledger.close();
   });
+
+  it('counts a request stopped by the step timeout mid-stream as failed, with what it streamed', async () => {
+    const { ledger, transport } = await through('ledger-spend-timeout');
+    const m = model({ latency: { firstTokenMs: 0, perTokenMs: 30 } });
+    const handle = startRun({
+      question: 'Q?',
+      pool: [worker(m)],
+      transport,
+      stepTimeoutMs: 1000,
+      plan: { steps: [{ worker: 'w1', task: 'write', sees: [] }] },
+    });
+    const result = await handle.result;
+    expect(result.steps[0]?.state).toBe('failed');
+    expect(result.steps[0]?.requests).toMatchObject([{ outcome: 'failed', estimated: true }]);
+    expect(result.totals.completionTokens).toBeGreaterThan(0);
+    expectTotalsMatchLedger(result, await ledger.list({ runId: handle.runId }));
+    ledger.close();
+  });
 });
