@@ -175,6 +175,9 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
         ...(signal ? { signal } : {}),
       });
     } catch (error) {
+      // A redirect or a web page: its own message says what it was and what to change.
+      if (error instanceof ProviderError && error.kind === 'unexpected-response')
+        return { ok: false, problem: 'bad-request', message: error.message };
       if (error instanceof ProviderError && error.status !== undefined) {
         return fromStatus(error.status, error.message.replace(/^[^:]*\(\d{3}\): ?/, ''), name, 'models');
       }
