@@ -190,6 +190,9 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
         ...(signal ? { signal } : {}),
       });
     } catch (error) {
+      // A redirect or a web page: its own message says what it was and what to change.
+      if (error instanceof ProviderError && error.kind === 'unexpected-response')
+        return { ok: false, problem: 'bad-request', message: error.message };
       if (error instanceof ProviderError && error.status !== undefined) {
         const detail = error.message.replace(/^[^:]*\(\d{3}\): ?/, '');
         if (error.status === 401) return unauthorized(detail, 'models');

@@ -1,4 +1,6 @@
 import 'fake-indexeddb/auto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
@@ -55,6 +57,29 @@ describe('test connection', () => {
     });
     expect(result).toMatchObject({ ok: true });
     expect((await ledger.list()).map((e) => e.purpose)).toEqual(['models', 'connection-test']);
+  });
+
+  it('names a base URL that redirects, instead of "rejected the test request (301)"', async () => {
+    const moved = createServer((req, res) => {
+      req.resume();
+      res.writeHead(301, { location: 'https://api.example.com/v1/models' }).end();
+    });
+    await new Promise<void>((resolve) => moved.listen(0, '127.0.0.1', resolve));
+    try {
+      const { egress } = await egressWith(undefined);
+      const result = await testConnection(egress, {
+        providerId: 'custom',
+        baseURL: `http://127.0.0.1:${(moved.address() as AddressInfo).port}/v1`,
+      });
+      expect(result).toMatchObject({ ok: false, problem: 'bad-request' });
+      expect(result.ok === false && result.message).toContain(
+        'a redirect (301) to https://api.example.com/v1/models instead of an answer',
+      );
+      expect(result.ok === false && result.message).not.toContain('rejected the test request');
+    } finally {
+      moved.closeAllConnections();
+      await new Promise<void>((resolve) => moved.close(() => resolve()));
+    }
   });
 
   it('says the key was rejected (401), without echoing it', async () => {
