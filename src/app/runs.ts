@@ -346,7 +346,9 @@ export async function openRun(id: string): Promise<string | undefined> {
 }
 
 /** Why the last resume did not start (another tab runs it, or its record cannot be read). */
-export const resumeProblem = signal<string | undefined>(undefined);
+export const resumeProblem = signal<
+  { runId: string; kind: 'elsewhere' | 'failed'; text: string } | undefined
+>(undefined);
 
 /** Resumes a stored run (after a reload): done steps keep their answers, the others run again. */
 export async function resume(id: string): Promise<void> {
@@ -357,11 +359,19 @@ export async function resume(id: string): Promise<void> {
     if (pool && !(await ensureUnlocked(pool, 'to resume this run'))) return;
     const started = await runExclusively(id, () => resumeHere(id));
     if (!started) {
-      resumeProblem.value = 'This run is running in another tab: it was not started again here.';
+      resumeProblem.value = {
+        runId: id,
+        kind: 'elsewhere',
+        text: 'This run is running in another tab: it was not started again here.',
+      };
       await refreshUnfinished();
     }
   } catch (error) {
-    resumeProblem.value = `The run could not be resumed: ${(error as Error).message}`;
+    resumeProblem.value = {
+      runId: id,
+      kind: 'failed',
+      text: `The run could not be resumed: ${(error as Error).message}`,
+    };
   }
 }
 
@@ -435,6 +445,9 @@ export async function refreshUnfinished(): Promise<void> {
   const elsewhere = await runningElsewhere(open.map((r) => r.id));
   unfinished.value = open;
   unfinishedElsewhere.value = elsewhere;
+  // "Running in another tab" is old news once that tab has let the run go.
+  const problem = resumeProblem.value;
+  if (problem?.kind === 'elsewhere' && !elsewhere.has(problem.runId)) resumeProblem.value = undefined;
   // When the other tab's run ends (or the tab closes), read again: the run is done, or resumable here.
   for (const id of elsewhere) {
     if (watching.has(id)) continue;

@@ -10,18 +10,20 @@ import type { RunSummary } from './store.ts';
 const count = z.number().finite().nonnegative();
 const epochMs = z.number().finite();
 
+// A worker's id, provider, URL and model are what a resume sends requests with: they must be right. The
+// rest is display and tuning, so a missing or odd value there falls back instead of losing the run.
 export const StoredWorkerSchema = z.looseObject({
   id: z.string().min(1),
-  label: z.string(),
-  strengths: z.string(),
+  label: z.string().catch(''),
+  strengths: z.string().catch(''),
   providerId: z.string(),
   baseURL: z.string(),
   model: z.string(),
   systemPrompt: z.string().optional(),
-  maxConcurrency: z.number().finite().positive(),
-  price: z.object({ inputPerM: count, outputPerM: count }).optional(),
-  costTier: z.enum(['low', 'medium', 'high']).optional(),
-  enabled: z.boolean(),
+  maxConcurrency: z.number().int().positive().catch(1),
+  price: z.object({ inputPerM: count, outputPerM: count }).optional().catch(undefined),
+  costTier: z.enum(['low', 'medium', 'high']).optional().catch(undefined),
+  enabled: z.boolean().catch(true),
 });
 
 export const RunStatusSchema = z.enum(['running', 'done', 'failed', 'cancelled', 'partial']);
@@ -43,8 +45,8 @@ export const RunRecordSchema = z.looseObject({
   mode: z.string(),
   pool: z.array(StoredWorkerSchema),
   plan: PlanSchema,
-  planComplete: z.boolean(),
-  includeQuestion: z.boolean(),
+  planComplete: z.boolean().catch(true),
+  includeQuestion: z.boolean().catch(true),
   status: RunStatusSchema,
   createdAt: epochMs,
   updatedAt: epochMs,

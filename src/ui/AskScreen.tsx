@@ -35,7 +35,7 @@ function UnfinishedBanner() {
     <section class="alert" data-kind="info" aria-label="Unfinished runs" data-testid="unfinished-banner">
       {problem && (
         <p role="alert" data-testid="resume-problem">
-          {problem}
+          {problem.text}
         </p>
       )}
       {runs.map((run) => (

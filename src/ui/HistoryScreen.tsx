@@ -21,7 +21,7 @@ function SkippedNotice({ skipped }: { skipped: readonly SkippedRun[] }) {
   const n = skipped.length;
   const reasons = [...new Set(skipped.map((s) => s.problem))];
   return (
-    <div class="alert" data-kind="warning" role="status" data-testid="history-skipped">
+    <div class="alert" data-kind="warn" role="status" data-testid="history-skipped">
       <p>
         {n === 1
           ? '1 stored run could not be read and was skipped'

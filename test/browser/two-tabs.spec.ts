@@ -91,5 +91,7 @@ test('a tab that still shows a stale Resume button does not run the run another 
   await stale.click();
   await expect(second.getByTestId('resume-problem')).toContainText('running in another tab');
   await expect(first.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  // Once the first tab lets the run go, the second reads again: nothing left to resume, no stale warning.
+  await expect(second.getByTestId('unfinished-banner')).toHaveCount(0);
   expect(crawlRequests() - before).toBe(1);
 });

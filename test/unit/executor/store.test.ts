@@ -323,6 +323,19 @@ describe('damaged records (issue 11, defect 2)', () => {
     store.close();
   });
 
+  it('keeps a run whose worker has odd display or tuning fields, with safe values in their place', async () => {
+    const name = dbName();
+    const base = goodRun('odd-worker', 100);
+    const pool = [{ ...base.pool[0], label: undefined, maxConcurrency: Number.NaN, enabled: 'yes' }];
+    await writeVersion1(name, [{ ...base, pool, includeQuestion: undefined }], [goodStep('odd-worker')]);
+    const store = await openRunStore(name);
+    expect((await store.listSummaries({ limit: 10 })).summaries.map((s) => s.id)).toEqual(['odd-worker']);
+    const stored = await store.getRun('odd-worker');
+    expect(stored?.run.pool[0]).toMatchObject({ label: '', maxConcurrency: 1, enabled: true });
+    expect(stored?.run.includeQuestion).toBe(true);
+    store.close();
+  });
+
   it('never offers a damaged running run for resume (the banner read its question)', async () => {
     const name = dbName();
     await writeVersion1(
