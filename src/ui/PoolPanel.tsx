@@ -182,7 +182,10 @@ export function PoolPanel() {
                       type="button"
                       class="small danger"
                       aria-label={`Remove ${w.label}`}
-                      onClick={() => void deleteWorker(w.id)}
+                      onClick={() => {
+                        if (editing?.id === w.id) stopEdit();
+                        void deleteWorker(w.id);
+                      }}
                     >
                       Remove
                     </button>
@@ -269,7 +272,7 @@ export function PoolPanel() {
             <input
               id="worker-label"
               value={draft.label}
-              onInput={(e) => set({ label: (e.currentTarget as HTMLInputElement).value })}
+              onInput={(e) => set({ label: (e.currentTarget as HTMLInputElement).value, autoLabel: false })}
             />
           </div>
           <div class="field">
