@@ -201,7 +201,8 @@ export function PoolPanel() {
         onSubmit={(e) => {
           e.preventDefault();
           const worker = editing
-            ? workerFromDraft(draft, editing.id, editing)
+            ? // The stored worker as it is now (enabled may have been toggled in the table meanwhile).
+              workerFromDraft(draft, editing.id, workers.find((w) => w.id === editing.id) ?? editing)
             : workerFromDraft(draft, nextWorkerId(workers.map((w) => w.id)));
           if (typeof worker === 'string') {
             setProblem(worker);
