@@ -182,7 +182,10 @@ export function PoolPanel() {
                       type="button"
                       class="small danger"
                       aria-label={`Remove ${w.label}`}
-                      onClick={() => void deleteWorker(w.id)}
+                      onClick={() => {
+                        if (editing?.id === w.id) stopEdit();
+                        void deleteWorker(w.id);
+                      }}
                     >
                       Remove
                     </button>
@@ -198,7 +201,8 @@ export function PoolPanel() {
         onSubmit={(e) => {
           e.preventDefault();
           const worker = editing
-            ? workerFromDraft(draft, editing.id, editing)
+            ? // The stored worker as it is now (enabled may have been toggled in the table meanwhile).
+              workerFromDraft(draft, editing.id, workers.find((w) => w.id === editing.id) ?? editing)
             : workerFromDraft(draft, nextWorkerId(workers.map((w) => w.id)));
           if (typeof worker === 'string') {
             setProblem(worker);
@@ -269,7 +273,7 @@ export function PoolPanel() {
             <input
               id="worker-label"
               value={draft.label}
-              onInput={(e) => set({ label: (e.currentTarget as HTMLInputElement).value })}
+              onInput={(e) => set({ label: (e.currentTarget as HTMLInputElement).value, autoLabel: false })}
             />
           </div>
           <div class="field">

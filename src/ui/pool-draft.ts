@@ -22,6 +22,8 @@ export interface Draft {
    * price that belongs to a different model.
    */
   pricedBy?: string;
+  /** The label was written by the form (from the preset or the model id), not by the user: it follows the model. */
+  autoLabel: boolean;
 }
 
 /** Next free id "w1", "w2", ... */
@@ -43,6 +45,7 @@ export function draftFor(providerId: string): Draft {
     outputPerM: String(model?.price.outputPerM ?? 0),
     maxConcurrency: '2',
     costTier: model?.costTier ?? '',
+    autoLabel: true,
   };
   if (model) draft.pricedBy = model.id;
   return draft;
@@ -61,6 +64,7 @@ export function draftFromWorker(worker: WorkerSpec): Draft {
     outputPerM: worker.price ? String(worker.price.outputPerM) : '',
     maxConcurrency: String(worker.maxConcurrency),
     costTier: worker.costTier ?? '',
+    autoLabel: false,
   };
   const presetPrice =
     preset &&
@@ -82,7 +86,7 @@ export function withModel(draft: Draft, id: string): Draft {
     return {
       ...draft,
       model: id,
-      label: `${preset?.name} ${model.label}`,
+      label: draft.autoLabel ? `${preset?.name} ${model.label}` : draft.label,
       strengths: model.strengths,
       inputPerM: String(model.price.inputPerM),
       outputPerM: String(model.price.outputPerM),
@@ -90,19 +94,11 @@ export function withModel(draft: Draft, id: string): Draft {
       pricedBy: model.id,
     };
   }
-  if (draft.pricedBy === undefined) return { ...draft, model: id };
-  const previous = preset?.models.find((m) => m.id === draft.pricedBy);
+  // A label the form wrote for another model would name the wrong one.
+  const label = draft.autoLabel ? (preset?.models.length ? `${preset.name} ${id}` : id) : draft.label;
+  if (draft.pricedBy === undefined) return { ...draft, model: id, label };
   const { pricedBy: _from, ...rest } = draft;
-  return {
-    ...rest,
-    model: id,
-    // The label the preset wrote for the previous model would now name the wrong one.
-    label:
-      previous && draft.label === `${preset?.name} ${previous.label}` ? `${preset?.name} ${id}` : draft.label,
-    inputPerM: '',
-    outputPerM: '',
-    costTier: '',
-  };
+  return { ...rest, model: id, label, inputPerM: '', outputPerM: '', costTier: '' };
 }
 
 /** True when the draft says nothing about the price: the worker's cost will show as unknown. */

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import { sampleRunExport } from './app-fixtures.ts';
+import { chainRunExport } from './chain-fixture.ts';
 
 const WIDTH = 390;
 
@@ -69,4 +70,36 @@ test(`no screen scrolls sideways at ${WIDTH} px, and every nav item is fully vis
       expect(seen.textFits, `${screen.name}: "${name}" text cut`).toBe(true);
     }
   }
+});
+
+test(`at ${WIDTH} px a long run and a filled pool stay inside the page; the graph scrolls in its box`, async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: WIDTH, height: 844 });
+  await page.goto('/#/settings');
+  const form = page.getByTestId('add-worker');
+  await form.getByLabel('Provider').selectOption('custom');
+  await form.getByLabel('Base URL').fill('http://127.0.0.1:8787/v1');
+  await form.getByLabel('Model').fill('a-model-with-a-rather-long-identifier');
+  await form.getByLabel('Label').fill('A worker with a long label for a narrow screen');
+  await form.getByTestId('add-worker-submit').click();
+  await expect(page.getByTestId('pool-table')).toContainText('A worker with a long label');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTH);
+  await page.screenshot({ path: testInfo.outputPath('settings-390.png'), fullPage: true });
+
+  await page.goto('/#/history');
+  await page.getByTestId('import-file').setInputFiles({
+    name: 'run.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(chainRunExport(15)),
+  });
+  await page.getByTestId('history-item').getByRole('link').click();
+  await expect(page.getByTestId('final-answer')).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTH);
+  const scroller = page.getByTestId('workflow-graph-scroll');
+  const box = await scroller.boundingBox();
+  expect(box!.x + box!.width).toBeLessThanOrEqual(WIDTH);
+  expect(await scroller.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+  await page.screenshot({ path: testInfo.outputPath('run-390.png'), fullPage: true });
 });

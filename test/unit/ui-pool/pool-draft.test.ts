@@ -39,6 +39,19 @@ describe('the worker form', () => {
     expect((workerFromDraft(renamed, 'w2') as WorkerSpec).price).toEqual({ inputPerM: 7, outputPerM: 9 });
   });
 
+  it('follows the model id typed one key at a time, and keeps a label the user wrote', () => {
+    let draft = draftFor('openai');
+    for (const end of [1, 2, 3, 'my-fine-tune'.length])
+      draft = withModel(draft, 'my-fine-tune'.slice(0, end));
+    expect(draft.label).toBe('OpenAI my-fine-tune');
+    expect(priceUnknown(draft)).toBe(true);
+    const own = withModel({ ...draft, label: 'Mine', autoLabel: false }, first!.id);
+    expect(own.label).toBe('Mine');
+    expect(own.inputPerM).toBe(String(first!.price.inputPerM));
+    // A custom endpoint has no preset models: the model id is the label until the user writes one.
+    expect(withModel(draftFor('custom'), 'echo').label).toBe('echo');
+  });
+
   it('refuses half a price, with a reason', () => {
     const draft = { ...draftFor('openai'), inputPerM: '1', outputPerM: '' };
     expect(workerFromDraft(draft, 'w1')).toMatch(/both prices/);
