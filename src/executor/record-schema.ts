@@ -29,6 +29,18 @@ export const StoredWorkerSchema = z.looseObject({
 export const RunStatusSchema = z.enum(['running', 'done', 'failed', 'cancelled', 'partial']);
 export const StepStateSchema = z.enum(['queued', 'running', 'done', 'failed', 'cancelled']);
 
+const UsageSchema = z.looseObject({
+  promptTokens: count,
+  completionTokens: count,
+  estimated: z.literal(true).optional(),
+});
+
+const RequestSpendSchema = UsageSchema.extend({
+  attempt: z.number().int().nonnegative(),
+  outcome: z.enum(['in-flight', 'answered', 'failed', 'cancelled', 'interrupted']),
+  cost: count.optional(),
+});
+
 export const RunTotalsSchema = z.looseObject({
   promptTokens: count,
   completionTokens: count,
@@ -64,8 +76,13 @@ export const StepRecordSchema = z.looseObject({
   depth: z.number().int().nonnegative(),
   state: StepStateSchema,
   text: z.string(),
-  usage: z.object({ promptTokens: count, completionTokens: count }).optional(),
+  // Loose, so `estimated` (usage the provider did not send) survives a read.
+  usage: UsageSchema.optional(),
   cost: count.optional(),
+  // What each request of the step spent: counted in the run's totals, so a damaged list drops the run's
+  // spend accounting, never the run.
+  requests: z.array(RequestSpendSchema).optional().catch(undefined),
+  notice: z.string().optional().catch(undefined),
   timings: z.looseObject({
     queuedAt: epochMs.optional(),
     startedAt: epochMs.optional(),

@@ -336,6 +336,30 @@ describe('damaged records (issue 11, defect 2)', () => {
     store.close();
   });
 
+  it('keeps what each request spent, and the mark that usage was estimated, through a read', async () => {
+    const name = dbName();
+    const requests = [
+      { attempt: 1, outcome: 'failed' as const, promptTokens: 0, completionTokens: 0 },
+      {
+        attempt: 2,
+        outcome: 'answered' as const,
+        promptTokens: 40,
+        completionTokens: 12,
+        estimated: true as const,
+      },
+    ];
+    const step = goodStep('spent', 0, {
+      usage: { promptTokens: 40, completionTokens: 12, estimated: true },
+      requests,
+    });
+    await writeVersion1(name, [goodRun('spent', 100)], [step]);
+    const store = await openRunStore(name);
+    const stored = await store.getRun('spent');
+    expect(stored?.steps[0]?.usage).toEqual({ promptTokens: 40, completionTokens: 12, estimated: true });
+    expect(stored?.steps[0]?.requests).toEqual(requests);
+    store.close();
+  });
+
   it('never offers a damaged running run for resume (the banner read its question)', async () => {
     const name = dbName();
     await writeVersion1(
