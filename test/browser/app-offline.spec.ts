@@ -72,7 +72,11 @@ test('offline after the first visit: the app loads from the service worker and t
 }) => {
   test.setTimeout(240_000);
   page.on('pageerror', (error) => console.log('[pageerror]', error.message));
-  // A first visit: choose the CPU engine and load a model at once, before the service worker may be active.
+  // A first visit: set the run limits, then choose the CPU engine and load a model, so the engine's files are
+  // fetched (and cached) only now.
+  await page.goto('/#/settings');
+  await page.getByLabel(/Self-check depth/).selectOption('0');
+  await page.getByLabel('Most steps in a plan').selectOption('2');
   await page.goto('/#/start');
   const setup = page.getByTestId('conductor-setup');
   await setup.getByLabel('Model', { exact: true }).selectOption('custom');
@@ -90,10 +94,6 @@ test('offline after the first visit: the app loads from the service worker and t
       }, ENGINE_CACHE),
     )
     .toHaveLength(1);
-  await page.goto('/#/settings');
-  await page.getByLabel(/Self-check depth/).selectOption('0');
-  await page.getByLabel('Most steps in a plan').selectOption('2');
-  await page.goto('/#/start');
 
   // Cut the network: the browser is offline and the model host is gone.
   await models!.close();
