@@ -66,13 +66,41 @@ test('a first visit precaches the app shell only: neither engine is downloaded b
   expect(withWebLlm).toEqual([]);
 });
 
+/** The same-origin wasm files in the engines' runtime cache. */
+function cachedEngineWasm(page: import('@playwright/test').Page): Promise<string[]> {
+  return page.evaluate(async (name) => {
+    const cache = await caches.open(name);
+    return (await cache.keys())
+      .map((request) => new URL(request.url).pathname)
+      .filter((p) => p.endsWith('.wasm'));
+  }, ENGINE_CACHE);
+}
+
+test('an engine loaded at once on a first visit, before the service worker is active, is still cached', async ({
+  page,
+}) => {
+  await page.goto('/#/start');
+  const setup = page.getByTestId('conductor-setup');
+  await setup.getByLabel('Model', { exact: true }).selectOption('custom');
+  await setup.getByLabel(/Model URL/).fill(models!.url);
+  await setup.getByTestId('load-model').click();
+  await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
+  // The conductor's worker started only once the service worker controlled the page, so the engine's
+  // files went through it; otherwise they would bypass it and be missing offline.
+  await expect.poll(() => cachedEngineWasm(page)).toHaveLength(1);
+});
+
 test('offline after the first visit: the app loads from the service worker and the offline demo completes', async ({
   page,
   context,
 }) => {
   test.setTimeout(240_000);
   page.on('pageerror', (error) => console.log('[pageerror]', error.message));
-  // A first visit: choose the CPU engine and load a model at once, before the service worker may be active.
+  // A first visit: set the run limits, then choose the CPU engine and load a model, so the engine's files are
+  // fetched (and cached) only now.
+  await page.goto('/#/settings');
+  await page.getByLabel(/Self-check depth/).selectOption('0');
+  await page.getByLabel('Most steps in a plan').selectOption('2');
   await page.goto('/#/start');
   const setup = page.getByTestId('conductor-setup');
   await setup.getByLabel('Model', { exact: true }).selectOption('custom');
@@ -80,20 +108,7 @@ test('offline after the first visit: the app loads from the service worker and t
   await setup.getByTestId('load-model').click();
   await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
   // The engine was not precached; using it cached its files (wllama's wasm) for offline use.
-  await expect
-    .poll(() =>
-      page.evaluate(async (name) => {
-        const cache = await caches.open(name);
-        return (await cache.keys())
-          .map((request) => new URL(request.url).pathname)
-          .filter((p) => p.endsWith('.wasm'));
-      }, ENGINE_CACHE),
-    )
-    .toHaveLength(1);
-  await page.goto('/#/settings');
-  await page.getByLabel(/Self-check depth/).selectOption('0');
-  await page.getByLabel('Most steps in a plan').selectOption('2');
-  await page.goto('/#/start');
+  await expect.poll(() => cachedEngineWasm(page)).toHaveLength(1);
 
   // Cut the network: the browser is offline and the model host is gone.
   await models!.close();
