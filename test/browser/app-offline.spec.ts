@@ -125,5 +125,5 @@ test('offline after the first visit: the app loads from the service worker and t
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', /done|partial/, { timeout: 120_000 });
   await expect(page.getByTestId('final-answer')).toBeVisible();
-  await expect(page.getByTestId('step-card-0')).toContainText('local');
+  await expect(page.getByTestId('step-card-0')).toContainText('On-device model');
 });
