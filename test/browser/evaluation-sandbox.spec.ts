@@ -86,6 +86,16 @@ test('answers keep what they may do: top-level await, const, sloppy globals, asy
   });
 });
 
+test('an answer cannot start workers of its own (each would get a heap of its own)', async ({ page }) => {
+  const verdict = await run(
+    page,
+    `let started = 'no';
+     try { new Worker(URL.createObjectURL(new Blob(['postMessage(1)']))); started = 'yes'; } catch {}`,
+    "assert(started === 'no', 'a nested worker started');",
+  );
+  expect(verdict).toEqual({ passed: true, message: 'all tests passed' });
+});
+
 test('an endless loop is stopped by the time limit and the runner keeps working', async ({ page }) => {
   const started = Date.now();
   const loop = await run(page, 'while (true) {}', '', 500);
