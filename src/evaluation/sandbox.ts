@@ -39,8 +39,12 @@ const START_MS = 20_000;
 /** The frame enforces the time limit itself; the page's own bound comes this much later. */
 const GRACE_MS = 2000;
 
+const CLOSED: Verdict = { passed: false, message: 'the code runner was closed before this answer finished' };
+
 type FromRunner =
   | { type: 'connected'; languages: string[] }
+  /** Not from the frame: the page closed it (dispose). */
+  | { type: 'closed' }
   | { type: 'pong'; seq: number }
   | { type: 'verdict'; id: string; passed: unknown; message: unknown };
 
@@ -59,6 +63,7 @@ class RunnerFrame {
   private listeners = new Set<(message: FromRunner) => void>();
   private lastPong = performance.now();
   private seq = 0;
+  private destroyed = false;
 
   private constructor(
     private readonly frame: HTMLIFrameElement,
@@ -129,6 +134,7 @@ class RunnerFrame {
   /** Runs one answer; settles with the frame's verdict, a timeout, or a crash (no pong for `stallMs`). */
   run(code: string, tests: string, timeoutMs: number, stallMs: number): Promise<Verdict & { broken?: true }> {
     const id = crypto.randomUUID();
+    if (this.destroyed) return Promise.resolve(CLOSED);
     return new Promise((resolve) => {
       const settle = (verdict: Verdict & { broken?: true }) => {
         clearTimeout(deadline);
@@ -137,6 +143,7 @@ class RunnerFrame {
         resolve(verdict);
       };
       const listener = (message: FromRunner) => {
+        if (message?.type === 'closed') settle(CLOSED);
         if (message?.type !== 'verdict' || message.id !== id) return;
         settle({ passed: message.passed === true, message: String(message.message ?? '') });
       };
@@ -163,6 +170,8 @@ class RunnerFrame {
   }
 
   destroy(): void {
+    this.destroyed = true;
+    for (const listener of [...this.listeners]) listener({ type: 'closed' });
     this.listeners.clear();
     this.port.close();
     this.frame.remove();
@@ -199,7 +208,7 @@ export function createSandboxRunner(options: SandboxRunnerOptions = {}): CodeRun
   };
 
   const execute = async (code: string, tests: string, timeoutMs: number): Promise<Verdict> => {
-    if (disposed) return { passed: false, message: 'the code runner was closed' };
+    if (disposed) return CLOSED;
     let frame: RunnerFrame;
     try {
       frame = await live();

@@ -86,6 +86,35 @@ test('answers keep what they may do: top-level await, const, sloppy globals, asy
   });
 });
 
+test('an answer cannot start workers of its own (each would get a heap of its own)', async ({ page }) => {
+  const verdict = await run(
+    page,
+    `let started = 'no';
+     try { new Worker(URL.createObjectURL(new Blob(['postMessage(1)']))); started = 'yes'; } catch {}`,
+    "assert(started === 'no', 'a nested worker started');",
+  );
+  expect(verdict).toEqual({ passed: true, message: 'all tests passed' });
+});
+
+test('closing the runner ends the run in flight with a verdict that says so', async ({ page }) => {
+  const verdict = await page.evaluate(async () => {
+    const { runner } = (
+      globalThis as unknown as {
+        harness: { runner: { run(c: string, t: string, ms: number): Promise<RunResult>; dispose(): void } };
+      }
+    ).harness;
+    await runner.run('', '', 1000);
+    const running = runner.run('while (true) {}', '', 60_000);
+    await new Promise((r) => setTimeout(r, 200));
+    runner.dispose();
+    return running;
+  });
+  expect(verdict).toEqual({
+    passed: false,
+    message: 'the code runner was closed before this answer finished',
+  });
+});
+
 test('an endless loop is stopped by the time limit and the runner keeps working', async ({ page }) => {
   const started = Date.now();
   const loop = await run(page, 'while (true) {}', '', 500);

@@ -1,4 +1,6 @@
 import { render } from 'preact';
+import { createSandboxRunner } from '../../src/evaluation/sandbox.ts';
+import type { CodeRunner } from '../../src/evaluation/score.ts';
 import type { Planner } from '../../src/evaluation/strategies.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import { createOpenAITransport } from '../../src/providers/openai-transport.ts';
@@ -41,10 +43,24 @@ const planner: Planner | undefined =
       }
     : undefined;
 
+// ?codeTimeoutMs=N: the real sandbox runner with a longer time limit than the Bench's, so a test can let a
+// runaway answer reach the heap limit (and crash its runner) before the clock stops it.
+const codeTimeoutMs = Number(params.get('codeTimeoutMs') ?? Number.NaN);
+const codeRunner: CodeRunner | undefined = Number.isFinite(codeTimeoutMs)
+  ? ((runner) => ({ run: (code: string, tests: string) => runner.run(code, tests, codeTimeoutMs) }))(
+      createSandboxRunner(),
+    )
+  : undefined;
+
 // Loaded the way the app will load it: as a lazy chunk.
 const { BenchScreen } = await import('../../src/ui/bench/BenchScreen.tsx');
 render(
-  <BenchScreen pool={pool} transport={createOpenAITransport()} {...(planner ? { planner } : {})} />,
+  <BenchScreen
+    pool={pool}
+    transport={createOpenAITransport()}
+    {...(planner ? { planner } : {})}
+    {...(codeRunner ? { codeRunner } : {})}
+  />,
   document.getElementById('app')!,
 );
 document.body.dataset.ready = 'true';
