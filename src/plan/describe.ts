@@ -26,7 +26,16 @@ export function describeValue(value: unknown, depth = 0): string {
     return `[${shown.join(', ')}${rest > 0 ? `, … ${count(rest)} more` : ''}]`;
   }
   if (typeof value === 'object') return Object.keys(value).length === 0 ? '{}' : '{…}';
-  return `a ${typeof value}`;
+  return kindOf(value);
+}
+
+/** What kind of value this is, with its article: "a string", "an object", "a list", "an empty value". */
+export function kindOf(value: unknown): string {
+  if (value === undefined) return 'an empty value';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  const type = typeof value;
+  return `${type === 'object' ? 'an' : 'a'} ${type}`;
 }
 
 function describeNonFinite(value: number): string {

@@ -1,5 +1,5 @@
 import { SELF_WORKER } from '../pool/types.ts';
-import { codePoints, count, describeValue, isBlank, quote } from './describe.ts';
+import { codePoints, count, describeValue, isBlank, kindOf, quote } from './describe.ts';
 import {
   DEFAULT_MAX_STEPS,
   DEFAULT_MAX_TASK_LENGTH,
@@ -256,9 +256,8 @@ export function validateStep(
  */
 export function validatePlan(raw: unknown, options: ValidateOptions): PlanResult {
   if (!isRecord(raw)) {
-    const what = Array.isArray(raw) ? 'a list' : raw === null ? 'null' : `a ${typeof raw}`;
     return failure([
-      { code: 'shape', message: `The plan must be a JSON object with a "steps" list, not ${what}.` },
+      { code: 'shape', message: `The plan must be a JSON object with a "steps" list, not ${kindOf(raw)}.` },
     ]);
   }
   const { steps, thought } = raw;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { kindOf } from '../../../src/plan/describe.ts';
 import {
   DEFAULT_MAX_TASK_LENGTH,
   DEFAULT_MAX_THOUGHT_LENGTH,
@@ -376,5 +377,25 @@ describe('worker labels in messages (issue 10)', () => {
     );
     const withSelf = issuesOf({ steps: [step('gpt', 'a', [])] }, { ...labelled, allowSelf: true });
     expect(withSelf.message).toContain('("Claude" (w1), "GPT \\"mini\\"" (w2), the conductor (self))');
+  });
+});
+
+describe('what a non-plan is called', () => {
+  it.each([
+    [undefined, 'not an empty value.'],
+    ['text', 'not a string.'],
+    [[1], 'not a list.'],
+  ])('%j gets a message with the right article', (raw, expected) => {
+    const result = validatePlan(raw, pool);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.issues[0]?.message).toContain(expected);
+      expect(result.issues[0]?.message).not.toMatch(/\ba (object|undefined)\b/);
+    }
+  });
+  it('names an object as "an object" when it describes a value', () => {
+    expect(kindOf({})).toBe('an object');
+    expect(kindOf(undefined)).toBe('an empty value');
+    expect(kindOf(1n)).toBe('a bigint');
   });
 });
