@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanRequest, StepEvent } from '../../../src/conductor/api-types.ts';
+import type { ConductorListener, PlanRequest, StepEvent } from '../../../src/conductor/api-types.ts';
 import { EngineHost, strongestWorker } from '../../../workers/engine-host.ts';
 import type { ConductorEngine, GenerateRequest, ModelRef } from '../../../workers/engines/engine.ts';
+
+/** The host's one event stream, split as these tests read it: tokens, and steps and restarts. */
+function split(onToken: (text: string) => void, onStep: (event: StepEvent) => void): ConductorListener {
+  return (event) => {
+    if (event.kind === 'token') onToken(event.text);
+    else if (event.kind !== 'stats') onStep(event);
+  };
+}
 
 /** An engine that "generates" scripted outputs, piece by piece, and records its requests. */
 function scripted(outputs: string[], options: { hangAfter?: number } = {}) {
@@ -66,8 +74,10 @@ describe('EngineHost.plan', () => {
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('a'),
-      (t) => tokens.push(t),
-      (e) => events.push(e),
+      split(
+        (t) => tokens.push(t),
+        (e) => events.push(e),
+      ),
     );
     expect(s.loads()).toBe(1);
     expect(tokens.join('')).toBe(good);
@@ -89,8 +99,10 @@ describe('EngineHost.plan', () => {
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('b'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(response.repaired?.error).toMatch(/step 4/);
     expect(response.plan.steps).toHaveLength(2);
@@ -104,8 +116,10 @@ describe('EngineHost.plan', () => {
     const host = new EngineHost(async () => s.engine);
     const response = await host.plan(
       request('c'),
-      () => {},
-      () => {},
+      split(
+        () => {},
+        () => {},
+      ),
     );
     expect(response.fallback?.reason).toMatch(/Big/);
     expect(response.plan.steps).toEqual([{ worker: 'w2', task: 'Add two numbers.', sees: [] }]);
@@ -117,11 +131,13 @@ describe('EngineHost.plan', () => {
     const tokens: string[] = [];
     const running = host.plan(
       request('d'),
-      (t) => {
-        tokens.push(t);
-        if (tokens.length === 3) host.cancel('d');
-      },
-      () => {},
+      split(
+        (t) => {
+          tokens.push(t);
+          if (tokens.length === 3) host.cancel('d');
+        },
+        () => {},
+      ),
     );
     await expect(running).rejects.toMatchObject({ name: 'PlanCancelled' });
     expect(host.cancel('d')).toBe(false);
@@ -152,8 +168,10 @@ describe('EngineHost.replan', () => {
     const events: StepEvent[] = [];
     const response = await host.replan(
       replanRequest('r', 1),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(response.steps).toEqual([{ worker: 'w2', task: 'check', sees: [0] }]);
     expect(response.thought).toBe('check it');
@@ -169,8 +187,10 @@ describe('EngineHost.replan', () => {
     const host = new EngineHost(async () => s.engine);
     const response = await host.replan(
       replanRequest('r2', 2),
-      () => {},
-      () => {},
+      split(
+        () => {},
+        () => {},
+      ),
     );
     expect(response.steps).toEqual([]);
     expect(response.fallback?.reason).toContain('corrective steps were invalid twice');
@@ -191,8 +211,10 @@ describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('keep'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(events.find((e) => e.kind === 'restart')).toMatchObject({ attempt: 2, kept: 2 });
     const streamed = streamedSteps(events);
@@ -222,8 +244,10 @@ describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('cut'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(response.plan.steps).toEqual(streamedSteps(events).map((e) => e.step));
     expect(response.plan.steps).toHaveLength(2);
@@ -236,8 +260,10 @@ describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('full'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(s.requests).toHaveLength(1);
     expect(response.plan.steps).toEqual(streamedSteps(events).map((e) => e.step));
@@ -250,8 +276,10 @@ describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('fallback'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(response.fallback?.reason).toMatch(/Big answers the question after the step already running/);
     expect(response.plan.steps).toEqual([
@@ -275,8 +303,10 @@ describe('EngineHost: errors name workers by their labels (issue 10)', () => {
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('labels'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     const reason = events.find((e) => e.kind === 'restart');
     expect(reason?.kind === 'restart' && reason.reason).toBe(
