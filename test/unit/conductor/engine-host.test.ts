@@ -315,3 +315,76 @@ describe('EngineHost: errors name workers by their labels (issue 10)', () => {
     expect(response.fallback?.reason).toContain('"Small" (w1)');
   });
 });
+
+describe('EngineHost as the ConductorService: one event stream, one generation path', () => {
+  it('ends every call with a stats event, after all tokens and steps, and waits for it to be received', async () => {
+    const s = scripted([good]);
+    const host = new EngineHost(async () => s.engine);
+    const kinds: string[] = [];
+    let received = false;
+    const response = await host.plan(request('stats'), async (event) => {
+      kinds.push(event.kind);
+      if (event.kind === 'stats') {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        received = true;
+      }
+    });
+    // The call settled only once its listener had taken the last event.
+    expect(received).toBe(true);
+    expect(kinds.at(-1)).toBe('stats');
+    expect(kinds.filter((k) => k === 'stats')).toHaveLength(1);
+    expect(kinds.filter((k) => k === 'step')).toHaveLength(2);
+    expect(kinds.indexOf('token')).toBeLessThan(kinds.indexOf('step'));
+    expect(response.stats.completionTokens).toBeGreaterThan(0);
+  });
+
+  it('sends stats last also when the call fails, so nothing arrives after the error', async () => {
+    const s = scripted([good], { hangAfter: 2 });
+    const host = new EngineHost(async () => s.engine);
+    const kinds: string[] = [];
+    const running = host.plan(request('fails'), (event) => {
+      kinds.push(event.kind);
+      if (kinds.length === 2) host.cancel('fails');
+    });
+    await expect(running).rejects.toMatchObject({ name: 'PlanCancelled' });
+    expect(kinds.at(-1)).toBe('stats');
+  });
+
+  it("stops on the request's own signal when the caller is in the same thread", async () => {
+    const s = scripted([good], { hangAfter: 2 });
+    const host = new EngineHost(async () => s.engine);
+    const abort = new AbortController();
+    let tokens = 0;
+    const running = host.plan({ ...request('signal'), signal: abort.signal }, (event) => {
+      if (event.kind === 'token' && ++tokens === 2) abort.abort();
+    });
+    await expect(running).rejects.toMatchObject({ name: 'PlanCancelled' });
+    expect(host.cancel('signal')).toBe(false);
+  });
+
+  it('runs on the loaded model when a request names none, and refuses when none is loaded', async () => {
+    const s = scripted([good]);
+    const host = new EngineHost(async () => s.engine);
+    const { model: _named, ...unnamed } = request('unnamed');
+    await expect(host.plan(unnamed)).rejects.toMatchObject({ name: 'ModelNotLoaded' });
+    await host.load(model);
+    const response = await host.plan(unnamed);
+    expect(response.plan.steps).toHaveLength(2);
+    expect(s.loads()).toBe(1);
+  });
+
+  it('refuses a second generation while one runs, with a message that says to queue', async () => {
+    const s = scripted([good, good], { hangAfter: 2 });
+    const host = new EngineHost(async () => s.engine);
+    let tokens = 0;
+    let second: Promise<unknown> | undefined;
+    const first = host.plan(request('one'), (event) => {
+      if (event.kind !== 'token' || ++tokens !== 2) return;
+      second = host.chat({ requestId: 'two', model, messages: [{ role: 'user', content: 'hi' }] });
+      second.catch(() => {});
+      host.cancel('one');
+    });
+    await expect(first).rejects.toMatchObject({ name: 'PlanCancelled' });
+    await expect(second).rejects.toThrow(/one generation at a time/);
+  });
+});
