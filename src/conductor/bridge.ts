@@ -49,7 +49,7 @@ interface Live {
   thread: Worker;
   api: Api;
   dead: Promise<never>;
-  /** Terminates the worker; `restart` (default true) counts it as a restart. */
+  /** Terminates the thread; `restart` (default true) counts it as a restart. */
   kill: (reason: string, restart?: boolean) => void;
   isDead: boolean;
 }
@@ -96,7 +96,7 @@ export class ConductorBridge implements ConductorService {
     this.onModelDownload = options.onModelDownload;
   }
 
-  /** How many times the worker was replaced after a crash, hang or hard cancel. */
+  /** How many times the thread was replaced after a crash, hang or hard cancel. */
   get restartCount(): number {
     return this.restarts;
   }
@@ -132,21 +132,21 @@ export class ConductorBridge implements ConductorService {
     thread.addEventListener('messageerror', () =>
       live.kill('The conductor worker sent an unreadable message'),
     );
-    // Sent before any other call on the same port, so the worker reports from its first download on.
+    // Sent before any other call on the same port, so the thread reports from its first download on.
     const onModelDownload = this.onModelDownload;
     if (onModelDownload) void api.watchDownloads(proxy(onModelDownload)).catch(() => {});
     this.live = live;
     return live;
   }
 
-  /** Replaces the worker now (the hard stop). The next call starts a new one and reloads the model. */
+  /** Replaces the thread now (the hard stop). The next call starts a new one and reloads the model. */
   restart(reason = 'Restarted'): void {
     this.live?.kill(reason);
   }
 
   /**
    * A worker terminated from outside, or wedged, never answers: before each generation make sure it
-   * answers a ping, else replace it (the request names its model, so the new worker reloads it).
+   * answers a ping, else replace it (the request names its model, so the new thread reloads it).
    */
   private async ensureResponsive(): Promise<void> {
     const live = this.live;
@@ -164,11 +164,11 @@ export class ConductorBridge implements ConductorService {
       live.dead.catch(() => true),
     ]);
     clearTimeout(timeout);
-    // kill() ignores a worker that is already dead.
+    // kill() ignores a thread that is already dead.
     if (!answered) live.kill(`The conductor worker stopped answering for ${this.pingTimeoutMs} ms`);
   }
 
-  /** Runs `call` on the live worker; rejects if the worker dies first. Pings it while waiting. */
+  /** Runs `call` on the live thread; rejects if the thread dies first. Pings it while waiting. */
   private async guarded<T>(call: (api: Api) => Promise<T>): Promise<T> {
     const live = this.start();
     let timer: ReturnType<typeof setInterval> | undefined;
@@ -289,13 +289,13 @@ export class ConductorBridge implements ConductorService {
     return this.generation(request, onEvent, (api, wire, listener) => api.chat(wire, listener));
   }
 
-  /** Stops the worker for good (the bridge starts a new one if used again). */
+  /** Stops the thread for good (the bridge starts a new one if used again). */
   dispose(): void {
     this.live?.kill('Disposed', false);
     this.live = undefined;
   }
 
-  /** For tests: makes the worker throw an uncaught error, as a crashing engine would. */
+  /** For tests: makes the thread throw an uncaught error, as a crashing engine would. */
   async crashForTests(): Promise<void> {
     await this.start().api.crashForTests();
   }
