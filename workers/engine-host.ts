@@ -241,7 +241,10 @@ export class EngineHost implements ConductorService {
     await engine?.unload();
   }
 
-  /** Soft stop: aborts the request's generation (or its model load). False if it is unknown. */
+  /**
+   * Soft stop: aborts the request's generation (during its model load, it stops once the load ends, which
+   * other requests may share). False if it is unknown.
+   */
   cancel(requestId: string): boolean {
     const controller = this.controllers.get(requestId);
     if (!controller) return false;
