@@ -1,5 +1,12 @@
+import type { Capabilities } from '../src/capabilities/probe.ts';
 import {
+  type CacheStatus,
   ConductorError,
+  type ConductorEvent,
+  type ConductorListener,
+  type ConductorModels,
+  type ConductorService,
+  type GenerationOptions,
   type GenerationStats,
   type LocalChatRequest,
   type LocalChatResponse,
@@ -8,7 +15,6 @@ import {
   type PoolEntry,
   type ReplanRequest,
   type ReplanResponse,
-  type StepEvent,
 } from '../src/conductor/api-types.ts';
 import { buildPlanMessages, buildRepairMessages, buildReplanMessages } from '../src/conductor/prompt.ts';
 import {
@@ -33,6 +39,22 @@ import {
 } from './engines/engine.ts';
 
 export type EngineFactory = (kind: ModelRef['engine']) => Promise<ConductorEngine>;
+
+/** What the host reads from the device besides its engines; the thread supplies it (conductor.worker.ts). */
+export interface HostDevice {
+  capabilities(): Promise<Capabilities>;
+  models(): Promise<ConductorModels>;
+  cacheStatus(model: ModelRef): Promise<CacheStatus>;
+  deleteCache(model: ModelRef): Promise<boolean>;
+}
+
+/** Unit tests drive the host without a device: planning needs none. */
+const NO_DEVICE: HostDevice = {
+  capabilities: () => Promise.reject(new Error('This host has no device to probe')),
+  models: () => Promise.reject(new Error('This host has no device to probe')),
+  cacheStatus: () => Promise.reject(new Error('This host has no model cache')),
+  deleteCache: () => Promise.reject(new Error('This host has no model cache')),
+};
 
 const DEFAULT_PLAN_TOKENS = 1024;
 const DEFAULT_CHAT_TOKENS = 1024;
@@ -139,29 +161,56 @@ interface Attempt {
 
 type JsonSchema = Record<string, unknown>;
 
+/** A prompt for steps (a first plan or corrective steps) with its output constraint and validation limits. */
+interface StepsPrompt {
+  messages: ChatMessage[];
+  schemaFor: (limits: ParseOptions) => JsonSchema;
+  limits: ParseOptions;
+}
+
+/** One generation while it runs: its stop signal, its event stream and its statistics. */
+interface Call {
+  signal: AbortSignal;
+  emit: (event: ConductorEvent) => void;
+  stats: StatsCollector;
+}
+
+type Outcome =
+  | { ok: true; plan: Plan; attempt: Attempt; repaired?: { error: string } }
+  | { ok: false; error: string; last: Attempt; kept: Step[] };
+
+const noop = () => {};
+
 /**
- * Everything the conductor worker does, without comlink: engines, loading (and reloading after a
+ * Everything the conductor thread does, without comlink: engines, loading (and reloading after a
  * restart), planning with validation, one repair and a reported fallback, local chat, cancel.
- * Runs in the worker; unit tests drive it in node with a scripted engine.
+ * Runs in the thread (conductor.worker.ts exposes it); unit tests drive it in node with a scripted engine.
+ * One generation runs at a time: callers queue (the bridge does), so a second call meanwhile is refused.
  */
-export class EngineHost {
+export class EngineHost implements ConductorService {
   private engine: ConductorEngine | undefined;
   private loading: Promise<void> | undefined;
   private loadingModel: ModelRef | undefined;
   private readonly controllers = new Map<string, AbortController>();
-  /** Generations run one at a time. */
-  private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly createEngine: EngineFactory) {}
+  constructor(
+    private readonly createEngine: EngineFactory,
+    private readonly device: HostDevice = NO_DEVICE,
+  ) {}
 
+  /** The model the engine holds (the thread's fact; the page's owner of the loaded model is its app state). */
   loaded(): ModelRef | undefined {
     return this.engine?.loaded();
   }
 
   /** Loads `model` unless it is already loaded (or loading); a different model replaces the current one. */
-  async load(model: ModelRef, onProgress: (progress: LoadProgress) => void = () => {}): Promise<void> {
+  async load(model: ModelRef, onProgress?: (progress: LoadProgress) => unknown): Promise<void> {
     if (sameModel(this.engine?.loaded(), model)) return;
     if (this.loading && sameModel(this.loadingModel, model)) return this.loading;
+    // Progress is fire-and-forget: across comlink each report is a message nobody needs to wait for.
+    const report = (progress: LoadProgress) => {
+      void Promise.resolve(onProgress?.(progress)).catch(noop);
+    };
     const previous = this.loading;
     const run = (async () => {
       await previous?.catch(() => {});
@@ -171,7 +220,7 @@ export class EngineHost {
         this.engine = undefined;
       }
       this.engine ??= await this.createEngine(model.engine);
-      await this.engine.load(model, onProgress);
+      await this.engine.load(model, report);
     })();
     this.loading = run;
     this.loadingModel = model;
@@ -192,7 +241,10 @@ export class EngineHost {
     await engine?.unload();
   }
 
-  /** Soft stop: aborts the request's generation (or its wait in the queue). False if it is unknown. */
+  /**
+   * Soft stop: aborts the request's generation (during its model load, it stops once the load ends, which
+   * other requests may share). False if it is unknown.
+   */
   cancel(requestId: string): boolean {
     const controller = this.controllers.get(requestId);
     if (!controller) return false;
@@ -201,57 +253,105 @@ export class EngineHost {
     return true;
   }
 
-  private async exclusive<T>(requestId: string, model: ModelRef, work: (signal: AbortSignal) => Promise<T>) {
-    const controller = new AbortController();
+  capabilities(): Promise<Capabilities> {
+    return this.device.capabilities();
+  }
+
+  models(): Promise<ConductorModels> {
+    return this.device.models();
+  }
+
+  cacheStatus(model: ModelRef): Promise<CacheStatus> {
+    return this.device.cacheStatus(model);
+  }
+
+  /** Deletes a model's files, unloading it first when it is the loaded one. */
+  async deleteCache(model: ModelRef): Promise<boolean> {
+    if (sameModel(this.loaded(), model)) await this.unload();
+    return this.device.deleteCache(model);
+  }
+
+  /**
+   * The one path of every generation: registers its cancel, loads the named model (reloading it after a
+   * restart), runs `work`, and ends the event stream with `stats`, awaited, so the caller has every
+   * event before the result (or the error). `request.signal` stops it too, when the caller is in this thread.
+   */
+  private async generation<T extends { stats: GenerationStats }>(
+    request: GenerationOptions,
+    onEvent: ConductorListener | undefined,
+    work: (call: Call) => Promise<T>,
+  ): Promise<T> {
+    const requestId = request.requestId ?? crypto.randomUUID();
     if (this.controllers.has(requestId)) throw new Error(`Request ${requestId} is already running`);
+    if (this.controllers.size > 0) {
+      throw new Error(
+        'The conductor runs one generation at a time: wait for the running one (the bridge queues)',
+      );
+    }
+    const controller = new AbortController();
     this.controllers.set(requestId, controller);
-    const run = this.queue.then(async () => {
+    const stopOnAbort = () => this.cancel(requestId);
+    request.signal?.addEventListener('abort', stopOnAbort, { once: true });
+    if (request.signal?.aborted) controller.abort();
+    const emit = (event: ConductorEvent) => {
+      try {
+        void Promise.resolve(onEvent?.(event)).catch(noop);
+      } catch {
+        // A listener's fault must not stop the generation.
+      }
+    };
+    let stats: StatsCollector | undefined;
+    let final: GenerationStats | undefined;
+    try {
       if (controller.signal.aborted) throw cancelled();
+      const model = request.model ?? this.loaded();
+      if (!model) throw new ConductorError('ModelNotLoaded', 'Load a conductor model first');
       await this.load(model);
       if (controller.signal.aborted) throw cancelled();
-      return work(controller.signal);
-    });
-    this.queue = run.catch(() => {});
-    try {
-      return await run;
+      stats = new StatsCollector(performance.now());
+      const result = await work({ signal: controller.signal, emit, stats });
+      final = result.stats;
+      return result;
     } finally {
+      request.signal?.removeEventListener('abort', stopOnAbort);
+      if (onEvent) {
+        const event: ConductorEvent = {
+          kind: 'stats',
+          stats: final ?? (stats ?? new StatsCollector(0)).done(),
+        };
+        try {
+          await Promise.resolve(onEvent(event)).catch(noop);
+        } catch {
+          // As above: the listener's fault is not the call's.
+        }
+        this.releaseListener(onEvent);
+      }
       this.controllers.delete(requestId);
     }
   }
 
+  /** Called when a generation's listener has had its last event; the thread releases comlink's proxy here. */
+  protected releaseListener(_listener: ConductorListener): void {}
+
   /**
-   * Generates a plan (or corrective steps); when the output does not validate, tries once more with a
-   * prompt that quotes the validation error. What to do after two failures is the caller's.
+   * Generates steps (a first plan or corrective steps); when the output does not validate, tries once
+   * more with a prompt that quotes the validation error. What to do after two failures is the caller's.
    *
    * Steps streamed before the fault were valid against the pool and the steps before them, and the page
    * may already have started them (paid requests): they stand. The repair writes only the steps after
    * them and is streamed the same way, so nothing streamed is ever taken back (issue 11, defect 13).
    */
-  private async generateValidated(options: {
-    messages: ChatMessage[];
-    gen: { maxTokens: number; temperature: number };
-    schemaFor: (limits: ParseOptions) => JsonSchema;
-    limits: ParseOptions;
-    signal: AbortSignal;
-    stats: StatsCollector;
-    onToken: (text: string) => void;
-    onStep: (event: StepEvent) => void;
-  }): Promise<
-    | { ok: true; plan: Plan; attempt: Attempt; repaired?: { error: string } }
-    | { ok: false; error: string; last: Attempt; kept: Step[] }
-  > {
-    const { messages, schemaFor, limits, ...rest } = options;
-    const first = await this.streamAttempt({
-      ...rest,
-      schema: schemaFor(limits),
-      limits,
-      prompt: messages,
-      attemptNo: 1,
-    });
+  private async generateValidated(
+    prompt: StepsPrompt,
+    gen: { maxTokens: number; temperature: number },
+    call: Call,
+  ): Promise<Outcome> {
+    const { messages, schemaFor, limits } = prompt;
+    const first = await this.streamAttempt(messages, gen, schemaFor(limits), limits, 1, call);
     if (first.parsed.ok) return { ok: true, plan: first.parsed.plan, attempt: first };
     const error = lengthNote(first);
     const kept = first.streamed;
-    options.onStep({ kind: 'restart', attempt: 2, reason: error, kept: kept.length });
+    call.emit({ kind: 'restart', attempt: 2, reason: error, kept: kept.length });
     const offset = limits.offset ?? 0;
     const room = (limits.maxSteps ?? DEFAULT_MAX_STEPS) - kept.length;
     const after: ParseOptions =
@@ -268,13 +368,7 @@ export class EngineHost {
       error,
       ...(kept.length > 0 ? { kept: { first: offset, count: kept.length } } : {}),
     });
-    const second = await this.streamAttempt({
-      ...rest,
-      schema: schemaFor(after),
-      limits: after,
-      prompt: repair,
-      attemptNo: 2,
-    });
+    const second = await this.streamAttempt(repair, gen, schemaFor(after), after, 2, call);
     const keptBoth = [...kept, ...second.streamed];
     if (!second.parsed.ok) {
       return { ok: false, error: `${error}; then ${lengthNote(second)}`, last: second, kept: keptBoth };
@@ -287,34 +381,29 @@ export class EngineHost {
   }
 
   /**
-   * One generation of a plan (or corrective steps): tokens are passed on as they come, and each step as
-   * soon as its JSON object closes (the incremental parser; indices continue after `limits.offset`).
-   * The whole text is then parsed once more, which is authoritative.
+   * One generation of steps: tokens are passed on as they come, and each step as soon as its JSON object
+   * closes (the incremental parser; indices continue after `limits.offset`). The whole text is then parsed
+   * once more, which is authoritative.
    */
-  private async streamAttempt(options: {
-    prompt: ChatMessage[];
-    gen: { maxTokens: number; temperature: number };
-    schema: JsonSchema;
-    limits: ParseOptions;
-    attemptNo: number;
-    signal: AbortSignal;
-    stats: StatsCollector;
-    onToken: (text: string) => void;
-    onStep: (event: StepEvent) => void;
-  }): Promise<Attempt> {
-    const { limits, attemptNo, onToken, onStep } = options;
+  private async streamAttempt(
+    prompt: ChatMessage[],
+    gen: { maxTokens: number; temperature: number },
+    schema: JsonSchema,
+    limits: ParseOptions,
+    attemptNo: number,
+    call: Call,
+  ): Promise<Attempt> {
     const parser = new IncrementalPlanParser(limits);
     const streamed: Step[] = [];
-    const gen = { ...options.gen, jsonSchema: options.schema };
-    const result = await this.generate(options.prompt, gen, options.signal, (piece) => {
-      onToken(piece);
+    const result = await this.generate(prompt, { ...gen, jsonSchema: schema }, call.signal, (piece) => {
+      call.emit({ kind: 'token', text: piece });
       for (const event of parser.push(piece)) {
         if (event.type !== 'step') continue;
         streamed.push(event.step);
-        onStep({ kind: 'step', index: event.index, step: event.step, attempt: attemptNo });
+        call.emit({ kind: 'step', index: event.index, step: event.step, attempt: attemptNo });
       }
     });
-    options.stats.add(result);
+    call.stats.add(result);
     return { result, parsed: parsePlan(result.text, limits), streamed };
   }
 
@@ -338,35 +427,13 @@ export class EngineHost {
     return result;
   }
 
-  async plan(
-    request: PlanRequest,
-    onToken: (text: string) => void,
-    onStep: (event: StepEvent) => void,
-  ): Promise<PlanResponse> {
-    return this.exclusive(request.requestId, request.model, async (signal) => {
-      const started = performance.now();
-      const { messages, schemaFor, limits, pool } = planPrompt(request);
-      const gen = planGen(request);
-      const stats = new StatsCollector(started);
-      const outcome = await this.generateValidated({
-        messages,
-        gen,
-        schemaFor,
-        limits,
-        signal,
-        stats,
-        onToken,
-        onStep,
-      });
-      if (outcome.ok) {
-        return {
-          plan: outcome.plan,
-          stats: stats.done(),
-          ...(outcome.repaired ? { repaired: outcome.repaired } : {}),
-          raw: outcome.attempt.result.text,
-        };
-      }
-      const strongest = strongestWorker(pool);
+  /** Writes a plan; after two invalid outputs, one step on the strongest worker (after any kept steps). */
+  plan(request: PlanRequest, onEvent?: ConductorListener): Promise<PlanResponse> {
+    return this.generation(request, onEvent, async (call) => {
+      const prompt = planPrompt(request);
+      const outcome = await this.generateValidated(prompt, planGen(request), call);
+      if (outcome.ok) return { plan: outcome.plan, ...accepted(outcome, call) };
+      const strongest = strongestWorker(prompt.pool);
       if (!strongest) throw new ConductorError('NoWorkers', 'The pool has no worker to fall back to');
       // Steps already streamed stand (they may be running); the strongest worker answers after them.
       const kept = outcome.kept;
@@ -375,72 +442,56 @@ export class EngineHost {
         (kept.length === 0
           ? `so the question goes to ${strongest.label} alone.`
           : `so ${strongest.label} answers the question after the ${kept.length === 1 ? 'step' : 'steps'} already running.`);
-      onStep({ kind: 'restart', attempt: 3, reason, kept: kept.length });
+      call.emit({ kind: 'restart', attempt: 3, reason, kept: kept.length });
       const step: Step = {
         worker: strongest.id,
         task: request.question,
         sees: kept.length === 0 ? [] : 'all',
       };
-      const room = kept.length < limits.maxSteps;
-      if (room) onStep({ kind: 'step', index: kept.length, step, attempt: 3 });
+      const room = kept.length < prompt.limits.maxSteps;
+      if (room) call.emit({ kind: 'step', index: kept.length, step, attempt: 3 });
       const plan: Plan = {
         thought: 'Fallback: one step on the strongest worker.',
         steps: room ? [...kept, step] : kept,
       };
-      return { plan, stats: stats.done(), fallback: { reason }, raw: outcome.last.result.text };
+      return { plan, stats: call.stats.done(), fallback: { reason }, raw: outcome.last.result.text };
     });
   }
 
-  async replan(
-    request: ReplanRequest,
-    onToken: (text: string) => void,
-    onStep: (event: StepEvent) => void,
-  ): Promise<ReplanResponse> {
-    return this.exclusive(request.requestId, request.model, async (signal) => {
-      const started = performance.now();
-      const { messages, schemaFor, limits } = replanPrompt(request);
-      const gen = planGen(request);
-      const stats = new StatsCollector(started);
-      const outcome = await this.generateValidated({
-        messages,
-        gen,
-        schemaFor,
-        limits,
-        signal,
-        stats,
-        onToken,
-        onStep,
-      });
+  /** Corrective steps after `request.steps`; after two invalid outputs, none (the answer is accepted). */
+  replan(request: ReplanRequest, onEvent?: ConductorListener): Promise<ReplanResponse> {
+    return this.generation(request, onEvent, async (call) => {
+      const outcome = await this.generateValidated(replanPrompt(request), planGen(request), call);
       if (outcome.ok) {
-        return withThought(
-          {
-            steps: outcome.plan.steps,
-            stats: stats.done(),
-            ...(outcome.repaired ? { repaired: outcome.repaired } : {}),
-            raw: outcome.attempt.result.text,
-          },
-          outcome.attempt,
-        );
+        return withThought({ steps: outcome.plan.steps, ...accepted(outcome, call) }, outcome.attempt);
       }
       const reason = `The conductor's corrective steps were invalid twice (${outcome.error}), so the current answer is accepted.`;
-      onStep({ kind: 'restart', attempt: 3, reason });
-      return { steps: [], stats: stats.done(), fallback: { reason }, raw: outcome.last.result.text };
+      call.emit({ kind: 'restart', attempt: 3, reason });
+      return { steps: [], stats: call.stats.done(), fallback: { reason }, raw: outcome.last.result.text };
     });
   }
 
-  async chat(request: LocalChatRequest, onToken: (text: string) => void): Promise<LocalChatResponse> {
-    return this.exclusive(request.requestId, request.model, async (signal) => {
-      const stats = new StatsCollector(performance.now());
+  chat(request: LocalChatRequest, onEvent?: ConductorListener): Promise<LocalChatResponse> {
+    return this.generation(request, onEvent, async (call) => {
       const result = await this.generate(
         request.messages,
         { maxTokens: request.maxTokens ?? DEFAULT_CHAT_TOKENS, temperature: request.temperature ?? 0.7 },
-        signal,
-        onToken,
+        call.signal,
+        (text) => call.emit({ kind: 'token', text }),
       );
-      stats.add(result);
-      return { text: result.text, stats: stats.done(), finishReason: result.finishReason };
+      call.stats.add(result);
+      return { text: result.text, stats: call.stats.done(), finishReason: result.finishReason };
     });
   }
+}
+
+/** What a plan and corrective steps the model wrote (first time or repaired) report besides the steps. */
+function accepted(outcome: Extract<Outcome, { ok: true }>, call: Call) {
+  return {
+    stats: call.stats.done(),
+    ...(outcome.repaired ? { repaired: outcome.repaired } : {}),
+    raw: outcome.attempt.result.text,
+  };
 }
 
 function withThought(response: ReplanResponse, attempt: Attempt): ReplanResponse {

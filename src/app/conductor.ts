@@ -4,7 +4,7 @@ import { suggestionsFor } from '../conductor/engine-errors.ts';
 import { ProgressTracker } from './progress.ts';
 import { whenControlled } from './pwa.ts';
 import { getLedger } from './services.ts';
-import { conductor, modelLabel } from './state.ts';
+import { conductor, loadedModel, modelLabel } from './state.ts';
 import { requestPersistence } from './storage.ts';
 
 let bridge: Promise<ConductorBridge> | undefined;
@@ -19,8 +19,11 @@ export function getBridge(): Promise<ConductorBridge> {
     .then(() => Promise.all([import('../conductor/bridge.ts'), import('../egress/model-downloads.ts')]))
     .then(
       ([m, downloads]) =>
-        // The worker's model downloads go in the egress ledger like every other request.
-        new m.ConductorBridge({ onModelDownload: downloads.modelDownloadRecorder(getLedger) }),
+        new m.ConductorBridge({
+          loadedModel: () => loadedModel.value,
+          // The thread's model downloads go in the egress ledger like every other request.
+          onModelDownload: downloads.modelDownloadRecorder(getLedger),
+        }),
     );
   return bridge;
 }
@@ -53,11 +56,6 @@ function saveModel(model: ModelRef): void {
   } catch {
     // Not remembered: the user picks again next time.
   }
-}
-
-export function sameModel(a: ModelRef | undefined, b: ModelRef | undefined): boolean {
-  if (!a || !b || a.engine !== b.engine) return false;
-  return a.engine === 'webllm' ? a.modelId === (b as typeof a).modelId : a.url === (b as typeof a).url;
 }
 
 let loadSeq = 0;

@@ -1,6 +1,6 @@
 import { signal } from '@preact/signals';
 import type { PoolEntry, StepEvent } from '../conductor/api-types.ts';
-import type { ConductorBridge } from '../conductor/bridge.ts';
+import { type ReplanContext, replannerFor } from '../conductor/replanner.ts';
 import { dependencies, downstream } from '../executor/dag.ts';
 import type { RunHandle } from '../executor/executor.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
@@ -115,7 +115,6 @@ async function execute(
     transports(pool),
     getBridge(),
   ]);
-  setReplanContext(bridge, pool);
   const { maxSteps, maxDepth } = planPrefs.value;
   const run = startRun({
     maxSteps: mode === 'router' ? 1 : maxSteps,
@@ -126,7 +125,7 @@ async function execute(
     plan,
     pool,
     transport,
-    conductor: bridge,
+    conductor: replannerFor(bridge, replanContext(pool)),
     store,
     onEvent: (event: ExecutorEvent) => update(runId, (view) => applyEvent(view, event)),
   });
@@ -146,9 +145,9 @@ function track(run: RunHandle): void {
 }
 
 /** What the conductor needs to write corrective steps for a `self` step of a run over `pool`. */
-function setReplanContext(bridge: ConductorBridge, pool: readonly WorkerSpec[]): void {
+function replanContext(pool: readonly WorkerSpec[]): ReplanContext {
   const { maxSteps, maxDepth } = planPrefs.value;
-  bridge.replanContext = { pool: poolEntries(pool), maxSteps, maxDepth };
+  return { pool: poolEntries(pool), maxSteps, maxDepth };
 }
 
 /**
@@ -207,11 +206,11 @@ export async function ask(
         mode: input.mode,
         maxSteps,
         maxDepth: prefs.maxDepth,
-      },
-      {
         signal: abort.signal,
-        onToken: (text) => update(runId, (v) => ({ ...v, planText: v.planText + text })),
-        onStep,
+      },
+      (event) => {
+        if (event.kind === 'token') update(runId, (v) => ({ ...v, planText: v.planText + event.text }));
+        else if (event.kind !== 'stats') onStep(event);
       },
     );
     const plan = response.plan;
@@ -385,7 +384,6 @@ async function resumeHere(id: string): Promise<RunHandle> {
   const stored = await store.getRun(id);
   if (!stored) throw new Error('it is no longer in your history.');
   currentRun.value = { ...viewFromRecord(stored.run, stored.steps), phase: 'running', endedAt: undefined };
-  setReplanContext(bridge, stored.run.pool);
   const run = await resumeRun({
     maxDepth: planPrefs.value.maxDepth,
     store,
@@ -393,7 +391,7 @@ async function resumeHere(id: string): Promise<RunHandle> {
     // Steps whose paid answer was lost are told apart by what the ledger saw leave.
     ledger,
     transport: await transports(stored.run.pool),
-    conductor: bridge,
+    conductor: replannerFor(bridge, replanContext(stored.run.pool)),
     onEvent: (event) => update(id, (view) => applyEvent(view, event)),
   });
   track(run);

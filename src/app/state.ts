@@ -1,4 +1,4 @@
-import { signal } from '@preact/signals';
+import { computed, signal } from '@preact/signals';
 import type { ModelRef } from '../../workers/engines/engine.ts';
 import type { Capabilities } from '../capabilities/probe.ts';
 import { probeCapabilities } from '../capabilities/probe.ts';
@@ -21,8 +21,17 @@ export interface ConductorState {
   suggestions?: EngineSuggestion[];
 }
 
-/** The on-device conductor model, as the status line and the settings show it. */
+/**
+ * The on-device conductor model, as the status line and the settings show it. The one owner of which model
+ * is loaded on the page: the bridge names it in every request (and a restarted thread reloads it from there).
+ */
 export const conductor = signal<ConductorState>({ status: 'none' });
+
+/** The model loaded and ready, read from `conductor`; undefined while none is. */
+export const loadedModel = computed<ModelRef | undefined>(() => {
+  const state = conductor.value;
+  return state.status === 'ready' ? state.model : undefined;
+});
 
 export function modelLabel(model: ModelRef): string {
   return model.engine === 'webllm' ? model.modelId : (model.name ?? model.url.split('/').pop() ?? model.url);

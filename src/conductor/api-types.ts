@@ -1,6 +1,8 @@
 import type { LoadProgress, ModelRef } from '../../workers/engines/engine.ts';
+import type { Capabilities } from '../capabilities/probe.ts';
 import type { Plan, Step } from '../plan/index.ts';
 import type { ChatMessage } from '../providers/transport.ts';
+import type { ConductorChoice, ConductorModelInfo } from './model-choice.ts';
 
 /**
  * Requests and results of the conductor worker, shared by the worker and the page. Types only: the page
@@ -20,11 +22,20 @@ export interface PoolEntry {
 
 export type PlanMode = 'router' | 'conductor';
 
-/** Knobs common to every generation. Each request names its model, so a restarted worker reloads it. */
+/**
+ * Knobs common to every generation. What crosses to the thread always names its model (the bridge fills in
+ * the loaded one), so a restarted thread reloads it.
+ */
 export interface GenerationOptions {
-  /** Unique per call; `cancel(requestId)` stops it. */
-  requestId: string;
-  model: ModelRef;
+  /** Unique per call; `cancel(requestId)` stops it. Default: a new id. */
+  requestId?: string;
+  /** Default: the loaded model. */
+  model?: ModelRef;
+  /**
+   * Stops the call (a soft stop). A signal cannot cross to the thread: the bridge keeps it on the page and
+   * turns its abort into `cancel(requestId)`.
+   */
+  signal?: AbortSignal;
   maxTokens?: number;
   temperature?: number;
 }
@@ -130,12 +141,47 @@ export class ConductorError extends Error {
 }
 
 /**
- * Everything a generation streams to the page goes through one callback, so it arrives in order (each
- * comlink callback has its own MessagePort, and two ports are not ordered with each other). The worker
- * waits for the page to acknowledge the last event before it resolves the call, so every event arrives
- * before the result.
+ * Everything a generation streams goes through one callback, so it arrives in order (each comlink callback
+ * has its own MessagePort, and two ports are not ordered with each other). `stats` is the last event of
+ * every call, also of one that fails: the thread awaits the page's answer to it before it settles the call,
+ * so every event arrives before the result.
  */
-export type ConductorEvent = { kind: 'token'; text: string } | StepEvent | { kind: 'flush' };
+export type ConductorEvent =
+  | { kind: 'token'; text: string }
+  | StepEvent
+  | { kind: 'stats'; stats: GenerationStats };
+
+/** Receives a generation's events. Its return value is ignored, except that `stats` is awaited. */
+export type ConductorListener = (event: ConductorEvent) => unknown;
+
+/** What the thread offers to pick a model: the recommendation for this device and every candidate. */
+export interface ConductorModels {
+  choice: ConductorChoice;
+  candidates: readonly ConductorModelInfo[];
+}
+
+/**
+ * The conductor: planning, corrective steps and local chat with the on-device model. The host in the thread
+ * (workers/engine-host.ts) implements it; the page's bridge (bridge.ts) implements it too, by calling the
+ * host in the thread, and adds only the thread's lifecycle (ping, restart, hard stop).
+ */
+export interface ConductorService {
+  /** Writes a plan for `request.question`, streaming tokens, each complete step and restarts. */
+  plan(request: PlanRequest, onEvent?: ConductorListener): Promise<PlanResponse>;
+  /** Corrective steps for a `self` step (recursion), streamed like `plan`. */
+  replan(request: ReplanRequest, onEvent?: ConductorListener): Promise<ReplanResponse>;
+  /** Answers with the on-device model (the `local` worker), streaming tokens. */
+  chat(request: LocalChatRequest, onEvent?: ConductorListener): Promise<LocalChatResponse>;
+  /** Soft stop of one call, named by its `requestId`. */
+  cancel(requestId: string): unknown;
+  /** Loads `model` (downloading it or reading the cache). `onProgress` is called fire-and-forget. */
+  load(model: ModelRef, onProgress?: (progress: LoadProgress) => unknown): Promise<void>;
+  unload(): Promise<void>;
+  capabilities(): Promise<Capabilities>;
+  models(): Promise<ConductorModels>;
+  cacheStatus(model: ModelRef): Promise<CacheStatus>;
+  deleteCache(model: ModelRef): Promise<boolean>;
+}
 
 /**
  * The model files the worker fetches (weights, configs, tokenizer, compiled library), reported to the page

@@ -1,55 +1,55 @@
 import { proxy, type Remote, wrap } from 'comlink';
-import type { ConductorApi } from '../../workers/conductor.worker.ts';
-import type { Conductor, ReplanInput } from '../executor/types.ts';
-import type { Step } from '../plan/index.ts';
+import type { ConductorThreadApi } from '../../workers/conductor.worker.ts';
+import { createChannel } from '../app/channel.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
 import {
   ConductorError,
   type ConductorEvent,
+  type ConductorListener,
+  type ConductorService,
+  type GenerationOptions,
   type LoadProgress,
+  type LocalChatRequest,
   type LocalChatResponse,
   type ModelDownloadReport,
   type ModelRef,
   type PlanRequest,
   type PlanResponse,
-  type PoolEntry,
   type ReplanRequest,
   type ReplanResponse,
-  type StepEvent,
 } from './api-types.ts';
 
 export interface BridgeOptions {
-  /** Makes the worker (tests inject one; default: the conductor worker module). */
-  createWorker?: () => Worker;
-  /** After a soft cancel, how long the call may take to stop before the worker is killed (default 1500 ms). */
+  /** Makes the thread (tests inject one; default: the conductor thread module). */
+  createThread?: () => Worker;
+  /**
+   * The model a request runs on when it names none: read from the loaded model's owner (the app's state),
+   * so that a thread restarted after a crash reloads what the page believes is loaded. Default: none.
+   */
+  loadedModel?: () => ModelRef | undefined;
+  /** After a soft cancel, how long the call may take to stop before the thread is killed (default 1500 ms). */
   cancelGraceMs?: number;
-  /** While a call runs, the worker is pinged this often (default 5000 ms)... */
+  /** While a call runs, the thread is pinged this often (default 5000 ms)... */
   pingIntervalMs?: number;
   /** ...and declared dead when a ping gets no answer within this (default 5000 ms). */
   pingTimeoutMs?: number;
   /**
-   * Receives the worker's model downloads (src/egress/model-downloads.ts writes them in the ledger). A
-   * `start` is awaited by the worker before the request leaves; `gone` comes from the bridge when a worker dies.
+   * Receives the thread's model downloads (src/egress/model-downloads.ts writes them in the ledger). A
+   * `start` is awaited by the thread before the request leaves; `gone` comes from the bridge when a thread dies.
    */
   onModelDownload?: (report: ModelDownloadReport) => unknown;
 }
 
-export interface StreamOptions {
-  onToken?: (text: string) => void;
-  onStep?: (event: StepEvent) => void;
-  signal?: AbortSignal;
-}
+type Api = Remote<ConductorThreadApi>;
 
-type Without<T> = Omit<T, 'requestId' | 'model'> & { model?: ModelRef };
-
-/** One live worker and the promise that rejects when it dies. */
+/** One live thread and the promise that rejects when it dies. */
 interface Live {
-  worker: Worker;
-  api: Remote<ConductorApi>;
+  thread: Worker;
+  api: Api;
   dead: Promise<never>;
-  /** Terminates the worker; `restart` (default true) counts it as a restart. */
+  /** Terminates the thread; `restart` (default true) counts it as a restart. */
   kill: (reason: string, restart?: boolean) => void;
   isDead: boolean;
 }
@@ -60,7 +60,7 @@ function newRequestId(): string {
   return `c${Date.now().toString(36)}-${counter}`;
 }
 
-function defaultWorker(): Worker {
+function defaultThread(): Worker {
   return new Worker(new URL('../../workers/conductor.worker.ts', import.meta.url), {
     type: 'module',
     name: 'baton-conductor',
@@ -68,52 +68,50 @@ function defaultWorker(): Worker {
 }
 
 /**
- * Owns the conductor worker on the page: starts it lazily, runs one generation at a time, turns
- * cancel into a soft stop in the engine and, if the worker does not stop in time (or dies, or stops
- * answering pings), into terminate-and-restart. After a restart the next call reloads the last model,
+ * Owns the conductor thread on the page: starts it lazily, queues generations (one runs at a time), turns
+ * cancel into a soft stop in the engine and, if the thread does not stop in time (or dies, or stops
+ * answering pings), into terminate-and-restart. After a restart the next call reloads the loaded model,
  * as web-llm's `reloadIfUnmatched` does, because every request names its model.
  */
-export class ConductorBridge implements Conductor {
+export class ConductorBridge implements ConductorService {
   private live: Live | undefined;
-  private model: ModelRef | undefined;
+  /** The one queue of generations: each waits for the one before it has settled. */
   private queue: Promise<unknown> = Promise.resolve();
-  private running: { requestId: string; cancel: () => void } | undefined;
+  /** The cancel of each queued or running generation, by request id. */
+  private readonly calls = new Map<string, () => void>();
   private readonly cancelGraceMs: number;
   private readonly pingIntervalMs: number;
   private readonly pingTimeoutMs: number;
-  private readonly createWorker: () => Worker;
+  private readonly createThread: () => Worker;
+  private readonly loadedModel: () => ModelRef | undefined;
   private readonly onModelDownload: ((report: ModelDownloadReport) => unknown) | undefined;
   private restarts = 0;
 
   constructor(options: BridgeOptions = {}) {
-    this.createWorker = options.createWorker ?? defaultWorker;
+    this.createThread = options.createThread ?? defaultThread;
+    this.loadedModel = options.loadedModel ?? (() => undefined);
     this.cancelGraceMs = options.cancelGraceMs ?? 1500;
     this.pingIntervalMs = options.pingIntervalMs ?? 5000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 5000;
     this.onModelDownload = options.onModelDownload;
   }
 
-  /** How many times the worker was replaced after a crash, hang or hard cancel. */
+  /** How many times the thread was replaced after a crash, hang or hard cancel. */
   get restartCount(): number {
     return this.restarts;
   }
 
-  /** The model the bridge keeps loaded (reloaded after a restart). */
-  get currentModel(): ModelRef | undefined {
-    return this.model;
-  }
-
   private start(): Live {
     if (this.live && !this.live.isDead) return this.live;
-    const worker = this.createWorker();
-    const api = wrap<ConductorApi>(worker);
+    const thread = this.createThread();
+    const api = wrap<ConductorThreadApi>(thread);
     let reject!: (error: Error) => void;
     const dead = new Promise<never>((_, r) => {
       reject = r;
     });
     dead.catch(() => {});
     const live: Live = {
-      worker,
+      thread,
       api,
       dead,
       isDead: false,
@@ -121,34 +119,34 @@ export class ConductorBridge implements Conductor {
         if (live.isDead) return;
         live.isDead = true;
         if (restart) this.restarts++;
-        worker.terminate();
+        thread.terminate();
         if (this.live === live) this.live = undefined;
         void Promise.resolve(this.onModelDownload?.({ kind: 'gone', reason })).catch(() => {});
         reject(new ConductorError('WorkerCrashed', reason));
       },
     };
-    worker.addEventListener('error', (event) => {
+    thread.addEventListener('error', (event) => {
       event.preventDefault?.();
       live.kill(`The conductor worker crashed: ${event.message || 'unknown error'}`);
     });
-    worker.addEventListener('messageerror', () =>
+    thread.addEventListener('messageerror', () =>
       live.kill('The conductor worker sent an unreadable message'),
     );
-    // Sent before any other call on the same port, so the worker reports from its first download on.
+    // Sent before any other call on the same port, so the thread reports from its first download on.
     const onModelDownload = this.onModelDownload;
     if (onModelDownload) void api.watchDownloads(proxy(onModelDownload)).catch(() => {});
     this.live = live;
     return live;
   }
 
-  /** Replaces the worker now (the hard stop). The next call starts a new one and reloads the model. */
+  /** Replaces the thread now (the hard stop). The next call starts a new one and reloads the model. */
   restart(reason = 'Restarted'): void {
     this.live?.kill(reason);
   }
 
   /**
    * A worker terminated from outside, or wedged, never answers: before each generation make sure it
-   * answers a ping, else replace it (the request names its model, so the new worker reloads it).
+   * answers a ping, else replace it (the request names its model, so the new thread reloads it).
    */
   private async ensureResponsive(): Promise<void> {
     const live = this.live;
@@ -166,12 +164,12 @@ export class ConductorBridge implements Conductor {
       live.dead.catch(() => true),
     ]);
     clearTimeout(timeout);
-    // kill() ignores a worker that is already dead.
+    // kill() ignores a thread that is already dead.
     if (!answered) live.kill(`The conductor worker stopped answering for ${this.pingTimeoutMs} ms`);
   }
 
-  /** Runs `call` on the live worker; rejects if the worker dies first. Pings it while waiting. */
-  private async guarded<T>(call: (api: Remote<ConductorApi>) => Promise<T>): Promise<T> {
+  /** Runs `call` on the live thread; rejects if the thread dies first. Pings it while waiting. */
+  private async guarded<T>(call: (api: Api) => Promise<T>): Promise<T> {
     const live = this.start();
     let timer: ReturnType<typeof setInterval> | undefined;
     const watchdog = new Promise<never>((_, reject) => {
@@ -194,15 +192,13 @@ export class ConductorBridge implements Conductor {
     return this.guarded((api) => api.models());
   }
 
-  /** Loads a model and remembers it: later calls use it, and a restarted worker reloads it. */
-  async load(model: ModelRef, onProgress?: (progress: LoadProgress) => void): Promise<void> {
-    this.model = model;
+  /** Loads a model in the thread. Which model is loaded is the caller's to record (`loadedModel`). */
+  async load(model: ModelRef, onProgress?: (progress: LoadProgress) => unknown): Promise<void> {
     const callback = onProgress ? proxy(onProgress) : undefined;
     await this.guarded((api) => api.load(model, callback));
   }
 
   async unload(): Promise<void> {
-    this.model = undefined;
     if (this.live) await this.guarded((api) => api.unload());
   }
 
@@ -214,131 +210,99 @@ export class ConductorBridge implements Conductor {
     return this.guarded((api) => api.deleteCache(model));
   }
 
-  /** Stops the running generation (and everything queued). */
-  cancel(): void {
-    this.running?.cancel();
-  }
-
-  private modelFor(request: { model?: ModelRef }): ModelRef {
-    const model = request.model ?? this.model;
-    if (!model) throw new ConductorError('ModelNotLoaded', 'Load a conductor model first');
-    return model;
+  /** Stops a generation, queued or running: the one cancel path (a request's `signal` comes here too). */
+  cancel(requestId: string): void {
+    this.calls.get(requestId)?.();
   }
 
   /**
-   * One generation at a time: waits its turn, then runs, with a soft cancel through the engine and a hard
-   * stop (restart) when the worker does not stop within the grace period.
+   * The one path of every generation: it waits its turn in the queue, then runs with a soft cancel through
+   * the engine and a hard stop (restart) when the thread does not stop within the grace period. The signal
+   * stays here (it cannot be sent); the request crosses with its id and model.
    */
-  private exclusive<T>(
-    options: StreamOptions,
-    run: (
-      api: Remote<ConductorApi>,
-      requestId: string,
-      onEvent: (event: ConductorEvent) => void,
-    ) => Promise<T>,
+  private generation<R extends GenerationOptions, T>(
+    request: R,
+    onEvent: ConductorListener | undefined,
+    send: (api: Api, request: Omit<R, 'signal'>, listener: ConductorListener) => Promise<T>,
   ): Promise<T> {
-    const requestId = newRequestId();
-    const { signal, onToken, onStep } = options;
+    const { signal, ...rest } = request;
+    const model = request.model ?? this.loadedModel();
+    if (!model) return Promise.reject(new ConductorError('ModelNotLoaded', 'Load a conductor model first'));
+    const requestId = request.requestId ?? newRequestId();
+    let stop: (() => void) | undefined;
+    let cancelledEarly = false;
+    const cancel = () => {
+      if (stop) stop();
+      else cancelledEarly = true;
+    };
+    this.calls.set(requestId, cancel);
+    signal?.addEventListener('abort', cancel, { once: true });
     const turn = this.queue.then(async () => {
       await this.ensureResponsive();
-      // Checked after the ping: an abort during it would otherwise fire before the listener below exists.
-      if (signal?.aborted) throw new ConductorError('PlanCancelled', 'Cancelled before it started');
+      // Checked after the ping: an abort during it is remembered, not acted on, until the call runs.
+      if (cancelledEarly || signal?.aborted) {
+        throw new ConductorError('PlanCancelled', 'Cancelled before it started');
+      }
       let hardStop: (error: Error) => void = () => {};
       const stopped = new Promise<never>((_, reject) => {
         hardStop = reject;
       });
       stopped.catch(() => {});
       let graceTimer: ReturnType<typeof setTimeout> | undefined;
-      const cancel = () => {
+      stop = () => {
         if (graceTimer) return;
         const live = this.live;
         void live?.api.cancel(requestId).catch(() => {});
         graceTimer = setTimeout(() => {
           live?.kill('The conductor did not stop in time and was restarted');
-          hardStop(new ConductorError('PlanCancelled', 'Cancelled (the worker was restarted to stop it)'));
+          hardStop(new ConductorError('PlanCancelled', 'Cancelled (the thread was restarted to stop it)'));
         }, this.cancelGraceMs);
       };
-      this.running = { requestId, cancel };
-      signal?.addEventListener('abort', cancel, { once: true });
-      const onEvent = proxy((event: ConductorEvent) => {
-        if (event.kind === 'token') onToken?.(event.text);
-        else if (event.kind !== 'flush') onStep?.(event);
-      });
+      const listener = proxy((event: ConductorEvent) => onEvent?.(event));
       try {
-        return await Promise.race([this.guarded((api) => run(api, requestId, onEvent)), stopped]);
+        const wire = { ...rest, model, requestId } as Omit<R, 'signal'>;
+        return await Promise.race([this.guarded((api) => send(api, wire, listener)), stopped]);
       } finally {
         clearTimeout(graceTimer);
-        signal?.removeEventListener('abort', cancel);
-        if (this.running?.requestId === requestId) this.running = undefined;
       }
     });
-    this.queue = turn.catch(() => {});
-    return turn;
+    const settled = turn.finally(() => {
+      signal?.removeEventListener('abort', cancel);
+      this.calls.delete(requestId);
+    });
+    this.queue = settled.catch(() => {});
+    return settled;
   }
 
-  /** Writes a plan for `question`, streaming tokens and each complete step. */
-  plan(request: Without<PlanRequest>, options: StreamOptions = {}): Promise<PlanResponse> {
-    const model = this.modelFor(request);
-    return this.exclusive(options, (api, requestId, onEvent) =>
-      api.plan({ ...request, model, requestId }, onEvent),
-    );
+  /** Writes a plan for `request.question`, streaming tokens, each complete step and restarts. */
+  plan(request: PlanRequest, onEvent?: ConductorListener): Promise<PlanResponse> {
+    return this.generation(request, onEvent, (api, wire, listener) => api.plan(wire, listener));
   }
 
   /** Corrective steps (recursion), streamed like `plan`. */
-  replanWith(request: Without<ReplanRequest>, options: StreamOptions = {}): Promise<ReplanResponse> {
-    const model = this.modelFor(request);
-    return this.exclusive(options, (api, requestId, onEvent) =>
-      api.replan({ ...request, model, requestId }, onEvent),
-    );
+  replan(request: ReplanRequest, onEvent?: ConductorListener): Promise<ReplanResponse> {
+    return this.generation(request, onEvent, (api, wire, listener) => api.replan(wire, listener));
   }
 
   /** Answers with the on-device model (the `local` worker). */
-  chat(
-    request: Without<Parameters<ConductorApi['chat']>[0]>,
-    options: StreamOptions = {},
-  ): Promise<LocalChatResponse> {
-    const model = this.modelFor(request);
-    return this.exclusive(options, (api, requestId, onEvent) =>
-      api.chat({ ...request, model, requestId }, onEvent),
-    );
+  chat(request: LocalChatRequest, onEvent?: ConductorListener): Promise<LocalChatResponse> {
+    return this.generation(request, onEvent, (api, wire, listener) => api.chat(wire, listener));
   }
 
-  /** The pool the executor's `self` steps plan for; set by the app before a run. */
-  replanContext: { pool: PoolEntry[]; maxSteps?: number; maxDepth?: number } | undefined;
-
-  /** The executor's `Conductor`: corrective steps for a `self` step, or [] to accept. */
-  async replan(input: ReplanInput): Promise<Step[]> {
-    const context = this.replanContext;
-    if (!context) throw new ConductorError('NoWorkers', 'The conductor has no pool to plan for');
-    const response = await this.replanWith(
-      {
-        question: input.question,
-        pool: context.pool,
-        steps: [...input.steps],
-        answers: input.answers.map((answer) => answer ?? null),
-        depth: input.depth,
-        ...(context.maxSteps ? { maxSteps: context.maxSteps } : {}),
-        ...(context.maxDepth !== undefined ? { maxDepth: context.maxDepth } : {}),
-      },
-      { signal: input.signal },
-    );
-    return response.steps;
-  }
-
-  /** Stops the worker for good (the bridge starts a new one if used again). */
+  /** Stops the thread for good (the bridge starts a new one if used again). */
   dispose(): void {
     this.live?.kill('Disposed', false);
     this.live = undefined;
   }
 
-  /** For tests: makes the worker throw an uncaught error, as a crashing engine would. */
+  /** For tests: makes the thread throw an uncaught error, as a crashing engine would. */
   async crashForTests(): Promise<void> {
     await this.start().api.crashForTests();
   }
 
-  /** For tests: the current worker, to kill it from outside. */
-  get workerForTests(): Worker | undefined {
-    return this.live?.worker;
+  /** For tests: the current thread, to kill it from outside. */
+  get threadForTests(): Worker | undefined {
+    return this.live?.thread;
   }
 }
 
@@ -347,35 +311,14 @@ export class LocalChatTransport implements ChatTransport {
   constructor(private readonly bridge: ConductorBridge) {}
 
   async *stream(_worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
-    const pending: string[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
+    const tokens = createChannel<string>();
     const call = this.bridge
-      .chat(
-        { messages: request.messages },
-        {
-          signal: request.signal,
-          onToken: (text) => {
-            pending.push(text);
-            wake?.();
-          },
-        },
-      )
-      .finally(() => {
-        finished = true;
-        wake?.();
-      });
+      .chat({ messages: request.messages, signal: request.signal }, (event) => {
+        if (event.kind === 'token') tokens.push(event.text);
+      })
+      .finally(() => tokens.close());
     call.catch(() => {});
-    while (!finished || pending.length > 0) {
-      if (pending.length === 0) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-        continue;
-      }
-      yield { type: 'delta', text: pending.splice(0).join('') };
-    }
+    for await (const text of tokens) yield { type: 'delta', text };
     let response: LocalChatResponse;
     try {
       response = await call;

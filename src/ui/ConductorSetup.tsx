@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ModelRef } from '../../workers/engines/engine.ts';
-import { cancelLoad, loadConductor, sameModel } from '../app/conductor.ts';
+import { cancelLoad, loadConductor } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
-import { capabilities, conductor, modelLabel } from '../app/state.ts';
+import { capabilities, conductor, loadedModel, modelLabel } from '../app/state.ts';
 import { storageStatus } from '../app/storage.ts';
 import type { EngineSuggestion } from '../conductor/engine-errors.ts';
 import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../conductor/model-choice.ts';
@@ -96,7 +96,7 @@ export function ConductorSetup() {
   }, [switchTo]);
   const selectedKey = selected || (choice ? refKey(choice.model) : '');
   const loading = state.status === 'loading';
-  const loaded = state.status === 'ready' ? state.model : undefined;
+  const loaded = loadedModel.value;
   const custom = selectedKey === 'custom' ? customModel(customUrl, customLib) : undefined;
   const selectedModel =
     selectedKey === 'custom'
@@ -104,7 +104,7 @@ export function ConductorSetup() {
         ? custom
         : undefined
       : options.find((o) => refKey(o) === selectedKey);
-  const selectedIsLoaded = !!loaded && !!selectedModel && sameModel(loaded, selectedModel);
+  const selectedIsLoaded = !!loaded && !!selectedModel && refKey(loaded) === refKey(selectedModel);
   const cpuModel = options.find((o) => o.engine === 'wllama') ?? DEFAULT_WLLAMA_MODEL;
 
   const start = () => {
@@ -115,7 +115,7 @@ export function ConductorSetup() {
     setCustomError(undefined);
     const model = selectedModel;
     if (!model) return;
-    if (loaded && !sameModel(loaded, model)) setSwitchTo(model);
+    if (loaded && refKey(loaded) !== refKey(model)) setSwitchTo(model);
     else void loadConductor(model);
   };
   const confirmSwitch = () => {

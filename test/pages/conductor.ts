@@ -1,6 +1,6 @@
 import { Wllama } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
-import type { PlanRequest, StepEvent } from '../../src/conductor/api-types.ts';
+import type { ConductorListener, ModelRef, PlanRequest, StepEvent } from '../../src/conductor/api-types.ts';
 import { ConductorBridge } from '../../src/conductor/bridge.ts';
 import { planPrompt } from '../../workers/engine-host.ts';
 
@@ -10,7 +10,10 @@ import { planPrompt } from '../../workers/engine-host.ts';
  */
 
 const params = new URLSearchParams(location.search);
+/** The harness owns the loaded model, as the app's state does: set once a load succeeds. */
+let loadedModel: ModelRef | undefined;
 const bridge = new ConductorBridge({
+  loadedModel: () => loadedModel,
   pingIntervalMs: Number(params.get('pingInterval') ?? 1000),
   pingTimeoutMs: Number(params.get('pingTimeout') ?? 5000),
   cancelGraceMs: Number(params.get('cancelGrace') ?? 1500),
@@ -30,11 +33,7 @@ interface Trace {
 }
 
 async function traced(
-  run: (opts: {
-    onToken: (text: string) => void;
-    onStep: (event: StepEvent) => void;
-    signal: AbortSignal;
-  }) => Promise<unknown>,
+  run: (signal: AbortSignal, onEvent: ConductorListener) => Promise<unknown>,
   cancelAfterTokens?: number,
 ): Promise<Trace> {
   const controller = new AbortController();
@@ -47,8 +46,12 @@ async function traced(
     }
   };
   const onStep = (event: StepEvent) => trace.steps.push({ t: performance.now(), event });
+  const onEvent: ConductorListener = (event) => {
+    if (event.kind === 'token') onToken(event.text);
+    else if (event.kind !== 'stats') onStep(event);
+  };
   try {
-    trace.response = await run({ onToken, onStep, signal: controller.signal });
+    trace.response = await run(controller.signal, onEvent);
     trace.ok = true;
   } catch (error) {
     const e = error as Error;
@@ -65,26 +68,27 @@ const harness = {
   async load(url: string, threads?: number) {
     const progress: unknown[] = [];
     const started = performance.now();
-    await bridge.load({ engine: 'wllama', url, name: 'tiny', ...(threads ? { threads } : {}) }, (p) =>
-      progress.push(p),
-    );
+    const model: ModelRef = { engine: 'wllama', url, name: 'tiny', ...(threads ? { threads } : {}) };
+    await bridge.load(model, (p) => progress.push(p));
+    loadedModel = model;
     return { progress, ms: performance.now() - started };
   },
   plan(request: PlanInput, cancelAfterTokens?: number): Promise<Trace> {
-    return traced((opts) => bridge.plan(request, opts), cancelAfterTokens);
+    return traced((signal, onEvent) => bridge.plan({ ...request, signal }, onEvent), cancelAfterTokens);
   },
   chat(text: string, maxTokens: number, cancelAfterTokens?: number): Promise<Trace> {
     return traced(
-      (opts) => bridge.chat({ messages: [{ role: 'user', content: text }], maxTokens }, opts),
+      (signal, onEvent) =>
+        bridge.chat({ messages: [{ role: 'user', content: text }], maxTokens, signal }, onEvent),
       cancelAfterTokens,
     );
   },
   restartCount: () => bridge.restartCount,
   /** Kills the worker behind the bridge's back (as a browser would kill a crashed worker). */
   terminateWorker(): boolean {
-    const worker = bridge.workerForTests;
-    worker?.terminate();
-    return !!worker;
+    const thread = bridge.threadForTests;
+    thread?.terminate();
+    return !!thread;
   },
   crashWorker: () => bridge.crashForTests(),
 

@@ -29,7 +29,17 @@ export function BenchRoute() {
     Promise.all([transports(workers), ready ? getBridge() : undefined]).then(
       ([transport, bridge]) => {
         if (stale) return;
-        setServices({ transport, ...(bridge ? { planner: plannerFromConductor(bridge, workers) } : {}) });
+        setServices({
+          transport,
+          ...(bridge
+            ? {
+                planner: plannerFromConductor(
+                  { plan: (request, options) => bridge.plan({ ...request, ...options }) },
+                  workers,
+                ),
+              }
+            : {}),
+        });
       },
       (e: unknown) => setError((e as Error).message),
     );

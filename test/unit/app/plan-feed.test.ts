@@ -167,8 +167,9 @@ describe('PlanFeed with the conductor host: a rejected attempt costs no step the
         maxSteps: 4,
         maxDepth: 0,
       },
-      () => {},
-      (event) => feed.onEvent(event),
+      (event) => {
+        if (event.kind !== 'token' && event.kind !== 'stats') feed.onEvent(event);
+      },
     );
     // Three steps were sent before the plan was final (two from the rejected attempt, one from its repair).
     expect(feed.sentCount).toBe(3);

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanRequest, StepEvent } from '../../../src/conductor/api-types.ts';
+import type { ConductorListener, PlanRequest, StepEvent } from '../../../src/conductor/api-types.ts';
 import { EngineHost, strongestWorker } from '../../../workers/engine-host.ts';
 import type { ConductorEngine, GenerateRequest, ModelRef } from '../../../workers/engines/engine.ts';
+
+/** The host's one event stream, split as these tests read it: tokens, and steps and restarts. */
+function split(onToken: (text: string) => void, onStep: (event: StepEvent) => void): ConductorListener {
+  return (event) => {
+    if (event.kind === 'token') onToken(event.text);
+    else if (event.kind !== 'stats') onStep(event);
+  };
+}
 
 /** An engine that "generates" scripted outputs, piece by piece, and records its requests. */
 function scripted(outputs: string[], options: { hangAfter?: number } = {}) {
@@ -66,8 +74,10 @@ describe('EngineHost.plan', () => {
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('a'),
-      (t) => tokens.push(t),
-      (e) => events.push(e),
+      split(
+        (t) => tokens.push(t),
+        (e) => events.push(e),
+      ),
     );
     expect(s.loads()).toBe(1);
     expect(tokens.join('')).toBe(good);
@@ -89,8 +99,10 @@ describe('EngineHost.plan', () => {
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('b'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(response.repaired?.error).toMatch(/step 4/);
     expect(response.plan.steps).toHaveLength(2);
@@ -104,8 +116,10 @@ describe('EngineHost.plan', () => {
     const host = new EngineHost(async () => s.engine);
     const response = await host.plan(
       request('c'),
-      () => {},
-      () => {},
+      split(
+        () => {},
+        () => {},
+      ),
     );
     expect(response.fallback?.reason).toMatch(/Big/);
     expect(response.plan.steps).toEqual([{ worker: 'w2', task: 'Add two numbers.', sees: [] }]);
@@ -117,11 +131,13 @@ describe('EngineHost.plan', () => {
     const tokens: string[] = [];
     const running = host.plan(
       request('d'),
-      (t) => {
-        tokens.push(t);
-        if (tokens.length === 3) host.cancel('d');
-      },
-      () => {},
+      split(
+        (t) => {
+          tokens.push(t);
+          if (tokens.length === 3) host.cancel('d');
+        },
+        () => {},
+      ),
     );
     await expect(running).rejects.toMatchObject({ name: 'PlanCancelled' });
     expect(host.cancel('d')).toBe(false);
@@ -152,8 +168,10 @@ describe('EngineHost.replan', () => {
     const events: StepEvent[] = [];
     const response = await host.replan(
       replanRequest('r', 1),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(response.steps).toEqual([{ worker: 'w2', task: 'check', sees: [0] }]);
     expect(response.thought).toBe('check it');
@@ -169,8 +187,10 @@ describe('EngineHost.replan', () => {
     const host = new EngineHost(async () => s.engine);
     const response = await host.replan(
       replanRequest('r2', 2),
-      () => {},
-      () => {},
+      split(
+        () => {},
+        () => {},
+      ),
     );
     expect(response.steps).toEqual([]);
     expect(response.fallback?.reason).toContain('corrective steps were invalid twice');
@@ -191,8 +211,10 @@ describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('keep'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(events.find((e) => e.kind === 'restart')).toMatchObject({ attempt: 2, kept: 2 });
     const streamed = streamedSteps(events);
@@ -222,8 +244,10 @@ describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('cut'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(response.plan.steps).toEqual(streamedSteps(events).map((e) => e.step));
     expect(response.plan.steps).toHaveLength(2);
@@ -236,8 +260,10 @@ describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('full'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(s.requests).toHaveLength(1);
     expect(response.plan.steps).toEqual(streamedSteps(events).map((e) => e.step));
@@ -250,8 +276,10 @@ describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('fallback'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     expect(response.fallback?.reason).toMatch(/Big answers the question after the step already running/);
     expect(response.plan.steps).toEqual([
@@ -275,13 +303,88 @@ describe('EngineHost: errors name workers by their labels (issue 10)', () => {
     const events: StepEvent[] = [];
     const response = await host.plan(
       request('labels'),
-      () => {},
-      (e) => events.push(e),
+      split(
+        () => {},
+        (e) => events.push(e),
+      ),
     );
     const reason = events.find((e) => e.kind === 'restart');
     expect(reason?.kind === 'restart' && reason.reason).toBe(
       'Step 1 names worker "w9", which is not in the pool ("Small" (w1), "Big" (w2)).',
     );
     expect(response.fallback?.reason).toContain('"Small" (w1)');
+  });
+});
+
+describe('EngineHost as the ConductorService: one event stream, one generation path', () => {
+  it('ends every call with a stats event, after all tokens and steps, and waits for it to be received', async () => {
+    const s = scripted([good]);
+    const host = new EngineHost(async () => s.engine);
+    const kinds: string[] = [];
+    let received = false;
+    const response = await host.plan(request('stats'), async (event) => {
+      kinds.push(event.kind);
+      if (event.kind === 'stats') {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        received = true;
+      }
+    });
+    // The call settled only once its listener had taken the last event.
+    expect(received).toBe(true);
+    expect(kinds.at(-1)).toBe('stats');
+    expect(kinds.filter((k) => k === 'stats')).toHaveLength(1);
+    expect(kinds.filter((k) => k === 'step')).toHaveLength(2);
+    expect(kinds.indexOf('token')).toBeLessThan(kinds.indexOf('step'));
+    expect(response.stats.completionTokens).toBeGreaterThan(0);
+  });
+
+  it('sends stats last also when the call fails, so nothing arrives after the error', async () => {
+    const s = scripted([good], { hangAfter: 2 });
+    const host = new EngineHost(async () => s.engine);
+    const kinds: string[] = [];
+    const running = host.plan(request('fails'), (event) => {
+      kinds.push(event.kind);
+      if (kinds.length === 2) host.cancel('fails');
+    });
+    await expect(running).rejects.toMatchObject({ name: 'PlanCancelled' });
+    expect(kinds.at(-1)).toBe('stats');
+  });
+
+  it("stops on the request's own signal when the caller is in the same thread", async () => {
+    const s = scripted([good], { hangAfter: 2 });
+    const host = new EngineHost(async () => s.engine);
+    const abort = new AbortController();
+    let tokens = 0;
+    const running = host.plan({ ...request('signal'), signal: abort.signal }, (event) => {
+      if (event.kind === 'token' && ++tokens === 2) abort.abort();
+    });
+    await expect(running).rejects.toMatchObject({ name: 'PlanCancelled' });
+    expect(host.cancel('signal')).toBe(false);
+  });
+
+  it('runs on the loaded model when a request names none, and refuses when none is loaded', async () => {
+    const s = scripted([good]);
+    const host = new EngineHost(async () => s.engine);
+    const { model: _named, ...unnamed } = request('unnamed');
+    await expect(host.plan(unnamed)).rejects.toMatchObject({ name: 'ModelNotLoaded' });
+    await host.load(model);
+    const response = await host.plan(unnamed);
+    expect(response.plan.steps).toHaveLength(2);
+    expect(s.loads()).toBe(1);
+  });
+
+  it('refuses a second generation while one runs, with a message that says to queue', async () => {
+    const s = scripted([good, good], { hangAfter: 2 });
+    const host = new EngineHost(async () => s.engine);
+    let tokens = 0;
+    let second: Promise<unknown> | undefined;
+    const first = host.plan(request('one'), (event) => {
+      if (event.kind !== 'token' || ++tokens !== 2) return;
+      second = host.chat({ requestId: 'two', model, messages: [{ role: 'user', content: 'hi' }] });
+      second.catch(() => {});
+      host.cancel('one');
+    });
+    await expect(first).rejects.toMatchObject({ name: 'PlanCancelled' });
+    await expect(second).rejects.toThrow(/one generation at a time/);
   });
 });
