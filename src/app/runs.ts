@@ -3,6 +3,7 @@ import type { PoolEntry, StepEvent } from '../conductor/api-types.ts';
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import { dependencies, downstream } from '../executor/dag.ts';
 import type { RunHandle } from '../executor/executor.ts';
+import { finalStepIndex } from '../executor/status.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent } from '../executor/types.ts';
 import type { Plan, Step } from '../plan/index.ts';
@@ -14,15 +15,7 @@ import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { planPrefs } from './prefs.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
-import {
-  applyEvent,
-  enterReview,
-  finalStepIndex,
-  leaveReview,
-  type Mode,
-  newRunView,
-  type RunView,
-} from './run-model.ts';
+import { applyEvent, enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
 import { getEgress, getLedger, getRunStore } from './services.ts';
 import { ensureUnlocked, stillLocked } from './vault-unlock.ts';
 import { labelsOf } from './worker-names.ts';
