@@ -23,6 +23,7 @@ import { dependencies, resolveSees } from './dag.ts';
 import { RunPersistence } from './persistence.ts';
 import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { type RetryPolicy, retryPolicy } from './retry.ts';
+import { selfCheck } from './self-check.ts';
 import { totalsOf } from './spend.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './status.ts';
 import { type RunRecord, type RunStore, snapshotPool } from './store.ts';
@@ -259,7 +260,7 @@ class Run implements AttemptHost {
       return;
     }
     if (isPlan(source)) {
-      const checked = validatePlan(source, this.validateOptions(0));
+      const checked = validatePlan(source, this.planRules());
       if (!checked.ok) {
         this.planError = `The plan is not valid: ${checked.message}`;
         this.markPlanComplete();
@@ -275,13 +276,9 @@ class Run implements AttemptHost {
     void this.consume(source);
   }
 
-  private validateOptions(offset: number) {
-    return {
-      workerIds: [...this.workers.keys()],
-      allowSelf: true,
-      maxSteps: this.maxSteps,
-      offset,
-    };
+  /** What every step of a plan is checked against (the first plan's and each corrective one's). */
+  private planRules() {
+    return { workerIds: [...this.workers.keys()], allowSelf: true, maxSteps: this.maxSteps };
   }
 
   private async consume(source: AsyncIterable<Step>): Promise<void> {
@@ -294,7 +291,7 @@ class Run implements AttemptHost {
         if (index >= this.maxSteps) {
           throw new Error(`The plan has more than ${this.maxSteps} steps; the limit is ${this.maxSteps}.`);
         }
-        const checked = validateStep(next.value, index, this.validateOptions(0));
+        const checked = validateStep(next.value, index, this.planRules());
         if (!checked.ok) throw new Error(checked.message);
         this.plan = { ...this.plan, steps: [...this.plan.steps, checked.step] };
         this.addStep(checked.step, 0);
@@ -458,50 +455,27 @@ class Run implements AttemptHost {
     this.writeStep(status);
     // Corrective steps are appended after the whole plan, so wait until the plan is complete.
     await raceAbort(this.planCompleted, signal);
-    const depth = status.depth;
-    const conductor = this.options.conductor;
-    if (!conductor) return this.accept(index, 'Accepted the current answer (no conductor to ask).');
-    // A self-check that sees no answer has nothing to check: asking the conductor would cost a whole
-    // generation on the device for nothing (small conductors do write such steps first).
-    const seenAnswers = (this.deps[index] ?? []).filter((i) => {
-      const seen = this.statuses[i];
-      return seen?.state === 'done' && seen.worker !== SELF_WORKER;
-    });
-    if (seenAnswers.length === 0)
-      return this.accept(index, 'Nothing to check yet: this self-check sees no answer.');
-    if (depth >= this.maxDepth) {
-      return this.accept(
-        index,
-        `Accepted the current answer: the recursion limit (${this.maxDepth}) is reached.`,
-      );
-    }
-    const corrective = await raceAbort(
-      conductor.replan({
-        question: this.options.question,
-        steps: [...this.steps],
-        answers: this.statuses.map((s) =>
-          s.state === 'done' && s.worker !== SELF_WORKER ? s.text : undefined,
-        ),
-        depth: depth + 1,
-        signal,
-      }),
+    const outcome = await selfCheck({
+      index,
+      depth: status.depth,
+      question: this.options.question,
+      steps: this.steps,
+      statuses: this.statuses,
+      deps: this.deps,
+      conductor: this.options.conductor,
+      maxDepth: this.maxDepth,
+      maxTotalSteps: this.maxTotalSteps,
+      validation: this.planRules(),
       signal,
-    );
-    if (corrective.length === 0) return this.accept(index, 'Accepted the current answer.');
-    const offset = this.steps.length;
-    const checked = validatePlan({ steps: corrective }, { ...this.validateOptions(offset), minSteps: 0 });
-    if (!checked.ok) throw new Error(`The conductor's corrective steps are not valid: ${checked.message}`);
-    if (offset + checked.plan.steps.length > this.maxTotalSteps) {
-      return this.accept(
-        index,
-        `Accepted the current answer: ${checked.plan.steps.length} more steps would pass the limit of ${this.maxTotalSteps} steps per run.`,
-      );
+    });
+    if (outcome.add) {
+      const from = this.steps.length;
+      const depth = status.depth + 1;
+      for (const step of outcome.add) this.addStep(step, depth);
+      this.emit({ type: 'steps-added', from, steps: outcome.add, depth });
+      this.writeRun();
     }
-    for (const step of checked.plan.steps) this.addStep(step, depth + 1);
-    const last = offset + checked.plan.steps.length - 1;
-    this.emit({ type: 'steps-added', from: offset, steps: checked.plan.steps, depth: depth + 1 });
-    this.writeRun();
-    this.accept(index, offset === last ? `Added step ${offset}.` : `Added steps ${offset}–${last}.`);
+    this.accept(index, outcome.note);
   }
 
   private accept(index: number, note: string): void {
