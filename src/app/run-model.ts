@@ -1,6 +1,6 @@
-import { queuedStatus, totalsOf } from '../executor/status.ts';
+import { totalsOf } from '../executor/status.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
-import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus, Usage } from '../executor/types.ts';
+import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../executor/types.ts';
 import type { Step } from '../plan/index.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 
@@ -51,11 +51,11 @@ export function newRunView(id: string, question: string, mode: Mode, now: number
   return { id, question, mode, phase: 'planning', planText: '', plannedSteps: [], steps: [], startedAt: now };
 }
 
-function patchStep(view: RunView, index: number, patch: (step: StepStatus) => StepStatus): RunView {
+/** Stores a step as the executor gave it; an event for a step the view does not hold is stale and ignored. */
+function storeStep(view: RunView, index: number, status: StepStatus): RunView {
+  if (!view.steps[index]) return view;
   const steps = view.steps.slice();
-  const current = steps[index];
-  if (!current) return view;
-  steps[index] = patch(current);
+  steps[index] = status;
   return { ...view, steps };
 }
 
@@ -81,7 +81,10 @@ export function runElapsed(view: RunView, now: number): number {
   return Math.max(0, (view.endedAt ?? now) - view.startedAt - (view.reviewMs ?? 0) - reviewing);
 }
 
-/** Applies one executor event. Pure: returns a new view. */
+/**
+ * Applies one executor event. Pure: returns a new view. Step state is the executor's (each step event
+ * carries the step's snapshot); the view adds only what is the page's: its phase, review time, banners.
+ */
 export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Date.now()): RunView {
   switch (event.type) {
     case 'run-started': {
@@ -92,7 +95,7 @@ export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Da
     case 'step-queued': {
       const base = view.phase === 'review' ? leaveReview(view, now) : view;
       const steps = base.steps.slice();
-      steps[event.index] = queuedStatus(event.step, event.index, event.depth, now);
+      steps[event.index] = event.status;
       return {
         ...base,
         phase: base.phase === 'planning' || base.phase === 'review' ? 'running' : base.phase,
@@ -100,83 +103,24 @@ export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Da
       };
     }
     case 'step-request':
-      return patchStep(view, event.index, (s) => {
-        const requests = (s.requests ?? []).slice();
-        requests[event.requestIndex] = event.request;
-        return { ...s, requests };
-      });
     case 'step-waiting':
-      return patchStep(view, event.index, (s) => {
-        const next = { ...s };
-        if (event.wait) next.wait = event.wait;
-        else delete next.wait;
-        return next;
-      });
     case 'step-notice':
-      return patchStep(view, event.index, (s) => ({ ...s, notice: event.notice }));
+    case 'step-started':
+    case 'step-delta':
+    case 'step-retrying':
+    case 'step-done':
+    case 'step-failed':
+    case 'step-cancelled':
+      return storeStep(view, event.index, event.status);
+    // Each added step came with its own `step-queued`.
+    case 'steps-added':
+      return view;
     case 'persistence-failed':
       return { ...view, notSaved: event.reason };
     case 'persistence-restored': {
       const { notSaved: _gone, ...rest } = view;
       return rest;
     }
-    case 'steps-added': {
-      const steps = view.steps.slice();
-      event.steps.forEach((step, i) => {
-        const index = event.from + i;
-        steps[index] ??= queuedStatus(step, index, event.depth, now);
-      });
-      return { ...view, steps };
-    }
-    case 'step-started':
-      return patchStep(view, event.index, (s) => ({
-        ...s,
-        state: 'running',
-        attempts: event.attempt,
-        error: undefined,
-        text: event.attempt > 1 ? '' : s.text,
-        timings: { ...s.timings, startedAt: s.timings.startedAt ?? now },
-      }));
-    case 'step-delta':
-      return patchStep(view, event.index, (s) => ({
-        ...s,
-        state: 'running',
-        text: event.answer,
-        timings: { ...s.timings, firstTokenAt: s.timings.firstTokenAt ?? now },
-      }));
-    case 'step-retrying':
-      return patchStep(view, event.index, (s) => ({
-        ...s,
-        error: `Retrying in ${Math.round(event.delayMs / 100) / 10} s: ${event.reason}`,
-        attempts: event.attempt,
-      }));
-    case 'step-done':
-      return patchStep(view, event.index, (s) => {
-        const next: StepStatus = {
-          ...s,
-          state: 'done',
-          text: event.answer,
-          error: undefined,
-          timings: { ...s.timings, endedAt: now },
-        };
-        if (event.usage) next.usage = event.usage as Usage;
-        if (event.cost !== undefined) next.cost = event.cost;
-        return next;
-      });
-    case 'step-failed':
-      return patchStep(view, event.index, (s) => ({
-        ...s,
-        state: 'failed',
-        error: event.reason,
-        timings: { ...s.timings, endedAt: now },
-      }));
-    case 'step-cancelled':
-      return patchStep(view, event.index, (s) => ({
-        ...s,
-        state: 'cancelled',
-        error: event.reason,
-        timings: { ...s.timings, endedAt: s.timings.startedAt ? now : s.timings.endedAt },
-      }));
     case 'run-done': {
       const r = event.result;
       const next: RunView = {
@@ -192,12 +136,6 @@ export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Da
       return next;
     }
   }
-}
-
-/** The index whose answer is the final one: the last step that is not the conductor itself. */
-export function finalStepIndex(steps: readonly Pick<StepStatus, 'worker'>[]): number | undefined {
-  for (let i = steps.length - 1; i >= 0; i--) if (steps[i]!.worker !== 'self') return i;
-  return undefined;
 }
 
 export function isActive(phase: RunPhase): boolean {

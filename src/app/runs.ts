@@ -3,8 +3,8 @@ import type { PoolEntry, StepEvent } from '../conductor/api-types.ts';
 import { type ReplanContext, replannerFor } from '../conductor/replanner.ts';
 import { dependencies, downstream } from '../executor/dag.ts';
 import type { RunHandle } from '../executor/executor.ts';
+import { finalStepIndex } from '../executor/status.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
-import type { ExecutorEvent } from '../executor/types.ts';
 import type { Plan, Step } from '../plan/index.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
@@ -14,15 +14,8 @@ import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { planPrefs } from './prefs.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
-import {
-  applyEvent,
-  enterReview,
-  finalStepIndex,
-  leaveReview,
-  type Mode,
-  newRunView,
-  type RunView,
-} from './run-model.ts';
+import { enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
+import { frameCoalescedUpdates } from './run-updates.ts';
 import { getEgress, getLedger, getRunStore } from './services.ts';
 import { ensureUnlocked, stillLocked } from './vault-unlock.ts';
 import { labelsOf } from './worker-names.ts';
@@ -127,7 +120,7 @@ async function execute(
     transport,
     conductor: replannerFor(bridge, replanContext(pool)),
     store,
-    onEvent: (event: ExecutorEvent) => update(runId, (view) => applyEvent(view, event)),
+    onEvent: frameCoalescedUpdates((apply) => update(runId, apply)),
   });
   track(run);
   return run;
@@ -392,7 +385,7 @@ async function resumeHere(id: string): Promise<RunHandle> {
     ledger,
     transport: await transports(stored.run.pool),
     conductor: replannerFor(bridge, replanContext(stored.run.pool)),
-    onEvent: (event) => update(id, (view) => applyEvent(view, event)),
+    onEvent: frameCoalescedUpdates((apply) => update(id, apply)),
   });
   track(run);
   return run;

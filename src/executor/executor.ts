@@ -7,23 +7,32 @@ import {
   validateStep,
 } from '../plan/index.ts';
 import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
-import { ProviderError } from '../providers/errors.ts';
-import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
+import type { ChatTransport } from '../providers/transport.ts';
+import {
+  CANCEL_REASON,
+  type CancelCause,
+  closeQuietly,
+  nextOrAbort,
+  raceAbort,
+  StopSignal,
+} from './abort.ts';
+import { type AttemptHost, answerStep } from './attempt.ts';
 import { EndpointLimits } from './concurrency.ts';
 import { assembleMessages } from './context.ts';
 import { dependencies, resolveSees } from './dag.ts';
 import { RunPersistence } from './persistence.ts';
 import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
-import { decideRetry, type RetryPolicy, retryPolicy } from './retry.ts';
-import { inFlightSpend, requestSpend, totalsOf } from './spend.ts';
-import { queuedStatus } from './status.ts';
+import { type RetryPolicy, retryPolicy } from './retry.ts';
+import { selfCheck } from './self-check.ts';
+import { totalsOf } from './spend.ts';
+import { copyStatus, finalStepIndex, queuedStatus } from './status.ts';
 import { type RunRecord, type RunStore, snapshotPool } from './store.ts';
 import type {
   Conductor,
   ExecutorEvent,
-  RequestSpend,
   RunResult,
   RunStatus,
+  StepEventBody,
   StepStatus,
   StepWait,
 } from './types.ts';
@@ -113,55 +122,8 @@ export interface RunHandle {
 
 const TERMINAL = new Set(['done', 'failed', 'cancelled']);
 
-type StopCause = 'cancel-step' | 'cancel-run' | 'plan-error' | 'step-timeout' | 'abandon';
-
-/** Why a step stopped by a cancel ends `cancelled`, as its error says. */
-const CANCEL_REASON = {
-  'cancel-step': 'Cancelled.',
-  'cancel-run': 'The run was cancelled.',
-  'plan-error': 'The plan could not be read.',
-} as const;
-type CancelCause = keyof typeof CANCEL_REASON;
-
-class StopSignal extends Error {
-  override name = 'StopSignal';
-  constructor(readonly why: StopCause) {
-    super(why);
-  }
-}
-
 function isPlan(value: Plan | AsyncIterable<Step>): value is Plan {
   return typeof value === 'object' && value !== null && Array.isArray((value as Plan).steps);
-}
-
-/** Settles like `promise`, or rejects with the signal's reason the moment it aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** The iterator's next item, or the signal's reason the moment it aborts (no `next()` once it has). */
-function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return raceAbort(iterator.next(), signal);
-}
-
-/** Tells a source we stopped reading; a source that fails while closing has nothing left to say. */
-function closeQuietly(iterator: AsyncIterator<unknown>): void {
-  void iterator.return?.()?.catch(() => {});
 }
 
 /** What to start a run from: nothing (a new run) or a stored run being resumed. */
@@ -171,10 +133,10 @@ interface Initial {
   plan: Plan;
 }
 
-class Run {
+class Run implements AttemptHost {
   readonly runId: string;
-  private readonly now: () => number;
-  private readonly policy: RetryPolicy;
+  readonly now: () => number;
+  readonly policy: RetryPolicy;
   private readonly maxDepth: number;
   private readonly maxSteps: number;
   private readonly maxTotalSteps: number;
@@ -235,7 +197,7 @@ class Run {
   // ---- public controls ----
 
   stepStatuses(): StepStatus[] {
-    return this.statuses.map((s) => ({ ...s, timings: { ...s.timings } }));
+    return this.statuses.map(copyStatus);
   }
 
   cancelStep(index: number): void {
@@ -290,7 +252,7 @@ class Run {
       // Resuming: the plan is whatever was stored. Done steps are stored as they are; the rest were reset.
       for (const status of this.statuses) {
         if (status.state === 'done') continue;
-        if (status.notice) this.emit({ type: 'step-notice', index: status.index, notice: status.notice });
+        if (status.notice) this.emitStep(status, { type: 'step-notice', notice: status.notice });
         this.writeStep(status);
       }
       this.markPlanComplete();
@@ -298,7 +260,7 @@ class Run {
       return;
     }
     if (isPlan(source)) {
-      const checked = validatePlan(source, this.validateOptions(0));
+      const checked = validatePlan(source, this.planRules());
       if (!checked.ok) {
         this.planError = `The plan is not valid: ${checked.message}`;
         this.markPlanComplete();
@@ -314,13 +276,9 @@ class Run {
     void this.consume(source);
   }
 
-  private validateOptions(offset: number) {
-    return {
-      workerIds: [...this.workers.keys()],
-      allowSelf: true,
-      maxSteps: this.maxSteps,
-      offset,
-    };
+  /** What every step of a plan is checked against (the first plan's and each corrective one's). */
+  private planRules() {
+    return { workerIds: [...this.workers.keys()], allowSelf: true, maxSteps: this.maxSteps };
   }
 
   private async consume(source: AsyncIterable<Step>): Promise<void> {
@@ -333,7 +291,7 @@ class Run {
         if (index >= this.maxSteps) {
           throw new Error(`The plan has more than ${this.maxSteps} steps; the limit is ${this.maxSteps}.`);
         }
-        const checked = validateStep(next.value, index, this.validateOptions(0));
+        const checked = validateStep(next.value, index, this.planRules());
         if (!checked.ok) throw new Error(checked.message);
         this.plan = { ...this.plan, steps: [...this.plan.steps, checked.step] };
         this.addStep(checked.step, 0);
@@ -365,7 +323,7 @@ class Run {
     this.deps.push(resolveSees(step.sees, index));
     const status = queuedStatus(step, index, depth, this.now());
     this.statuses.push(status);
-    this.emit({ type: 'step-queued', index, step, depth });
+    this.emitStep(status, { type: 'step-queued', step, depth });
     this.writeStep(status);
   }
 
@@ -456,13 +414,6 @@ class Run {
     const { endpoint, semaphore } = this.limits.for(worker);
     if (semaphore.full) this.setWait(status, { kind: 'slot', endpoint, limit: semaphore.limit });
     await semaphore.acquire(signal);
-    const stepTimeoutMs = this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
-    const firstTokenTimeoutMs = this.options.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS;
-    // The step timeout aborts through a controller of its own so that "why" stays with the step.
-    const stepController = new AbortController();
-    const forward = () => stepController.abort(signal.reason);
-    signal.addEventListener('abort', forward, { once: true });
-    const stepTimer = setTimeout(() => stepController.abort(new StopSignal('step-timeout')), stepTimeoutMs);
     try {
       const messages = assembleMessages({
         question: this.options.question,
@@ -472,182 +423,26 @@ class Run {
         answers: this.statuses.map((s) => (s.state === 'done' ? s.text : undefined)),
         index,
       });
-      const transport = this.transportFor(worker);
-      for (let attempt = 1; ; attempt++) {
-        status.state = 'running';
-        status.attempts = attempt;
-        status.text = '';
-        status.usage = undefined;
-        status.error = undefined;
-        status.timings.startedAt ??= this.now();
-        status.timings.firstTokenAt = undefined;
-        const since = this.now();
-        status.wait = {
-          kind: 'first-token',
-          since,
-          deadline: since + firstTokenTimeoutMs,
-          attempt,
-          maxAttempts: this.policy.maxAttempts,
-        };
-        // Counted from the moment it leaves, so live totals (and the bench's cap) see it at once; the
-        // step is written with it, so a reload knows a request was out.
-        const requestIndex = this.addRequest(index, inFlightSpend(attempt, worker, messages));
-        this.emit({ type: 'step-started', index, attempt });
-        this.emit({ type: 'step-waiting', index, wait: status.wait });
-        this.writeStep(status);
-        let error: unknown;
-        try {
-          await this.attempt(index, worker, transport, messages, stepController.signal, firstTokenTimeoutMs);
-        } catch (e) {
-          error = e;
-        }
-        const stopped = error !== undefined && stepController.signal.aborted;
-        // A step timeout stops the request too, but as a failure, not a cancel.
-        const timedOut = stopped && (stepController.signal.reason as StopSignal).why === 'step-timeout';
-        this.settleRequest(
-          index,
-          requestIndex,
-          requestSpend({
-            attempt,
-            outcome: error === undefined ? 'answered' : stopped && !timedOut ? 'cancelled' : 'failed',
-            worker,
-            messages,
-            answer: status.text,
-            usage: status.usage,
-            error,
-          }),
-        );
-        if (error === undefined) {
-          const answered = status.requests?.[requestIndex] as RequestSpend;
-          if (!status.usage) {
-            status.usage = {
-              promptTokens: answered.promptTokens,
-              completionTokens: answered.completionTokens,
-              estimated: true,
-            };
-          }
-          if (answered.cost !== undefined) status.cost = answered.cost;
-          else delete status.cost;
-          this.endStep(index, 'done');
-          return;
-        }
-        if (stopped) throw stepController.signal.reason;
-        const decision = decideRetry(error, attempt, this.policy);
-        if (!decision.retry) throw new Error(decision.reason);
-        status.error = decision.reason;
-        this.setWait(status, {
-          kind: 'retry',
-          until: this.now() + decision.delayMs,
-          reason: decision.reason,
-          attempt,
-          maxAttempts: this.policy.maxAttempts,
-        });
-        this.emit({
-          type: 'step-retrying',
-          index,
-          attempt: attempt + 1,
-          delayMs: decision.delayMs,
-          reason: decision.reason,
-        });
-        this.writeStep(status);
-        try {
-          await this.policy.sleep(decision.delayMs, stepController.signal);
-        } catch (e) {
-          if (stepController.signal.aborted) throw stepController.signal.reason;
-          throw e;
-        }
-      }
+      await answerStep(this, {
+        status,
+        worker,
+        transport: this.transportFor(worker),
+        messages,
+        signal,
+        firstTokenTimeoutMs: this.options.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
+        stepTimeoutMs: this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
+      });
+      this.endStep(index, 'done');
     } finally {
-      clearTimeout(stepTimer);
-      signal.removeEventListener('abort', forward);
       semaphore.release();
     }
   }
 
-  /** Adds a request to the step's spend and says so; returns its index in `requests`. */
-  private addRequest(index: number, request: RequestSpend): number {
-    const status = this.statuses[index] as StepStatus;
-    status.requests = [...(status.requests ?? []), request];
-    const requestIndex = status.requests.length - 1;
-    this.emit({ type: 'step-request', index, request, requestIndex });
-    return requestIndex;
-  }
-
-  /** Replaces an in-flight request with what it used in the end. */
-  private settleRequest(index: number, requestIndex: number, request: RequestSpend): void {
-    const status = this.statuses[index] as StepStatus;
-    const requests = [...(status.requests ?? [])];
-    requests[requestIndex] = request;
-    status.requests = requests;
-    this.emit({ type: 'step-request', index, request, requestIndex });
-  }
-
-  private setWait(status: StepStatus, wait: StepWait | undefined): void {
+  setWait(status: StepStatus, wait: StepWait | undefined): void {
     if (wait === undefined && status.wait === undefined) return;
     if (wait) status.wait = wait;
     else delete status.wait;
-    this.emit({ type: 'step-waiting', index: status.index, wait });
-  }
-
-  /** One request. Throws a ProviderError (a first-token timeout is kind `timeout`) or a StopSignal. */
-  private async attempt(
-    index: number,
-    worker: WorkerSpec,
-    transport: ChatTransport,
-    messages: ReturnType<typeof assembleMessages>,
-    stepSignal: AbortSignal,
-    firstTokenTimeoutMs: number,
-  ): Promise<void> {
-    const status = this.statuses[index] as StepStatus;
-    const controller = new AbortController();
-    const forward = () => controller.abort(stepSignal.reason);
-    if (stepSignal.aborted) throw stepSignal.reason;
-    stepSignal.addEventListener('abort', forward, { once: true });
-    const firstTokenTimeout = new ProviderError(
-      'timeout',
-      `No answer began within ${firstTokenTimeoutMs / 1000} s.`,
-    );
-    let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(
-      () => controller.abort(firstTokenTimeout),
-      firstTokenTimeoutMs,
-    );
-    const iterator = transport
-      .stream(worker, { messages, signal: controller.signal, runId: this.runId, stepIndex: index })
-      [Symbol.asyncIterator]();
-    try {
-      for (;;) {
-        let next: IteratorResult<ChatEvent>;
-        try {
-          next = await nextOrAbort(iterator, controller.signal);
-        } catch (error) {
-          if (controller.signal.aborted) {
-            closeQuietly(iterator);
-            throw controller.signal.reason;
-          }
-          throw error instanceof ProviderError
-            ? error
-            : new ProviderError('stream', error instanceof Error ? error.message : String(error));
-        }
-        if (next.done) break;
-        const event = next.value;
-        if (event.type === 'delta') {
-          if (timer !== undefined) {
-            clearTimeout(timer);
-            timer = undefined;
-            status.timings.firstTokenAt = this.now();
-            this.setWait(status, undefined);
-          }
-          status.text += event.text;
-          this.emit({ type: 'step-delta', index, text: event.text, answer: status.text });
-          this.writePartial(status);
-        } else if (event.type === 'usage') {
-          status.usage = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
-        }
-      }
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      stepSignal.removeEventListener('abort', forward);
-    }
+    this.emitStep(status, { type: 'step-waiting', wait });
   }
 
   /** A `self` step: ask the conductor for corrective steps, or accept. */
@@ -656,54 +451,31 @@ class Run {
     status.state = 'running';
     status.attempts = 1;
     status.timings.startedAt = this.now();
-    this.emit({ type: 'step-started', index, attempt: 1 });
+    this.emitStep(status, { type: 'step-started', attempt: 1 });
     this.writeStep(status);
     // Corrective steps are appended after the whole plan, so wait until the plan is complete.
     await raceAbort(this.planCompleted, signal);
-    const depth = status.depth;
-    const conductor = this.options.conductor;
-    if (!conductor) return this.accept(index, 'Accepted the current answer (no conductor to ask).');
-    // A self-check that sees no answer has nothing to check: asking the conductor would cost a whole
-    // generation on the device for nothing (small conductors do write such steps first).
-    const seenAnswers = (this.deps[index] ?? []).filter((i) => {
-      const seen = this.statuses[i];
-      return seen?.state === 'done' && seen.worker !== SELF_WORKER;
-    });
-    if (seenAnswers.length === 0)
-      return this.accept(index, 'Nothing to check yet: this self-check sees no answer.');
-    if (depth >= this.maxDepth) {
-      return this.accept(
-        index,
-        `Accepted the current answer: the recursion limit (${this.maxDepth}) is reached.`,
-      );
-    }
-    const corrective = await raceAbort(
-      conductor.replan({
-        question: this.options.question,
-        steps: [...this.steps],
-        answers: this.statuses.map((s) =>
-          s.state === 'done' && s.worker !== SELF_WORKER ? s.text : undefined,
-        ),
-        depth: depth + 1,
-        signal,
-      }),
+    const outcome = await selfCheck({
+      index,
+      depth: status.depth,
+      question: this.options.question,
+      steps: this.steps,
+      statuses: this.statuses,
+      deps: this.deps,
+      conductor: this.options.conductor,
+      maxDepth: this.maxDepth,
+      maxTotalSteps: this.maxTotalSteps,
+      validation: this.planRules(),
       signal,
-    );
-    if (corrective.length === 0) return this.accept(index, 'Accepted the current answer.');
-    const offset = this.steps.length;
-    const checked = validatePlan({ steps: corrective }, { ...this.validateOptions(offset), minSteps: 0 });
-    if (!checked.ok) throw new Error(`The conductor's corrective steps are not valid: ${checked.message}`);
-    if (offset + checked.plan.steps.length > this.maxTotalSteps) {
-      return this.accept(
-        index,
-        `Accepted the current answer: ${checked.plan.steps.length} more steps would pass the limit of ${this.maxTotalSteps} steps per run.`,
-      );
+    });
+    if (outcome.add) {
+      const from = this.steps.length;
+      const depth = status.depth + 1;
+      for (const step of outcome.add) this.addStep(step, depth);
+      this.emit({ type: 'steps-added', from, steps: outcome.add, depth });
+      this.writeRun();
     }
-    for (const step of checked.plan.steps) this.addStep(step, depth + 1);
-    const last = offset + checked.plan.steps.length - 1;
-    this.emit({ type: 'steps-added', from: offset, steps: checked.plan.steps, depth: depth + 1 });
-    this.writeRun();
-    this.accept(index, offset === last ? `Added step ${offset}.` : `Added steps ${offset}–${last}.`);
+    this.accept(index, outcome.note);
   }
 
   private accept(index: number, note: string): void {
@@ -720,10 +492,18 @@ class Run {
     this.setWait(status, undefined);
     if (state === 'done') {
       status.error = undefined;
-      this.emit({ type: 'step-done', index, answer: status.text, usage: status.usage, cost: status.cost });
+      this.emitStep(status, {
+        type: 'step-done',
+        answer: status.text,
+        usage: status.usage,
+        cost: status.cost,
+      });
     } else {
       status.error = reason;
-      this.emit({ type: state === 'failed' ? 'step-failed' : 'step-cancelled', index, reason: reason ?? '' });
+      this.emitStep(status, {
+        type: state === 'failed' ? 'step-failed' : 'step-cancelled',
+        reason: reason ?? '',
+      });
     }
     this.writeStep(status);
   }
@@ -742,7 +522,7 @@ class Run {
   }
 
   private buildResult(): RunResult {
-    const finalStep = this.statuses.findLast((s) => s.worker !== SELF_WORKER)?.index;
+    const finalStep = finalStepIndex(this.statuses);
     const final = finalStep === undefined ? undefined : this.statuses[finalStep];
     const answer = final?.state === 'done' ? final.text : undefined;
     const failed = this.statuses
@@ -779,6 +559,12 @@ class Run {
     }
   }
 
+  /** Says a change to one step, with a copy of the step as it now is. */
+  emitStep(status: StepStatus, event: StepEventBody): void {
+    if (this.abandoned) return;
+    this.emit({ ...event, index: status.index, status: copyStatus(status) } as ExecutorEvent);
+  }
+
   private writeRun(result?: RunResult): void {
     if (!this.options.store || this.abandoned) return;
     this.persistence.writeRun(() => this.runRecord(result));
@@ -803,11 +589,11 @@ class Run {
     return record;
   }
 
-  private writeStep(status: StepStatus): void {
+  writeStep(status: StepStatus): void {
     if (!this.abandoned) this.persistence.writeStep(status);
   }
 
-  private writePartial(status: StepStatus): void {
+  writePartial(status: StepStatus): void {
     if (!this.abandoned) this.persistence.writePartial(status);
   }
 }

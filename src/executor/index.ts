@@ -24,7 +24,7 @@ export {
   retryPolicy,
 } from './retry.ts';
 export { estimatePromptTokens, estimateTokens, priceOf, requestSpend } from './spend.ts';
-export { describeWait, queuedStatus, totalsOf } from './status.ts';
+export { copyStatus, describeWait, finalStepIndex, queuedStatus, totalsOf } from './status.ts';
 export {
   openRunStore,
   RUNS_DB_NAME,
@@ -44,6 +44,7 @@ export type {
   RunResult,
   RunStatus,
   RunTotals,
+  StepExecutorEvent,
   StepState,
   StepStatus,
   StepTimings,

@@ -1,4 +1,5 @@
 import type { Step } from '../plan/index.ts';
+import { SELF_WORKER } from '../pool/types.ts';
 import type { StepStatus } from './types.ts';
 
 // Totals are spend: they live with the rest of the spend rules.
@@ -17,6 +18,19 @@ export function queuedStatus(step: Step, index: number, depth: number, now: numb
     timings: { queuedAt: now },
     attempts: 0,
   };
+}
+
+/** A copy of a step's status that later changes to the live one do not reach. */
+export function copyStatus(status: StepStatus): StepStatus {
+  const copy: StepStatus = { ...status, timings: { ...status.timings } };
+  if (status.requests) copy.requests = status.requests.slice();
+  return copy;
+}
+
+/** The index whose answer is the run's final answer: the last step that is not the conductor itself. */
+export function finalStepIndex(steps: readonly Pick<StepStatus, 'worker'>[]): number | undefined {
+  for (let i = steps.length - 1; i >= 0; i--) if (steps[i]?.worker !== SELF_WORKER) return i;
+  return undefined;
 }
 
 function seconds(ms: number): string {

@@ -140,20 +140,33 @@ export interface RunResult {
   endedAt: number;
 }
 
+/**
+ * What every step event carries: the step as the executor holds it just after the change (a copy, timings
+ * included), so a listener stores it as it is instead of working the change out again.
+ */
+interface StepSnapshot {
+  index: number;
+  status: StepStatus;
+}
+
+export type StepExecutorEvent =
+  | ({ type: 'step-queued'; step: Step; depth: number } & StepSnapshot)
+  | ({ type: 'step-started'; attempt: number } & StepSnapshot)
+  | ({ type: 'step-delta'; text: string; answer: string } & StepSnapshot)
+  | ({ type: 'step-retrying'; attempt: number; delayMs: number; reason: string } & StepSnapshot)
+  | ({ type: 'step-done'; answer: string; usage?: Usage; cost?: number } & StepSnapshot)
+  | ({ type: 'step-failed'; reason: string } & StepSnapshot)
+  | ({ type: 'step-cancelled'; reason: string } & StepSnapshot)
+  | ({ type: 'step-request'; request: RequestSpend; requestIndex: number } & StepSnapshot)
+  | ({ type: 'step-waiting'; wait: StepWait | undefined } & StepSnapshot)
+  | ({ type: 'step-notice'; notice: string } & StepSnapshot);
+
 export type ExecutorEvent =
-  | { type: 'step-queued'; index: number; step: Step; depth: number }
-  | { type: 'step-started'; index: number; attempt: number }
-  | { type: 'step-delta'; index: number; text: string; answer: string }
-  | { type: 'step-retrying'; index: number; attempt: number; delayMs: number; reason: string }
-  | { type: 'step-done'; index: number; answer: string; usage?: Usage; cost?: number }
-  | { type: 'step-failed'; index: number; reason: string }
-  | { type: 'step-cancelled'; index: number; reason: string }
+  | StepExecutorEvent
+  /** Corrective steps a `self` step added (each came with its own `step-queued` first). */
   | { type: 'steps-added'; from: number; steps: Step[]; depth: number }
   /** First of a run's events: its caps, and its pool as stored (public settings, never a key). */
   | { type: 'run-started'; limits: RunLimits; pool: WorkerSpec[] }
-  | { type: 'step-request'; index: number; request: RequestSpend; requestIndex: number }
-  | { type: 'step-waiting'; index: number; wait: StepWait | undefined }
-  | { type: 'step-notice'; index: number; notice: string }
   /** A write to the run store failed: the run goes on in memory but is not being saved. */
   | { type: 'persistence-failed'; reason: string }
   /** Writes succeed again after a failure (what was not saved has been written since). */
@@ -169,3 +182,10 @@ export interface RunLimits {
   /** Steps per run, corrective ones included. */
   maxTotalSteps: number;
 }
+
+/** A step event as the executor says it, before the step's index and snapshot are attached. */
+export type StepEventBody = StepExecutorEvent extends infer E
+  ? E extends StepExecutorEvent
+    ? Omit<E, 'index' | 'status'>
+    : never
+  : never;

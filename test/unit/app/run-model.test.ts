@@ -1,9 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportRunJson, parseRunImport } from '../../../src/app/export.ts';
 import {
   applyEvent,
   enterReview,
-  finalStepIndex,
   leaveReview,
   liveTotals,
   newRunView,
@@ -11,36 +10,108 @@ import {
   runElapsed,
   snapshotOfView,
 } from '../../../src/app/run-model.ts';
+import { type RunHandle, startRun } from '../../../src/executor/executor.ts';
+import { finalStepIndex } from '../../../src/executor/status.ts';
+import type { ExecutorEvent, StepStatus } from '../../../src/executor/types.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+let provider: TestProvider;
+beforeAll(async () => {
+  provider = await startProvider();
+});
+afterAll(async () => {
+  await provider.close();
+});
+
+function testWorker(id: string, model: string): WorkerSpec {
+  return {
+    id,
+    label: id,
+    strengths: '',
+    providerId: 'test',
+    baseURL: provider.baseURL,
+    model,
+    maxConcurrency: 8,
+    enabled: true,
+  };
+}
+
+/** Step 0 as the executor's snapshot would carry it, changed by `patch`. */
+function snap(patch: Partial<StepStatus> = {}): StepStatus {
+  return {
+    index: 0,
+    worker: 'w1',
+    task: 't',
+    sees: [],
+    depth: 0,
+    state: 'queued',
+    text: '',
+    timings: {},
+    attempts: 0,
+    ...patch,
+  };
+}
 
 describe('run view from executor events', () => {
   it('follows a step from queued to done, with timings, usage and cost', () => {
     let view = newRunView('r', 'q', 'conductor', 0);
     view = applyEvent(
       view,
-      { type: 'step-queued', index: 0, step: { worker: 'w1', task: 't', sees: [] }, depth: 0 },
+      {
+        type: 'step-queued',
+        index: 0,
+        step: { worker: 'w1', task: 't', sees: [] },
+        depth: 0,
+        status: snap({ timings: { queuedAt: 10 } }),
+      },
       10,
     );
     expect(view.phase).toBe('running');
     expect(view.steps[0]).toMatchObject({ state: 'queued', timings: { queuedAt: 10 } });
-    view = applyEvent(view, { type: 'step-started', index: 0, attempt: 1 }, 20);
-    view = applyEvent(view, { type: 'step-delta', index: 0, text: 'He', answer: 'He' }, 30);
-    view = applyEvent(view, { type: 'step-delta', index: 0, text: 'llo', answer: 'Hello' }, 40);
+    const running = { state: 'running' as const, attempts: 1 };
+    view = applyEvent(view, {
+      type: 'step-started',
+      index: 0,
+      attempt: 1,
+      status: snap({ ...running, timings: { queuedAt: 10, startedAt: 20 } }),
+    });
+    view = applyEvent(view, {
+      type: 'step-delta',
+      index: 0,
+      text: 'He',
+      answer: 'He',
+      status: snap({ ...running, text: 'He', timings: { queuedAt: 10, startedAt: 20, firstTokenAt: 30 } }),
+    });
+    view = applyEvent(view, {
+      type: 'step-delta',
+      index: 0,
+      text: 'llo',
+      answer: 'Hello',
+      status: snap({ ...running, text: 'Hello', timings: { queuedAt: 10, startedAt: 20, firstTokenAt: 30 } }),
+    });
     expect(view.steps[0]).toMatchObject({
       state: 'running',
       text: 'Hello',
       timings: { startedAt: 20, firstTokenAt: 30 },
     });
-    view = applyEvent(
-      view,
-      {
-        type: 'step-done',
-        index: 0,
-        answer: 'Hello',
-        usage: { promptTokens: 5, completionTokens: 2 },
+    const usage = { promptTokens: 5, completionTokens: 2 };
+    view = applyEvent(view, {
+      type: 'step-done',
+      index: 0,
+      answer: 'Hello',
+      usage,
+      cost: 0.5,
+      status: snap({
+        state: 'done',
+        attempts: 1,
+        text: 'Hello',
+        usage,
         cost: 0.5,
-      },
-      50,
-    );
+        timings: { queuedAt: 10, startedAt: 20, firstTokenAt: 30, endedAt: 50 },
+      }),
+    });
     expect(view.steps[0]).toMatchObject({ state: 'done', timings: { endedAt: 50 }, cost: 0.5 });
     expect(liveTotals(view.steps)).toMatchObject({
       promptTokens: 5,
@@ -50,25 +121,41 @@ describe('run view from executor events', () => {
     });
   });
 
-  it('clears the partial answer when a retry starts over, and keeps the retry reason meanwhile', () => {
+  it('clears the partial answer when a retry starts over, and keeps the retry reason meanwhile', async () => {
+    // The executor's own events (a real run against the test provider, whose first answer is cut short).
+    provider.setModel({ id: 'cut-once', behaviour: { kind: 'echo' }, fault: { kind: 'cut', times: 1 } });
     let view = newRunView('r', 'q', 'conductor', 0);
-    view = applyEvent(view, {
-      type: 'step-queued',
-      index: 0,
-      step: { worker: 'w1', task: 't', sees: [] },
-      depth: 0,
+    const seen: { event: ExecutorEvent; step: StepStatus | undefined; live: StepStatus[] }[] = [];
+    let handle: RunHandle | undefined;
+    handle = startRun({
+      runId: 'r',
+      question: 'one two three four five six seven eight',
+      plan: { steps: [{ worker: 'w1', task: 't', sees: [] }] },
+      pool: [testWorker('w1', 'cut-once')],
+      transport: createOpenAITransport(),
+      retry: { baseDelayMs: 5, maxDelayMs: 20 },
+      onEvent: (event) => {
+        view = applyEvent(view, event);
+        seen.push({ event, step: view.steps[0], live: handle?.steps() ?? [] });
+      },
     });
-    view = applyEvent(view, { type: 'step-started', index: 0, attempt: 1 });
-    view = applyEvent(view, { type: 'step-delta', index: 0, text: 'par', answer: 'par' });
-    view = applyEvent(view, { type: 'step-retrying', index: 0, attempt: 1, delayMs: 1500, reason: '429' });
-    expect(view.steps[0]!.error).toBe('Retrying in 1.5 s: 429');
-    view = applyEvent(view, { type: 'step-started', index: 0, attempt: 2 });
-    expect(view.steps[0]).toMatchObject({ text: '', attempts: 2, error: undefined });
+    const result = await handle.result;
+    expect(result.status).toBe('done');
+    const retrying = seen.find((x) => x.event.type === 'step-retrying');
+    expect(retrying?.step?.error).toBe(retrying?.event.type === 'step-retrying' && retrying.event.reason);
+    expect(retrying?.step?.text).not.toBe('');
+    const second = seen.find((x) => x.event.type === 'step-started' && x.event.attempt === 2);
+    expect(second?.step).toMatchObject({ text: '', attempts: 2, error: undefined });
+    // After every event the page holds the executor's step exactly, timings included: one run state.
+    for (const x of seen.filter((y) => y.live.length > 0)) expect([x.step]).toEqual(x.live);
+    expect(view.steps).toEqual(result.steps);
   });
 
   it('ignores events for unknown steps and finds the final step (not the conductor itself)', () => {
     const view = newRunView('r', 'q', 'router', 0);
-    expect(applyEvent(view, { type: 'step-started', index: 3, attempt: 1 })).toBe(view);
+    expect(applyEvent(view, { type: 'step-started', index: 3, attempt: 1, status: snap({ index: 3 }) })).toBe(
+      view,
+    );
     expect(finalStepIndex([{ worker: 'w1' }, { worker: 'w2' }, { worker: 'self' }])).toBe(1);
     expect(finalStepIndex([])).toBeUndefined();
   });
@@ -80,7 +167,13 @@ describe('run view from executor events', () => {
     expect(runElapsed(view, 30_000)).toBe(2_000);
     view = applyEvent(
       view,
-      { type: 'step-queued', index: 0, step: { worker: 'w1', task: 't', sees: [] }, depth: 0 },
+      {
+        type: 'step-queued',
+        index: 0,
+        step: { worker: 'w1', task: 't', sees: [] },
+        depth: 0,
+        status: snap({ timings: { queuedAt: 62_000 } }),
+      },
       62_000,
     );
     expect(view.phase).toBe('running');
@@ -98,6 +191,7 @@ describe('run view from executor events', () => {
       index: 0,
       step: { worker: 'w1', task: 't', sees: [] },
       depth: 0,
+      status: snap(),
     });
     const out = {
       attempt: 1,
@@ -107,19 +201,35 @@ describe('run view from executor events', () => {
       estimated: true as const,
       cost: 0.01,
     };
-    view = applyEvent(view, { type: 'step-request', index: 0, requestIndex: 0, request: out });
-    expect(liveTotals(view.steps)).toMatchObject({ promptTokens: 10, requests: 1, estimated: true });
     view = applyEvent(view, {
       type: 'step-request',
       index: 0,
       requestIndex: 0,
-      request: { ...out, outcome: 'failed', completionTokens: 30, cost: 0.04 },
+      request: out,
+      status: snap({ requests: [out] }),
+    });
+    expect(liveTotals(view.steps)).toMatchObject({ promptTokens: 10, requests: 1, estimated: true });
+    const failed = { ...out, outcome: 'failed' as const, completionTokens: 30, cost: 0.04 };
+    const answered = {
+      attempt: 2,
+      outcome: 'answered' as const,
+      promptTokens: 9,
+      completionTokens: 20,
+      cost: 0.03,
+    };
+    view = applyEvent(view, {
+      type: 'step-request',
+      index: 0,
+      requestIndex: 0,
+      request: failed,
+      status: snap({ requests: [failed] }),
     });
     view = applyEvent(view, {
       type: 'step-request',
       index: 0,
       requestIndex: 1,
-      request: { attempt: 2, outcome: 'answered', promptTokens: 9, completionTokens: 20, cost: 0.03 },
+      request: answered,
+      status: snap({ requests: [failed, answered] }),
     });
     const totals = liveTotals(view.steps);
     expect(totals).toMatchObject({ promptTokens: 19, completionTokens: 50, requests: 2, estimated: true });
@@ -153,8 +263,15 @@ describe('run view from executor events', () => {
       index: 0,
       step: { worker: 'w1', task: 't', sees: [] },
       depth: 0,
+      status: snap(),
     });
-    view = applyEvent(view, { type: 'step-delta', index: 0, text: 'kept', answer: 'kept' });
+    view = applyEvent(view, {
+      type: 'step-delta',
+      index: 0,
+      text: 'kept',
+      answer: 'kept',
+      status: snap({ state: 'running', text: 'kept' }),
+    });
     view = applyEvent(view, { type: 'persistence-failed', reason: 'QuotaExceededError: full' });
     expect(view.notSaved).toBe('QuotaExceededError: full');
     const { run, steps } = snapshotOfView(view, 5);

@@ -125,6 +125,26 @@ describe('executor over HTTP', () => {
     expect(result.finalStep).toBe(2);
   });
 
+  it('sends with every step event a copy of the step as it then is, timings included', async () => {
+    const { handle, events } = run({
+      pool: [worker('w1', model())],
+      plan: { steps: [{ worker: 'w1', task: 'one two three', sees: [] }] },
+    });
+    const result = await handle.result;
+    const steps = events.flatMap((e) => ('status' in e ? [e] : []));
+    expect(steps.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['step-queued', 'step-delta', 'step-done']),
+    );
+    for (const e of steps) expect(e.status.index).toBe(e.index);
+    // Copies: what a listener got first is not changed by what the step did after.
+    const [queued] = steps;
+    expect(queued).toMatchObject({ type: 'step-queued', status: { state: 'queued', text: '', attempts: 0 } });
+    expect(queued?.status.timings.startedAt).toBeUndefined();
+    for (const e of steps) if (e.type === 'step-delta') expect(e.status.text).toBe(e.answer);
+    // The last event's snapshot is the step as the run ended.
+    expect(steps.at(-1)?.status).toEqual(result.steps[0]);
+  });
+
   it('keeps to the per-provider concurrency limit', async () => {
     const m = model({ latency: { firstTokenMs: 150, perTokenMs: 5 } });
     const other = model({ latency: { firstTokenMs: 150, perTokenMs: 5 } });

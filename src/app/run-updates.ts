@@ -1,0 +1,48 @@
+import type { ExecutorEvent } from '../executor/types.ts';
+import { applyEvent, type RunView } from './run-model.ts';
+
+/** Runs `flush` once, before the next frame is drawn. */
+export type FrameScheduler = (flush: () => void) => void;
+
+export const nextFrame: FrameScheduler = (flush) => {
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => flush());
+  else setTimeout(flush, 16);
+};
+
+/**
+ * An executor listener that feeds the run view with far fewer rebuilds than events: a streamed token
+ * waits for the next frame, and every token of a step that arrives before it is drawn in one rebuild (the
+ * last token's snapshot holds the text of all of them). Any other event is applied at once, together with
+ * the tokens still waiting, so the order of a step's changes stays as the executor made them.
+ */
+export function frameCoalescedUpdates(
+  update: (apply: (view: RunView) => RunView) => void,
+  schedule: FrameScheduler = nextFrame,
+): (event: ExecutorEvent) => void {
+  // Per step, its latest token event: tokens of different steps touch different steps, so they commute.
+  const waiting = new Map<number, ExecutorEvent>();
+  let scheduled = false;
+  const take = (): ExecutorEvent[] => {
+    const events = [...waiting.values()];
+    waiting.clear();
+    return events;
+  };
+  const flush = () => {
+    scheduled = false;
+    if (waiting.size === 0) return;
+    const events = take();
+    update((view) => events.reduce((v, e) => applyEvent(v, e), view));
+  };
+  return (event) => {
+    if (event.type === 'step-delta') {
+      waiting.set(event.index, event);
+      if (!scheduled) {
+        scheduled = true;
+        schedule(flush);
+      }
+      return;
+    }
+    const events = [...take(), event];
+    update((view) => events.reduce((v, e) => applyEvent(v, e), view));
+  };
+}

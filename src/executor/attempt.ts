@@ -1,0 +1,214 @@
+import type { WorkerSpec } from '../pool/types.ts';
+import { ProviderError } from '../providers/errors.ts';
+import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
+import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
+import type { assembleMessages } from './context.ts';
+import { decideRetry, type RetryPolicy } from './retry.ts';
+import { inFlightSpend, requestSpend } from './spend.ts';
+import type { RequestSpend, StepEventBody, StepStatus, StepWait } from './types.ts';
+
+type Messages = ReturnType<typeof assembleMessages>;
+
+/** What the attempts of one step need from the run that holds it. */
+export interface AttemptHost {
+  readonly runId: string;
+  readonly now: () => number;
+  readonly policy: RetryPolicy;
+  /** Tells listeners about a change to the step; the event is sent with the step's snapshot. */
+  emitStep(status: StepStatus, event: StepEventBody): void;
+  setWait(status: StepStatus, wait: StepWait | undefined): void;
+  writeStep(status: StepStatus): void;
+  writePartial(status: StepStatus): void;
+}
+
+export interface WorkerStep {
+  /** The step's live status: the attempts write its answer, usage, spend, timings and waits into it. */
+  status: StepStatus;
+  worker: WorkerSpec;
+  transport: ChatTransport;
+  messages: Messages;
+  /** Aborted with a StopSignal when the step or the run is stopped. */
+  signal: AbortSignal;
+  firstTokenTimeoutMs: number;
+  stepTimeoutMs: number;
+}
+
+/**
+ * Asks the worker until it answers, retrying what the policy retries, within the step's time limit.
+ * Resolves when an answer is in `status` (with its usage and cost); throws the error that ended the step:
+ * a StopSignal when it was stopped (a step timeout is `step-timeout`), else an Error saying why it failed.
+ */
+export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<void> {
+  const { status, worker, messages, signal, firstTokenTimeoutMs } = step;
+  // The step timeout aborts through a controller of its own so that "why" stays with the step.
+  const stepController = new AbortController();
+  const forward = () => stepController.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
+  const stepTimer = setTimeout(
+    () => stepController.abort(new StopSignal('step-timeout')),
+    step.stepTimeoutMs,
+  );
+  try {
+    for (let attempt = 1; ; attempt++) {
+      status.state = 'running';
+      status.attempts = attempt;
+      status.text = '';
+      status.usage = undefined;
+      status.error = undefined;
+      status.timings.startedAt ??= host.now();
+      status.timings.firstTokenAt = undefined;
+      const since = host.now();
+      status.wait = {
+        kind: 'first-token',
+        since,
+        deadline: since + firstTokenTimeoutMs,
+        attempt,
+        maxAttempts: host.policy.maxAttempts,
+      };
+      // Counted from the moment it leaves, so live totals (and the bench's cap) see it at once; the
+      // step is written with it, so a reload knows a request was out.
+      const requestIndex = addRequest(host, status, inFlightSpend(attempt, worker, messages));
+      host.emitStep(status, { type: 'step-started', attempt });
+      host.emitStep(status, { type: 'step-waiting', wait: status.wait });
+      host.writeStep(status);
+      let error: unknown;
+      try {
+        await streamAttempt(host, step, stepController.signal);
+      } catch (e) {
+        error = e;
+      }
+      const stopped = error !== undefined && stepController.signal.aborted;
+      // A step timeout stops the request too, but as a failure, not a cancel.
+      const timedOut = stopped && (stepController.signal.reason as StopSignal).why === 'step-timeout';
+      settleRequest(
+        host,
+        status,
+        requestIndex,
+        requestSpend({
+          attempt,
+          outcome: error === undefined ? 'answered' : stopped && !timedOut ? 'cancelled' : 'failed',
+          worker,
+          messages,
+          answer: status.text,
+          usage: status.usage,
+          error,
+        }),
+      );
+      if (error === undefined) {
+        const answered = status.requests?.[requestIndex] as RequestSpend;
+        if (!status.usage) {
+          status.usage = {
+            promptTokens: answered.promptTokens,
+            completionTokens: answered.completionTokens,
+            estimated: true,
+          };
+        }
+        if (answered.cost !== undefined) status.cost = answered.cost;
+        else delete status.cost;
+        return;
+      }
+      if (stopped) throw stepController.signal.reason;
+      const decision = decideRetry(error, attempt, host.policy);
+      if (!decision.retry) throw new Error(decision.reason);
+      status.error = decision.reason;
+      host.setWait(status, {
+        kind: 'retry',
+        until: host.now() + decision.delayMs,
+        reason: decision.reason,
+        attempt,
+        maxAttempts: host.policy.maxAttempts,
+      });
+      host.emitStep(status, {
+        type: 'step-retrying',
+        attempt: attempt + 1,
+        delayMs: decision.delayMs,
+        reason: decision.reason,
+      });
+      host.writeStep(status);
+      try {
+        await host.policy.sleep(decision.delayMs, stepController.signal);
+      } catch (e) {
+        if (stepController.signal.aborted) throw stepController.signal.reason;
+        throw e;
+      }
+    }
+  } finally {
+    clearTimeout(stepTimer);
+    signal.removeEventListener('abort', forward);
+  }
+}
+
+/** Adds a request to the step's spend and says so; returns its index in `requests`. */
+function addRequest(host: AttemptHost, status: StepStatus, request: RequestSpend): number {
+  status.requests = [...(status.requests ?? []), request];
+  const requestIndex = status.requests.length - 1;
+  host.emitStep(status, { type: 'step-request', request, requestIndex });
+  return requestIndex;
+}
+
+/** Replaces an in-flight request with what it used in the end. */
+function settleRequest(
+  host: AttemptHost,
+  status: StepStatus,
+  requestIndex: number,
+  request: RequestSpend,
+): void {
+  const requests = [...(status.requests ?? [])];
+  requests[requestIndex] = request;
+  status.requests = requests;
+  host.emitStep(status, { type: 'step-request', request, requestIndex });
+}
+
+/** One request. Throws a ProviderError (a first-token timeout is kind `timeout`) or a StopSignal. */
+async function streamAttempt(host: AttemptHost, step: WorkerStep, stepSignal: AbortSignal): Promise<void> {
+  const { status, worker, transport, messages, firstTokenTimeoutMs } = step;
+  const controller = new AbortController();
+  const forward = () => controller.abort(stepSignal.reason);
+  if (stepSignal.aborted) throw stepSignal.reason;
+  stepSignal.addEventListener('abort', forward, { once: true });
+  const firstTokenTimeout = new ProviderError(
+    'timeout',
+    `No answer began within ${firstTokenTimeoutMs / 1000} s.`,
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(
+    () => controller.abort(firstTokenTimeout),
+    firstTokenTimeoutMs,
+  );
+  const iterator = transport
+    .stream(worker, { messages, signal: controller.signal, runId: host.runId, stepIndex: status.index })
+    [Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      let next: IteratorResult<ChatEvent>;
+      try {
+        next = await nextOrAbort(iterator, controller.signal);
+      } catch (error) {
+        if (controller.signal.aborted) {
+          closeQuietly(iterator);
+          throw controller.signal.reason;
+        }
+        throw error instanceof ProviderError
+          ? error
+          : new ProviderError('stream', error instanceof Error ? error.message : String(error));
+      }
+      if (next.done) break;
+      const event = next.value;
+      if (event.type === 'delta') {
+        if (timer !== undefined) {
+          clearTimeout(timer);
+          timer = undefined;
+          status.timings.firstTokenAt = host.now();
+          host.setWait(status, undefined);
+        }
+        status.text += event.text;
+        host.emitStep(status, { type: 'step-delta', text: event.text, answer: status.text });
+        host.writePartial(status);
+      } else if (event.type === 'usage') {
+        status.usage = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
+      }
+    }
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    stepSignal.removeEventListener('abort', forward);
+  }
+}
