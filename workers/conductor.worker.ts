@@ -1,5 +1,5 @@
 import { expose, releaseProxy } from 'comlink';
-import { type Capabilities, probeCapabilities } from '../src/capabilities/probe.ts';
+import { type Capabilities, probeCapabilities } from '../src/shared/capabilities.ts';
 import type {
   CacheStatus,
   ConductorEvent,
@@ -12,8 +12,8 @@ import type {
   PlanResponse,
   ReplanRequest,
   ReplanResponse,
-} from '../src/conductor/api-types.ts';
-import { chooseConductorModel, listConductorModels } from '../src/conductor/model-choice.ts';
+} from '../src/shared/conductor-api.ts';
+import { chooseConductorModel, listConductorModels } from '../src/shared/model-choice.ts';
 import { installDownloadReporter, setDownloadListener } from './download-reporter.ts';
 import { EngineHost } from './engine-host.ts';
 import { type ConductorEngine, sameModel } from './engines/engine.ts';

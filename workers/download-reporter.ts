@@ -8,8 +8,8 @@
  * `Cache.prototype.add`, which fetches without going through `fetch`, so `add` is redefined in the worker
  * as what it does by specification (fetch, refuse a non-ok answer, put) with the reporting fetch.
  */
-import type { ModelDownloadReport } from '../src/conductor/api-types.ts';
-import { watchCspViolations } from '../src/providers/network-cause.ts';
+import type { ModelDownloadReport } from '../src/shared/conductor-api.ts';
+import { watchCspViolations } from '../src/shared/csp-violations.ts';
 
 type Listener = (report: ModelDownloadReport) => unknown;
 

@@ -1,3 +1,4 @@
+import type { ChatMessage } from '../src/shared/chat.ts';
 import {
   ConductorError,
   type GenerationStats,
@@ -9,8 +10,7 @@ import {
   type ReplanRequest,
   type ReplanResponse,
   type StepEvent,
-} from '../src/conductor/api-types.ts';
-import { buildPlanMessages, buildRepairMessages, buildReplanMessages } from '../src/conductor/prompt.ts';
+} from '../src/shared/conductor-api.ts';
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
@@ -22,8 +22,7 @@ import {
   planJsonSchema,
   type Step,
   validatePlan,
-} from '../src/plan/index.ts';
-import type { ChatMessage } from '../src/providers/transport.ts';
+} from '../src/shared/plan/index.ts';
 import {
   type ConductorEngine,
   type GenerateResult,
@@ -31,6 +30,7 @@ import {
   type ModelRef,
   sameModel,
 } from './engines/engine.ts';
+import { buildPlanMessages, buildRepairMessages, buildReplanMessages } from './prompt/prompt.ts';
 
 export type EngineFactory = (kind: ModelRef['engine']) => Promise<ConductorEngine>;
 

@@ -1,4 +1,4 @@
-import type { CacheStatus, ModelRef } from '../src/conductor/api-types.ts';
+import type { CacheStatus, ModelRef } from '../src/shared/conductor-api.ts';
 import type { ConductorEngine } from './engines/engine.ts';
 
 /**

@@ -1,6 +1,6 @@
-import type { ModelRef } from '../../workers/engines/engine.ts';
 import type { ConductorBridge } from '../conductor/bridge.ts';
-import { suggestionsFor } from '../conductor/engine-errors.ts';
+import { suggestionsFor } from '../shared/engine-errors.ts';
+import type { ModelRef } from '../shared/model.ts';
 import { ProgressTracker } from './progress.ts';
 import { whenControlled } from './pwa.ts';
 import { getLedger } from './services.ts';

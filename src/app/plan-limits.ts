@@ -1,5 +1,5 @@
-import type { ValidateOptions } from '../plan/index.ts';
 import { SELF_WORKER } from '../pool/types.ts';
+import type { ValidateOptions } from '../shared/plan/index.ts';
 import type { PlanPrefs } from './prefs.ts';
 import type { Mode } from './run-model.ts';
 

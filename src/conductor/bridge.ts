@@ -1,7 +1,6 @@
 import { proxy, type Remote, wrap } from 'comlink';
 import type { ConductorApi } from '../../workers/conductor.worker.ts';
 import type { Conductor, ReplanInput } from '../executor/types.ts';
-import type { Step } from '../plan/index.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
@@ -18,7 +17,8 @@ import {
   type ReplanRequest,
   type ReplanResponse,
   type StepEvent,
-} from './api-types.ts';
+} from '../shared/conductor-api.ts';
+import type { Step } from '../shared/plan/index.ts';
 
 export interface BridgeOptions {
   /** Makes the worker (tests inject one; default: the conductor worker module). */

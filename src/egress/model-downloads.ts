@@ -3,7 +3,7 @@
  * (workers/download-reporter.ts) through the bridge; this side owns the ledger, so the entries go through
  * the same `Ledger` object as every other request and the ledger panel sees them at once.
  */
-import type { ModelDownloadReport } from '../conductor/api-types.ts';
+import type { ModelDownloadReport } from '../shared/conductor-api.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 
 /** Who fetched them: the conductor model (the ledger's `providerId` column). */

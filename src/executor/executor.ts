@@ -1,3 +1,6 @@
+import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { ProviderError } from '../providers/errors.ts';
+import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
@@ -5,10 +8,7 @@ import {
   type Step,
   validatePlan,
   validateStep,
-} from '../plan/index.ts';
-import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
-import { ProviderError } from '../providers/errors.ts';
-import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
+} from '../shared/plan/index.ts';
 import { EndpointLimits } from './concurrency.ts';
 import { assembleMessages } from './context.ts';
 import { dependencies, resolveSees } from './dag.ts';

@@ -1,4 +1,4 @@
-import type { Step } from '../plan/index.ts';
+import type { Step } from '../shared/plan/index.ts';
 import type { StepStatus } from './types.ts';
 
 // Totals are spend: they live with the rest of the spend rules.

@@ -1,7 +1,7 @@
 import { Wllama } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
-import type { PlanRequest, StepEvent } from '../../src/conductor/api-types.ts';
 import { ConductorBridge } from '../../src/conductor/bridge.ts';
+import type { PlanRequest, StepEvent } from '../../src/shared/conductor-api.ts';
 import { planPrompt } from '../../workers/engine-host.ts';
 
 /**

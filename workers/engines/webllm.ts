@@ -9,8 +9,8 @@ import type {
 /** web-llm's AppConfig.cacheBackend values ('cache' | 'indexeddb' | 'cross-origin' | 'opfs'). */
 export type CacheBackend = NonNullable<AppConfig['cacheBackend']>;
 
-import { EngineError } from '../../src/conductor/engine-errors.ts';
-import { conductorModelInfo } from '../../src/conductor/model-choice.ts';
+import { EngineError } from '../../src/shared/engine-errors.ts';
+import { conductorModelInfo } from '../../src/shared/model-choice.ts';
 import { downloadStatusError } from './download-failure.ts';
 import {
   type ConductorEngine,

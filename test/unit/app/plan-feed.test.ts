@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PlanFeed } from '../../../src/app/plan-feed.ts';
-import type { StepEvent } from '../../../src/conductor/api-types.ts';
-import type { Step } from '../../../src/plan/index.ts';
+import type { StepEvent } from '../../../src/shared/conductor-api.ts';
+import type { Step } from '../../../src/shared/plan/index.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';
 import type { ConductorEngine, ModelRef } from '../../../workers/engines/engine.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanRequest, StepEvent } from '../../../src/conductor/api-types.ts';
+import type { PlanRequest, StepEvent } from '../../../src/shared/conductor-api.ts';
 import { EngineHost, strongestWorker } from '../../../workers/engine-host.ts';
 import type { ConductorEngine, GenerateRequest, ModelRef } from '../../../workers/engines/engine.ts';
 

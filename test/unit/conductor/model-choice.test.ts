@@ -1,12 +1,12 @@
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
-import type { Capabilities, GpuInfo } from '../../../src/capabilities/probe.ts';
+import type { Capabilities, GpuInfo } from '../../../src/shared/capabilities.ts';
 import {
   chooseConductorModel,
   DEFAULT_WLLAMA_MODEL,
   listConductorModels,
   modelOptionLabel,
-} from '../../../src/conductor/model-choice.ts';
+} from '../../../src/shared/model-choice.ts';
 
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;

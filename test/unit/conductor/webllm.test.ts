@@ -1,6 +1,6 @@
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
-import { EngineError, suggestionsFor } from '../../../src/conductor/engine-errors.ts';
+import { EngineError, suggestionsFor } from '../../../src/shared/engine-errors.ts';
 import type { GenerateRequest, LoadProgress, ModelRef } from '../../../workers/engines/engine.ts';
 import {
   createWebLlmEngine,

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_STEPS, PlanSchema, planJsonSchema, validatePlan } from '../../../src/plan/index.ts';
+import {
+  DEFAULT_MAX_STEPS,
+  PlanSchema,
+  planJsonSchema,
+  validatePlan,
+} from '../../../src/shared/plan/index.ts';
 
 type Schema = Record<string, unknown>;
 

@@ -2,10 +2,10 @@ import 'fake-indexeddb/auto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testConnection } from '../../../src/egress/connection-test.ts';
+import { listModels } from '../../../src/egress/discovery.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
-import { testConnection } from '../../../src/providers/connection-test.ts';
-import { listModels } from '../../../src/providers/discovery.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 const KEY = 'sk-conn-test-0123456789abcdef';

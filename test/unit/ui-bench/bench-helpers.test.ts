@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../../../src/plan/index.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
+import type { Plan } from '../../../src/shared/plan/index.ts';
 import {
   formatAxisDollars,
   formatAxisTokens,

@@ -2,10 +2,11 @@
  * "Test connection": the cheapest request that proves the key, the base URL, CORS and the model work,
  * through egress, with a specific message for each way it can fail.
  */
-import type { Egress } from '../egress/egress.ts';
-import { isLoopback, type ProviderPreset, presetById } from './catalog.ts';
+
+import { isLoopback, type ProviderPreset, presetById } from '../providers/catalog.ts';
+import { ProviderError } from '../providers/errors.ts';
 import { errorDetail, listModels } from './discovery.ts';
-import { ProviderError } from './errors.ts';
+import type { Egress } from './egress.ts';
 
 export type ConnectionProblem =
   | 'no-key'

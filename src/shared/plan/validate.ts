@@ -1,4 +1,4 @@
-import { SELF_WORKER } from '../pool/types.ts';
+import { SELF_WORKER } from '../worker-ids.ts';
 import { codePoints, count, describeValue, isBlank, quote } from './describe.ts';
 import {
   DEFAULT_MAX_STEPS,

@@ -1,7 +1,8 @@
 /** Model discovery: `GET {baseURL}/models` through egress, for presets that have it. */
-import type { Egress } from '../egress/egress.ts';
-import { presetById } from './catalog.ts';
-import { errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
+
+import { presetById } from '../providers/catalog.ts';
+import { errorFromStatus, ProviderError, redactKeyLike } from '../providers/errors.ts';
+import type { Egress } from './egress.ts';
 
 export interface DiscoveryTarget {
   providerId: string;

@@ -1,5 +1,5 @@
-import type { Plan } from '../plan/index.ts';
-import { SELF_WORKER } from '../pool/types.ts';
+import type { Plan } from '../../src/shared/plan/index.ts';
+import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
 
 /**
  * Example workflows shown to the conductor as earlier chat turns. They are written against roles (cheap,

@@ -1,6 +1,6 @@
-import type { LoadProgress, ModelRef } from '../../workers/engines/engine.ts';
-import type { Plan, Step } from '../plan/index.ts';
-import type { ChatMessage } from '../providers/transport.ts';
+import type { ChatMessage } from './chat.ts';
+import type { LoadProgress, ModelRef } from './model.ts';
+import type { Plan, Step } from './plan/index.ts';
 
 /**
  * Requests and results of the conductor worker, shared by the worker and the page. Types only: the page

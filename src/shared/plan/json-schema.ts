@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SELF_WORKER } from '../pool/types.ts';
+import { SELF_WORKER } from '../worker-ids.ts';
 import { DEFAULT_MAX_TASK_LENGTH, DEFAULT_MAX_THOUGHT_LENGTH, PlanSchema } from './schema.ts';
 
 export interface PlanJsonSchemaOptions {

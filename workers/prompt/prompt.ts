@@ -1,6 +1,6 @@
-import type { Plan, Step } from '../plan/index.ts';
-import { SELF_WORKER } from '../pool/types.ts';
-import type { ChatMessage } from '../providers/transport.ts';
+import type { ChatMessage } from '../../src/shared/chat.ts';
+import type { Plan, Step } from '../../src/shared/plan/index.ts';
+import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
 
 /**

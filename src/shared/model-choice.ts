@@ -1,5 +1,5 @@
-import type { ModelRef } from '../../workers/engines/engine.ts';
-import type { Capabilities, GpuInfo } from '../capabilities/probe.ts';
+import type { Capabilities, GpuInfo } from './capabilities.ts';
+import type { ModelRef } from './model.ts';
 
 /**
  * Which on-device model should plan, chosen from what the adapter can do.
