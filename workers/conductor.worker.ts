@@ -21,7 +21,7 @@ import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engi
 import { loadWebLlm } from './webllm-loader.ts';
 
 /**
- * The conductor worker: the on-device engines and the planner behind one comlink API. The page imports
+ * The conductor thread: the on-device engines and the planner behind one comlink API. The page imports
  * only the type (`import type { ConductorApi }`); web-llm is imported lazily, here, when first needed.
  */
 
@@ -30,14 +30,14 @@ async function createEngine(kind: ModelRef['engine']): Promise<ConductorEngine> 
   return (await loadWebLlm()).createWebLlmEngine();
 }
 
-// Before any engine loads: every model file the worker fetches is reported to the page's ledger.
+// Before any engine loads: every model file the thread fetches is reported to the page's ledger.
 installDownloadReporter();
 
 const host = new EngineHost(createEngine);
 let caps: Promise<Capabilities> | undefined;
 
 const api = {
-  /** Answers at once: the bridge uses it to tell a busy worker from a dead one. */
+  /** Answers at once: the bridge uses it to tell a busy thread from a dead one. */
   ping(): 'pong' {
     return 'pong';
   },
@@ -61,8 +61,8 @@ const api = {
   },
 
   /**
-   * Where the worker reports its model downloads (a comlink proxy): the page writes each in the egress
-   * ledger. Set by the bridge as soon as it starts the worker, so a reload after a restart is reported too.
+   * Where the thread reports its model downloads (a comlink proxy): the page writes each in the egress
+   * ledger. Set by the bridge as soon as it starts the thread, so a reload after a restart is reported too.
    */
   watchDownloads(onDownload: ((report: ModelDownloadReport) => unknown) | undefined): void {
     setDownloadListener(onDownload);

@@ -140,9 +140,9 @@ interface Attempt {
 type JsonSchema = Record<string, unknown>;
 
 /**
- * Everything the conductor worker does, without comlink: engines, loading (and reloading after a
+ * Everything the conductor thread does, without comlink: engines, loading (and reloading after a
  * restart), planning with validation, one repair and a reported fallback, local chat, cancel.
- * Runs in the worker; unit tests drive it in node with a scripted engine.
+ * Runs in the thread; unit tests drive it in node with a scripted engine.
  */
 export class EngineHost {
   private engine: ConductorEngine | undefined;

@@ -2,7 +2,7 @@ import type { CacheStatus, ModelRef } from '../src/shared/conductor-api.ts';
 import type { ConductorEngine } from './engines/engine.ts';
 
 /**
- * The one place that imports the WebLLM engine, lazily, so the worker's first chunk stays small and
+ * The one place that imports the WebLLM engine, lazily, so the thread's first chunk stays small and
  * web-llm's ~2 MB bundle loads only when a WebLLM model is used.
  */
 export interface WebLlmModule {

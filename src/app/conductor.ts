@@ -10,8 +10,8 @@ import { requestPersistence } from './storage.ts';
 let bridge: Promise<ConductorBridge> | undefined;
 
 /**
- * The conductor bridge, created on first use: its module (comlink and the worker URL) is a lazy chunk, and
- * the worker itself (with web-llm or wllama) starts only when a model is loaded. On a first visit it waits
+ * The conductor bridge, created on first use: its module (comlink and the thread URL) is a lazy chunk, and
+ * the thread itself (with web-llm or wllama) starts only when a model is loaded. On a first visit it waits
  * for the service worker to take the page, so the engine files the worker fetches are cached for offline.
  */
 export function getBridge(): Promise<ConductorBridge> {
@@ -19,7 +19,7 @@ export function getBridge(): Promise<ConductorBridge> {
     .then(() => Promise.all([import('../conductor/bridge.ts'), import('../egress/model-downloads.ts')]))
     .then(
       ([m, downloads]) =>
-        // The worker's model downloads go in the egress ledger like every other request.
+        // The thread's model downloads go in the egress ledger like every other request.
         new m.ConductorBridge({ onModelDownload: downloads.modelDownloadRecorder(getLedger) }),
     );
   return bridge;
@@ -63,7 +63,7 @@ export function sameModel(a: ModelRef | undefined, b: ModelRef | undefined): boo
 let loadSeq = 0;
 
 /**
- * Downloads (or reads from the cache) and loads a model in the conductor worker, publishing progress
+ * Downloads (or reads from the cache) and loads a model in the conductor thread, publishing progress
  * (bytes, percent, speed, time left) to the `conductor` signal. Asks for persistent storage first, so the
  * browser keeps the cached weights.
  */
@@ -99,7 +99,7 @@ export async function loadConductor(model: ModelRef): Promise<boolean> {
   }
 }
 
-/** Stops a load in progress: the worker is replaced, so the half-loaded model is dropped. */
+/** Stops a load in progress: the thread is replaced, so the half-loaded model is dropped. */
 export async function cancelLoad(): Promise<void> {
   loadSeq++;
   const b = await getBridge();
@@ -122,6 +122,6 @@ export async function restoreConductor(): Promise<void> {
     const status = await b.cacheStatus(model);
     if (status.cached) await loadConductor(model);
   } catch {
-    // The worker could not answer: the user can load a model from the start screen.
+    // The thread could not answer: the user can load a model from the start screen.
   }
 }

@@ -21,7 +21,7 @@ function sameStep(a: Step, b: Step | undefined): boolean {
  * streams the new attempt's steps after them.
  *
  * If the stream ever disagrees with itself (a restart that takes back steps already sent, as an older
- * conductor worker does, or a step that differs from the one sent at its index), nothing more is sent,
+ * conductor thread does, or a step that differs from the one sent at its index), nothing more is sent,
  * and `finish` asks for the run to start again from the final plan: the executor must never run a plan
  * the conductor did not write.
  */

@@ -11,7 +11,7 @@ export interface PlanLimits {
 }
 
 /**
- * The rule the conductor worker plans by (`planPrompt`): the router writes one step and never recurses;
+ * The rule the conductor thread plans by (`planPrompt`): the router writes one step and never recurses;
  * otherwise `self` is allowed while the user allows any depth of self-checks.
  */
 export function planLimits(mode: Mode, prefs: PlanPrefs): PlanLimits {

@@ -21,17 +21,17 @@ import {
 import type { Step } from '../shared/plan/index.ts';
 
 export interface BridgeOptions {
-  /** Makes the worker (tests inject one; default: the conductor worker module). */
-  createWorker?: () => Worker;
-  /** After a soft cancel, how long the call may take to stop before the worker is killed (default 1500 ms). */
+  /** Makes the thread (tests inject one; default: the conductor thread module). */
+  createThread?: () => Worker;
+  /** After a soft cancel, how long the call may take to stop before the thread is killed (default 1500 ms). */
   cancelGraceMs?: number;
-  /** While a call runs, the worker is pinged this often (default 5000 ms)... */
+  /** While a call runs, the thread is pinged this often (default 5000 ms)... */
   pingIntervalMs?: number;
   /** ...and declared dead when a ping gets no answer within this (default 5000 ms). */
   pingTimeoutMs?: number;
   /**
-   * Receives the worker's model downloads (src/egress/model-downloads.ts writes them in the ledger). A
-   * `start` is awaited by the worker before the request leaves; `gone` comes from the bridge when a worker dies.
+   * Receives the thread's model downloads (src/egress/model-downloads.ts writes them in the ledger). A
+   * `start` is awaited by the thread before the request leaves; `gone` comes from the bridge when a thread dies.
    */
   onModelDownload?: (report: ModelDownloadReport) => unknown;
 }
@@ -44,12 +44,12 @@ export interface StreamOptions {
 
 type Without<T> = Omit<T, 'requestId' | 'model'> & { model?: ModelRef };
 
-/** One live worker and the promise that rejects when it dies. */
+/** One live thread and the promise that rejects when it dies. */
 interface Live {
-  worker: Worker;
+  thread: Worker;
   api: Remote<ConductorApi>;
   dead: Promise<never>;
-  /** Terminates the worker; `restart` (default true) counts it as a restart. */
+  /** Terminates the thread; `restart` (default true) counts it as a restart. */
   kill: (reason: string, restart?: boolean) => void;
   isDead: boolean;
 }
@@ -60,7 +60,7 @@ function newRequestId(): string {
   return `c${Date.now().toString(36)}-${counter}`;
 }
 
-function defaultWorker(): Worker {
+function defaultThread(): Worker {
   return new Worker(new URL('../../workers/conductor.worker.ts', import.meta.url), {
     type: 'module',
     name: 'baton-conductor',
@@ -68,8 +68,8 @@ function defaultWorker(): Worker {
 }
 
 /**
- * Owns the conductor worker on the page: starts it lazily, runs one generation at a time, turns
- * cancel into a soft stop in the engine and, if the worker does not stop in time (or dies, or stops
+ * Owns the conductor thread on the page: starts it lazily, runs one generation at a time, turns
+ * cancel into a soft stop in the engine and, if the thread does not stop in time (or dies, or stops
  * answering pings), into terminate-and-restart. After a restart the next call reloads the last model,
  * as web-llm's `reloadIfUnmatched` does, because every request names its model.
  */
@@ -81,19 +81,19 @@ export class ConductorBridge implements Conductor {
   private readonly cancelGraceMs: number;
   private readonly pingIntervalMs: number;
   private readonly pingTimeoutMs: number;
-  private readonly createWorker: () => Worker;
+  private readonly createThread: () => Worker;
   private readonly onModelDownload: ((report: ModelDownloadReport) => unknown) | undefined;
   private restarts = 0;
 
   constructor(options: BridgeOptions = {}) {
-    this.createWorker = options.createWorker ?? defaultWorker;
+    this.createThread = options.createThread ?? defaultThread;
     this.cancelGraceMs = options.cancelGraceMs ?? 1500;
     this.pingIntervalMs = options.pingIntervalMs ?? 5000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 5000;
     this.onModelDownload = options.onModelDownload;
   }
 
-  /** How many times the worker was replaced after a crash, hang or hard cancel. */
+  /** How many times the thread was replaced after a crash, hang or hard cancel. */
   get restartCount(): number {
     return this.restarts;
   }
@@ -105,15 +105,15 @@ export class ConductorBridge implements Conductor {
 
   private start(): Live {
     if (this.live && !this.live.isDead) return this.live;
-    const worker = this.createWorker();
-    const api = wrap<ConductorApi>(worker);
+    const thread = this.createThread();
+    const api = wrap<ConductorApi>(thread);
     let reject!: (error: Error) => void;
     const dead = new Promise<never>((_, r) => {
       reject = r;
     });
     dead.catch(() => {});
     const live: Live = {
-      worker,
+      thread,
       api,
       dead,
       isDead: false,
@@ -121,34 +121,34 @@ export class ConductorBridge implements Conductor {
         if (live.isDead) return;
         live.isDead = true;
         if (restart) this.restarts++;
-        worker.terminate();
+        thread.terminate();
         if (this.live === live) this.live = undefined;
         void Promise.resolve(this.onModelDownload?.({ kind: 'gone', reason })).catch(() => {});
-        reject(new ConductorError('WorkerCrashed', reason));
+        reject(new ConductorError('ThreadCrashed', reason));
       },
     };
-    worker.addEventListener('error', (event) => {
+    thread.addEventListener('error', (event) => {
       event.preventDefault?.();
-      live.kill(`The conductor worker crashed: ${event.message || 'unknown error'}`);
+      live.kill(`The conductor thread crashed: ${event.message || 'unknown error'}`);
     });
-    worker.addEventListener('messageerror', () =>
-      live.kill('The conductor worker sent an unreadable message'),
+    thread.addEventListener('messageerror', () =>
+      live.kill('The conductor thread sent an unreadable message'),
     );
-    // Sent before any other call on the same port, so the worker reports from its first download on.
+    // Sent before any other call on the same port, so the thread reports from its first download on.
     const onModelDownload = this.onModelDownload;
     if (onModelDownload) void api.watchDownloads(proxy(onModelDownload)).catch(() => {});
     this.live = live;
     return live;
   }
 
-  /** Replaces the worker now (the hard stop). The next call starts a new one and reloads the model. */
+  /** Replaces the thread now (the hard stop). The next call starts a new one and reloads the model. */
   restart(reason = 'Restarted'): void {
     this.live?.kill(reason);
   }
 
   /**
-   * A worker terminated from outside, or wedged, never answers: before each generation make sure it
-   * answers a ping, else replace it (the request names its model, so the new worker reloads it).
+   * A thread terminated from outside, or wedged, never answers: before each generation make sure it
+   * answers a ping, else replace it (the request names its model, so the new thread reloads it).
    */
   private async ensureResponsive(): Promise<void> {
     const live = this.live;
@@ -166,11 +166,11 @@ export class ConductorBridge implements Conductor {
       live.dead.catch(() => true),
     ]);
     clearTimeout(timeout);
-    // kill() ignores a worker that is already dead.
-    if (!answered) live.kill(`The conductor worker stopped answering for ${this.pingTimeoutMs} ms`);
+    // kill() ignores a thread that is already dead.
+    if (!answered) live.kill(`The conductor thread stopped answering for ${this.pingTimeoutMs} ms`);
   }
 
-  /** Runs `call` on the live worker; rejects if the worker dies first. Pings it while waiting. */
+  /** Runs `call` on the live thread; rejects if the thread dies first. Pings it while waiting. */
   private async guarded<T>(call: (api: Remote<ConductorApi>) => Promise<T>): Promise<T> {
     const live = this.start();
     let timer: ReturnType<typeof setInterval> | undefined;
@@ -194,7 +194,7 @@ export class ConductorBridge implements Conductor {
     return this.guarded((api) => api.models());
   }
 
-  /** Loads a model and remembers it: later calls use it, and a restarted worker reloads it. */
+  /** Loads a model and remembers it: later calls use it, and a restarted thread reloads it. */
   async load(model: ModelRef, onProgress?: (progress: LoadProgress) => void): Promise<void> {
     this.model = model;
     const callback = onProgress ? proxy(onProgress) : undefined;
@@ -227,7 +227,7 @@ export class ConductorBridge implements Conductor {
 
   /**
    * One generation at a time: waits its turn, then runs, with a soft cancel through the engine and a hard
-   * stop (restart) when the worker does not stop within the grace period.
+   * stop (restart) when the thread does not stop within the grace period.
    */
   private exclusive<T>(
     options: StreamOptions,
@@ -255,7 +255,7 @@ export class ConductorBridge implements Conductor {
         void live?.api.cancel(requestId).catch(() => {});
         graceTimer = setTimeout(() => {
           live?.kill('The conductor did not stop in time and was restarted');
-          hardStop(new ConductorError('PlanCancelled', 'Cancelled (the worker was restarted to stop it)'));
+          hardStop(new ConductorError('PlanCancelled', 'Cancelled (the thread was restarted to stop it)'));
         }, this.cancelGraceMs);
       };
       this.running = { requestId, cancel };
@@ -325,20 +325,20 @@ export class ConductorBridge implements Conductor {
     return response.steps;
   }
 
-  /** Stops the worker for good (the bridge starts a new one if used again). */
+  /** Stops the thread for good (the bridge starts a new one if used again). */
   dispose(): void {
     this.live?.kill('Disposed', false);
     this.live = undefined;
   }
 
-  /** For tests: makes the worker throw an uncaught error, as a crashing engine would. */
+  /** For tests: makes the thread throw an uncaught error, as a crashing engine would. */
   async crashForTests(): Promise<void> {
     await this.start().api.crashForTests();
   }
 
-  /** For tests: the current worker, to kill it from outside. */
-  get workerForTests(): Worker | undefined {
-    return this.live?.worker;
+  /** For tests: the current thread, to kill it from outside. */
+  get threadForTests(): Worker | undefined {
+    return this.live?.thread;
   }
 }
 
@@ -393,7 +393,7 @@ export class LocalChatTransport implements ChatTransport {
 function toProviderError(error: unknown, signal: AbortSignal): ProviderError {
   const e = error as { name?: string; message?: string };
   if (signal.aborted || e.name === 'PlanCancelled') return new ProviderError('aborted', 'Cancelled');
-  if (e.name === 'WorkerCrashed')
+  if (e.name === 'ThreadCrashed')
     return new ProviderError('server', `The on-device model crashed: ${e.message}`);
   return new ProviderError('server', `The on-device model failed: ${e.message ?? String(error)}`);
 }

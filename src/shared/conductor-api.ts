@@ -3,8 +3,8 @@ import type { LoadProgress, ModelRef } from './model.ts';
 import type { Plan, Step } from './plan/index.ts';
 
 /**
- * Requests and results of the conductor worker, shared by the worker and the page. Types only: the page
- * imports the worker's API type with `import type`, never its code.
+ * Requests and results of the conductor thread, shared by the thread and the page. Types only: the page
+ * imports the thread's API type with `import type`, never its code.
  */
 
 export type { LoadProgress, ModelRef };
@@ -20,7 +20,7 @@ export interface PoolEntry {
 
 export type PlanMode = 'router' | 'conductor';
 
-/** Knobs common to every generation. Each request names its model, so a restarted worker reloads it. */
+/** Knobs common to every generation. Each request names its model, so a restarted thread reloads it. */
 export interface GenerationOptions {
   /** Unique per call; `cancel(requestId)` stops it. */
   requestId: string;
@@ -61,7 +61,7 @@ export interface GenerationStats {
   completionTokens: number;
   prefillTokensPerSec?: number;
   decodeTokensPerSec?: number;
-  /** Wall time of the whole call in the worker, model loading excluded. */
+  /** Wall time of the whole call in the thread, model loading excluded. */
   ms: number;
 }
 
@@ -69,7 +69,7 @@ export interface GenerationStats {
  * Streamed while a plan is written. Each `step` has passed validation against the pool and the steps
  * before it. A `restart` means the model's output was rejected and a new attempt (repair or fallback)
  * begins: the first `kept` steps streamed stand (they are the final plan's first steps), and the new
- * attempt's steps continue after them. Without `kept` (an older worker), no streamed step is known to stand.
+ * attempt's steps continue after them. Without `kept` (an older thread), no streamed step is known to stand.
  */
 export type StepEvent =
   | { kind: 'step'; index: number; step: Step; attempt: number }
@@ -115,8 +115,8 @@ export interface CacheStatus {
 export type ConductorErrorName =
   /** `cancel()` stopped the call. */
   | 'PlanCancelled'
-  /** The worker died or stopped answering; it was replaced, and the next call works again. */
-  | 'WorkerCrashed'
+  /** The thread died or stopped answering; it was replaced, and the next call works again. */
+  | 'ThreadCrashed'
   | 'ModelNotLoaded'
   /** The pool is empty, so there is nothing to plan for (or fall back to). */
   | 'NoWorkers';
@@ -131,17 +131,17 @@ export class ConductorError extends Error {
 
 /**
  * Everything a generation streams to the page goes through one callback, so it arrives in order (each
- * comlink callback has its own MessagePort, and two ports are not ordered with each other). The worker
+ * comlink callback has its own MessagePort, and two ports are not ordered with each other). The thread
  * waits for the page to acknowledge the last event before it resolves the call, so every event arrives
  * before the result.
  */
 export type ConductorEvent = { kind: 'token'; text: string } | StepEvent | { kind: 'flush' };
 
 /**
- * The model files the worker fetches (weights, configs, tokenizer, compiled library), reported to the page
+ * The model files the thread fetches (weights, configs, tokenizer, compiled library), reported to the page
  * so that they appear in the egress ledger like every other request (workers/download-reporter.ts).
  * `start` is awaited: its ledger entry exists before the request leaves. `gone` is sent by the bridge when
- * a worker dies: its open downloads ended with it.
+ * a thread dies: its open downloads ended with it.
  */
 export type ModelDownloadReport =
   | { kind: 'start'; id: string; url: string; method: string }

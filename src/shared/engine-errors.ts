@@ -1,6 +1,6 @@
 /**
- * Typed failures of the on-device engines, by meaning. Shared by the worker (which throws them) and the
- * page (which reads them). Comlink carries only `name`, `message` and `stack` across the worker boundary,
+ * Typed failures of the on-device engines, by meaning. Shared by the thread (which throws them) and the
+ * page (which reads them). Comlink carries only `name`, `message` and `stack` across the thread boundary,
  * so everything the page needs is derivable from `name` (`suggestionsFor`), or send `engineFailure(e)`.
  */
 

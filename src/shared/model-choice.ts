@@ -4,7 +4,7 @@ import type { ModelRef } from './model.ts';
 /**
  * Which on-device model should plan, chosen from what the adapter can do.
  *
- * Pure: no web-llm import (its bundle is ~2 MB gzip and lives only in the worker). The few facts we need
+ * Pure: no web-llm import (its bundle is ~2 MB gzip and lives only in the thread). The few facts we need
  * about each candidate are copied from web-llm 0.2.86's `prebuiltAppConfig`; a unit test compares this
  * table with the real one so the two cannot drift apart.
  */

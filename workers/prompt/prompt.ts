@@ -4,7 +4,7 @@ import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
 
 /**
- * The conductor's prompts. Runs in the worker (no DOM). Our own text is ASCII only (the tiny test model
+ * The conductor's prompts. Runs in the thread (no DOM). Our own text is ASCII only (the tiny test model
  * rejects anything else) and compact (small models, small GPUs, short context windows).
  */
 

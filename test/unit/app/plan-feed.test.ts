@@ -55,7 +55,7 @@ describe('PlanFeed', () => {
   });
 
   it('sends nothing more once a restart takes back steps already sent, and asks for a fresh run', async () => {
-    // An older conductor worker: its restart carries no `kept`, and its repair starts again at step 0.
+    // An older conductor thread: its restart carries no `kept`, and its repair starts again at step 0.
     const feed = new PlanFeed();
     const run = executor(feed);
     feed.onEvent(step(0, X));
