@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../../src/shared/chat.ts';
+import type { ChatMessage } from '../../../../src/shared/chat.ts';
 import {
   DEFAULT_MAX_TASK_LENGTH,
   DEFAULT_MAX_THOUGHT_LENGTH,
   parsePlan,
   validatePlan,
-} from '../../../src/shared/plan/index.ts';
-import { mapRoles } from '../../../workers/prompt/few-shots.ts';
+} from '../../../../src/shared/plan/index.ts';
+import { mapRoles } from '../../../../workers/prompt/few-shots.ts';
 import {
   buildPlanMessages,
   buildRepairMessages,
   buildReplanMessages,
   type PromptWorker,
   truncateMiddle,
-} from '../../../workers/prompt/prompt.ts';
+} from '../../../../workers/prompt/prompt.ts';
 
 const POOL: PromptWorker[] = [
   { id: 'mini', label: 'GPT mini', strengths: 'Fast and cheap, good for simple facts.', costTier: 'low' },

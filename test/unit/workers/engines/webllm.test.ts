@@ -1,7 +1,7 @@
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
-import { EngineError, suggestionsFor } from '../../../src/shared/engine-errors.ts';
-import type { GenerateRequest, LoadProgress, ModelRef } from '../../../workers/engines/engine.ts';
+import { EngineError, suggestionsFor } from '../../../../src/shared/engine-errors.ts';
+import type { GenerateRequest, LoadProgress, ModelRef } from '../../../../workers/engines/engine.ts';
 import {
   createWebLlmEngine,
   mapInitProgress,
@@ -9,7 +9,7 @@ import {
   type WebLlmDeps,
   webLlmCacheStatus,
   webLlmDeleteCache,
-} from '../../../workers/engines/webllm.ts';
+} from '../../../../workers/engines/webllm.ts';
 import {
   DEVICE_LOST_MESSAGE,
   FakeCache,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { BenchItemResult } from '../../../src/evaluation/bench-runner.ts';
-import type { Task } from '../../../src/evaluation/taskset.ts';
-import { expectedText, missedItems } from '../../../src/ui/bench/missed-items.ts';
+import type { BenchItemResult } from '../../../../src/evaluation/bench-runner.ts';
+import type { Task } from '../../../../src/evaluation/taskset.ts';
+import { expectedText, missedItems } from '../../../../src/ui/bench/missed-items.ts';
 
 const tasks: Task[] = [
   { id: 'a1', kind: 'numeric', question: 'What is 6*7?', answer: '42' },

@@ -6,7 +6,7 @@ import {
   type Plan,
   parsePlan,
   type Step,
-} from '../../../src/shared/plan/index.ts';
+} from '../../../../src/shared/plan/index.ts';
 
 const options: ParseOptions = { workerIds: ['w0', 'w1', 'w2'], allowSelf: true };
 

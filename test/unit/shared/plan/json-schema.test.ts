@@ -4,7 +4,7 @@ import {
   PlanSchema,
   planJsonSchema,
   validatePlan,
-} from '../../../src/shared/plan/index.ts';
+} from '../../../../src/shared/plan/index.ts';
 
 type Schema = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import {
   type ValidateOptions,
   validatePlan,
   validateStep,
-} from '../../../src/shared/plan/index.ts';
+} from '../../../../src/shared/plan/index.ts';
 
 const pool: ValidateOptions = { workerIds: ['w1', 'w2'], allowSelf: true };
 const step = (worker: string, task: string, sees: unknown) => ({ worker, task, sees });

@@ -4,7 +4,7 @@ import {
   type ParseOptions,
   type ParseResult,
   parsePlan,
-} from '../../../src/shared/plan/index.ts';
+} from '../../../../src/shared/plan/index.ts';
 
 const options: ParseOptions = { workerIds: ['w0', 'w1', 'w2'], allowSelf: true };
 const plan = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Box, placePointLabels, truncateLabel } from '../../../src/ui/bench/chart-math.ts';
+import { type Box, placePointLabels, truncateLabel } from '../../../../src/ui/bench/chart-math.ts';
 
 const BOUNDS: Box = { left: 58, top: 2, right: 518, bottom: 250 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PySyntaxError, readPythonLiteral } from '../../../src/shared/plan/python-literal.ts';
+import { PySyntaxError, readPythonLiteral } from '../../../../src/shared/plan/python-literal.ts';
 
 const read = (text: string) => readPythonLiteral(text, 0).value;
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
-import type { Plan } from '../../../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../../../../src/pool/types.ts';
+import type { Plan } from '../../../../src/shared/plan/index.ts';
 import {
   formatAxisDollars,
   formatAxisTokens,
   linearScale,
   niceTicks,
   stackSegments,
-} from '../../../src/ui/bench/chart-math.ts';
-import { type PlanningConductor, plannerFromConductor } from '../../../src/ui/bench/planner.ts';
+} from '../../../../src/ui/bench/chart-math.ts';
+import { type PlanningConductor, plannerFromConductor } from '../../../../src/ui/bench/planner.ts';
 
 describe('chart ticks and scales', () => {
   it('picks round steps that reach the maximum', () => {

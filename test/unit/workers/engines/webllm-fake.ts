@@ -4,7 +4,7 @@ import type {
   ChatCompletionRequestStreaming,
   InitProgressReport,
 } from '@mlc-ai/web-llm';
-import type { MlcCache, MlcEngineConfig, MlcEngineLike } from '../../../workers/engines/webllm.ts';
+import type { MlcCache, MlcEngineConfig, MlcEngineLike } from '../../../../workers/engines/webllm.ts';
 
 /**
  * Stands in for web-llm's MLCEngine at the lowest layer (no GPU): the same methods, progress reports in the
