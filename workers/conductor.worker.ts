@@ -1,7 +1,7 @@
 import { expose, releaseProxy } from 'comlink';
-import { type Capabilities, probeCapabilities } from '../src/capabilities/probe.ts';
-import type { ConductorListener, ModelDownloadReport, ModelRef } from '../src/conductor/api-types.ts';
-import { chooseConductorModel, listConductorModels } from '../src/conductor/model-choice.ts';
+import { type Capabilities, probeCapabilities } from '../src/shared/capabilities.ts';
+import type { ConductorListener, ModelDownloadReport, ModelRef } from '../src/shared/conductor-api.ts';
+import { chooseConductorModel, listConductorModels } from '../src/shared/model-choice.ts';
 import { installDownloadReporter, setDownloadListener } from './download-reporter.ts';
 import { EngineHost, type HostDevice } from './engine-host.ts';
 import type { ConductorEngine } from './engines/engine.ts';

@@ -1,21 +1,21 @@
 /**
- * Reports every request the conductor worker makes (its model downloads) to the page, which writes them in
- * the egress ledger. The worker cannot use the page's egress module (its IndexedDB ledger object, and the
+ * Reports every request the conductor thread makes (its model downloads) to the page, which writes them in
+ * the egress ledger. The thread cannot use the page's egress module (its IndexedDB ledger object, and the
  * listeners that keep the ledger panel live, belong to the page), so it sends one report when a request is
  * about to leave (awaited: the entry exists first), one when the headers arrive and one when the body ends.
  *
  * Both engines are covered: wllama downloads a GGUF with `fetch`; web-llm fills the Cache API with
- * `Cache.prototype.add`, which fetches without going through `fetch`, so `add` is redefined in the worker
+ * `Cache.prototype.add`, which fetches without going through `fetch`, so `add` is redefined in the thread
  * as what it does by specification (fetch, refuse a non-ok answer, put) with the reporting fetch.
  */
-import type { ModelDownloadReport } from '../src/conductor/api-types.ts';
-import { watchCspViolations } from '../src/providers/network-cause.ts';
+import type { ModelDownloadReport } from '../src/shared/conductor-api.ts';
+import { watchCspViolations } from '../src/shared/csp-violations.ts';
 
 type Listener = (report: ModelDownloadReport) => unknown;
 
 let listener: Listener | undefined;
 let next = 0;
-/** Report ids must not collide with those of an earlier worker whose entries are still open on the page. */
+/** Report ids must not collide with those of an earlier thread whose entries are still open on the page. */
 const prefix = Math.random().toString(36).slice(2, 10);
 
 /** Where reports go (a comlink proxy to the page); `undefined` stops reporting. */
@@ -114,11 +114,11 @@ export function reportingFetch(inner: typeof fetch): typeof fetch {
 
 let installed = false;
 
-/** Routes the worker's `fetch` and `Cache.prototype.add` through `reportingFetch`. Once per worker. */
+/** Routes the thread's `fetch` and `Cache.prototype.add` through `reportingFetch`. Once per thread. */
 export function installDownloadReporter(scope: typeof globalThis = globalThis): void {
   if (installed) return;
   installed = true;
-  // A worker loaded from a URL has its own CSP (its response headers): its violations are seen here.
+  // A thread loaded from a URL has its own CSP (its response headers): its violations are seen here.
   watchCspViolations(scope);
   const plain = scope.fetch.bind(scope);
   const reporting = reportingFetch(plain);

@@ -1,4 +1,5 @@
-import type { Capabilities } from '../src/capabilities/probe.ts';
+import type { Capabilities } from '../src/shared/capabilities.ts';
+import type { ChatMessage } from '../src/shared/chat.ts';
 import {
   type CacheStatus,
   ConductorError,
@@ -15,8 +16,7 @@ import {
   type PoolEntry,
   type ReplanRequest,
   type ReplanResponse,
-} from '../src/conductor/api-types.ts';
-import { buildPlanMessages, buildRepairMessages, buildReplanMessages } from '../src/conductor/prompt.ts';
+} from '../src/shared/conductor-api.ts';
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
@@ -28,8 +28,7 @@ import {
   planJsonSchema,
   type Step,
   validatePlan,
-} from '../src/plan/index.ts';
-import type { ChatMessage } from '../src/providers/transport.ts';
+} from '../src/shared/plan/index.ts';
 import {
   type ConductorEngine,
   type GenerateResult,
@@ -37,6 +36,7 @@ import {
   type ModelRef,
   sameModel,
 } from './engines/engine.ts';
+import { buildPlanMessages, buildRepairMessages, buildReplanMessages } from './prompt/prompt.ts';
 
 export type EngineFactory = (kind: ModelRef['engine']) => Promise<ConductorEngine>;
 

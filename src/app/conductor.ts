@@ -1,6 +1,6 @@
-import type { ModelRef } from '../../workers/engines/engine.ts';
 import type { ConductorBridge } from '../conductor/bridge.ts';
-import { suggestionsFor } from '../conductor/engine-errors.ts';
+import { suggestionsFor } from '../shared/engine-errors.ts';
+import type { ModelRef } from '../shared/model.ts';
 import { ProgressTracker } from './progress.ts';
 import { whenControlled } from './pwa.ts';
 import { getLedger } from './services.ts';
@@ -10,8 +10,8 @@ import { requestPersistence } from './storage.ts';
 let bridge: Promise<ConductorBridge> | undefined;
 
 /**
- * The conductor bridge, created on first use: its module (comlink and the worker URL) is a lazy chunk, and
- * the worker itself (with web-llm or wllama) starts only when a model is loaded. On a first visit it waits
+ * The conductor bridge, created on first use: its module (comlink and the thread URL) is a lazy chunk, and
+ * the thread itself (with web-llm or wllama) starts only when a model is loaded. On a first visit it waits
  * for the service worker to take the page, so the engine files the worker fetches are cached for offline.
  */
 export function getBridge(): Promise<ConductorBridge> {
@@ -61,7 +61,7 @@ function saveModel(model: ModelRef): void {
 let loadSeq = 0;
 
 /**
- * Downloads (or reads from the cache) and loads a model in the conductor worker, publishing progress
+ * Downloads (or reads from the cache) and loads a model in the conductor thread, publishing progress
  * (bytes, percent, speed, time left) to the `conductor` signal. Asks for persistent storage first, so the
  * browser keeps the cached weights.
  */
@@ -97,7 +97,7 @@ export async function loadConductor(model: ModelRef): Promise<boolean> {
   }
 }
 
-/** Stops a load in progress: the worker is replaced, so the half-loaded model is dropped. */
+/** Stops a load in progress: the thread is replaced, so the half-loaded model is dropped. */
 export async function cancelLoad(): Promise<void> {
   loadSeq++;
   const b = await getBridge();
@@ -120,6 +120,6 @@ export async function restoreConductor(): Promise<void> {
     const status = await b.cacheStatus(model);
     if (status.cached) await loadConductor(model);
   } catch {
-    // The worker could not answer: the user can load a model from the start screen.
+    // The thread could not answer: the user can load a model from the start screen.
   }
 }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { check, RunRecordSchema, StepRecordSchema } from '../executor/record-schema.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
-import { validatePlan } from '../plan/index.ts';
 import type { WorkerSpec } from '../pool/types.ts';
+import { validatePlan } from '../shared/plan/index.ts';
 
 /** A run as a portable file. Keys are never part of a run; worker URLs lose credentials and queries too. */
 export interface RunExport {

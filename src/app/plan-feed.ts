@@ -1,5 +1,5 @@
-import type { StepEvent } from '../conductor/api-types.ts';
-import type { Plan, Step } from '../plan/index.ts';
+import type { StepEvent } from '../shared/conductor-api.ts';
+import type { Plan, Step } from '../shared/plan/index.ts';
 import { type Channel, createChannel } from './channel.ts';
 
 /** What to do once the conductor's final plan is known. */
@@ -21,7 +21,7 @@ function sameStep(a: Step, b: Step | undefined): boolean {
  * streams the new attempt's steps after them.
  *
  * If the stream ever disagrees with itself (a restart that takes back steps already sent, as an older
- * conductor worker does, or a step that differs from the one sent at its index), nothing more is sent,
+ * conductor thread does, or a step that differs from the one sent at its index), nothing more is sent,
  * and `finish` asks for the run to start again from the final plan: the executor must never run a plan
  * the conductor did not write.
  */

@@ -1,5 +1,5 @@
-import type { ValidateOptions } from '../plan/index.ts';
 import { SELF_WORKER } from '../pool/types.ts';
+import type { ValidateOptions } from '../shared/plan/index.ts';
 import type { PlanPrefs } from './prefs.ts';
 import type { Mode } from './run-model.ts';
 
@@ -11,7 +11,7 @@ export interface PlanLimits {
 }
 
 /**
- * The rule the conductor worker plans by (`planPrompt`): the router writes one step and never recurses;
+ * The rule the conductor thread plans by (`planPrompt`): the router writes one step and never recurses;
  * otherwise `self` is allowed while the user allows any depth of self-checks.
  */
 export function planLimits(mode: Mode, prefs: PlanPrefs): PlanLimits {

@@ -1,5 +1,5 @@
 import { effect, signal } from '@preact/signals';
-import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_STEPS } from '../plan/index.ts';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_STEPS } from '../shared/plan/index.ts';
 
 /** Planning limits the user can change (Settings → Conductor), kept in localStorage. */
 export interface PlanPrefs {

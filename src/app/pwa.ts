@@ -26,7 +26,7 @@ const CONTROL_TIMEOUT_MS = 10_000;
 /**
  * Resolves true once the service worker controls this page, false when it will not (no worker in this
  * build or browser, it failed to install, or the page was deliberately loaded without it) or not in time.
- * The conductor's Web Worker waits for it on a first visit: a worker started before the page is controlled
+ * The conductor's Web Worker waits for it on a first visit: a thread started before the page is controlled
  * fetches the engine's files past the service worker, so they would not be cached for offline use.
  */
 export function whenControlled(timeoutMs = CONTROL_TIMEOUT_MS): Promise<boolean> {

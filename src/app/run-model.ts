@@ -1,8 +1,8 @@
 import { totalsOf } from '../executor/status.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../executor/types.ts';
-import type { Step } from '../plan/index.ts';
 import type { WorkerSpec } from '../pool/types.ts';
+import type { Step } from '../shared/plan/index.ts';
 
 export type Mode = 'router' | 'conductor';
 

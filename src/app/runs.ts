@@ -1,13 +1,13 @@
 import { signal } from '@preact/signals';
-import type { PoolEntry, StepEvent } from '../conductor/api-types.ts';
 import { type ReplanContext, replannerFor } from '../conductor/replanner.ts';
 import { dependencies, downstream } from '../executor/dag.ts';
 import type { RunHandle } from '../executor/executor.ts';
 import { finalStepIndex } from '../executor/status.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
-import type { Plan, Step } from '../plan/index.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
+import type { PoolEntry, StepEvent } from '../shared/conductor-api.ts';
+import type { Plan, Step } from '../shared/plan/index.ts';
 import { getBridge } from './conductor.ts';
 import { reloadHistoryIfShown } from './history.ts';
 import { PlanFeed } from './plan-feed.ts';

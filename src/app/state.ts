@@ -1,8 +1,8 @@
 import { computed, signal } from '@preact/signals';
-import type { ModelRef } from '../../workers/engines/engine.ts';
-import type { Capabilities } from '../capabilities/probe.ts';
-import { probeCapabilities } from '../capabilities/probe.ts';
-import type { EngineSuggestion } from '../conductor/engine-errors.ts';
+import type { Capabilities } from '../shared/capabilities.ts';
+import { probeCapabilities } from '../shared/capabilities.ts';
+import type { EngineSuggestion } from '../shared/engine-errors.ts';
+import type { ModelRef } from '../shared/model.ts';
 import type { ProgressView } from './progress.ts';
 
 /** The probe's answer; undefined while it runs. */

@@ -1,4 +1,4 @@
-import type { Capabilities } from './probe.ts';
+import type { Capabilities } from '../shared/capabilities.ts';
 
 const MiB = 1024 * 1024;
 

@@ -19,7 +19,7 @@ import {
   type PlanResponse,
   type ReplanRequest,
   type ReplanResponse,
-} from './api-types.ts';
+} from '../shared/conductor-api.ts';
 
 export interface BridgeOptions {
   /** Makes the thread (tests inject one; default: the conductor thread module). */
@@ -122,15 +122,15 @@ export class ConductorBridge implements ConductorService {
         thread.terminate();
         if (this.live === live) this.live = undefined;
         void Promise.resolve(this.onModelDownload?.({ kind: 'gone', reason })).catch(() => {});
-        reject(new ConductorError('WorkerCrashed', reason));
+        reject(new ConductorError('ThreadCrashed', reason));
       },
     };
     thread.addEventListener('error', (event) => {
       event.preventDefault?.();
-      live.kill(`The conductor worker crashed: ${event.message || 'unknown error'}`);
+      live.kill(`The conductor thread crashed: ${event.message || 'unknown error'}`);
     });
     thread.addEventListener('messageerror', () =>
-      live.kill('The conductor worker sent an unreadable message'),
+      live.kill('The conductor thread sent an unreadable message'),
     );
     // Sent before any other call on the same port, so the thread reports from its first download on.
     const onModelDownload = this.onModelDownload;
@@ -165,7 +165,7 @@ export class ConductorBridge implements ConductorService {
     ]);
     clearTimeout(timeout);
     // kill() ignores a thread that is already dead.
-    if (!answered) live.kill(`The conductor worker stopped answering for ${this.pingTimeoutMs} ms`);
+    if (!answered) live.kill(`The conductor thread stopped answering for ${this.pingTimeoutMs} ms`);
   }
 
   /** Runs `call` on the live thread; rejects if the thread dies first. Pings it while waiting. */
@@ -336,7 +336,7 @@ export class LocalChatTransport implements ChatTransport {
 function toProviderError(error: unknown, signal: AbortSignal): ProviderError {
   const e = error as { name?: string; message?: string };
   if (signal.aborted || e.name === 'PlanCancelled') return new ProviderError('aborted', 'Cancelled');
-  if (e.name === 'WorkerCrashed')
+  if (e.name === 'ThreadCrashed')
     return new ProviderError('server', `The on-device model crashed: ${e.message}`);
   return new ProviderError('server', `The on-device model failed: ${e.message ?? String(error)}`);
 }

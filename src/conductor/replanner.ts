@@ -1,6 +1,6 @@
 import type { Conductor, ReplanInput } from '../executor/types.ts';
-import type { Step } from '../plan/index.ts';
-import type { ConductorService, PoolEntry } from './api-types.ts';
+import type { ConductorService, PoolEntry } from '../shared/conductor-api.ts';
+import type { Step } from '../shared/plan/index.ts';
 
 /** What the conductor needs besides the executor's input to write corrective steps for one run. */
 export interface ReplanContext {

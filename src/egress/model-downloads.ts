@@ -1,9 +1,9 @@
 /**
- * Writes the conductor worker's model downloads in the egress ledger. The worker reports them
+ * Writes the conductor thread's model downloads in the egress ledger. The thread reports them
  * (workers/download-reporter.ts) through the bridge; this side owns the ledger, so the entries go through
  * the same `Ledger` object as every other request and the ledger panel sees them at once.
  */
-import type { ModelDownloadReport } from '../conductor/api-types.ts';
+import type { ModelDownloadReport } from '../shared/conductor-api.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 
 /** Who fetched them: the conductor model (the ledger's `providerId` column). */
@@ -75,7 +75,7 @@ export function modelDownloadRecorder(
       );
       return;
     }
-    // The worker died: whatever it was downloading ended with it.
+    // The thread died: whatever it was downloading ended with it.
     await Promise.all(
       [...open.keys()].map((id) => {
         const started = open.get(id)?.time ?? now();

@@ -1,8 +1,8 @@
 import type { ExecutorOptions } from '../executor/executor.ts';
 import { startRun } from '../executor/executor.ts';
 import type { RunResult } from '../executor/types.ts';
-import type { Plan, Step } from '../plan/index.ts';
 import type { WorkerSpec } from '../pool/types.ts';
+import type { Plan, Step } from '../shared/plan/index.ts';
 import { extractChoiceLetter, extractFinalAnswer, extractNumber, normalizeAnswer } from './score.ts';
 import type { Task } from './taskset.ts';
 

@@ -1,6 +1,6 @@
-import type { Step } from '../plan/index.ts';
 import { SELF_WORKER } from '../pool/types.ts';
-import type { ChatMessage } from '../providers/transport.ts';
+import type { ChatMessage } from '../shared/chat.ts';
+import type { Step } from '../shared/plan/index.ts';
 import { resolveSees } from './dag.ts';
 
 export interface ContextInput {

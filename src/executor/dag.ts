@@ -1,4 +1,4 @@
-import type { Sees, Step } from '../plan/index.ts';
+import type { Sees, Step } from '../shared/plan/index.ts';
 import type { StepState } from './types.ts';
 
 /** The indices a step at `index` sees: "all" is every earlier step; a list is kept as given (sorted, unique). */

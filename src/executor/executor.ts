@@ -1,3 +1,5 @@
+import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
+import type { ChatTransport } from '../providers/transport.ts';
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
@@ -5,9 +7,7 @@ import {
   type Step,
   validatePlan,
   validateStep,
-} from '../plan/index.ts';
-import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
-import type { ChatTransport } from '../providers/transport.ts';
+} from '../shared/plan/index.ts';
 import {
   CANCEL_REASON,
   type CancelCause,

@@ -1,4 +1,4 @@
-import { IncrementalPlanParser, type ParseOptions, PlanError, type Step } from '../plan/index.ts';
+import { IncrementalPlanParser, type ParseOptions, PlanError, type Step } from '../shared/plan/index.ts';
 
 /**
  * Turns the conductor's token stream into steps for the executor: each step is yielded the moment its

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PlanSchema, SeesSchema } from '../plan/schema.ts';
+import { PlanSchema, SeesSchema } from '../shared/plan/schema.ts';
 import type { RunSummary } from './store.ts';
 
 // One schema for every run record that comes from outside this page's memory: read back from IndexedDB

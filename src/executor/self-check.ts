@@ -1,5 +1,5 @@
-import { type Step, validatePlan } from '../plan/index.ts';
 import { SELF_WORKER } from '../pool/types.ts';
+import { type Step, validatePlan } from '../shared/plan/index.ts';
 import { raceAbort } from './abort.ts';
 import type { Conductor, StepStatus } from './types.ts';
 

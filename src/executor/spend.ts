@@ -1,6 +1,6 @@
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
-import type { ChatMessage } from '../providers/transport.ts';
+import type { ChatMessage } from '../shared/chat.ts';
 import type { RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from './types.ts';
 
 /**

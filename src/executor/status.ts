@@ -1,5 +1,5 @@
-import type { Step } from '../plan/index.ts';
 import { SELF_WORKER } from '../pool/types.ts';
+import type { Step } from '../shared/plan/index.ts';
 import type { StepStatus } from './types.ts';
 
 // Totals are spend: they live with the rest of the spend rules.

@@ -1,6 +1,6 @@
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
-import type { Plan } from '../plan/index.ts';
 import type { WorkerSpec } from '../pool/types.ts';
+import type { Plan } from '../shared/plan/index.ts';
 import { check, RunRecordSchema, RunSummarySchema, StepRecordSchema } from './record-schema.ts';
 import type { RunStatus, RunTotals, StepStatus } from './types.ts';
 

@@ -1,5 +1,5 @@
-import type { Step } from '../plan/index.ts';
 import type { WorkerSpec } from '../pool/types.ts';
+import type { Step } from '../shared/plan/index.ts';
 
 /** What a `self` step hands the conductor: the question, the workflow so far and every answer. */
 export interface ReplanInput {

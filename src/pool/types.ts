@@ -27,6 +27,5 @@ export interface WorkerSpec {
   enabled: boolean;
 }
 
-/** Reserved worker ids. */
-export const SELF_WORKER = 'self';
-export const LOCAL_WORKER = 'local';
+/** Reserved worker ids (defined in src/shared, where the plan language reserves them too). */
+export { LOCAL_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';

@@ -1,40 +1,12 @@
 /**
  * Names the cause of a request that failed without an answer, where the browser knows it but `fetch` only
  * says "Failed to fetch": the device is offline, or the app's own Content-Security-Policy blocked the host
- * (the page sees a `securitypolicyviolation` event for it). Works on the page and in a worker.
+ * (the page sees a `securitypolicyviolation` event for it; src/shared/csp-violations.ts remembers it).
  */
+import { cspBlocked } from '../shared/csp-violations.ts';
 import { ProviderError } from './errors.ts';
 
-/** Origins the CSP blocked lately, with when. Old ones are dropped so a later failure is not misread. */
-const blocked = new Map<string, number>();
-const REMEMBER_MS = 60_000;
-let watching = false;
-
-/** Starts listening for CSP violations (once per page or worker). */
-export function watchCspViolations(target: EventTarget | undefined = globalThis): void {
-  if (watching || typeof target?.addEventListener !== 'function') return;
-  watching = true;
-  target.addEventListener('securitypolicyviolation', (event) => {
-    const { blockedURI, effectiveDirective } = event as SecurityPolicyViolationEvent;
-    if (effectiveDirective !== 'connect-src' || !blockedURI) return;
-    try {
-      blocked.set(new URL(blockedURI).origin, Date.now());
-    } catch {
-      // `blockedURI` can be a keyword ("inline", "eval"): never a connect-src target.
-    }
-  });
-}
-
-/** Whether the CSP blocked a request to `origin` lately. */
-export function cspBlocked(origin: string, now = Date.now()): boolean {
-  const at = blocked.get(origin);
-  if (at === undefined) return false;
-  if (now - at > REMEMBER_MS) {
-    blocked.delete(origin);
-    return false;
-  }
-  return true;
-}
+export { watchCspViolations } from '../shared/csp-violations.ts';
 
 function offline(): boolean {
   const nav = (globalThis as { navigator?: { onLine?: boolean } }).navigator;

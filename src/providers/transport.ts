@@ -1,9 +1,5 @@
 import type { WorkerSpec } from '../pool/types.ts';
-
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+import type { ChatMessage } from '../shared/chat.ts';
 
 /** What the executor sends for one attempt of one step. */
 export interface ChatRequest {

@@ -1,6 +1,6 @@
 import { Fragment } from 'preact';
 import { describeCapabilities } from '../capabilities/describe.ts';
-import type { Capabilities } from '../capabilities/probe.ts';
+import type { Capabilities } from '../shared/capabilities.ts';
 
 /**
  * What this device can do for on-device planning. `data-ready` turns true once the probe has answered;

@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ModelRef } from '../../workers/engines/engine.ts';
 import { cancelLoad, loadConductor } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
 import { capabilities, conductor, loadedModel, modelLabel } from '../app/state.ts';
 import { storageStatus } from '../app/storage.ts';
-import type { EngineSuggestion } from '../conductor/engine-errors.ts';
-import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../conductor/model-choice.ts';
+import type { EngineSuggestion } from '../shared/engine-errors.ts';
+import type { ModelRef } from '../shared/model.ts';
+import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
 import { ProgressBar } from './ProgressBar.tsx';
 
 function refKey(model: ModelRef): string {

@@ -1,8 +1,8 @@
 import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/graph.ts';
 import { poolValidateOptions } from '../app/plan-limits.ts';
-import { type Plan, type PlanIssue, validatePlan } from '../plan/index.ts';
 import { SELF_WORKER } from '../pool/types.ts';
+import { type Plan, type PlanIssue, validatePlan } from '../shared/plan/index.ts';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
 export interface EditorWorker {

@@ -52,7 +52,7 @@ export function PoolPanel() {
     setCheck(undefined);
     try {
       const [{ testConnection: run }, egress] = await Promise.all([
-        import('../providers/connection-test.ts'),
+        import('../egress/connection-test.ts'),
         getEgress(),
       ]);
       const result = await run(egress, {
@@ -77,7 +77,7 @@ export function PoolPanel() {
     setChecking(true);
     setCheck(undefined);
     try {
-      const [{ listModels }, egress] = await Promise.all([import('../providers/discovery.ts'), getEgress()]);
+      const [{ listModels }, egress] = await Promise.all([import('../egress/discovery.ts'), getEgress()]);
       const models = await listModels(egress, {
         providerId: draft.providerId,
         baseURL: draft.baseURL.trim(),

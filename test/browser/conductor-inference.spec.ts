@@ -8,7 +8,7 @@ declare global {
 }
 
 // Real inference: a tiny random-weight GGUF, generated now, served over HTTP, loaded by wllama inside the
-// conductor worker, driven through the real bridge on the harness page.
+// conductor thread, driven through the real bridge on the harness page.
 
 let models: ModelServer;
 /** The same model without the bias that closes strings early: its plans run on until the length limits. */
@@ -57,7 +57,7 @@ const tinyPlan = {
   temperature: 0,
 };
 
-test('plans with the tiny model in the worker: schema-valid, streamed token by token, steps before the end', async ({
+test('plans with the tiny model in the thread: schema-valid, streamed token by token, steps before the end', async ({
   page,
 }) => {
   test.setTimeout(120_000);
@@ -118,30 +118,30 @@ test('cancel during generation stops the tokens within 500 ms and the next plan 
   );
   expect(lastToken - cancelledAt).toBeLessThan(500);
   expect(trace.settledAt - cancelledAt).toBeLessThan(500);
-  // A soft stop: the worker was not replaced, and it plans again at once.
+  // A soft stop: the thread was not replaced, and it plans again at once.
   expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(0);
   const next = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
   expect(next.error).toBeUndefined();
   expect(next.ok).toBe(true);
 });
 
-test('a worker killed while idle is replaced: the next plan reloads the model (from cache) and works', async ({
+test('a thread killed while idle is replaced: the next plan reloads the model (from cache) and works', async ({
   page,
 }) => {
   test.setTimeout(120_000);
   await openHarness(page);
   await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
   const downloads = models.downloads();
-  expect(await page.evaluate(() => globalThis.__conductor.terminateWorker())).toBe(true);
+  expect(await page.evaluate(() => globalThis.__conductor.terminateThread())).toBe(true);
   const trace = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
   expect(trace.error).toBeUndefined();
   expect(trace.ok).toBe(true);
   expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
-  // The restarted worker read the model from Cache Storage instead of downloading it again.
+  // The restarted thread read the model from Cache Storage instead of downloading it again.
   expect(models.downloads()).toBe(downloads);
 });
 
-test('a worker killed during a plan fails that plan as WorkerCrashed, and the next plan works', async ({
+test('a thread killed during a plan fails that plan as ThreadCrashed, and the next plan works', async ({
   page,
 }) => {
   test.setTimeout(120_000);
@@ -153,31 +153,31 @@ test('a worker killed during a plan fails that plan as WorkerCrashed, and the ne
     const running = h.plan(request);
     // Kill it while it writes (the rambling model writes for many seconds on this machine).
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    h.terminateWorker();
+    h.terminateThread();
     return running;
   }, long);
   expect(trace.ok).toBe(false);
-  expect(trace.error?.name).toBe('WorkerCrashed');
+  expect(trace.error?.name).toBe('ThreadCrashed');
   const next = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
   expect(next.error).toBeUndefined();
   expect(next.ok).toBe(true);
   expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
 });
 
-test('an uncaught error in the worker replaces it, and the next plan works', async ({ page }) => {
+test('an uncaught error in the thread replaces it, and the next plan works', async ({ page }) => {
   test.setTimeout(120_000);
   await openHarness(page);
   await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
-  await page.evaluate(() => globalThis.__conductor.crashWorker());
+  await page.evaluate(() => globalThis.__conductor.crashThread());
   await expect.poll(() => page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
   const trace = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
   expect(trace.error).toBeUndefined();
   expect(trace.ok).toBe(true);
 });
 
-test('a cancel the worker does not honour in time becomes a hard stop (restart)', async ({ page }) => {
+test('a cancel the thread does not honour in time becomes a hard stop (restart)', async ({ page }) => {
   test.setTimeout(120_000);
-  // A 1 ms grace period: the soft stop cannot win, so the bridge must kill and restart the worker.
+  // A 1 ms grace period: the soft stop cannot win, so the bridge must kill and restart the thread.
   await openHarness(page, '?cancelGrace=1');
   await page.evaluate((url) => globalThis.__conductor.load(url, 1), rambling.url);
   const long = { ...tinyPlan, maxTaskLength: 600, maxThoughtLength: 800, maxTokens: 2000 };

@@ -1,11 +1,12 @@
 import { Wllama } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
-import type { ConductorListener, ModelRef, PlanRequest, StepEvent } from '../../src/conductor/api-types.ts';
 import { ConductorBridge } from '../../src/conductor/bridge.ts';
+import type { ConductorListener, PlanRequest, StepEvent } from '../../src/shared/conductor-api.ts';
+import type { ModelRef } from '../../src/shared/model.ts';
 import { planPrompt } from '../../workers/engine-host.ts';
 
 /**
- * Harness for the conductor: the real worker behind the real bridge, plus a raw wllama instance on the page
+ * Harness for the conductor: the real thread behind the real bridge, plus a raw wllama instance on the page
  * for side-by-side timing (P3). Everything is driven from Playwright through `window.__conductor`.
  */
 
@@ -84,15 +85,15 @@ const harness = {
     );
   },
   restartCount: () => bridge.restartCount,
-  /** Kills the worker behind the bridge's back (as a browser would kill a crashed worker). */
-  terminateWorker(): boolean {
+  /** Kills the thread behind the bridge's back (as a browser would kill a crashed thread). */
+  terminateThread(): boolean {
     const thread = bridge.threadForTests;
     thread?.terminate();
     return !!thread;
   },
-  crashWorker: () => bridge.crashForTests(),
+  crashThread: () => bridge.crashForTests(),
 
-  /** Raw wllama on the page, for P3: same prompt and schema as the worker's plan, `maxTokens` tokens. */
+  /** Raw wllama on the page, for P3: same prompt and schema as the thread's plan, `maxTokens` tokens. */
   async rawLoad(url: string, threads?: number, extra: Record<string, unknown> = {}) {
     await raw?.exit().catch(() => {});
     raw = new Wllama(

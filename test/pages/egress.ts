@@ -3,15 +3,15 @@
  * in a page, driven through `window.__egress`.
  */
 import OpenAI, { APIConnectionError } from 'openai';
+import { type ConnectionResult, testConnection } from '../../src/egress/connection-test.ts';
 import { createEgress, type Egress } from '../../src/egress/egress.ts';
 import { type Ledger, type LedgerEntry, openLedger } from '../../src/egress/ledger.ts';
 import { startRun } from '../../src/executor/executor.ts';
-import type { Plan } from '../../src/plan/index.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import { type ProviderPreset, presetById } from '../../src/providers/catalog.ts';
-import { type ConnectionResult, testConnection } from '../../src/providers/connection-test.ts';
 import { createOpenAITransport } from '../../src/providers/openai-transport.ts';
 import type { ChatEvent } from '../../src/providers/transport.ts';
+import type { Plan } from '../../src/shared/plan/index.ts';
 import { openVault, type Vault } from '../../src/vault/vault.ts';
 
 /**

@@ -1,6 +1,6 @@
-import { probeCapabilities } from '../../src/capabilities/probe.ts';
-import { engineFailure } from '../../src/conductor/engine-errors.ts';
-import { chooseConductorModel } from '../../src/conductor/model-choice.ts';
+import { probeCapabilities } from '../../src/shared/capabilities.ts';
+import { engineFailure } from '../../src/shared/engine-errors.ts';
+import { chooseConductorModel } from '../../src/shared/model-choice.ts';
 import type { LoadProgress, ModelRef } from '../../workers/engines/engine.ts';
 import { createWebLlmEngine } from '../../workers/engines/webllm.ts';
 

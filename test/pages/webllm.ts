@@ -1,7 +1,7 @@
-import type { Capabilities } from '../../src/capabilities/probe.ts';
-import { type EngineFailure, suggestionsFor } from '../../src/conductor/engine-errors.ts';
-import type { ConductorChoice } from '../../src/conductor/model-choice.ts';
-import type { ModelRef } from '../../workers/engines/engine.ts';
+import type { Capabilities } from '../../src/shared/capabilities.ts';
+import { type EngineFailure, suggestionsFor } from '../../src/shared/engine-errors.ts';
+import type { ModelRef } from '../../src/shared/model.ts';
+import type { ConductorChoice } from '../../src/shared/model-choice.ts';
 import type { HarnessRequest } from './webllm-harness.worker.ts';
 
 /**

@@ -3,8 +3,9 @@
  * the request got no answer at all — whether the device is offline, the app's CSP does not list the host,
  * or the host is unreachable or refuses downloads from web pages (CORS). Shared by both engines.
  */
-import { EngineError } from '../../src/conductor/engine-errors.ts';
-import { cspBlocked } from '../../src/providers/network-cause.ts';
+
+import { cspBlocked } from '../../src/shared/csp-violations.ts';
+import { EngineError } from '../../src/shared/engine-errors.ts';
 
 function hostOf(url: string): string {
   try {

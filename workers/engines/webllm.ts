@@ -9,8 +9,8 @@ import type {
 /** web-llm's AppConfig.cacheBackend values ('cache' | 'indexeddb' | 'cross-origin' | 'opfs'). */
 export type CacheBackend = NonNullable<AppConfig['cacheBackend']>;
 
-import { EngineError } from '../../src/conductor/engine-errors.ts';
-import { conductorModelInfo } from '../../src/conductor/model-choice.ts';
+import { EngineError } from '../../src/shared/engine-errors.ts';
+import { conductorModelInfo } from '../../src/shared/model-choice.ts';
 import { downloadStatusError } from './download-failure.ts';
 import {
   type ConductorEngine,
@@ -22,7 +22,7 @@ import {
 } from './engine.ts';
 
 /**
- * The WebGPU engine: web-llm's MLCEngine, in-process inside our conductor worker (the worker is ours, so
+ * The WebGPU engine: web-llm's MLCEngine, in-process inside our conductor thread (the thread is ours, so
  * we do not need web-llm's own worker proxy). web-llm is imported dynamically and only here: its bundle is
  * ~2 MB gzip and must never reach the page.
  */
@@ -186,7 +186,7 @@ export function toEngineError(
       { cause: error },
     );
   }
-  // A model file answered with an error status (the worker's Cache.add, workers/download-reporter.ts).
+  // A model file answered with an error status (the thread's Cache.add, workers/download-reporter.ts).
   const status = /Could not get (\S+): HTTP (\d{3})/.exec(message);
   if (status?.[1] && status[2]) return downloadStatusError(model, status[1], Number(status[2]));
   if (
@@ -204,7 +204,7 @@ export function toEngineError(
   if (name === 'WebGPUNotAvailableError' || name === 'WebGPUNotFoundError') {
     return new EngineError(
       'WebGpuUnavailableError',
-      'WebGPU is not available in this worker, so WebLLM cannot run. Use the CPU engine.',
+      'WebGPU is not available in the conductor thread, so WebLLM cannot run. Use the CPU engine.',
       { cause: error },
     );
   }
@@ -448,7 +448,7 @@ export function createWebLlmEngine(deps: WebLlmDeps = {}): WebLlmEngine {
   return self;
 }
 
-/** Whether a WebLLM model is in the browser cache (for the worker's cache-status call; loads no model). */
+/** Whether a WebLLM model is in the browser cache (for the thread's cache-status call; loads no model). */
 export async function webLlmCacheStatus(
   model: ModelRef,
   deps: WebLlmDeps = {},

@@ -1,8 +1,8 @@
 import type { ChatCompletionChunk } from '@wllama/wllama';
 import { Wllama } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
-import { ConductorError } from '../../src/conductor/api-types.ts';
-import { EngineError } from '../../src/conductor/engine-errors.ts';
+import { ConductorError } from '../../src/shared/conductor-api.ts';
+import { EngineError } from '../../src/shared/engine-errors.ts';
 import { downloadNetworkError, downloadStatusError } from './download-failure.ts';
 import {
   type ConductorEngine,

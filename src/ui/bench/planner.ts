@@ -1,7 +1,7 @@
-import type { PlanResponse, PoolEntry } from '../../conductor/api-types.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
-import { DEFAULT_MAX_STEPS } from '../../plan/index.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
+import type { PlanResponse, PoolEntry } from '../../shared/conductor-api.ts';
+import { DEFAULT_MAX_STEPS } from '../../shared/plan/index.ts';
 
 /** The part of the conductor bridge (src/conductor/bridge.ts) a bench planner needs. */
 export interface PlanningConductor {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PlanFeed } from '../../../src/app/plan-feed.ts';
-import type { StepEvent } from '../../../src/conductor/api-types.ts';
-import type { Step } from '../../../src/plan/index.ts';
+import type { StepEvent } from '../../../src/shared/conductor-api.ts';
+import type { Step } from '../../../src/shared/plan/index.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';
 import type { ConductorEngine, ModelRef } from '../../../workers/engines/engine.ts';
 
@@ -55,7 +55,7 @@ describe('PlanFeed', () => {
   });
 
   it('sends nothing more once a restart takes back steps already sent, and asks for a fresh run', async () => {
-    // An older conductor worker: its restart carries no `kept`, and its repair starts again at step 0.
+    // An older conductor thread: its restart carries no `kept`, and its repair starts again at step 0.
     const feed = new PlanFeed();
     const run = executor(feed);
     feed.onEvent(step(0, X));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planLimits, poolValidateOptions } from '../../../src/app/plan-limits.ts';
-import { validatePlan } from '../../../src/plan/index.ts';
+import { validatePlan } from '../../../src/shared/plan/index.ts';
 
 const workers = [
   { id: 'w1', label: 'Claude' },

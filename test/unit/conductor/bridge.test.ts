@@ -1,8 +1,8 @@
 import { expose } from 'comlink';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConductorEvent, ModelRef } from '../../../src/conductor/api-types.ts';
 import { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { replannerFor } from '../../../src/conductor/replanner.ts';
+import type { ConductorEvent, ModelRef } from '../../../src/shared/conductor-api.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';
 import type { ConductorEngine } from '../../../workers/engines/engine.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The conductor worker's model downloads in the egress ledger: the worker's reporting fetch
+ * The conductor thread's model downloads in the egress ledger: the worker's reporting fetch
  * (workers/download-reporter.ts) and the page's recorder (src/egress/model-downloads.ts), joined directly
  * as the bridge joins them over comlink, against the tiny-GGUF model host over real HTTP and a real
  * (fake-indexeddb) ledger.

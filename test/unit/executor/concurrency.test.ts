@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { StepStatus } from '../../../src/executor/types.ts';
-import type { Plan } from '../../../src/plan/index.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import type { Plan } from '../../../src/shared/plan/index.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // Two local servers, as a user with two Custom endpoints has them.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assembleMessages } from '../../../src/executor/context.ts';
-import type { Step } from '../../../src/plan/index.ts';
+import type { Step } from '../../../src/shared/plan/index.ts';
 
 const steps: Step[] = [
   { worker: 'w1', task: 'Plan it.', sees: [] },

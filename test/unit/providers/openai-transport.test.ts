@@ -9,7 +9,8 @@ import {
   type EgressContext,
   PLACEHOLDER_API_KEY,
 } from '../../../src/providers/openai-transport.ts';
-import type { ChatEvent, ChatMessage } from '../../../src/providers/transport.ts';
+import type { ChatEvent } from '../../../src/providers/transport.ts';
+import type { ChatMessage } from '../../../src/shared/chat.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;

@@ -1,0 +1,196 @@
+import type { Capabilities } from './capabilities.ts';
+import type { ChatMessage } from './chat.ts';
+import type { LoadProgress, ModelRef } from './model.ts';
+import type { ConductorChoice, ConductorModelInfo } from './model-choice.ts';
+import type { Plan, Step } from './plan/index.ts';
+
+/**
+ * Requests and results of the conductor thread, shared by the thread and the page. Types only: the page
+ * imports the thread's API type with `import type`, never its code.
+ */
+
+export type { LoadProgress, ModelRef };
+
+/** What the conductor is told about one worker of the pool. */
+export interface PoolEntry {
+  id: string;
+  label: string;
+  /** One line the user can edit. */
+  strengths: string;
+  costTier?: 'low' | 'medium' | 'high';
+}
+
+export type PlanMode = 'router' | 'conductor';
+
+/**
+ * Knobs common to every generation. What crosses to the thread always names its model (the bridge fills in
+ * the loaded one), so a restarted thread reloads it.
+ */
+export interface GenerationOptions {
+  /** Unique per call; `cancel(requestId)` stops it. Default: a new id. */
+  requestId?: string;
+  /** Default: the loaded model. */
+  model?: ModelRef;
+  /**
+   * Stops the call (a soft stop). A signal cannot cross to the thread: the bridge keeps it on the page and
+   * turns its abort into `cancel(requestId)`.
+   */
+  signal?: AbortSignal;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+export interface PlanRequest extends GenerationOptions {
+  question: string;
+  pool: PoolEntry[];
+  mode: PlanMode;
+  /** Most steps (default 5; always 1 in `router` mode). */
+  maxSteps?: number;
+  /** Most levels of `self` recursion (default 2). A first plan may use `self` when this is above 0. */
+  maxDepth?: number;
+  /** `maxLength` of each task in the constrained output (default from the plan language). */
+  maxTaskLength?: number;
+  /** `maxLength` of `thought` in the constrained output. */
+  maxThoughtLength?: number;
+}
+
+export interface ReplanRequest extends Omit<PlanRequest, 'mode'> {
+  /** Every step of the workflow so far (global indices). */
+  steps: Step[];
+  /** `answers[i]` is step i's answer (null when it has none). */
+  answers: (string | null)[];
+  /** The depth the corrective steps will have (1 for a `self` step of the first plan). */
+  depth: number;
+}
+
+export interface LocalChatRequest extends GenerationOptions {
+  messages: ChatMessage[];
+}
+
+export interface GenerationStats {
+  promptTokens: number;
+  completionTokens: number;
+  prefillTokensPerSec?: number;
+  decodeTokensPerSec?: number;
+  /** Wall time of the whole call in the thread, model loading excluded. */
+  ms: number;
+}
+
+/**
+ * Streamed while a plan is written. Each `step` has passed validation against the pool and the steps
+ * before it. A `restart` means the model's output was rejected and a new attempt (repair or fallback)
+ * begins: the first `kept` steps streamed stand (they are the final plan's first steps), and the new
+ * attempt's steps continue after them. Without `kept` (an older thread), no streamed step is known to stand.
+ */
+export type StepEvent =
+  | { kind: 'step'; index: number; step: Step; attempt: number }
+  | { kind: 'restart'; attempt: number; reason: string; kept?: number };
+
+export interface PlanResponse {
+  plan: Plan;
+  stats: GenerationStats;
+  /** The model's output was rejected, then a repair attempt produced this plan. */
+  repaired?: { error: string };
+  /** Neither the output nor the repair was valid: this plan is one step on the strongest worker. */
+  fallback?: { reason: string };
+  /** The model's last raw output. */
+  raw: string;
+}
+
+export interface ReplanResponse {
+  /** Corrective steps (global indices), or [] to accept the current last answer. */
+  steps: Step[];
+  thought?: string;
+  stats: GenerationStats;
+  repaired?: { error: string };
+  /** The output could not be used: the run accepts its current answer. */
+  fallback?: { reason: string };
+  raw: string;
+}
+
+export interface LocalChatResponse {
+  text: string;
+  stats: GenerationStats;
+  finishReason: 'stop' | 'length' | 'abort';
+}
+
+export interface CacheStatus {
+  cached: boolean;
+  bytes?: number;
+}
+
+/**
+ * Failures of the conductor's life cycle (not of an engine: those are `EngineError`s from
+ * engine-errors.ts). Across comlink only `name` survives, so callers switch on it.
+ */
+export type ConductorErrorName =
+  /** `cancel()` stopped the call. */
+  | 'PlanCancelled'
+  /** The thread died or stopped answering; it was replaced, and the next call works again. */
+  | 'ThreadCrashed'
+  | 'ModelNotLoaded'
+  /** The pool is empty, so there is nothing to plan for (or fall back to). */
+  | 'NoWorkers';
+
+export class ConductorError extends Error {
+  override readonly name: ConductorErrorName;
+  constructor(name: ConductorErrorName, message: string) {
+    super(message);
+    this.name = name;
+  }
+}
+
+/**
+ * Everything a generation streams goes through one callback, so it arrives in order (each comlink callback
+ * has its own MessagePort, and two ports are not ordered with each other). `stats` is the last event of
+ * every call, also of one that fails: the thread awaits the page's answer to it before it settles the call,
+ * so every event arrives before the result.
+ */
+export type ConductorEvent =
+  | { kind: 'token'; text: string }
+  | StepEvent
+  | { kind: 'stats'; stats: GenerationStats };
+
+/** Receives a generation's events. Its return value is ignored, except that `stats` is awaited. */
+export type ConductorListener = (event: ConductorEvent) => unknown;
+
+/** What the thread offers to pick a model: the recommendation for this device and every candidate. */
+export interface ConductorModels {
+  choice: ConductorChoice;
+  candidates: readonly ConductorModelInfo[];
+}
+
+/**
+ * The conductor: planning, corrective steps and local chat with the on-device model. The host in the thread
+ * (workers/engine-host.ts) implements it; the page's bridge (bridge.ts) implements it too, by calling the
+ * host in the thread, and adds only the thread's lifecycle (ping, restart, hard stop).
+ */
+export interface ConductorService {
+  /** Writes a plan for `request.question`, streaming tokens, each complete step and restarts. */
+  plan(request: PlanRequest, onEvent?: ConductorListener): Promise<PlanResponse>;
+  /** Corrective steps for a `self` step (recursion), streamed like `plan`. */
+  replan(request: ReplanRequest, onEvent?: ConductorListener): Promise<ReplanResponse>;
+  /** Answers with the on-device model (the `local` worker), streaming tokens. */
+  chat(request: LocalChatRequest, onEvent?: ConductorListener): Promise<LocalChatResponse>;
+  /** Soft stop of one call, named by its `requestId`. */
+  cancel(requestId: string): unknown;
+  /** Loads `model` (downloading it or reading the cache). `onProgress` is called fire-and-forget. */
+  load(model: ModelRef, onProgress?: (progress: LoadProgress) => unknown): Promise<void>;
+  unload(): Promise<void>;
+  capabilities(): Promise<Capabilities>;
+  models(): Promise<ConductorModels>;
+  cacheStatus(model: ModelRef): Promise<CacheStatus>;
+  deleteCache(model: ModelRef): Promise<boolean>;
+}
+
+/**
+ * The model files the thread fetches (weights, configs, tokenizer, compiled library), reported to the page
+ * so that they appear in the egress ledger like every other request (workers/download-reporter.ts).
+ * `start` is awaited: its ledger entry exists before the request leaves. `gone` is sent by the bridge when
+ * a thread dies: its open downloads ended with it.
+ */
+export type ModelDownloadReport =
+  | { kind: 'start'; id: string; url: string; method: string }
+  | { kind: 'response'; id: string; status: number }
+  | { kind: 'end'; id: string; status?: number; bytes: number; error?: string }
+  | { kind: 'gone'; reason: string };

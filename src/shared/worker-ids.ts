@@ -1,0 +1,6 @@
+/**
+ * Reserved worker ids: `self` is the conductor answering a step itself, `local` the on-device model as a
+ * worker of the pool. The plan language (both threads) and the pool (the page) reserve them.
+ */
+export const SELF_WORKER = 'self';
+export const LOCAL_WORKER = 'local';

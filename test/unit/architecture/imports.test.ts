@@ -1,0 +1,185 @@
+/**
+ * Imports go one way (ARCHITECTURE.md): the page (src/ outside src/shared/) and the thread (workers/) each
+ * import src/shared/, never each other, except the page's `import type` of the thread's API; src/shared/
+ * imports neither side, so it compiles under both `lib: dom` and `lib: webworker`. And src/providers/ does
+ * not import src/egress/, which is built on it. Read with Vite's parser (oxc), so a type-only import is
+ * told from one that loads code.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { parseSync } from 'vite';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+
+/** The one file of the thread the page may name, and only with `import type`: the thread's API. */
+const THREAD_API = 'workers/conductor.worker.ts';
+
+type Side = 'page' | 'thread' | 'shared' | 'outside';
+
+function sideOf(path: string): Side {
+  if (path.startsWith('src/shared/')) return 'shared';
+  if (path.startsWith('src/')) return 'page';
+  if (path.startsWith('workers/')) return 'thread';
+  return 'outside';
+}
+
+interface ImportRef {
+  specifier: string;
+  typeOnly: boolean;
+  line: number;
+}
+
+interface Node {
+  type: string;
+  start: number;
+  [key: string]: unknown;
+}
+
+const isNode = (value: unknown): value is Node =>
+  typeof value === 'object' && value !== null && typeof (value as Node).type === 'string';
+
+const literal = (value: unknown): string | undefined =>
+  isNode(value) && value.type === 'Literal' && typeof value.value === 'string' ? value.value : undefined;
+
+/** Every module a file names: import/export declarations, `import()` calls and `import('…')` types. */
+function importsOf(fileName: string, code: string): ImportRef[] {
+  const { program, errors } = parseSync(fileName, code, { lang: fileName.endsWith('x') ? 'tsx' : 'ts' });
+  if (errors.length > 0) throw new Error(`${fileName} does not parse: ${errors[0]?.message}`);
+  const lineAt = (offset: number) => code.slice(0, offset).split('\n').length;
+  const refs: ImportRef[] = [];
+  const add = (node: Node, specifier: string | undefined, typeOnly: boolean) => {
+    if (specifier !== undefined) refs.push({ specifier, typeOnly, line: lineAt(node.start) });
+  };
+  const visit = (node: Node) => {
+    // Only `import type` / `export type` load nothing: under verbatimModuleSyntax, `import { type A }` is
+    // kept as `import {}`, which still runs the module.
+    if (node.type === 'ImportDeclaration') add(node, literal(node.source), node.importKind === 'type');
+    else if (node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration')
+      add(node, literal(node.source), node.exportKind === 'type');
+    else if (node.type === 'ImportExpression') add(node, literal(node.source), false);
+    else if (node.type === 'TSImportType')
+      add(node, literal((node.argument as Node | undefined)?.literal ?? node.source ?? node.argument), true);
+    for (const value of Object.values(node)) {
+      if (Array.isArray(value)) for (const item of value) isNode(item) && visit(item);
+      else if (isNode(value)) visit(value);
+    }
+  };
+  visit(program as unknown as Node);
+  return refs;
+}
+
+/** Why `from` may not import `to` (both paths from the root), or undefined when it may. */
+function ruleBroken(from: string, to: string, typeOnly: boolean): string | undefined {
+  const a = sideOf(from);
+  const b = sideOf(to);
+  if (a === 'shared' && b !== 'shared') {
+    return 'src/shared/ is compiled for both threads, so it imports only src/shared/';
+  }
+  if (a === 'page' && b === 'thread' && !(typeOnly && to === THREAD_API)) {
+    return `page code imports thread code (only \`import type\` of ${THREAD_API}, the thread's API, is allowed)`;
+  }
+  if (a === 'thread' && b === 'page') return 'thread code imports page code (share it through src/shared/)';
+  if (from.startsWith('src/providers/') && to.startsWith('src/egress/')) {
+    return 'src/providers/ imports src/egress/, which is built on it (requests made through egress live in src/egress/)';
+  }
+  return undefined;
+}
+
+/** Every broken rule in `files` (path from the root → source text), as "file:line → target: why". */
+function violations(files: Record<string, string>): string[] {
+  const found: string[] = [];
+  for (const [file, code] of Object.entries(files)) {
+    for (const ref of importsOf(file, code)) {
+      if (!ref.specifier.startsWith('.')) continue; // packages
+      const target = join(dirname(file), ref.specifier).split('?')[0] ?? '';
+      const why = ruleBroken(file, target, ref.typeOnly);
+      if (why) found.push(`${file}:${ref.line} → ${target}: ${why}`);
+    }
+  }
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.(ts|tsx|js|mjs)$/.test(entry.name)) out.push(path);
+  }
+  return out;
+}
+
+function tree(): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const path of [...sourceFiles(join(ROOT, 'src')), ...sourceFiles(join(ROOT, 'workers'))]) {
+    files[relative(ROOT, path)] = readFileSync(path, 'utf8');
+  }
+  return files;
+}
+
+describe('import directions', () => {
+  it('hold across src/ and workers/', () => {
+    const files = tree();
+    expect(Object.keys(files)).toContain('src/main.ts');
+    expect(Object.keys(files)).toContain(THREAD_API);
+    expect(violations(files)).toEqual([]);
+  });
+
+  it('allow the page only `import type` of the thread API', () => {
+    const page = 'src/conductor/bridge.ts';
+    expect(
+      violations({ [page]: "import type { ConductorApi } from '../../workers/conductor.worker.ts';" }),
+    ).toEqual([]);
+    // Kept as `import {}` under verbatimModuleSyntax: it would load the thread's code into the page.
+    expect(
+      violations({ [page]: "import { type ConductorApi } from '../../workers/conductor.worker.ts';" }),
+    ).toHaveLength(1);
+    const value = violations({ [page]: "import { api } from '../../workers/conductor.worker.ts';" });
+    expect(value).toHaveLength(1);
+    expect(value[0]).toContain('page code imports thread code');
+    const other = violations({
+      [page]: "import type { ConductorEngine } from '../../workers/engines/engine.ts';",
+    });
+    expect(other).toHaveLength(1);
+  });
+
+  it('catch every form of import across the sides', () => {
+    const found = violations({
+      'src/ui/Panel.tsx': [
+        "import { EngineHost } from '../../workers/engine-host.ts';",
+        "export { sameModel } from '../../workers/engines/engine.ts';",
+        "const host = await import('../../workers/engine-host.ts');",
+        "type Ref = import('../../workers/engines/engine.ts').ModelRef;",
+      ].join('\n'),
+      'workers/engine-host.ts': "import { runs } from '../src/app/runs.ts';",
+      'src/shared/plan/parse.ts': [
+        "import { WorkerSpec } from '../../pool/types.ts';",
+        "import type { ConductorEngine } from '../../../workers/engines/engine.ts';",
+      ].join('\n'),
+      'src/providers/discovery.ts': "import type { Egress } from '../egress/egress.ts';",
+    });
+    expect(found.map((line) => line.split(' → ')[0])).toEqual([
+      'src/ui/Panel.tsx:1',
+      'src/ui/Panel.tsx:2',
+      'src/ui/Panel.tsx:3',
+      'src/ui/Panel.tsx:4',
+      'workers/engine-host.ts:1',
+      'src/shared/plan/parse.ts:1',
+      'src/shared/plan/parse.ts:2',
+      'src/providers/discovery.ts:1',
+    ]);
+  });
+
+  it('let each side import src/shared/ and packages', () => {
+    expect(
+      violations({
+        'src/ui/ConductorSetup.tsx': "import type { ModelRef } from '../shared/model.ts';",
+        'workers/engine-host.ts': "import { parsePlan } from '../src/shared/plan/index.ts';",
+        'workers/engines/wllama.ts': "import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';",
+        'src/shared/plan/schema.ts':
+          "import { z } from 'zod';\nimport { SELF_WORKER } from '../worker-ids.ts';",
+      }),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import type { WorkerSpec } from '../../../../src/pool/types.ts';
+import type { Plan } from '../../../../src/shared/plan/index.ts';
+import {
+  formatAxisDollars,
+  formatAxisTokens,
+  linearScale,
+  niceTicks,
+  stackSegments,
+} from '../../../../src/ui/bench/chart-math.ts';
+import { type PlanningConductor, plannerFromConductor } from '../../../../src/ui/bench/planner.ts';
+
+describe('chart ticks and scales', () => {
+  it('picks round steps that reach the maximum', () => {
+    expect(niceTicks(0.00023, 5)).toEqual([0, 0.0001, 0.0002, 0.0003]);
+    expect(niceTicks(84, 5)).toEqual([0, 25, 50, 75, 100]);
+    expect(niceTicks(100, 5)).toEqual([0, 25, 50, 75, 100]);
+    expect(niceTicks(7, 5)).toEqual([0, 2, 4, 6, 8]);
+    expect(niceTicks(0)).toEqual([0, 1]);
+    expect(niceTicks(Number.NaN)).toEqual([0, 1]);
+    // No floating-point noise in the labels.
+    expect(niceTicks(0.3, 4).map(formatAxisDollars)).toEqual(['$0', '$0.1', '$0.2', '$0.3']);
+  });
+
+  it('maps a domain onto a range, also upside down (SVG y grows downwards)', () => {
+    const y = linearScale(1, 250, 18);
+    expect(y(0)).toBe(250);
+    expect(y(1)).toBe(18);
+    expect(y(0.5)).toBe(134);
+    expect(linearScale(0, 0, 100)(0)).toBe(0);
+  });
+
+  it('formats axis labels shortly', () => {
+    expect(formatAxisDollars(0.00012345)).toBe('$0.00012');
+    expect(formatAxisDollars(1.2345)).toBe('$1.23');
+    expect(formatAxisTokens(950)).toBe('950');
+    expect(formatAxisTokens(12_500)).toBe('12.5k');
+  });
+
+  it('stacks worker segments in pool order, skipping empty ones, unknown workers last', () => {
+    expect(stackSegments({ facts: 68, arith: 16, ghost: 5, idle: 0 }, ['arith', 'idle', 'facts'])).toEqual([
+      { worker: 'arith', start: 0, value: 16 },
+      { worker: 'facts', start: 16, value: 68 },
+      { worker: 'ghost', start: 84, value: 5 },
+    ]);
+  });
+});
+
+describe('the conductor as the bench planner', () => {
+  const pool: WorkerSpec[] = [
+    {
+      id: 'w1',
+      label: 'One',
+      strengths: 'maths',
+      providerId: 'custom',
+      baseURL: 'https://example.com/v1',
+      model: 'm',
+      maxConcurrency: 1,
+      enabled: true,
+      costTier: 'low',
+    },
+  ];
+  const plan: Plan = { steps: [{ worker: 'w1', task: 'Answer.', sees: [] }] };
+
+  it('asks for one step in router mode and passes the pool without URLs', async () => {
+    const requests: unknown[] = [];
+    const conductor: PlanningConductor = {
+      async plan(request) {
+        requests.push(request);
+        return { plan };
+      },
+    };
+    const planner = plannerFromConductor(conductor, pool);
+    expect(await planner.plan('Q?', 'router', new AbortController().signal)).toEqual({ plan, parsed: true });
+    await planner.plan('Q?', 'conductor', new AbortController().signal);
+    expect(requests).toEqual([
+      {
+        question: 'Q?',
+        mode: 'router',
+        maxSteps: 1,
+        pool: [{ id: 'w1', label: 'One', strengths: 'maths', costTier: 'low' }],
+      },
+      {
+        question: 'Q?',
+        mode: 'conductor',
+        maxSteps: 5,
+        pool: [{ id: 'w1', label: 'One', strengths: 'maths', costTier: 'low' }],
+      },
+    ]);
+  });
+
+  it('counts repaired and fallback plans as not parsed (the reward-0 case), but still returns them', async () => {
+    const answers = [
+      { plan, repaired: { error: 'bad JSON' } },
+      { plan, fallback: { reason: 'no plan' } },
+    ];
+    const conductor: PlanningConductor = { plan: async () => answers.shift()! };
+    const planner = plannerFromConductor(conductor, pool);
+    const signal = new AbortController().signal;
+    expect(await planner.plan('Q?', 'conductor', signal)).toEqual({
+      plan,
+      parsed: false,
+      note: 'repaired: bad JSON',
+    });
+    expect(await planner.plan('Q?', 'conductor', signal)).toEqual({
+      plan,
+      parsed: false,
+      note: 'fallback: no plan',
+    });
+  });
+});

@@ -1,0 +1,266 @@
+import type { ChatMessage } from '../../src/shared/chat.ts';
+import type { Plan, Step } from '../../src/shared/plan/index.ts';
+import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
+import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
+
+/**
+ * The conductor's prompts. Runs in the thread (no DOM). Our own text is ASCII only (the tiny test model
+ * rejects anything else) and compact (small models, small GPUs, short context windows).
+ */
+
+export type PromptWorker = ShotWorker;
+export type PromptMode = 'router' | 'conductor';
+
+export interface PlanPromptInput {
+  question: string;
+  /** The pool, without `self`. */
+  pool: readonly PromptWorker[];
+  mode: PromptMode;
+  maxSteps: number;
+  maxDepth: number;
+  /** Offer the worker `self` (recursion). Default: conductor mode with maxDepth above 0. */
+  allowSelf?: boolean;
+}
+
+function poolLines(pool: readonly PromptWorker[], allowSelf: boolean): string {
+  const lines = pool.map((w) => {
+    const cost = w.costTier ? ` (cost ${w.costTier})` : '';
+    const strengths = w.strengths.trim() ? ` ${w.strengths.trim()}` : '';
+    return `- ${w.id}: ${w.label}${cost}.${strengths}`;
+  });
+  if (allowSelf) {
+    lines.push(
+      `- ${SELF_WORKER}: you, the conductor. As a last step it reviews the answers so far and adds corrective steps or accepts.`,
+    );
+  }
+  return lines.join('\n');
+}
+
+const ROLE =
+  'You are the conductor. You do not answer questions yourself: you write a short workflow that a pool of AI workers runs.';
+
+const FORMAT =
+  'Reply with JSON only: {"thought": "...", "steps": [{"worker": "<id>", "task": "<prompt>", "sees": []}]}';
+
+function rules(maxSteps: number, allowSelf: boolean, maxDepth: number, replan = false): string {
+  const lines = [
+    '- worker: one of the ids above.',
+    '- task: the complete prompt for that worker. A worker sees only its task and the steps it sees, never the question, so restate what it needs.',
+    '- sees: [] for none, "all" for every earlier step, or a list of earlier step numbers (0-based; earlier steps only).',
+    '- Steps that do not see each other run in parallel.',
+    `- At most ${maxSteps} step${maxSteps === 1 ? '' : 's'}. The last step's answer is the final answer, so the last step must give the complete answer.`,
+  ];
+  lines.push(
+    replan
+      ? '- Keep "thought" to one sentence.'
+      : '- Easy question: one step on a cheap worker. Hard question: plan, solve, check. Keep "thought" to one sentence.',
+  );
+  if (allowSelf) {
+    lines.push(
+      `- "${SELF_WORKER}" may be the last step, to check the answers and fix them (at most ${maxDepth} level${maxDepth === 1 ? '' : 's'} deep).`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function planJson(plan: Plan): string {
+  return JSON.stringify(plan);
+}
+
+function shotTurns(shots: readonly Shot[]): ChatMessage[] {
+  return shots.flatMap((shot): ChatMessage[] => [
+    { role: 'user', content: shot.question },
+    { role: 'assistant', content: planJson(shot.plan) },
+  ]);
+}
+
+/** The first plan: system prompt (pool, rules, limits), few-shot workflows as earlier turns, then the question. */
+export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
+  if (input.pool.length === 0) throw new Error('buildPlanMessages: the pool has no workers');
+  const router = input.mode === 'router';
+  const maxSteps = router ? 1 : Math.max(1, input.maxSteps);
+  const allowSelf = !router && (input.allowSelf ?? input.maxDepth > 0) && maxSteps > 1;
+  const roles = mapRoles(input.pool);
+  const shots = router ? routerShots(roles) : conductorShots(roles, { maxSteps, allowSelf });
+  const modeLine = router
+    ? 'Router mode: exactly one step. Pick the single best worker for the question and write its task.'
+    : 'Conductor mode: choose the workers, split the work, and decide what each step sees.';
+  const system = [
+    ROLE,
+    '',
+    'Workers:',
+    poolLines(input.pool, allowSelf),
+    '',
+    FORMAT,
+    'Rules:',
+    rules(maxSteps, allowSelf, input.maxDepth),
+    modeLine,
+  ].join('\n');
+  return [
+    { role: 'system', content: system },
+    ...shotTurns(shots),
+    { role: 'user', content: input.question },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Recursion: a `self` step asks the conductor to check the workflow so far.
+
+export interface ReplanPromptInput {
+  question: string;
+  pool: readonly PromptWorker[];
+  /** Every step so far (global indices). */
+  steps: readonly Step[];
+  /** answers[i] is step i's answer; null when it has none. */
+  answers: readonly (string | null)[];
+  /** Depth of the corrective steps (1 for a `self` step of the first plan). */
+  depth: number;
+  maxDepth: number;
+  /** Most corrective steps (default 3). */
+  maxSteps?: number;
+  /** Characters of answers shown in all (default 6000); long answers keep their start and end. */
+  answerBudget?: number;
+}
+
+/** Shortens `text` to about `budget` characters, keeping its start and end. */
+export function truncateMiddle(text: string, budget: number): string {
+  if (text.length <= budget) return text;
+  const keep = Math.max(0, budget - 40);
+  const head = Math.ceil(keep * 0.7);
+  const tail = keep - head;
+  const cut = text.length - head - tail;
+  return `${text.slice(0, head)} [... ${cut} characters cut ...] ${tail > 0 ? text.slice(-tail) : ''}`.trimEnd();
+}
+
+function seesText(sees: Step['sees']): string {
+  if (sees === 'all') return 'all';
+  return sees.length === 0 ? 'none' : sees.join(', ');
+}
+
+function workflowText(steps: readonly Step[], answers: readonly (string | null)[], budget: number): string {
+  const answered = Math.max(1, answers.filter((a) => a !== null).length);
+  const perAnswer = Math.max(200, Math.floor(budget / answered));
+  return steps
+    .map((step, i) => {
+      const answer = answers[i];
+      const body =
+        answer === null || answer === undefined ? '(no answer)' : truncateMiddle(answer, perAnswer);
+      return `Step ${i} - worker ${step.worker}, sees ${seesText(step.sees)}\nTask: ${step.task}\nAnswer: ${body}`;
+    })
+    .join('\n\n');
+}
+
+/** The workflow with its answers, then where new steps start. */
+function checkText(steps: readonly Step[], answers: readonly (string | null)[], budget: number): string {
+  return `${workflowText(steps, answers, budget)}\n\nNew steps start at step ${steps.length}. Accept or correct.`;
+}
+
+/**
+ * The recursion prompt: the question, the workflow so far with its answers, and the choice between
+ * corrective steps (appended to the workflow, numbered after it) and `{"steps": []}` to accept.
+ */
+export function buildReplanMessages(input: ReplanPromptInput): ChatMessage[] {
+  if (input.pool.length === 0) throw new Error('buildReplanMessages: the pool has no workers');
+  const maxSteps = Math.max(1, input.maxSteps ?? 3);
+  const allowSelf = input.depth < input.maxDepth && maxSteps > 1;
+  const roles = mapRoles(input.pool);
+  const system = [
+    'You are the conductor, checking a workflow you wrote. Workers:',
+    poolLines(input.pool, allowSelf),
+    '',
+    'If the last answer fully and correctly answers the question, accept it with {"steps": []}.',
+    `Otherwise add at most ${maxSteps} corrective step${maxSteps === 1 ? '' : 's'}, numbered after the workflow's steps; they may see any earlier step, and the last one must give the complete, corrected answer.`,
+    FORMAT,
+    'Rules:',
+    rules(maxSteps, allowSelf, input.maxDepth, true),
+  ].join('\n');
+  // One accepting example and one correcting example, on the real pool ids.
+  const acceptExample: Plan = { thought: 'The answer is correct and complete.', steps: [] };
+  const fixExample: Plan = {
+    thought: 'Step 1 missed the empty input case; fix it.',
+    steps: [
+      {
+        worker: roles.coder,
+        task: 'This code fails on an empty list. Fix it and return the full corrected code.',
+        sees: [1],
+      },
+    ],
+  };
+  const exampleWorkflow = (answer: string) =>
+    'Question: Write a function that returns the largest number in a list.\n\nWorkflow so far:\n' +
+    checkText(
+      [
+        { worker: roles.reasoner, task: 'Describe how to find the largest number in a list.', sees: [] },
+        { worker: roles.coder, task: 'Write the function in Python.', sees: [0] },
+      ],
+      ['Scan the list once, keeping the largest value seen.', answer],
+      600,
+    );
+  return [
+    { role: 'system', content: system },
+    {
+      role: 'user',
+      content: exampleWorkflow(
+        'def largest(xs):\n    m = xs[0]\n    for x in xs: m = max(m, x)\n    return m',
+      ),
+    },
+    { role: 'assistant', content: planJson(fixExample) },
+    {
+      role: 'user',
+      content: exampleWorkflow(
+        'def largest(xs):\n    if not xs: return None\n    m = xs[0]\n    for x in xs: m = max(m, x)\n    return m',
+      ),
+    },
+    { role: 'assistant', content: planJson(acceptExample) },
+    {
+      role: 'user',
+      content: `Question: ${input.question}\n\nWorkflow so far:\n${checkText(input.steps, input.answers, input.answerBudget ?? 6000)}`,
+    },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Repair: one more attempt after an invalid plan, quoting what was wrong.
+
+export interface RepairPromptInput {
+  /** The messages of the failed attempt. */
+  messages: readonly ChatMessage[];
+  /** What the model wrote. */
+  output: string;
+  /** The validation message. */
+  error: string;
+  /**
+   * Steps of the output that were valid and are already running: the repair continues after them
+   * rather than writing them again. `first` is the workflow index of the first of them.
+   */
+  kept?: { first: number; count: number };
+}
+
+/** The failed attempt's messages, the rejected output, and a request to fix it that quotes the error. */
+export function buildRepairMessages(input: RepairPromptInput): ChatMessage[] {
+  const output = input.output.trim() ? truncateMiddle(input.output, 2000) : '(empty output)';
+  return [
+    ...input.messages,
+    { role: 'assistant', content: output },
+    {
+      role: 'user',
+      content:
+        `That JSON was rejected: "${input.error.trim()}" ` +
+        (input.kept && input.kept.count > 0
+          ? continueRequest(input.kept)
+          : 'Write the whole JSON again with that fixed.') +
+        ' Use only the worker ids listed, and reply with JSON only.',
+    },
+  ];
+}
+
+/** The repair of an output whose first steps were valid: they stay, and the new steps follow them. */
+function continueRequest(kept: { first: number; count: number }): string {
+  const last = kept.first + kept.count - 1;
+  const which = kept.count === 1 ? `Step ${last} was` : `Steps ${kept.first}–${last} were`;
+  return (
+    `${which} valid and already running: keep ${kept.count === 1 ? 'it' : 'them'}, do not write ${kept.count === 1 ? 'it' : 'them'} again. ` +
+    `Write JSON with only the steps that come after, numbered from step ${last + 1} (they may see any earlier step), ` +
+    'or {"steps": []} if nothing more is needed.'
+  );
+}
