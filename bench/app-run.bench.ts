@@ -45,14 +45,23 @@ async function p13(): Promise<BenchResult> {
   try {
     const context = await browser.newContext({ serviceWorkers: 'block' });
     const page = await context.newPage();
+    // Main-thread busy time (CDP TaskDuration) beside wall time: on a loaded machine wall times wander,
+    // what the page itself spends on each side does much less.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const busy = async () =>
+      (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
     await page.goto(`${site.url}/test/pages/run.html`);
     await page.waitForFunction(() => globalThis.__run !== undefined);
-    const side = (which: 'app' | 'bare') =>
-      page.evaluate(({ which, base, model }) => globalThis.__run[which](base, model), {
+    const side = async (which: 'app' | 'bare') => {
+      const before = await busy();
+      const timed = await page.evaluate(({ which, base, model }) => globalThis.__run[which](base, model), {
         which,
         base: provider.baseURL,
         model: MODEL,
       });
+      return { ...timed, busyMs: ((await busy()) - before) * 1000 };
+    };
     // One unmeasured round of each: modules loaded, databases opened, connections warm.
     for (const which of ['app', 'bare'] as const) {
       const warm = await side(which);
@@ -60,6 +69,7 @@ async function p13(): Promise<BenchResult> {
     }
     const app: number[] = [];
     const bare: number[] = [];
+    const busyMs: Record<'app' | 'bare', number[]> = { app: [], bare: [] };
     const ratios: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? (['app', 'bare'] as const) : (['bare', 'app'] as const);
@@ -69,6 +79,7 @@ async function p13(): Promise<BenchResult> {
         if (timed.phase !== 'done')
           throw new Error(`P13 ${which} run ended ${timed.phase}: ${timed.error ?? ''}`);
         times[which] = timed.ms;
+        busyMs[which].push(timed.busyMs);
       }
       app.push(times.app!);
       bare.push(times.bare!);
@@ -82,6 +93,7 @@ async function p13(): Promise<BenchResult> {
       notes:
         `median of ${ROUNDS} alternating rounds (p90 ${quantile(ratios, 0.9).toFixed(3)}); ` +
         `app ${round(median(app))} ms, bare fetch ${round(median(bare))} ms; ` +
+        `main thread busy: app ${round(median(busyMs.app))} ms, bare ${round(median(busyMs.bare))} ms; ` +
         `${TOKENS} tokens/step, first token ${FIRST_TOKEN_MS} ms, ${PER_TOKEN_MS} ms/token`,
     };
   } finally {

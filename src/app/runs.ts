@@ -9,6 +9,7 @@ import type { Plan, Step } from '../plan/index.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import { getBridge } from './conductor.ts';
+import { frameBatch } from './frame-batch.ts';
 import { reloadHistoryIfShown } from './history.ts';
 import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
@@ -51,6 +52,18 @@ function failRun(runId: string, error: unknown): void {
 function update(runId: string, fn: (view: RunView) => RunView): void {
   const view = currentRun.value;
   if (view && view.id === runId) currentRun.value = fn(view);
+}
+
+/**
+ * The run view follows the executor's events, streamed tokens batched per animation frame (re-rendering
+ * the view for each of them made a run slower than its requests: bench P13); every other event at once.
+ */
+function viewUpdates(runId: string): (event: ExecutorEvent) => void {
+  const batch = frameBatch<ExecutorEvent>(
+    (events) => update(runId, (view) => events.reduce((v, e) => applyEvent(v, e), view)),
+    (event) => event.type !== 'step-delta',
+  );
+  return (event) => batch.push(event);
 }
 
 /** What the conductor is told about the pool. */
@@ -109,7 +122,7 @@ async function execute(
     transport,
     conductor: bridge,
     store,
-    onEvent: (event: ExecutorEvent) => update(runId, (view) => applyEvent(view, event)),
+    onEvent: viewUpdates(runId),
   });
   track(run);
   return run;
@@ -375,7 +388,7 @@ async function resumeHere(id: string): Promise<RunHandle> {
     ledger,
     transport: await transports(stored.run.pool),
     conductor: bridge,
-    onEvent: (event) => update(id, (view) => applyEvent(view, event)),
+    onEvent: viewUpdates(id),
   });
   track(run);
   return run;

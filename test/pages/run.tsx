@@ -40,7 +40,13 @@ function Screen() {
   const view = currentRun.value;
   return view ? <RunPanel view={view} workerOrder={view.workerOrder ?? ['w']} /> : null;
 }
-render(<Screen />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+render(<Screen />, root);
+
+/** Takes the run view off screen (or puts it back): tells the view's cost from the rest of the app's. */
+function showView(shown: boolean): void {
+  render(shown ? <Screen /> : null, root);
+}
 
 /** Resolves when the run on screen has ended: its phase, and the wall time from Run to then. */
 function ended(started: number): Promise<{ phase: string; ms: number }> {
@@ -100,6 +106,6 @@ async function bare(baseURL: string, model: string): Promise<{ phase: string; ms
 }
 
 declare global {
-  var __run: { app: typeof app; bare: typeof bare };
+  var __run: { app: typeof app; bare: typeof bare; showView: typeof showView };
 }
-globalThis.__run = { app, bare };
+globalThis.__run = { app, bare, showView };
