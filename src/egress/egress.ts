@@ -145,8 +145,7 @@ export function createEgress(options: EgressOptions): Egress {
     const destination = checkDestination(preset, target.baseURL, url);
     if ('refused' in destination) return refuse(base, destination.refused);
     const allowedOrigin = destination.origin;
-    const host = (url as URL).host;
-    const href = (url as URL).href;
+    const { host, href } = destination.url;
 
     let key: string | undefined;
     if (mode === 'cors' && preset.auth !== 'none') {

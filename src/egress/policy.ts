@@ -37,12 +37,15 @@ export function outgoingHeaders(
   return out;
 }
 
-/** The one origin a request for `preset` at `baseURL` may go to, or why `url` may not be requested. */
+/**
+ * The one origin a request for `preset` at `baseURL` may go to, with the URL checked against it, or why
+ * `url` may not be requested.
+ */
 export function checkDestination(
   preset: ProviderPreset,
   baseURL: string,
   url: URL | undefined,
-): { origin: string } | { refused: ProviderError } {
+): { origin: string; url: URL } | { refused: ProviderError } {
   let allowedOrigin: string;
   try {
     allowedOrigin = new URL(baseURL).origin;
@@ -72,7 +75,7 @@ export function checkDestination(
   if (url.username || url.password) {
     return { refused: new ProviderError('refused', 'Refused a URL with credentials in it') };
   }
-  return { origin: allowedOrigin };
+  return { origin: allowedOrigin, url };
 }
 
 export function unknownProvider(providerId: string): ProviderError {

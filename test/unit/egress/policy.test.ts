@@ -22,6 +22,7 @@ describe('egress policy: where a request may go', () => {
     const url = new URL('https://api.openai.com/v1/chat/completions');
     expect(checkDestination(openai, 'https://api.openai.com/v1', url)).toEqual({
       origin: 'https://api.openai.com',
+      url,
     });
     expect(
       refusal(checkDestination(openai, 'https://evil.example/v1', new URL('https://evil.example/v1/x'))),
