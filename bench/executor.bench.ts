@@ -2,11 +2,11 @@
 // All against the local test provider with fixed latencies; ratios measured side by side in one run.
 import { criticalPath, dependencies } from '../src/executor/dag.ts';
 import { type RunOptions, startRun } from '../src/executor/executor.ts';
-import { stepsFromTokens } from '../src/executor/plan-stream.ts';
 import type { RunResult } from '../src/executor/types.ts';
 import type { WorkerSpec } from '../src/pool/types.ts';
 import { createOpenAITransport } from '../src/providers/openai-transport.ts';
 import type { Plan } from '../src/shared/plan/index.ts';
+import { stepsFromTokens } from '../test/fixtures/plan-stream.ts';
 import { startProvider, type TestProvider } from '../test/provider/server.ts';
 import { median, quantile, round } from './stats.ts';
 import type { Benchmark } from './types.ts';

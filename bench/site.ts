@@ -17,9 +17,10 @@ const TYPES: Record<string, string> = {
   '.webmanifest': 'application/manifest+json',
 };
 
-function build(outDir: string): Promise<void> {
+function build(outDir: string, mode: 'production' | 'test'): Promise<void> {
   return new Promise((done, fail) => {
-    const child = spawn('npx', ['vite', 'build', '--logLevel', 'error', '--outDir', outDir], {
+    const args = ['vite', 'build', '--logLevel', 'error', '--outDir', outDir, '--mode', mode];
+    const child = spawn('npx', args, {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -33,9 +34,15 @@ function build(outDir: string): Promise<void> {
   });
 }
 
-/** Builds the app into `outDir` and serves it (cross-origin isolated, like `vite preview`). */
-export async function serveBuiltApp(outDir: string): Promise<{ url: string; close(): Promise<void> }> {
-  await build(outDir);
+/**
+ * Builds the app into `outDir` and serves it (cross-origin isolated, like `vite preview`). `test` mode
+ * also builds the harness pages of test/pages/ (under /test/pages/), from the same modules.
+ */
+export async function serveBuiltApp(
+  outDir: string,
+  mode: 'production' | 'test' = 'production',
+): Promise<{ url: string; close(): Promise<void> }> {
+  await build(outDir, mode);
   const dir = resolve(ROOT, outDir);
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));

@@ -56,8 +56,8 @@ export function poolEntries(pool: readonly WorkerSpec[]): PoolEntry[] {
 }
 
 /**
- * One transport per worker: the on-device model for `local`, else the OpenAI-compatible transport whose
- * fetch is egress (which attaches the key for the worker's own origin and writes the ledger).
+ * One transport per worker: the on-device model for `local`, else the worker's egress transport
+ * (src/egress/chat-transports.ts).
  */
 export async function transports(
   pool: readonly WorkerSpec[],
@@ -67,31 +67,12 @@ export async function transports(
   const bridge = await getBridge();
   const local = new bridgeModule.LocalChatTransport(bridge);
   if (!needsCloud) return () => local;
-  const [{ createOpenAITransport }, egress] = await Promise.all([
-    import('../providers/openai-transport.ts'),
+  const [{ chatTransports }, egress] = await Promise.all([
+    import('../egress/chat-transports.ts'),
     getEgress(),
   ]);
-  const cache = new Map<string, ChatTransport>();
-  return (worker) => {
-    if (worker.id === LOCAL_WORKER) return local;
-    let transport = cache.get(worker.id);
-    if (!transport) {
-      // The egress fetch is made per request: the transport passes run and step along in `init.baton`.
-      const fetchThrough: typeof fetch = (input, init) => {
-        const baton = (init as { baton?: { runId: string; stepIndex: number } } | undefined)?.baton;
-        return egress.fetchFor({
-          providerId: worker.providerId,
-          baseURL: worker.baseURL,
-          purpose: 'chat',
-          ...(baton ? { runId: baton.runId, stepIndex: baton.stepIndex } : {}),
-        })(input, init);
-      };
-      // Which headers leave (the preset's own, no SDK fingerprint) is egress's decision, made per preset.
-      transport = createOpenAITransport({ fetch: fetchThrough });
-      cache.set(worker.id, transport);
-    }
-    return transport;
-  };
+  const cloud = chatTransports(egress);
+  return (worker) => (worker.id === LOCAL_WORKER ? local : cloud(worker));
 }
 
 async function execute(

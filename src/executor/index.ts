@@ -13,7 +13,6 @@ export {
   startRun,
 } from './executor.ts';
 export { RunPersistence } from './persistence.ts';
-export { stepsFromTokens } from './plan-stream.ts';
 export {
   abortableSleep,
   backoffDelay,

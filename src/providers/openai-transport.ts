@@ -2,21 +2,7 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import type { WorkerSpec } from '../pool/types.ts';
 import { asAnswerStream, type StreamSeen } from './answer-response.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
-import type { ChatEvent, ChatRequest, ChatTransport } from './transport.ts';
-
-/**
- * Who a request belongs to, passed to the injected `fetch` as an extra `baton` field of its `RequestInit`
- * (a plain `fetch` ignores it) so the egress module can attach the right key and write its ledger entry
- * without parsing the body.
- */
-export interface EgressContext {
-  runId: string;
-  stepIndex: number;
-  workerId: string;
-  providerId: string;
-}
-
-export type BatonRequestInit = RequestInit & { baton?: EgressContext };
+import type { BatonRequestInit, ChatEvent, ChatRequest, ChatTransport, EgressContext } from './transport.ts';
 
 export interface OpenAITransportOptions {
   /**

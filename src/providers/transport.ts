@@ -10,6 +10,20 @@ export interface ChatRequest {
   stepIndex: number;
 }
 
+/**
+ * Who a request belongs to, passed to the injected `fetch` as an extra `baton` field of its `RequestInit`
+ * (a plain `fetch` ignores it), so egress can write the request's ledger entry for its run and step
+ * without parsing the body.
+ */
+export interface EgressContext {
+  runId: string;
+  stepIndex: number;
+  workerId: string;
+  providerId: string;
+}
+
+export type BatonRequestInit = RequestInit & { baton?: EgressContext };
+
 export type ChatEvent =
   | { type: 'delta'; text: string }
   | { type: 'usage'; promptTokens: number; completionTokens: number };

@@ -3,13 +3,13 @@
  * in a page, driven through `window.__egress`.
  */
 import OpenAI, { APIConnectionError } from 'openai';
+import { chatTransports } from '../../src/egress/chat-transports.ts';
 import { type ConnectionResult, testConnection } from '../../src/egress/connection-test.ts';
 import { createEgress, type Egress } from '../../src/egress/egress.ts';
 import { type Ledger, type LedgerEntry, openLedger } from '../../src/egress/ledger.ts';
 import { startRun } from '../../src/executor/executor.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import { type ProviderPreset, presetById } from '../../src/providers/catalog.ts';
-import { createOpenAITransport } from '../../src/providers/openai-transport.ts';
 import type { ChatEvent } from '../../src/providers/transport.ts';
 import type { Plan } from '../../src/shared/plan/index.ts';
 import { openVault, type Vault } from '../../src/vault/vault.ts';
@@ -64,9 +64,9 @@ function errorOf(error: unknown): { name: string; kind?: string; message: string
   };
 }
 
-/** A whole run through the real executor, with the transport's fetch = egress. */
+/** A whole run through the real executor, each worker's transport sending through egress as in the app. */
 async function fullRun(pool: WorkerSpec[], plan: Plan, runId: string) {
-  const transport = createOpenAITransport({ fetch: egress.fetch });
+  const transport = chatTransports(egress);
   const handle = startRun({ runId, question: 'What is the capital of France?', plan, pool, transport });
   const result = await handle.result;
   return {
@@ -93,7 +93,7 @@ async function sdkDefault(baseURL: string, key: string) {
 
 /** One streamed chat request through the transport and egress, for `worker`. */
 async function viaEgress(worker: WorkerSpec, runId = 'single') {
-  const transport = createOpenAITransport({ fetch: egress.fetch });
+  const transport = chatTransports(egress)(worker);
   try {
     const text = await collect(
       transport.stream(worker, {

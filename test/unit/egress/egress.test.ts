@@ -1,7 +1,8 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createEgress, type KeySource, outgoingHeaders } from '../../../src/egress/egress.ts';
+import { createEgress, type KeySource } from '../../../src/egress/egress.ts';
 import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
+import { outgoingHeaders } from '../../../src/egress/policy.ts';
 import { CATALOG, type ProviderPreset, presetById } from '../../../src/providers/catalog.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import { openVault, type Vault } from '../../../src/vault/vault.ts';

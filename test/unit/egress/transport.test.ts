@@ -1,10 +1,10 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { presetById } from '../../../src/providers/catalog.ts';
-import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { ChatEvent } from '../../../src/providers/transport.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -36,7 +36,7 @@ async function collect(stream: AsyncIterable<ChatEvent>) {
   return events;
 }
 
-describe('the openai transport through egress.fetch', () => {
+describe("a worker's transport through egress (chatTransports, as runs use it)", () => {
   it('gets its key from the vault by origin, sends no SDK headers, and is recorded with its tokens', async () => {
     const ledger = await openLedger('ledger-transport-1');
     const egress = createEgress({
@@ -46,7 +46,7 @@ describe('the openai transport through egress.fetch', () => {
       },
       ledger,
     });
-    const transport = createOpenAITransport({ fetch: egress.fetch });
+    const transport = chatTransports(egress)(worker());
     const events = await collect(
       transport.stream(worker(), {
         messages: [{ role: 'user', content: 'alpha beta' }],
@@ -76,16 +76,18 @@ describe('the openai transport through egress.fetch', () => {
     });
   });
 
-  it('refuses (and records) a request without the transport context, and a cloud preset off its origin', async () => {
+  it('refuses (and records) a request for an unknown provider, and a cloud preset off its origin', async () => {
     const ledger = await openLedger('ledger-transport-2');
     const egress = createEgress({
       vault: { keyFor: async () => KEY, keysNotBoundTo: async () => [] },
       ledger,
     });
-    await expect(egress.fetch(`${provider.baseURL}/models`)).rejects.toMatchObject({ kind: 'refused' });
-    const transport = createOpenAITransport({ fetch: egress.fetch });
+    await expect(
+      egress.fetchFor({ providerId: '(none)', baseURL: provider.baseURL })(`${provider.baseURL}/models`),
+    ).rejects.toMatchObject({ kind: 'refused' });
+    const openai = worker({ providerId: 'openai' });
     const error = await collect(
-      transport.stream(worker({ providerId: 'openai' }), {
+      chatTransports(egress)(openai).stream(openai, {
         messages: [{ role: 'user', content: 'x' }],
         signal: new AbortController().signal,
         runId: 'run-r',
@@ -131,9 +133,9 @@ describe('the openai transport through egress.fetch', () => {
       vault: { keyFor: async () => undefined, keysNotBoundTo: async () => [] },
       ledger,
     });
-    const transport = createOpenAITransport({ fetch: egress.fetch });
+    const custom = worker({ providerId: 'custom' });
     const error = await collect(
-      transport.stream(worker({ providerId: 'custom' }), {
+      chatTransports(egress)(custom).stream(custom, {
         messages: [{ role: 'user', content: 'x' }],
         signal: new AbortController().signal,
         runId: 'run-k',

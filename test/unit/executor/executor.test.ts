@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunOptions, startRun } from '../../../src/executor/executor.ts';
-import { stepsFromTokens } from '../../../src/executor/plan-stream.ts';
 import type { Conductor, ExecutorEvent, ReplanInput, StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { Plan, Step } from '../../../src/shared/plan/index.ts';
+import { stepsFromTokens } from '../../fixtures/plan-stream.ts';
 import {
   countPromptTokens,
   type RecordedRequest,

@@ -1,12 +1,12 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { type LedgerEntry, openLedger } from '../../../src/egress/ledger.ts';
 import { resumeRun, startRun } from '../../../src/executor/executor.ts';
 import { openRunStore, type StepRecord } from '../../../src/executor/store.ts';
 import type { ExecutorEvent, RunResult } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
-import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // Every request a run sends is paid for, whether its answer stayed or not: these check the run's totals
@@ -48,7 +48,7 @@ async function through(ledgerName: string) {
     vault: { keyFor: async () => undefined, keysNotBoundTo: async () => [] },
     ledger,
   });
-  return { ledger, transport: createOpenAITransport({ fetch: egress.fetch }) };
+  return { ledger, transport: chatTransports(egress) };
 }
 
 /**

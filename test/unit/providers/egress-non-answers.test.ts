@@ -1,17 +1,17 @@
 /**
- * Non-answers through the real egress path (transport → egress.fetch → HTTP → test provider): the
+ * Non-answers through the real egress path (worker's egress transport → HTTP → test provider): the
  * redirect is named (today egress's `redirect: 'error'` made it a bare "fetch failed"), never followed
  * with the key, and the ledger says what came back; a non-streamed completion is accepted and its usage
  * recorded.
  */
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
-import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
-import type { ChatEvent } from '../../../src/providers/transport.ts';
+import type { ChatEvent, ChatTransport } from '../../../src/providers/transport.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 const KEY = 'sk-egress-redirect-1234567890';
@@ -37,7 +37,10 @@ function worker(model: string): WorkerSpec {
 async function setup(name: string) {
   const ledger = await openLedger(name);
   const egress = createEgress({ vault: { keyFor: async () => KEY, keysNotBoundTo: async () => [] }, ledger });
-  return { ledger, transport: createOpenAITransport({ fetch: egress.fetch }) };
+  const transportOf = chatTransports(egress);
+  // As the executor does: the worker's own transport, then its stream.
+  const transport: ChatTransport = { stream: (w, r) => transportOf(w).stream(w, r) };
+  return { ledger, transport };
 }
 
 async function collect(stream: AsyncIterable<ChatEvent>) {

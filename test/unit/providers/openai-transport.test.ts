@@ -3,13 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { EmptyAnswerError, ProviderError } from '../../../src/providers/errors.ts';
-import {
-  type BatonRequestInit,
-  createOpenAITransport,
-  type EgressContext,
-  PLACEHOLDER_API_KEY,
-} from '../../../src/providers/openai-transport.ts';
-import type { ChatEvent } from '../../../src/providers/transport.ts';
+import { createOpenAITransport, PLACEHOLDER_API_KEY } from '../../../src/providers/openai-transport.ts';
+import type { BatonRequestInit, ChatEvent, EgressContext } from '../../../src/providers/transport.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 

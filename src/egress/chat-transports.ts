@@ -1,0 +1,24 @@
+import type { WorkerSpec } from '../pool/types.ts';
+import { createOpenAITransport } from '../providers/openai-transport.ts';
+import type { ChatTransport } from '../providers/transport.ts';
+import type { Egress } from './egress.ts';
+
+/**
+ * The transport of each cloud worker: the OpenAI-compatible one, whose fetch is egress on behalf of that
+ * worker's provider at its base URL (egress attaches the key for that origin, decides which headers
+ * leave, and writes the ledger; the transport passes run and step along in `init.baton`). One per
+ * worker, made on first use. The app's runs and the tests both send through this.
+ */
+export function chatTransports(egress: Pick<Egress, 'fetchFor'>): (worker: WorkerSpec) => ChatTransport {
+  const cache = new Map<string, ChatTransport>();
+  return (worker) => {
+    let transport = cache.get(worker.id);
+    if (!transport) {
+      transport = createOpenAITransport({
+        fetch: egress.fetchFor({ providerId: worker.providerId, baseURL: worker.baseURL, purpose: 'chat' }),
+      });
+      cache.set(worker.id, transport);
+    }
+    return transport;
+  };
+}

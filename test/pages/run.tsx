@@ -1,0 +1,111 @@
+import { render } from 'preact';
+import { isActive, newRunView } from '../../src/app/run-model.ts';
+import { currentRun, pendingReview, runReviewed } from '../../src/app/runs.ts';
+import { dependencies } from '../../src/executor/dag.ts';
+import type { WorkerSpec } from '../../src/pool/types.ts';
+import type { Plan } from '../../src/shared/plan/index.ts';
+import { RunPanel } from '../../src/ui/RunPanel.tsx';
+import '../../src/ui/styles.css';
+
+// Harness for bench/app-run.bench.ts (P13): a plan run as the app runs a reviewed one (src/app/runs.ts:
+// executor, each worker's egress transport, vault, ledger, run store, the run view on screen), and the
+// same DAG of requests made with bare `fetch`, from this one page, driven through `window.__run`.
+
+/** Two branches of two steps each, joined by a fifth: the critical path is 3 steps of 5. */
+const BRANCHES: Plan = {
+  steps: [
+    { worker: 'w', task: 'left 1', sees: [] },
+    { worker: 'w', task: 'right 1', sees: [] },
+    { worker: 'w', task: 'left 2', sees: [0] },
+    { worker: 'w', task: 'right 2', sees: [1] },
+    { worker: 'w', task: 'join', sees: [2, 3] },
+  ],
+};
+
+function worker(baseURL: string, model: string): WorkerSpec {
+  return {
+    id: 'w',
+    label: 'Writer',
+    strengths: '',
+    providerId: 'custom',
+    baseURL,
+    model,
+    maxConcurrency: 8,
+    enabled: true,
+  };
+}
+
+/** The run on screen, as the Ask screen shows it. */
+function Screen() {
+  const view = currentRun.value;
+  return view ? <RunPanel view={view} workerOrder={view.workerOrder ?? ['w']} /> : null;
+}
+const root = document.getElementById('app')!;
+render(<Screen />, root);
+
+/** Takes the run view off screen (or puts it back): tells the view's cost from the rest of the app's. */
+function showView(shown: boolean): void {
+  render(shown ? <Screen /> : null, root);
+}
+
+/** Resolves when the run on screen has ended: its phase, and the wall time from Run to then. */
+function ended(started: number): Promise<{ phase: string; ms: number }> {
+  return new Promise((resolve) => {
+    const dispose = currentRun.subscribe((view) => {
+      if (view && !isActive(view.phase) && view.phase !== 'review') {
+        const ms = performance.now() - started;
+        queueMicrotask(() => dispose());
+        resolve({ phase: view.phase, ms });
+      }
+    });
+  });
+}
+
+/** The plan through the app: reviewed, then Run. ms from Run until the run view says it ended. */
+async function app(baseURL: string, model: string): Promise<{ phase: string; ms: number; error?: string }> {
+  const pool = [worker(baseURL, model)];
+  const id = crypto.randomUUID();
+  currentRun.value = { ...newRunView(id, 'Write two things, then join them.', 'conductor'), phase: 'review' };
+  pendingReview.value = { plan: BRANCHES, pool, limits: { maxSteps: 8, allowSelf: false } };
+  const started = performance.now();
+  const done = ended(started);
+  await runReviewed(BRANCHES);
+  const result = await done;
+  const error = currentRun.value?.error;
+  return error ? { ...result, error } : result;
+}
+
+/** One streamed chat request with bare fetch, read to its end. */
+async function request(baseURL: string, model: string, task: string): Promise<void> {
+  const response = await fetch(`${baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({
+      model,
+      messages: [{ role: 'user', content: task }],
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+  });
+  if (!response.ok || !response.body) throw new Error(`bare fetch: ${response.status}`);
+  const reader = response.body.getReader();
+  for (;;) if ((await reader.read()).done) return;
+}
+
+/** The same DAG with bare fetch: each step starts when the steps it sees have ended. */
+async function bare(baseURL: string, model: string): Promise<{ phase: string; ms: number }> {
+  const started = performance.now();
+  const ends: Promise<void>[] = [];
+  const deps = dependencies(BRANCHES.steps);
+  for (const [index, step] of BRANCHES.steps.entries()) {
+    const sees = deps[index]!.map((i) => ends[i]!);
+    ends.push(Promise.all(sees).then(() => request(baseURL, model, step.task)));
+  }
+  await Promise.all(ends);
+  return { phase: 'done', ms: performance.now() - started };
+}
+
+declare global {
+  var __run: { app: typeof app; bare: typeof bare; showView: typeof showView };
+}
+globalThis.__run = { app, bare, showView };
