@@ -10,8 +10,8 @@ import {
   searchHistory,
 } from '../app/history.ts';
 import { navigate } from '../app/router.ts';
-import { deleteRun, importRun } from '../app/runs.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
+import { useAppState } from './app-context.ts';
 
 /** Typing pauses this long before the index is searched. */
 const SEARCH_DEBOUNCE_MS = 150;
@@ -39,6 +39,7 @@ function SkippedNotice({ skipped }: { skipped: readonly SkippedRun[] }) {
 }
 
 function HistoryRow({ run }: { run: RunSummary }) {
+  const { deleteRun } = useAppState().runs;
   return (
     <li data-testid="history-item">
       <a class="q" href={`#/run/${encodeURIComponent(run.id)}`}>
@@ -79,6 +80,7 @@ export function HistoryScreen() {
   const [shownResults, setShownResults] = useState(HISTORY_PAGE_SIZE);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
   const list = historyList.value;
+  const { importRun } = useAppState().runs;
 
   useEffect(() => {
     loadHistory().then(
