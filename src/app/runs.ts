@@ -10,6 +10,7 @@ import type { ExecutorEvent } from '../executor/types.ts';
 import type { Plan, Step } from '../plan/index.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
+import { downloadText } from './download.ts';
 import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { poolEntries } from './pool-entries.ts';
@@ -549,7 +550,7 @@ export function createRuns(services: RunServices) {
       kind === 'json'
         ? [m.exportRunJson(stored.run, stored.steps), 'application/json']
         : [m.exportRunMarkdown(stored.run, stored.steps), 'text/markdown'];
-    m.downloadText(m.exportFilename(stored.run, kind), text, type);
+    downloadText(m.exportFilename(stored.run, kind), text, type);
   }
 
   return {
