@@ -12,6 +12,7 @@ import {
 import { navigate } from '../app/router.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
+import { Field } from './Field.tsx';
 
 /** Typing pauses this long before the index is searched. */
 const SEARCH_DEBOUNCE_MS = 150;
@@ -156,7 +157,7 @@ export function HistoryScreen() {
           accept="application/json,.json"
           class="visually-hidden"
           data-testid="import-file"
-          onChange={(e) => void onImport(e.currentTarget as HTMLInputElement)}
+          onChange={(e) => void onImport(e.currentTarget)}
         />
       </div>
       {message && (
@@ -165,15 +166,13 @@ export function HistoryScreen() {
         </p>
       )}
       <SkippedNotice skipped={historySkipped.value} />
-      <div class="field">
-        <label for="history-search">Search questions and answers</label>
-        <input
-          id="history-search"
-          type="search"
-          value={query}
-          onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)}
-        />
-      </div>
+      <Field
+        id="history-search"
+        label="Search questions and answers"
+        type="search"
+        value={query}
+        onValue={setQuery}
+      />
       {!list.loaded || (searching && !search) ? (
         <p class="muted" aria-busy="true">
           {searching ? 'Searching…' : 'Loading your history…'}

@@ -10,6 +10,7 @@ import type { CodeRunner } from '../../evaluation/score.ts';
 import type { Planner, Strategy } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
+import { Field } from '../Field.tsx';
 import { ResultsPanel } from './ResultsPanel.tsx';
 import { StrategyPicker } from './StrategyPicker.tsx';
 import { type TaskSetChoice, TaskSetPicker } from './TaskSetPicker.tsx';
@@ -126,38 +127,27 @@ export function BenchScreen({ pool, transport, planner, store: givenStore, codeR
         <fieldset disabled={running}>
           <legend>Limits</legend>
           <div class="row bench-limits">
-            <div class="field">
-              <label for="bench-name">Name</label>
-              <input
-                id="bench-name"
-                value={name}
-                onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
-              />
-            </div>
-            <div class="field">
-              <label for="bench-concurrency">Concurrency</label>
-              <input
-                id="bench-concurrency"
-                type="number"
-                min={1}
-                max={16}
-                value={concurrency}
-                onInput={(e) => setConcurrency((e.currentTarget as HTMLInputElement).value)}
-              />
-            </div>
-            <div class="field">
-              <label for="bench-cap">Spend cap ($)</label>
-              <input
-                id="bench-cap"
-                type="number"
-                min={0}
-                step="0.01"
-                placeholder="no cap"
-                aria-describedby="bench-cap-hint"
-                value={spendCap}
-                onInput={(e) => setSpendCap((e.currentTarget as HTMLInputElement).value)}
-              />
-            </div>
+            <Field id="bench-name" label="Name" value={name} onValue={setName} />
+            <Field
+              id="bench-concurrency"
+              label="Concurrency"
+              type="number"
+              min={1}
+              max={16}
+              value={concurrency}
+              onValue={setConcurrency}
+            />
+            <Field
+              id="bench-cap"
+              label="Spend cap ($)"
+              type="number"
+              min={0}
+              step="0.01"
+              placeholder="no cap"
+              aria-describedby="bench-cap-hint"
+              value={spendCap}
+              onValue={setSpendCap}
+            />
           </div>
           <p id="bench-cap-hint" class="field-hint">
             No item starts when the spend so far plus its estimated cost would pass the cap (prices from the
@@ -256,7 +246,7 @@ export function BenchScreen({ pool, transport, planner, store: givenStore, codeR
             id="bench-compare-select"
             value={compare?.run.id ?? ''}
             onChange={(e) => {
-              const id = (e.currentTarget as HTMLSelectElement).value;
+              const id = e.currentTarget.value;
               if (id) void bench.show(id, 'compare');
               else bench.compare.value = undefined;
             }}
