@@ -5,13 +5,13 @@
  */
 import type { Vault } from '../vault/vault.ts';
 import { getBridge } from './conductor.ts';
-import { reloadHistoryIfShown } from './history.ts';
+import { createHistory } from './history.ts';
 import { planPrefs } from './prefs.ts';
 import { createRuns, type RunServices } from './runs.ts';
 import { getEgress, getLedger, getRunStore, getVault } from './services.ts';
 import { ensureUnlocked } from './vault-unlock.ts';
 
-export interface AppServices extends RunServices {
+export interface AppServices extends Omit<RunServices, 'historyChanged'> {
   vault(): Promise<Vault>;
 }
 
@@ -25,12 +25,14 @@ export function pageServices(): AppServices {
     bridge: getBridge,
     ensureUnlocked,
     planPrefs: () => planPrefs.value,
-    historyChanged: reloadHistoryIfShown,
   };
 }
 
 export function createAppState(services: AppServices) {
-  return { services, runs: createRuns(services) };
+  const history = createHistory(services);
+  // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
+  const runs = createRuns({ ...services, historyChanged: history.reloadIfShown });
+  return { services, history, runs };
 }
 
 export type AppState = ReturnType<typeof createAppState>;

@@ -1,14 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
-import {
-  HISTORY_PAGE_SIZE,
-  historyList,
-  historySkipped,
-  loadHistory,
-  loadMoreHistory,
-  prepareSearch,
-  searchHistory,
-} from '../app/history.ts';
+import { HISTORY_PAGE_SIZE } from '../app/history.ts';
 import { navigate } from '../app/router.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
@@ -80,13 +72,14 @@ export function HistoryScreen() {
   const [search, setSearch] = useState<{ query: string; results: RunSummary[] } | undefined>();
   const [shownResults, setShownResults] = useState(HISTORY_PAGE_SIZE);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
-  const list = historyList.value;
-  const { importRun } = useAppState().runs;
+  const { runs, history } = useAppState();
+  const { importRun } = runs;
+  const list = history.list.value;
 
   useEffect(() => {
-    loadHistory().then(
+    history.load().then(
       // The first page is on screen: read what search needs while the user looks at it.
-      () => setTimeout(prepareSearch, 0),
+      () => setTimeout(history.prepareSearch, 0),
       (error: unknown) =>
         setMessage({ kind: 'error', text: `Your history could not be read: ${(error as Error).message}` }),
     );
@@ -101,7 +94,7 @@ export function HistoryScreen() {
     }
     let stale = false;
     const timer = setTimeout(() => {
-      searchHistory(q).then(
+      history.search(q).then(
         (results) => {
           if (stale) return;
           setSearch({ query: q, results });
@@ -165,7 +158,7 @@ export function HistoryScreen() {
           {message.text}
         </p>
       )}
-      <SkippedNotice skipped={historySkipped.value} />
+      <SkippedNotice skipped={history.skipped.value} />
       <Field
         id="history-search"
         label="Search questions and answers"
@@ -196,7 +189,7 @@ export function HistoryScreen() {
               type="button"
               data-testid="history-more"
               onClick={() =>
-                search ? setShownResults((n) => n + HISTORY_PAGE_SIZE) : void loadMoreHistory()
+                search ? setShownResults((n) => n + HISTORY_PAGE_SIZE) : void history.loadMore()
               }
             >
               Show more

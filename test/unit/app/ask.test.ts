@@ -111,7 +111,6 @@ describe('ask() in an app state built from real services', () => {
       bridge: async () => scriptedConductor(plan),
       ensureUnlocked: async () => true,
       planPrefs: () => ({ maxSteps: 3, maxDepth: 0 }),
-      historyChanged: async () => {},
     });
     const pool = [worker('w1', 'Shouter', 'upper'), worker('w2', 'Parrot', 'echo')];
 
