@@ -1,24 +1,26 @@
 import { h, render } from 'preact';
+import { createAppState, pageServices } from './app/app-state.ts';
 import { restoreConductor } from './app/conductor.ts';
 import { loadPool } from './app/pool.ts';
 import { registerServiceWorker } from './app/pwa.ts';
 import { startRouter } from './app/router.ts';
-import { refreshUnfinished } from './app/runs.ts';
 import { isOnboarded, startCapabilities } from './app/state.ts';
 import { refreshStorage } from './app/storage.ts';
 import { startTheme } from './app/theme.ts';
 import { App } from './ui/App.tsx';
+import { AppStateContext } from './ui/app-context.ts';
 import './ui/styles.css';
 
 startTheme();
 // First visit opens on the start screen (device check, model, pool); later visits on Ask.
 startRouter(() => (isOnboarded() ? { name: 'ask' } : { name: 'start' }));
-render(h(App, {}), document.getElementById('app')!);
+const app = createAppState(pageServices());
+render(h(AppStateContext.Provider, { value: app }, h(App, {})), document.getElementById('app')!);
 
 void startCapabilities();
 void refreshStorage();
 void loadPool();
 // Only the runs a reload cut off (for the resume banner): History reads its own page when it is opened.
-void refreshUnfinished().catch((error: unknown) => console.warn('history unavailable', error));
+void app.runs.refreshUnfinished().catch((error: unknown) => console.warn('history unavailable', error));
 void restoreConductor();
 registerServiceWorker();

@@ -1,6 +1,7 @@
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import { suggestionsFor } from '../shared/engine-errors.ts';
 import type { ModelRef } from '../shared/model.ts';
+import { parseJson, storedValue } from './local-store.ts';
 import { ProgressTracker } from './progress.ts';
 import { whenControlled } from './pwa.ts';
 import { getLedger } from './services.ts';
@@ -39,23 +40,15 @@ function isModelRef(value: unknown): value is ModelRef {
   );
 }
 
+// Not remembered: the user picks again next time.
+const chosenModel = storedValue<ModelRef | undefined>(MODEL_KEY, (raw) => {
+  const parsed = parseJson(raw);
+  return isModelRef(parsed) ? parsed : undefined;
+});
+
 /** The model the user chose last (loaded again on the next visit if it is cached). */
 export function savedModel(): ModelRef | undefined {
-  try {
-    const raw = globalThis.localStorage?.getItem(MODEL_KEY);
-    const parsed: unknown = raw ? JSON.parse(raw) : undefined;
-    return isModelRef(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function saveModel(model: ModelRef): void {
-  try {
-    globalThis.localStorage?.setItem(MODEL_KEY, JSON.stringify(model));
-  } catch {
-    // Not remembered: the user picks again next time.
-  }
+  return chosenModel.read();
 }
 
 let loadSeq = 0;
@@ -80,7 +73,7 @@ export async function loadConductor(model: ModelRef): Promise<boolean> {
     });
     if (seq !== loadSeq) return false;
     conductor.value = { status: 'ready', model, label };
-    saveModel(model);
+    chosenModel.write(model);
     return true;
   } catch (error) {
     if (seq !== loadSeq) return false;

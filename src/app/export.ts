@@ -192,19 +192,6 @@ export function parseRunImport(text: string, options: { newId?: string } = {}): 
   };
 }
 
-/** Offers text as a file download (a blob: URL, revoked right after). */
-export function downloadText(filename: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  a.rel = 'noopener';
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
 /** "what-is-2-2-1a2b3c.json" */
 export function exportFilename(run: Pick<RunRecord, 'id' | 'question'>, ext: string): string {
   const slug = run.question

@@ -1,6 +1,7 @@
 import { computed, signal } from '@preact/signals';
 import type { PoolStore } from '../pool/store.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { storedValue } from './local-store.ts';
 
 /** The user's pool of workers, as last loaded from the pool store. */
 export const pool = signal<WorkerSpec[]>([]);
@@ -31,24 +32,18 @@ export const poolError = signal<string | undefined>(undefined);
 
 const LOCAL_KEY = 'baton.localWorker';
 
-function readLocalChoice(): boolean {
-  try {
-    return globalThis.localStorage?.getItem(LOCAL_KEY) === '1';
-  } catch {
-    return false;
-  }
-}
+const localChoice = storedValue<boolean>(
+  LOCAL_KEY,
+  (raw) => raw === '1',
+  (on) => (on ? '1' : '0'),
+);
 
 /** Whether the on-device model is offered to the conductor as the worker `local` (it is never stored). */
-export const includeLocal = signal<boolean>(readLocalChoice());
+export const includeLocal = signal<boolean>(localChoice.read());
 
 export function setIncludeLocal(on: boolean): void {
   includeLocal.value = on;
-  try {
-    globalThis.localStorage?.setItem(LOCAL_KEY, on ? '1' : '0');
-  } catch {
-    // Not remembered across visits: harmless.
-  }
+  localChoice.write(on);
 }
 
 /** The workers a run may use: the enabled stored ones, plus `local` when chosen. */

@@ -1,5 +1,6 @@
 import { effect, signal } from '@preact/signals';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_STEPS } from '../shared/plan/index.ts';
+import { storedValue } from './local-store.ts';
 
 /** Planning limits the user can change (Settings → Conductor), kept in localStorage. */
 export interface PlanPrefs {
@@ -28,24 +29,9 @@ export function readPrefs(raw: string | null | undefined): PlanPrefs {
   }
 }
 
-function load(): PlanPrefs {
-  try {
-    return readPrefs(globalThis.localStorage?.getItem(KEY));
-  } catch {
-    return { ...DEFAULTS };
-  }
-}
-
-export const planPrefs = signal<PlanPrefs>(load());
-
-effect(() => {
-  const value = planPrefs.value;
-  try {
-    globalThis.localStorage?.setItem(KEY, JSON.stringify(value));
-  } catch {
-    // Not persisted: harmless.
-  }
-});
+const storedPlanPrefs = storedValue(KEY, readPrefs);
+export const planPrefs = signal<PlanPrefs>(storedPlanPrefs.read());
+effect(() => storedPlanPrefs.write(planPrefs.value));
 
 /** Choices of the Ask screen that a user expects to find again on the next visit. */
 export interface AskPrefs {
@@ -64,21 +50,6 @@ export function readAskPrefs(raw: string | null | undefined): AskPrefs {
   }
 }
 
-export const askPrefs = signal<AskPrefs>(
-  (() => {
-    try {
-      return readAskPrefs(globalThis.localStorage?.getItem(ASK_KEY));
-    } catch {
-      return { reviewPlan: false };
-    }
-  })(),
-);
-
-effect(() => {
-  const value = askPrefs.value;
-  try {
-    globalThis.localStorage?.setItem(ASK_KEY, JSON.stringify(value));
-  } catch {
-    // Not persisted: harmless.
-  }
-});
+const storedAskPrefs = storedValue(ASK_KEY, readAskPrefs);
+export const askPrefs = signal<AskPrefs>(storedAskPrefs.read());
+effect(() => storedAskPrefs.write(askPrefs.value));

@@ -3,6 +3,7 @@ import type { Capabilities } from '../shared/capabilities.ts';
 import { probeCapabilities } from '../shared/capabilities.ts';
 import type { EngineSuggestion } from '../shared/engine-errors.ts';
 import type { ModelRef } from '../shared/model.ts';
+import { storedValue } from './local-store.ts';
 import type { ProgressView } from './progress.ts';
 
 /** The probe's answer; undefined while it runs. */
@@ -45,20 +46,17 @@ export async function startCapabilities(): Promise<Capabilities> {
   return caps;
 }
 
-const ONBOARDED_KEY = 'baton.onboarded';
+// Without storage the start screen simply shows again next time.
+const onboarded = storedValue<boolean>(
+  'baton.onboarded',
+  (raw) => raw === '1',
+  (on) => (on ? '1' : '0'),
+);
 
 export function isOnboarded(): boolean {
-  try {
-    return globalThis.localStorage?.getItem(ONBOARDED_KEY) === '1';
-  } catch {
-    return false;
-  }
+  return onboarded.read();
 }
 
 export function markOnboarded(): void {
-  try {
-    globalThis.localStorage?.setItem(ONBOARDED_KEY, '1');
-  } catch {
-    // Without storage the start screen simply shows again next time.
-  }
+  onboarded.write(true);
 }

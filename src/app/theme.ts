@@ -1,4 +1,5 @@
 import { effect, signal } from '@preact/signals';
+import { storedValue } from './local-store.ts';
 
 export type ThemeChoice = 'light' | 'dark' | 'system';
 
@@ -8,29 +9,18 @@ export function isThemeChoice(value: unknown): value is ThemeChoice {
   return value === 'light' || value === 'dark' || value === 'system';
 }
 
-function readStored(): ThemeChoice {
-  try {
-    const stored = globalThis.localStorage?.getItem(STORAGE_KEY);
-    return isThemeChoice(stored) ? stored : 'system';
-  } catch {
-    // Storage can be disabled (privacy settings): the theme then simply follows the system.
-    return 'system';
-  }
-}
+// Without storage the theme simply follows the system.
+const stored = storedValue<ThemeChoice>(STORAGE_KEY, (raw) => (isThemeChoice(raw) ? raw : 'system'), String);
 
 /** The user's choice; `system` follows prefers-color-scheme through CSS. */
-export const theme = signal<ThemeChoice>(readStored());
+export const theme = signal<ThemeChoice>(stored.read());
 
 /** Applies the choice to <html data-theme> and keeps it in localStorage. Call once at start-up. */
 export function startTheme(root: HTMLElement = document.documentElement): () => void {
   return effect(() => {
     const choice = theme.value;
     root.dataset.theme = choice;
-    try {
-      globalThis.localStorage?.setItem(STORAGE_KEY, choice);
-    } catch {
-      // Not persisted: harmless.
-    }
+    stored.write(choice);
   });
 }
 

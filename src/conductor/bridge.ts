@@ -308,7 +308,7 @@ export class ConductorBridge implements ConductorService {
 
 /** The on-device `local` worker as a ChatTransport: the executor streams it like any cloud model. */
 export class LocalChatTransport implements ChatTransport {
-  constructor(private readonly bridge: ConductorBridge) {}
+  constructor(private readonly bridge: Pick<ConductorBridge, 'chat'>) {}
 
   async *stream(_worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
     const tokens = createChannel<string>();

@@ -3,30 +3,15 @@ import { formatTime } from '../app/format.ts';
 import { runPool, workerOrder } from '../app/pool.ts';
 import { askPrefs, planPrefs } from '../app/prefs.ts';
 import { isActive } from '../app/run-model.ts';
-import {
-  ask,
-  cancelRun,
-  cancelStep,
-  currentRun,
-  discardReview,
-  discardUnfinished,
-  exportCurrent,
-  openRun,
-  pendingReview,
-  rerunStep,
-  resume,
-  resumeProblem,
-  runReviewed,
-  unfinished,
-  unfinishedElsewhere,
-} from '../app/runs.ts';
 import { conductor } from '../app/state.ts';
+import { useAppState } from './app-context.ts';
 import { Composer } from './Composer.tsx';
 import { PlanEditor } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
 
 /** After a reload: a run that was still going is offered for resume or discard. */
 function UnfinishedBanner() {
+  const { unfinished, unfinishedElsewhere, resumeProblem, resume, discardUnfinished } = useAppState().runs;
   const runs = unfinished.value;
   const elsewhere = unfinishedElsewhere.value;
   const problem = resumeProblem.value;
@@ -76,10 +61,22 @@ function UnfinishedBanner() {
 
 export function AskScreen({ runId }: { runId?: string }) {
   const [missing, setMissing] = useState<string | undefined>();
+  const {
+    currentRun,
+    pendingReview,
+    ask,
+    openRun,
+    runReviewed,
+    discardReview,
+    cancelRun,
+    cancelStep,
+    rerunStep,
+    exportCurrent,
+  } = useAppState().runs;
   useEffect(() => {
     if (!runId) return;
     void openRun(runId).then(setMissing);
-  }, [runId]);
+  }, [runId, openRun]);
   const view = currentRun.value;
   const review = pendingReview.value;
   const ready = conductor.value.status === 'ready';

@@ -55,7 +55,7 @@ export function Composer({
         placeholder="Ask anything. Enter sends, Shift+Enter adds a line."
         value={question}
         aria-describedby="composer-hint"
-        onInput={(e) => setQuestion((e.currentTarget as HTMLTextAreaElement).value)}
+        onInput={(e) => setQuestion(e.currentTarget.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
@@ -92,7 +92,7 @@ export function Composer({
             type="checkbox"
             checked={review}
             onChange={(e) => {
-              const on = (e.currentTarget as HTMLInputElement).checked;
+              const on = e.currentTarget.checked;
               setReview(on);
               onReviewChange?.(on);
             }}

@@ -6,6 +6,7 @@ import { storageStatus } from '../app/storage.ts';
 import type { EngineSuggestion } from '../shared/engine-errors.ts';
 import type { ModelRef } from '../shared/model.ts';
 import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
+import { Field } from './Field.tsx';
 import { ProgressBar } from './ProgressBar.tsx';
 
 function refKey(model: ModelRef): string {
@@ -143,7 +144,7 @@ export function ConductorSetup() {
             value={selectedKey}
             disabled={loading}
             onChange={(e) => {
-              setSelected((e.currentTarget as HTMLSelectElement).value);
+              setSelected(e.currentTarget.value);
               setSwitchTo(undefined);
             }}
           >
@@ -159,29 +160,23 @@ export function ConductorSetup() {
       )}
       {selectedKey === 'custom' && (
         <>
-          <div class="field">
-            <label for="custom-url">
-              Model URL (a .gguf file for the CPU engine, or an MLC model repository)
-            </label>
-            <input
-              id="custom-url"
-              type="url"
-              value={customUrl}
-              placeholder="https://huggingface.co/…/model.gguf"
-              onInput={(e) => setCustomUrl((e.currentTarget as HTMLInputElement).value)}
-              aria-describedby={customError ? 'custom-error' : undefined}
-            />
-          </div>
+          <Field
+            id="custom-url"
+            label="Model URL (a .gguf file for the CPU engine, or an MLC model repository)"
+            type="url"
+            value={customUrl}
+            placeholder="https://huggingface.co/…/model.gguf"
+            aria-describedby={customError ? 'custom-error' : undefined}
+            onValue={setCustomUrl}
+          />
           {!/\.gguf(\?|#|$)/i.test(customUrl) && (
-            <div class="field">
-              <label for="custom-lib">Model library URL (.wasm, MLC models only)</label>
-              <input
-                id="custom-lib"
-                type="url"
-                value={customLib}
-                onInput={(e) => setCustomLib((e.currentTarget as HTMLInputElement).value)}
-              />
-            </div>
+            <Field
+              id="custom-lib"
+              label="Model library URL (.wasm, MLC models only)"
+              type="url"
+              value={customLib}
+              onValue={setCustomLib}
+            />
           )}
           {customError && (
             <p id="custom-error" class="alert" data-kind="error" role="alert">

@@ -1,17 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
-import {
-  HISTORY_PAGE_SIZE,
-  historyList,
-  historySkipped,
-  loadHistory,
-  loadMoreHistory,
-  prepareSearch,
-  searchHistory,
-} from '../app/history.ts';
+import { HISTORY_PAGE_SIZE } from '../app/history.ts';
 import { navigate } from '../app/router.ts';
-import { deleteRun, importRun } from '../app/runs.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
+import { useAppState } from './app-context.ts';
+import { Field } from './Field.tsx';
 
 /** Typing pauses this long before the index is searched. */
 const SEARCH_DEBOUNCE_MS = 150;
@@ -39,6 +32,7 @@ function SkippedNotice({ skipped }: { skipped: readonly SkippedRun[] }) {
 }
 
 function HistoryRow({ run }: { run: RunSummary }) {
+  const { deleteRun } = useAppState().runs;
   return (
     <li data-testid="history-item">
       <a class="q" href={`#/run/${encodeURIComponent(run.id)}`}>
@@ -78,12 +72,14 @@ export function HistoryScreen() {
   const [search, setSearch] = useState<{ query: string; results: RunSummary[] } | undefined>();
   const [shownResults, setShownResults] = useState(HISTORY_PAGE_SIZE);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
-  const list = historyList.value;
+  const { runs, history } = useAppState();
+  const { importRun } = runs;
+  const list = history.list.value;
 
   useEffect(() => {
-    loadHistory().then(
+    history.load().then(
       // The first page is on screen: read what search needs while the user looks at it.
-      () => setTimeout(prepareSearch, 0),
+      () => setTimeout(history.prepareSearch, 0),
       (error: unknown) =>
         setMessage({ kind: 'error', text: `Your history could not be read: ${(error as Error).message}` }),
     );
@@ -98,7 +94,7 @@ export function HistoryScreen() {
     }
     let stale = false;
     const timer = setTimeout(() => {
-      searchHistory(q).then(
+      history.search(q).then(
         (results) => {
           if (stale) return;
           setSearch({ query: q, results });
@@ -154,7 +150,7 @@ export function HistoryScreen() {
           accept="application/json,.json"
           class="visually-hidden"
           data-testid="import-file"
-          onChange={(e) => void onImport(e.currentTarget as HTMLInputElement)}
+          onChange={(e) => void onImport(e.currentTarget)}
         />
       </div>
       {message && (
@@ -162,16 +158,14 @@ export function HistoryScreen() {
           {message.text}
         </p>
       )}
-      <SkippedNotice skipped={historySkipped.value} />
-      <div class="field">
-        <label for="history-search">Search questions and answers</label>
-        <input
-          id="history-search"
-          type="search"
-          value={query}
-          onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)}
-        />
-      </div>
+      <SkippedNotice skipped={history.skipped.value} />
+      <Field
+        id="history-search"
+        label="Search questions and answers"
+        type="search"
+        value={query}
+        onValue={setQuery}
+      />
       {!list.loaded || (searching && !search) ? (
         <p class="muted" aria-busy="true">
           {searching ? 'Searching…' : 'Loading your history…'}
@@ -195,7 +189,7 @@ export function HistoryScreen() {
               type="button"
               data-testid="history-more"
               onClick={() =>
-                search ? setShownResults((n) => n + HISTORY_PAGE_SIZE) : void loadMoreHistory()
+                search ? setShownResults((n) => n + HISTORY_PAGE_SIZE) : void history.loadMore()
               }
             >
               Show more

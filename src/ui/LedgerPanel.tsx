@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { downloadText } from '../app/export.ts';
+import { downloadText } from '../app/download.ts';
 import { formatBytes, formatTime } from '../app/format.ts';
 import { getLedger } from '../app/services.ts';
 import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPage, type LedgerPurpose } from '../egress/ledger.ts';

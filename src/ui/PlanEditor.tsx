@@ -109,7 +109,7 @@ export function PlanEditor({
               <select
                 id={`edit-worker-${index}`}
                 value={step.worker}
-                onChange={(e) => update(index, { worker: (e.currentTarget as HTMLSelectElement).value })}
+                onChange={(e) => update(index, { worker: e.currentTarget.value })}
                 aria-describedby={own.length ? errorId : undefined}
               >
                 {!choosable.includes(step.worker) && (
@@ -133,7 +133,7 @@ export function PlanEditor({
                 id={`edit-task-${index}`}
                 rows={3}
                 value={step.task}
-                onInput={(e) => update(index, { task: (e.currentTarget as HTMLTextAreaElement).value })}
+                onInput={(e) => update(index, { task: e.currentTarget.value })}
                 aria-describedby={own.length ? errorId : undefined}
                 aria-invalid={own.some((i) => i.code === 'empty-task') ? 'true' : undefined}
               />
@@ -146,9 +146,7 @@ export function PlanEditor({
                     <input
                       type="checkbox"
                       checked={step.sees === 'all'}
-                      onChange={(e) =>
-                        update(index, { sees: (e.currentTarget as HTMLInputElement).checked ? 'all' : [] })
-                      }
+                      onChange={(e) => update(index, { sees: e.currentTarget.checked ? 'all' : [] })}
                     />{' '}
                     all earlier steps
                   </label>
@@ -158,9 +156,7 @@ export function PlanEditor({
                         <input
                           type="checkbox"
                           checked={(step.sees as number[]).includes(seen)}
-                          onChange={(e) =>
-                            toggleSee(index, seen, (e.currentTarget as HTMLInputElement).checked)
-                          }
+                          onChange={(e) => toggleSee(index, seen, e.currentTarget.checked)}
                         />{' '}
                         step {seen}
                       </label>

@@ -103,7 +103,7 @@ export function PoolPanel() {
         <input
           type="checkbox"
           checked={includeLocal.value}
-          onChange={(e) => setIncludeLocal((e.currentTarget as HTMLInputElement).checked)}
+          onChange={(e) => setIncludeLocal(e.currentTarget.checked)}
           data-testid="include-local"
         />{' '}
         Offer the on-device model to the conductor as the worker <code>local</code> (private, offline, small)
@@ -152,9 +152,7 @@ export function PoolPanel() {
                     <input
                       id={`strengths-${w.id}`}
                       value={w.strengths}
-                      onChange={(e) =>
-                        void saveWorker({ ...w, strengths: (e.currentTarget as HTMLInputElement).value })
-                      }
+                      onChange={(e) => void saveWorker({ ...w, strengths: e.currentTarget.value })}
                     />
                   </td>
                   <td>{w.price ? `$${w.price.inputPerM} / $${w.price.outputPerM}` : 'unknown'}</td>
@@ -163,9 +161,7 @@ export function PoolPanel() {
                       type="checkbox"
                       aria-label={`${w.label} enabled`}
                       checked={w.enabled}
-                      onChange={(e) =>
-                        void saveWorker({ ...w, enabled: (e.currentTarget as HTMLInputElement).checked })
-                      }
+                      onChange={(e) => void saveWorker({ ...w, enabled: e.currentTarget.checked })}
                     />
                   </td>
                   <td class="row-actions">
@@ -223,7 +219,7 @@ export function PoolPanel() {
             <select
               id="worker-provider"
               value={draft.providerId}
-              onChange={(e) => setDraft(draftFor((e.currentTarget as HTMLSelectElement).value))}
+              onChange={(e) => setDraft(draftFor(e.currentTarget.value))}
             >
               {CATALOG.map((p) => (
                 <option key={p.id} value={p.id}>
@@ -239,7 +235,7 @@ export function PoolPanel() {
               type="url"
               value={draft.baseURL}
               readOnly={preset ? !preset.baseURLEditable : false}
-              onInput={(e) => set({ baseURL: (e.currentTarget as HTMLInputElement).value })}
+              onInput={(e) => set({ baseURL: e.currentTarget.value })}
             />
           </div>
         </div>
@@ -251,7 +247,7 @@ export function PoolPanel() {
               list="worker-model-options"
               value={draft.model}
               onInput={(e) => {
-                const id = (e.currentTarget as HTMLInputElement).value;
+                const id = e.currentTarget.value;
                 setDraft((d) => withModel(d, id));
               }}
             />
@@ -273,7 +269,7 @@ export function PoolPanel() {
             <input
               id="worker-label"
               value={draft.label}
-              onInput={(e) => set({ label: (e.currentTarget as HTMLInputElement).value, autoLabel: false })}
+              onInput={(e) => set({ label: e.currentTarget.value, autoLabel: false })}
             />
           </div>
           <div class="field">
@@ -284,7 +280,7 @@ export function PoolPanel() {
               min={1}
               max={16}
               value={draft.maxConcurrency}
-              onInput={(e) => set({ maxConcurrency: (e.currentTarget as HTMLInputElement).value })}
+              onInput={(e) => set({ maxConcurrency: e.currentTarget.value })}
             />
           </div>
         </div>
@@ -293,7 +289,7 @@ export function PoolPanel() {
           <input
             id="worker-strengths"
             value={draft.strengths}
-            onInput={(e) => set({ strengths: (e.currentTarget as HTMLInputElement).value })}
+            onInput={(e) => set({ strengths: e.currentTarget.value })}
           />
         </div>
         <div class="row">
@@ -304,7 +300,7 @@ export function PoolPanel() {
               inputMode="decimal"
               value={draft.inputPerM}
               aria-describedby={unknownPrice ? 'worker-price-hint' : undefined}
-              onInput={(e) => setOwnPrice({ inputPerM: (e.currentTarget as HTMLInputElement).value })}
+              onInput={(e) => setOwnPrice({ inputPerM: e.currentTarget.value })}
             />
           </div>
           <div class="field">
@@ -314,7 +310,7 @@ export function PoolPanel() {
               inputMode="decimal"
               value={draft.outputPerM}
               aria-describedby={unknownPrice ? 'worker-price-hint' : undefined}
-              onInput={(e) => setOwnPrice({ outputPerM: (e.currentTarget as HTMLInputElement).value })}
+              onInput={(e) => setOwnPrice({ outputPerM: e.currentTarget.value })}
             />
           </div>
           <div class="field">
@@ -322,9 +318,7 @@ export function PoolPanel() {
             <select
               id="worker-cost-tier"
               value={draft.costTier}
-              onChange={(e) =>
-                set({ costTier: (e.currentTarget as HTMLSelectElement).value as CostTier | '' })
-              }
+              onChange={(e) => set({ costTier: e.currentTarget.value as CostTier | '' })}
             >
               <option value="">Not set</option>
               <option value="low">Low</option>

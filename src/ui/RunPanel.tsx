@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { downloadText } from '../app/download.ts';
 import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
@@ -41,7 +42,7 @@ export interface RunActions {
 async function exportFromMemory(view: RunView): Promise<void> {
   const m = await import('../app/export.ts');
   const { run, steps } = snapshotOfView(view);
-  m.downloadText(m.exportFilename(run, 'json'), m.exportRunJson(run, steps), 'application/json');
+  downloadText(m.exportFilename(run, 'json'), m.exportRunJson(run, steps), 'application/json');
 }
 
 /** Watch one run: the plan as it streams, the graph, the timeline, the step cards and the final answer. */

@@ -53,7 +53,7 @@ function PlanningPanel() {
           id="max-steps"
           value={String(prefs.maxSteps)}
           onChange={(e) => {
-            planPrefs.value = { ...prefs, maxSteps: Number((e.currentTarget as HTMLSelectElement).value) };
+            planPrefs.value = { ...prefs, maxSteps: Number(e.currentTarget.value) };
           }}
         >
           {[1, 2, 3, 4, 5].map((n) => (
@@ -69,7 +69,7 @@ function PlanningPanel() {
           id="max-depth"
           value={String(prefs.maxDepth)}
           onChange={(e) => {
-            planPrefs.value = { ...prefs, maxDepth: Number((e.currentTarget as HTMLSelectElement).value) };
+            planPrefs.value = { ...prefs, maxDepth: Number(e.currentTarget.value) };
           }}
         >
           <option value="0">0 (off)</option>

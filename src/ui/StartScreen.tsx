@@ -1,14 +1,15 @@
 import { enabledPool, localWorker } from '../app/pool.ts';
 import { navigate } from '../app/router.ts';
-import { ask } from '../app/runs.ts';
+import type { Runs } from '../app/runs.ts';
 import { capabilities, conductor, markOnboarded } from '../app/state.ts';
+import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';
 
 export const DEMO_QUESTION = 'Explain in two sentences why the sky is blue.';
 
 /** Runs the offline demo: the conductor plans, the on-device `local` worker answers. No key, no network. */
-export function startDemo(): void {
+function startDemo(ask: Runs['ask']): void {
   markOnboarded();
   navigate({ name: 'ask' });
   void ask({ question: DEMO_QUESTION, mode: 'conductor', review: false }, [localWorker()]);
@@ -16,6 +17,7 @@ export function startDemo(): void {
 
 /** First run: what this device can do, the conductor model, the pool, and a one-click demo. */
 export function StartScreen() {
+  const { ask } = useAppState().runs;
   const ready = conductor.value.status === 'ready';
   const cloudWorkers = enabledPool.value;
   return (
@@ -51,7 +53,7 @@ export function StartScreen() {
             type="button"
             class="primary"
             disabled={!ready}
-            onClick={startDemo}
+            onClick={() => startDemo(ask)}
             data-testid="offline-demo"
           >
             Run the offline demo

@@ -82,7 +82,7 @@ export function UnlockPrompt() {
             autocomplete="current-password"
             value={pass}
             aria-invalid={error ? true : undefined}
-            onInput={(e) => setPass((e.currentTarget as HTMLInputElement).value)}
+            onInput={(e) => setPass(e.currentTarget.value)}
           />
         </div>
         <div class="row">

@@ -4,6 +4,7 @@ import { formatTime } from '../app/format.ts';
 import { getVault } from '../app/services.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
 import type { KeyInfo, Vault } from '../vault/vault.ts';
+import { Field } from './Field.tsx';
 
 function errorText(error: unknown): string {
   const e = error as { message?: string };
@@ -89,16 +90,14 @@ export function VaultPanel() {
             void act(() => vault!.unlock(pass), 'Unlocked.').then(() => setPass(''));
           }}
         >
-          <div class="field">
-            <label for="unlock-pass">Passphrase</label>
-            <input
-              id="unlock-pass"
-              type="password"
-              autocomplete="current-password"
-              value={pass}
-              onInput={(e) => setPass((e.currentTarget as HTMLInputElement).value)}
-            />
-          </div>
+          <Field
+            id="unlock-pass"
+            label="Passphrase"
+            type="password"
+            autocomplete="current-password"
+            value={pass}
+            onValue={setPass}
+          />
           <button type="submit" class="primary" data-testid="unlock">
             Unlock
           </button>
@@ -141,7 +140,7 @@ export function VaultPanel() {
                 <select
                   id="key-provider"
                   value={providerId}
-                  onChange={(e) => setProviderId((e.currentTarget as HTMLSelectElement).value)}
+                  onChange={(e) => setProviderId(e.currentTarget.value)}
                 >
                   {CATALOG.map((p) => (
                     <option key={p.id} value={p.id}>
@@ -151,28 +150,25 @@ export function VaultPanel() {
                 </select>
               </div>
               {preset?.baseURLEditable && (
-                <div class="field">
-                  <label for="key-origin">Server URL</label>
-                  <input
-                    id="key-origin"
-                    type="url"
-                    placeholder={preset.baseURL || 'https://…'}
-                    value={origin}
-                    onInput={(e) => setOrigin((e.currentTarget as HTMLInputElement).value)}
-                  />
-                </div>
-              )}
-              <div class="field" style={{ flex: 1 }}>
-                <label for="key-value">API key</label>
-                <input
-                  id="key-value"
-                  type="password"
-                  autocomplete="off"
-                  spellcheck={false}
-                  value={key}
-                  onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)}
+                <Field
+                  id="key-origin"
+                  label="Server URL"
+                  type="url"
+                  placeholder={preset.baseURL || 'https://…'}
+                  value={origin}
+                  onValue={setOrigin}
                 />
-              </div>
+              )}
+              <Field
+                id="key-value"
+                label="API key"
+                type="password"
+                autocomplete="off"
+                spellcheck={false}
+                value={key}
+                onValue={setKey}
+                style={{ flex: 1 }}
+              />
             </div>
             <div class="row">
               <button type="submit" class="primary" disabled={!key.trim() || !vault} data-testid="save-key">
@@ -199,16 +195,14 @@ export function VaultPanel() {
             <p class="small muted">
               With a passphrase, keys can only be used after you unlock the vault in this browser session.
             </p>
-            <div class="field">
-              <label for="new-pass">New passphrase (8 characters or more)</label>
-              <input
-                id="new-pass"
-                type="password"
-                autocomplete="new-password"
-                value={newPass}
-                onInput={(e) => setNewPass((e.currentTarget as HTMLInputElement).value)}
-              />
-            </div>
+            <Field
+              id="new-pass"
+              label="New passphrase (8 characters or more)"
+              type="password"
+              autocomplete="new-password"
+              value={newPass}
+              onValue={setNewPass}
+            />
             <button type="submit">Set passphrase</button>
           </form>
         )}
@@ -238,26 +232,22 @@ export function VaultPanel() {
               Change the passphrase, or remove it (keys stay encrypted under a key kept in this browser).
             </p>
             <div class="row">
-              <div class="field">
-                <label for="current-pass">Current passphrase</label>
-                <input
-                  id="current-pass"
-                  type="password"
-                  autocomplete="current-password"
-                  value={currentPass}
-                  onInput={(e) => setCurrentPass((e.currentTarget as HTMLInputElement).value)}
-                />
-              </div>
-              <div class="field">
-                <label for="next-pass">New passphrase (8 characters or more)</label>
-                <input
-                  id="next-pass"
-                  type="password"
-                  autocomplete="new-password"
-                  value={nextPass}
-                  onInput={(e) => setNextPass((e.currentTarget as HTMLInputElement).value)}
-                />
-              </div>
+              <Field
+                id="current-pass"
+                label="Current passphrase"
+                type="password"
+                autocomplete="current-password"
+                value={currentPass}
+                onValue={setCurrentPass}
+              />
+              <Field
+                id="next-pass"
+                label="New passphrase (8 characters or more)"
+                type="password"
+                autocomplete="new-password"
+                value={nextPass}
+                onValue={setNextPass}
+              />
             </div>
             <div class="row">
               <button type="submit" disabled={!currentPass || !nextPass}>

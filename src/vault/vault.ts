@@ -21,16 +21,8 @@ import {
 import { VaultError } from './errors.ts';
 import { lastFour } from './redact.ts';
 
-/** A saved key as the rest of the app sees it: everything but the secret. */
-export interface KeyInfo {
-  id: string;
-  providerId: string;
-  origin: string;
-  label?: string;
-  /** Last four characters of the key when it has at least 12, else `••••`. Show it as `…${last4}`. */
-  last4: string;
-  createdAt: number;
-}
+/** A saved key as the rest of the app sees it: its stored record without the sealed secret. */
+export type KeyInfo = Omit<KeyRecord, 'iv' | 'ciphertext'>;
 
 export interface SaveKeyInput {
   providerId: string;

@@ -1,6 +1,6 @@
 import { render } from 'preact';
+import { createAppState, pageServices } from '../../src/app/app-state.ts';
 import { isActive, newRunView } from '../../src/app/run-model.ts';
-import { currentRun, pendingReview, runReviewed } from '../../src/app/runs.ts';
 import { dependencies } from '../../src/executor/dag.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import type { Plan } from '../../src/shared/plan/index.ts';
@@ -10,6 +10,9 @@ import '../../src/ui/styles.css';
 // Harness for bench/app-run.bench.ts (P13): a plan run as the app runs a reviewed one (src/app/runs.ts:
 // executor, each worker's egress transport, vault, ledger, run store, the run view on screen), and the
 // same DAG of requests made with bare `fetch`, from this one page, driven through `window.__run`.
+
+// The app's own run state, built as src/main.ts builds it.
+const { currentRun, pendingReview, runReviewed } = createAppState(pageServices()).runs;
 
 /** Two branches of two steps each, joined by a fifth: the critical path is 3 steps of 5. */
 const BRANCHES: Plan = {

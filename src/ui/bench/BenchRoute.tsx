@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { getBridge } from '../../app/conductor.ts';
 import { enabledPool } from '../../app/pool.ts';
 import { transports } from '../../app/runs.ts';
 import { conductor } from '../../app/state.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
+import { useAppState } from '../app-context.ts';
 import { BenchScreen } from './BenchScreen.tsx';
 import { plannerFromConductor } from './planner.ts';
 
@@ -22,11 +22,12 @@ interface Services {
 export function BenchRoute() {
   const workers = enabledPool.value;
   const ready = conductor.value.status === 'ready';
+  const app = useAppState().services;
   const [services, setServices] = useState<Services | undefined>();
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
     let stale = false;
-    Promise.all([transports(workers), ready ? getBridge() : undefined]).then(
+    Promise.all([transports(workers, app), ready ? app.bridge() : undefined]).then(
       ([transport, bridge]) => {
         if (stale) return;
         setServices({
@@ -46,7 +47,7 @@ export function BenchRoute() {
     return () => {
       stale = true;
     };
-  }, [workers, ready]);
+  }, [workers, ready, app]);
   if (error)
     return (
       <p class="alert" data-kind="error" role="alert">

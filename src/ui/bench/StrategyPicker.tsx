@@ -141,7 +141,7 @@ function WorkerSelect({
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value)}>
+      <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
         {pool.map((w) => (
           <option key={w.id} value={w.id}>
             {w.label === w.id ? w.id : `${w.label} (${w.id})`}
@@ -229,7 +229,7 @@ export function StrategyPicker({
             id="bench-kind"
             value={draft.kind}
             aria-describedby={hasPlanner ? undefined : 'bench-kind-hint'}
-            onChange={(e) => set({ kind: (e.currentTarget as HTMLSelectElement).value as Kind })}
+            onChange={(e) => set({ kind: e.currentTarget.value as Kind })}
           >
             {KINDS.map((k) => (
               <option key={k.kind} value={k.kind} disabled={k.needsPlanner && !hasPlanner}>
@@ -262,7 +262,7 @@ export function StrategyPicker({
               min={2}
               max={9}
               value={draft.samples}
-              onInput={(e) => set({ samples: (e.currentTarget as HTMLInputElement).value })}
+              onInput={(e) => set({ samples: e.currentTarget.value })}
             />
           </div>
         )}
@@ -276,7 +276,7 @@ export function StrategyPicker({
                     type="checkbox"
                     checked={draft.proposers.includes(w.id)}
                     onChange={(e) => {
-                      const on = (e.currentTarget as HTMLInputElement).checked;
+                      const on = e.currentTarget.checked;
                       set({
                         proposersChosen: true,
                         proposers: ids.filter((id) => (id === w.id ? on : draft.proposers.includes(id))),
@@ -302,7 +302,7 @@ export function StrategyPicker({
                 min={1}
                 max={4}
                 value={draft.layers}
-                onInput={(e) => set({ layers: (e.currentTarget as HTMLInputElement).value })}
+                onInput={(e) => set({ layers: e.currentTarget.value })}
               />
             </div>
           </>

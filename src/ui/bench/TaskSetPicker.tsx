@@ -79,7 +79,7 @@ export function TaskSetPicker({
               id="bench-file"
               type="file"
               accept=".jsonl,.ndjson,.json,.txt,application/x-ndjson,application/json,text/plain"
-              onChange={(e) => void onFile(e.currentTarget as HTMLInputElement)}
+              onChange={(e) => void onFile(e.currentTarget)}
             />
           </div>
           <div class="field">
@@ -90,7 +90,7 @@ export function TaskSetPicker({
               spellcheck={false}
               class="mono"
               value={paste}
-              onInput={(e) => setPaste((e.currentTarget as HTMLTextAreaElement).value)}
+              onInput={(e) => setPaste(e.currentTarget.value)}
             />
           </div>
           <button type="button" onClick={() => read(paste, 'the pasted text')} disabled={!paste.trim()}>

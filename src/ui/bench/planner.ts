@@ -1,3 +1,4 @@
+import { poolEntries } from '../../app/pool-entries.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { PlanResponse, PoolEntry } from '../../shared/conductor-api.ts';
@@ -17,12 +18,7 @@ export interface PlanningConductor {
  * gets the paper's reward 0 for an unusable plan.
  */
 export function plannerFromConductor(conductor: PlanningConductor, pool: readonly WorkerSpec[]): Planner {
-  const entries: PoolEntry[] = pool.map((w) => ({
-    id: w.id,
-    label: w.label,
-    strengths: w.strengths,
-    ...(w.costTier ? { costTier: w.costTier } : {}),
-  }));
+  const entries = poolEntries(pool);
   return {
     async plan(question, mode, signal) {
       const response = await conductor.plan(

@@ -1,0 +1,38 @@
+/**
+ * The app's state and actions, built from the services they use (preact-www's `createAppState`): the page
+ * builds one from the real services (IndexedDB, egress, the conductor thread) and provides it through
+ * context (src/ui/app-context.ts); a test builds its own from fake-indexeddb and a scripted conductor.
+ */
+import type { Vault } from '../vault/vault.ts';
+import { getBridge } from './conductor.ts';
+import { createHistory } from './history.ts';
+import { planPrefs } from './prefs.ts';
+import { createRuns, type RunServices } from './runs.ts';
+import { getEgress, getLedger, getRunStore, getVault } from './services.ts';
+import { ensureUnlocked } from './vault-unlock.ts';
+
+export interface AppServices extends Omit<RunServices, 'historyChanged'> {
+  vault(): Promise<Vault>;
+}
+
+/** The services of the real page: each opens its database (or starts its thread) on first use. */
+export function pageServices(): AppServices {
+  return {
+    runStore: getRunStore,
+    ledger: getLedger,
+    egress: getEgress,
+    vault: getVault,
+    bridge: getBridge,
+    ensureUnlocked,
+    planPrefs: () => planPrefs.value,
+  };
+}
+
+export function createAppState(services: AppServices) {
+  const history = createHistory(services);
+  // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
+  const runs = createRuns({ ...services, historyChanged: history.reloadIfShown });
+  return { services, history, runs };
+}
+
+export type AppState = ReturnType<typeof createAppState>;

@@ -1,0 +1,11 @@
+import type { WorkerSpec } from '../pool/types.ts';
+import type { PoolEntry } from '../shared/conductor-api.ts';
+
+/** What the conductor is told about the pool: ids, the user's labels, strengths and cost tiers. */
+export function poolEntries(pool: readonly WorkerSpec[]): PoolEntry[] {
+  return pool.map((w) => {
+    const entry: PoolEntry = { id: w.id, label: w.label, strengths: w.strengths };
+    if (w.costTier) entry.costTier = w.costTier;
+    return entry;
+  });
+}

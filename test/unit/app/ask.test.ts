@@ -1,0 +1,134 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAppState } from '../../../src/app/app-state.ts';
+import type { RunConductor } from '../../../src/app/runs.ts';
+import { createEgress } from '../../../src/egress/egress.ts';
+import { openLedger } from '../../../src/egress/ledger.ts';
+import { openRunStore } from '../../../src/executor/store.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { presetById } from '../../../src/providers/catalog.ts';
+import { openVault } from '../../../src/vault/vault.ts';
+import { EngineHost } from '../../../workers/engine-host.ts';
+import type { ConductorEngine, ModelRef } from '../../../workers/engines/engine.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+const KEY = 'sk-ask-test-AAAAAAAAAAAAAAAA';
+const model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
+
+/** The conductor's engine, "generating" a scripted output a few characters at a time. */
+function scriptedEngine(output: string): ConductorEngine {
+  let loaded: ModelRef | undefined;
+  return {
+    kind: 'wllama',
+    loaded: () => loaded,
+    async load(m) {
+      loaded = m;
+    },
+    async generate(request) {
+      const pieces = output.match(/.{1,4}/gs) ?? [];
+      for (const piece of pieces) {
+        request.onToken(piece);
+        await Promise.resolve();
+      }
+      return { text: output, promptTokens: 10, completionTokens: pieces.length, finishReason: 'stop' };
+    },
+    interrupt() {},
+    async unload() {
+      loaded = undefined;
+    },
+  };
+}
+
+/** The real in-thread host (prompt, grammar, incremental parse) over the scripted engine, as the bridge calls it. */
+function scriptedConductor(output: string): RunConductor {
+  const host = new EngineHost(async () => scriptedEngine(output));
+  let requests = 0;
+  return {
+    plan(request, onEvent) {
+      return host.plan({ ...request, model, requestId: `plan-${++requests}` }, onEvent);
+    },
+    replan(request, onEvent) {
+      return host.replan({ ...request, model, requestId: `replan-${++requests}` }, onEvent);
+    },
+    chat() {
+      return Promise.reject(new Error('This test has no on-device worker.'));
+    },
+  };
+}
+
+let provider: TestProvider;
+beforeAll(async () => {
+  provider = await startProvider({ apiKey: KEY });
+});
+afterAll(async () => {
+  await provider.close();
+});
+
+function worker(id: string, label: string, modelId: string): WorkerSpec {
+  return {
+    id,
+    label,
+    strengths: 'test',
+    providerId: 'p-test',
+    baseURL: provider.baseURL,
+    model: modelId,
+    maxConcurrency: 1,
+    price: { inputPerM: 0, outputPerM: 0 },
+    enabled: true,
+  };
+}
+
+describe('ask() in an app state built from real services', () => {
+  it('plans with the conductor, runs the steps against the provider over HTTP, and stores the answer', async () => {
+    const [runStore, ledger, vault] = await Promise.all([
+      openRunStore('ask-runs'),
+      openLedger('ask-ledger'),
+      openVault('ask-vault'),
+    ]);
+    await vault.saveKey({ providerId: 'p-test', origin: provider.url, key: KEY });
+    const egress = createEgress({
+      vault,
+      ledger,
+      presetFor: (id) =>
+        id === 'p-test'
+          ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
+          : presetById(id),
+    });
+    const plan =
+      '{"thought":"shout, then repeat","steps":[{"worker":"w1","task":"Say hello","sees":[]},{"worker":"w2","task":"Repeat it","sees":[0]}]}';
+    const app = createAppState({
+      runStore: async () => runStore,
+      ledger: async () => ledger,
+      egress: async () => egress,
+      vault: async () => vault,
+      bridge: async () => scriptedConductor(plan),
+      ensureUnlocked: async () => true,
+      planPrefs: () => ({ maxSteps: 3, maxDepth: 0 }),
+    });
+    const pool = [worker('w1', 'Shouter', 'upper'), worker('w2', 'Parrot', 'echo')];
+
+    await app.runs.ask({ question: 'Greet me.', mode: 'conductor', review: false }, pool);
+    await app.runs.whenIdle();
+
+    const view = app.runs.currentRun.value!;
+    expect(view.error).toBeUndefined();
+    expect(view.phase).toBe('done');
+    expect(view.planText).toBe(plan);
+    expect(view.plannedSteps.map((s) => s.worker)).toEqual(['w1', 'w2']);
+    expect(view.workerLabels).toEqual({ w1: 'Shouter', w2: 'Parrot' });
+    // Both steps went out over HTTP, each with the key egress took from the vault.
+    const chats = provider.requests.filter((r) => r.path === '/v1/chat/completions');
+    expect(chats.map((r) => (r.body as { model: string }).model)).toEqual(['upper', 'echo']);
+    expect(chats.every((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+
+    const stored = await runStore.getRun(view.id);
+    expect(stored?.run.status).toBe('done');
+    expect(stored?.steps.map((s) => s.state)).toEqual(['done', 'done']);
+    expect(stored?.run.answer).toBe(stored?.steps[1]?.text);
+    expect(stored?.run.answer).toBeTruthy();
+    expect(view.answer).toBe(stored?.run.answer);
+    // The ledger saw each request, tied to the run and its step.
+    const entries = await ledger.list({ runId: view.id });
+    expect(entries.map((e) => e.stepIndex).sort()).toEqual([0, 1]);
+  });
+});

@@ -1,0 +1,153 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BenchForm, benchFromForm, createBench, currentWorkers } from '../../../src/app/bench.ts';
+import { BenchStore } from '../../../src/evaluation/bench-store.ts';
+import type { Planner, Strategy } from '../../../src/evaluation/strategies.ts';
+import type { Task } from '../../../src/evaluation/taskset.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+let provider: TestProvider;
+beforeAll(async () => {
+  provider = await startProvider({ cors: 'open' });
+});
+afterAll(() => provider.close());
+
+function worker(id: string, baseURL = provider.baseURL): WorkerSpec {
+  return {
+    id,
+    label: `Worker ${id}`,
+    strengths: '',
+    providerId: 'custom',
+    baseURL,
+    model: 'echo',
+    maxConcurrency: 2,
+    enabled: true,
+    price: { inputPerM: 0, outputPerM: 0 },
+  };
+}
+
+const TASKS: Task[] = [
+  { id: 't1', kind: 'exact', question: 'one', answer: 'one' },
+  { id: 't2', kind: 'exact', question: 'two', answer: 'two' },
+];
+const single: Strategy = { id: 'single-w1', label: 'w1 alone', config: { kind: 'single', worker: 'w1' } };
+const router: Strategy = { id: 'router', label: 'Router', config: { kind: 'router' } };
+/** These tasks have no code to run: the code runner is never made. */
+const noCodeRunner = (): never => {
+  throw new Error('No code task here');
+};
+
+function form(overrides: Partial<BenchForm> = {}): BenchForm {
+  return {
+    name: 'My bench',
+    tasks: TASKS,
+    strategies: [single],
+    concurrency: '2',
+    spendCap: '',
+    ...overrides,
+  };
+}
+
+describe('the bench form', () => {
+  const pool = [worker('w1', 'http://127.0.0.1:1/v1')];
+  const problem = (f: BenchForm, planner?: Planner) => {
+    const made = benchFromForm(f, { pool, ...(planner ? { planner } : {}) });
+    return made.ok ? undefined : made.problem;
+  };
+
+  it('names what is wrong, in form order', () => {
+    expect(problem(form({ tasks: [] }))).toBe('Choose a task set with at least one task.');
+    expect(problem(form({ strategies: [] }))).toBe('Add at least one strategy.');
+    expect(problem(form({ strategies: [{ ...single, config: { kind: 'single', worker: 'gone' } }] }))).toBe(
+      'These workers are not in the pool: gone.',
+    );
+    expect(problem(form({ strategies: [router] }))).toBe(
+      'The router and conductor strategies need the on-device conductor.',
+    );
+    expect(problem(form({ concurrency: '0' }))).toBe('Concurrency must be a whole number from 1 to 16.');
+    expect(problem(form({ concurrency: 'many' }))).toBe('Concurrency must be a whole number from 1 to 16.');
+    expect(problem(form({ spendCap: '-1' }))).toBe(
+      'The spend cap must be a number of dollars (0 or more), or empty.',
+    );
+  });
+
+  it('makes a running bench over the whole pool, with a default name when none is given', () => {
+    const made = benchFromForm(form({ name: '  ', concurrency: '3', spendCap: '0.5' }), { pool }, 1000);
+    expect(made.ok).toBe(true);
+    if (!made.ok) return;
+    expect(made.record).toMatchObject({
+      concurrency: 3,
+      spendCapUsd: 0.5,
+      state: 'running',
+      createdAt: 1000,
+    });
+    expect(made.record.name).toMatch(/^Bench /);
+    expect(made.record.pool).toEqual(pool);
+  });
+
+  it('refreshes stored workers from the pool, keeping the ones no longer in it', () => {
+    const moved = { ...worker('w1'), baseURL: 'http://127.0.0.1:2/v1' };
+    expect(currentWorkers([worker('w1'), worker('w2')], [moved])).toEqual([moved, worker('w2')]);
+  });
+});
+
+describe('a bench run by the app layer', () => {
+  const transport = createOpenAITransport();
+
+  it('stores the bench and each result, and lists it as done once it ends', async () => {
+    const store = await BenchStore.open('bench-app-start');
+    const bench = createBench({ openStore: async () => store, codeRunner: noCodeRunner });
+    await bench.open();
+    const env = { pool: [worker('w1')], transport };
+    const controller = await bench.start(form(), env);
+    expect(controller).toBeDefined();
+    expect(bench.activeId.value).toBeDefined();
+    await controller!.finished;
+    await bench.refreshRuns();
+
+    const [stored] = bench.runs.value;
+    expect(stored?.state).toBe('done');
+    expect((await store.getRun(stored!.id))?.results.map((r) => r.taskId).sort()).toEqual(['t1', 't2']);
+    expect(bench.shown.value?.results).toHaveLength(2);
+    expect(bench.activeId.value).toBeUndefined();
+    expect(bench.progress.value?.progress.finished).toBe(2);
+  });
+
+  it('does not start, and says why, when the form is not valid', async () => {
+    const bench = createBench({
+      openStore: () => BenchStore.open('bench-app-invalid'),
+      codeRunner: noCodeRunner,
+    });
+    await bench.open();
+    expect(await bench.start(form({ strategies: [] }), { pool: [worker('w1')], transport })).toBeUndefined();
+    expect(bench.problem.value).toBe('Add at least one strategy.');
+    expect(bench.runs.value).toEqual([]);
+  });
+
+  it('resumes an interrupted bench without running its stored results again', async () => {
+    const store = await BenchStore.open('bench-app-resume');
+    const first = createBench({ openStore: async () => store, codeRunner: noCodeRunner });
+    await first.open();
+    const env = { pool: [worker('w1')], transport };
+    await (await first.start(form({ tasks: [TASKS[0]!] }), env))!.finished;
+    const done = (await store.getRun(first.runs.value[0]!.id))!.results;
+
+    // A bench of both tasks that a reload cut off after the first result.
+    const made = benchFromForm(form(), env);
+    if (!made.ok) throw new Error(made.problem);
+    await store.putRun(made.record);
+    await store.putResult(made.record.id, done[0]!);
+    provider.clearRequests();
+
+    const second = createBench({ openStore: async () => store, codeRunner: noCodeRunner });
+    await second.open();
+    await (await second.resumeStored(made.record.id, env))!.finished;
+    const chats = provider.requests.filter((r) => r.path === '/v1/chat/completions');
+    expect(chats).toHaveLength(1);
+    const resumed = await store.getRun(made.record.id);
+    expect(resumed?.run.state).toBe('done');
+    expect(resumed?.results.map((r) => r.taskId).sort()).toEqual(['t1', 't2']);
+  });
+});
