@@ -1,27 +1,11 @@
 import { expect, type Page, test } from '@playwright/test';
+import { HOSTILE_ANSWER } from '../fixtures/hostile-answer.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { sampleRunExport } from './app-fixtures.ts';
 
-// Worker output is untrusted. These answers try every usual way to run script or make a request from
-// rendered HTML; rendered in the step cards, none may execute and no request may leave.
-const PAYLOAD = [
-  'Here is my answer.',
-  '<script>window.__pwned = "script"; alert("script")</script>',
-  "<img src=x onerror=\"window.__pwned = 'img'; alert('img')\">",
-  '<img src="http://attacker.test/pixel.png">',
-  '![tracker](http://attacker.test/markdown-image.png)',
-  "[click me](javascript:window.__pwned='mdlink')",
-  '<a href="javascript:window.__pwned=\'a\'">html link</a>',
-  '<svg onload="window.__pwned = \'svg\'"><circle r="5"/></svg>',
-  '<svg><script>window.__pwned = "svgscript"</script></svg>',
-  '<iframe srcdoc="<script>parent.__pwned = \'iframe\'</script>"></iframe>',
-  '<iframe src="http://attacker.test/frame"></iframe>',
-  '<style>body { background: url(http://attacker.test/bg.png) }</style>',
-  '<math><mtext><table><mglyph><style><img src=x onerror="window.__pwned=\'mxss\'">',
-  '[a plain https link is fine](http://attacker.test/ok)',
-  '```html\n<script>window.__pwned = "fenced"</script>\n```',
-].join('\n\n');
+// Worker output is untrusted: HOSTILE_ANSWER tries every usual way to run script or make a request from
+// rendered HTML; rendered in the step cards, none of it may execute and no request may leave.
 
 /** Fails the test on any dialog, and records every request to a host that is not ours or the provider's. */
 function watch(page: Page, allowedHosts: string[]) {
@@ -72,7 +56,7 @@ test('hostile markdown in an imported run renders inert', async ({ page, baseURL
   await page.getByTestId('import-file').setInputFiles({
     name: 'run.json',
     mimeType: 'application/json',
-    buffer: Buffer.from(sampleRunExport({ answer0: PAYLOAD, question: 'Hostile answer' })),
+    buffer: Buffer.from(sampleRunExport({ answer0: HOSTILE_ANSWER, question: 'Hostile answer' })),
   });
   await page.getByRole('link', { name: 'Hostile answer' }).click();
   const card = page.getByTestId('step-card-0');
@@ -92,7 +76,7 @@ test.beforeAll(async () => {
   models = await startModelServer();
   provider = await startProvider({
     cors: 'strict',
-    models: [{ id: 'hostile', behaviour: { kind: 'fixed', text: PAYLOAD } }],
+    models: [{ id: 'hostile', behaviour: { kind: 'fixed', text: HOSTILE_ANSWER } }],
   });
 });
 test.afterAll(async () => {
