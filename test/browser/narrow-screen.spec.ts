@@ -1,6 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { sampleRunExport } from './app-fixtures.ts';
-import { chainRunExport } from './chain-fixture.ts';
+import { chainRunExport, sampleRunExport } from './app-fixtures.ts';
 
 const WIDTH = 390;
 

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { chainRunExport } from './chain-fixture.ts';
+import { chainRunExport } from './app-fixtures.ts';
 
 async function openImported(page: Page, file: string): Promise<void> {
   await page.goto('/#/history');
