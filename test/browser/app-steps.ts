@@ -40,6 +40,28 @@ export function crawlModel(repeats: number): ScriptedModel {
   };
 }
 
+export interface Screen {
+  name: string;
+  hash: string;
+  /** Resolves once the screen has rendered. */
+  ready: (page: Page) => Promise<void>;
+}
+
+/** Start, Ask and History (holding one run), each with what proves it has rendered. */
+export const FIRST_SCREENS: Screen[] = [
+  {
+    name: 'start',
+    hash: '#/start',
+    ready: (page) => expect(page.getByTestId('capabilities')).toHaveAttribute('data-ready', 'true'),
+  },
+  { name: 'ask', hash: '#/ask', ready: (page) => expect(page.getByTestId('composer')).toBeVisible() },
+  {
+    name: 'history',
+    hash: '#/history',
+    ready: (page) => expect(page.getByTestId('history-item')).toHaveCount(1),
+  },
+];
+
 export function logErrors(page: Page): void {
   page.on('console', (msg) => {
     if (msg.type() === 'error') console.log('[page]', msg.text());
@@ -82,6 +104,16 @@ export async function addWorker(
   if (worker.strengths) await form.getByLabel(/Strengths/).fill(worker.strengths);
   await form.getByTestId('add-worker-submit').click();
   await expect(page.getByTestId('pool-table')).toContainText(worker.label);
+}
+
+/** Adds a worker for `model` on the provider at `baseURL`, its strengths saying it answers like the model. */
+export async function addModelWorker(
+  page: Page,
+  baseURL: string,
+  model: string,
+  label: string,
+): Promise<void> {
+  await addWorker(page, { baseURL, model, label, strengths: `answers like ${model}` });
 }
 
 /** Asks `question` on Ask, in conductor mode unless told otherwise, reviewing the plan first if told to. */
@@ -132,4 +164,11 @@ export async function importRunFile(page: Page, json: string): Promise<void> {
     mimeType: 'application/json',
     buffer: Buffer.from(json),
   });
+}
+
+/** Imports an export file into an empty History, waits until History lists it, and returns its link. */
+export async function importOneRun(page: Page, json: string): Promise<string | null> {
+  await importRunFile(page, json);
+  await expect(page.getByTestId('history-item')).toHaveCount(1);
+  return page.getByTestId('history-item').getByRole('link').getAttribute('href');
 }
