@@ -1,6 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import {
-  addWorker,
+  addModelWorker,
   askQuestion,
   crawlModel,
   editPlan,
@@ -17,15 +17,6 @@ import {
 const KEY = 'sk-unlock-test-0123456789abcd';
 const PASS = 'correct horse battery staple';
 const servers = useServers({ cors: 'strict', apiKey: KEY, models: [crawlModel(40)] });
-
-async function addProviderWorker(page: Page, model: string, label: string): Promise<void> {
-  await addWorker(page, {
-    baseURL: servers.provider.baseURL,
-    model,
-    label,
-    strengths: `answers like ${model}`,
-  });
-}
 
 /** On Settings: the provider's key saved, then the vault put under PASS. */
 async function saveKeyUnderPassphrase(page: Page): Promise<void> {
@@ -45,8 +36,8 @@ async function saveKeyUnderPassphrase(page: Page): Promise<void> {
 async function setUp(page: Page): Promise<void> {
   // Short plans without `self` steps: random weights write nonsense, and the test edits the plan anyway.
   await limitPlans(page, { selfCheckDepth: '0', maxSteps: '2' });
-  await addProviderWorker(page, 'echo', 'Echo');
-  await addProviderWorker(page, 'crawl', 'Crawl');
+  await addModelWorker(page, servers.provider.baseURL, 'echo', 'Echo');
+  await addModelWorker(page, servers.provider.baseURL, 'crawl', 'Crawl');
   await saveKeyUnderPassphrase(page);
 }
 
