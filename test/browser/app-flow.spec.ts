@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import {
-  addWorker,
+  addModelWorker,
   askQuestion,
   crawlModel,
   editPlan,
@@ -26,19 +26,10 @@ const servers = useServers({
 
 test.describe.configure({ mode: 'serial' });
 
-async function addProviderWorker(page: Page, model: string, label: string): Promise<void> {
-  await addWorker(page, {
-    baseURL: servers.provider.baseURL,
-    model,
-    label,
-    strengths: `answers like ${model}`,
-  });
-}
-
 async function setUpPool(page: Page): Promise<void> {
   await limitPlans(page, { selfCheckDepth: '0', maxSteps: '3' });
-  await addProviderWorker(page, 'paced', 'Paced echo');
-  await addProviderWorker(page, 'upper', 'Upper');
+  await addModelWorker(page, servers.provider.baseURL, 'paced', 'Paced echo');
+  await addModelWorker(page, servers.provider.baseURL, 'upper', 'Upper');
 }
 
 test('full flow: first run, pool of two providers, ask, streamed plan, steps run, answer, history after reload', async ({
@@ -143,7 +134,7 @@ test('cancel a step, then the run', async ({ page }) => {
   logErrors(page);
   await loadTinyConductor(page, servers.models.url);
   await setUpPool(page);
-  await addProviderWorker(page, 'crawl', 'Crawl');
+  await addModelWorker(page, servers.provider.baseURL, 'crawl', 'Crawl');
   await askQuestion(page, 'Write two long answers.', { review: true });
   await editPlan(page, [
     { worker: 'w3', task: 'Write a long answer.', sees: [] },
@@ -167,7 +158,7 @@ test('a run interrupted by a reload is offered for resume, and resuming keeps th
   logErrors(page);
   await loadTinyConductor(page, servers.models.url);
   await setUpPool(page);
-  await addProviderWorker(page, 'crawl', 'Crawl');
+  await addModelWorker(page, servers.provider.baseURL, 'crawl', 'Crawl');
   await askQuestion(page, 'Answer, then elaborate slowly.', { review: true });
   await editPlan(page, [
     { worker: 'w1', task: 'Answer briefly.', sees: [] },
