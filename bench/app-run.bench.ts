@@ -40,7 +40,7 @@ async function p13(): Promise<BenchResult> {
       },
     ],
   });
-  const site = await serveBuiltApp('dist-bench-p13', 'test');
+  const site = await serveBuiltApp('dist-bench-p13', { mode: 'test' });
   const browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
   try {
     const context = await browser.newContext({ serviceWorkers: 'block' });

@@ -1,14 +1,12 @@
 // Conductor benchmarks (issue 4): P3 our plan() overhead over raw wllama, P4 page JS before any action.
-import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { startModelServer } from '../test/fixtures/model-server.ts';
 import type { ConductorHarness } from '../test/pages/conductor.ts';
+import { buildApp, serveBuiltApp } from './site.ts';
 import { median, quantile, round } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
@@ -17,54 +15,6 @@ declare global {
 }
 
 const ROOT = resolve(import.meta.dirname, '..');
-
-function run(command: string, args: string[]): Promise<void> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('exit', (code) =>
-      code === 0 ? done() : fail(new Error(`${command} ${args.join(' ')} failed: ${stderr.slice(-500)}`)),
-    );
-  });
-}
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html',
-  '.js': 'text/javascript',
-  '.mjs': 'text/javascript',
-  '.css': 'text/css',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-  '.json': 'application/json',
-};
-
-/** A static server for a build folder, cross-origin isolated like `vite preview` (wllama needs threads). */
-async function serve(dir: string): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer(async (request, response) => {
-    const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
-    const file = join(dir, path.endsWith('/') ? `${path}index.html` : path);
-    try {
-      const body = await readFile(file);
-      response.writeHead(200, {
-        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-        'cross-origin-opener-policy': 'same-origin',
-        'cross-origin-embedder-policy': 'require-corp',
-      });
-      response.end(body);
-    } catch {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((done) => server.close(() => done())),
-  };
-}
 
 const POOL = [
   { id: 'w1', label: 'Fast model', strengths: 'quick short answers', costTier: 'low' as const },
@@ -81,8 +31,7 @@ const ROUNDS = 11;
  */
 async function p3(): Promise<BenchResult> {
   const outDir = 'dist-bench-conductor';
-  await run('npx', ['vite', 'build', '--mode', 'test', '--logLevel', 'error', '--outDir', outDir]);
-  const site = await serve(resolve(ROOT, outDir));
+  const site = await serveBuiltApp(outDir, { mode: 'test' });
   const models = await startModelServer();
   const browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
   try {
@@ -176,7 +125,6 @@ async function p3(): Promise<BenchResult> {
     await browser.close();
     await models.close();
     await site.close();
-    await rm(resolve(ROOT, outDir), { recursive: true, force: true });
   }
 }
 
@@ -186,7 +134,7 @@ async function p3(): Promise<BenchResult> {
  */
 async function p4(): Promise<BenchResult> {
   const outDir = 'dist-bench-p4';
-  await run('npx', ['vite', 'build', '--logLevel', 'error', '--outDir', outDir]);
+  await buildApp(outDir);
   try {
     const dir = resolve(ROOT, outDir);
     const html = await readFile(join(dir, 'index.html'), 'utf8');

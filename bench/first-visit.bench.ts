@@ -1,32 +1,16 @@
 // P14 (issue 10): what a first visit costs in bytes before the user does anything, service worker on.
-import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { chromium, type Request } from '@playwright/test';
 import { preview } from 'vite';
 import { ENGINE_ASSET } from '../src/app/engine-assets.ts';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
+import { buildApp } from './site.ts';
 import { round } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const GOAL_MB = 1.5;
-
-function build(outDir: string): Promise<void> {
-  return new Promise((done, fail) => {
-    const child = spawn('npx', ['vite', 'build', '--logLevel', 'error', '--outDir', outDir], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('exit', (code) =>
-      code === 0 ? done() : fail(new Error(`vite build failed: ${stderr.slice(-500)}`)),
-    );
-  });
-}
 
 interface Transfer {
   url: string;
@@ -54,7 +38,7 @@ async function settle(inFlight: () => number, quietMs: number, maxMs: number): P
  */
 async function p14(): Promise<BenchResult> {
   const outDir = 'dist-bench-p14';
-  await build(outDir);
+  await buildApp(outDir);
   const server = await preview({
     root: ROOT,
     logLevel: 'error',

@@ -4,6 +4,7 @@
 // upgrade builds their summaries before anything is measured.
 import { type BrowserContext, chromium, type Page } from '@playwright/test';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
+import { STORED_ECHO_WORKER, writeVersion1Database } from '../test/fixtures/version1-runs.ts';
 import { serveBuiltApp } from './site.ts';
 import { median, quantile, round } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
@@ -18,90 +19,58 @@ declare global {
   var __firstRow: number | undefined;
 }
 
-/** Writes `count` runs of ~9.5 KB (a run record and three steps) into a version-1 runs database. */
+/** Writes `count` runs of ~9.5 KB (a run record and three steps) into a version-1 runs database, 500 at a time. */
 async function seed(page: Page, count: number): Promise<void> {
-  await page.evaluate(
-    async ({ count, topics }) => {
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const open = indexedDB.open('baton-runs', 1);
-        open.onupgradeneeded = () => {
-          const created = open.result;
-          const runs = created.createObjectStore('runs', { keyPath: 'id' });
-          runs.createIndex('updatedAt', 'updatedAt');
-          runs.createIndex('status', 'status');
-          const steps = created.createObjectStore('steps', { keyPath: ['runId', 'index'] });
-          steps.createIndex('runId', 'runId');
-        };
-        open.onsuccess = () => resolve(open.result);
-        open.onerror = () => reject(open.error);
+  const words = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu '.repeat(40);
+  const t0 = 1_750_000_000_000;
+  for (let start = 0; start < count; start += 500) {
+    const runs: unknown[] = [];
+    const steps: unknown[] = [];
+    for (let i = start; i < Math.min(count, start + 500); i++) {
+      const id = `run-${i}`;
+      const plan = [0, 1, 2].map((s) => ({
+        worker: 'w1',
+        task: `Step ${s} of run ${i}`,
+        sees: s ? [s - 1] : [],
+      }));
+      runs.push({
+        id,
+        question: `Question ${i} about topic${i % TOPICS}: ${words.slice(0, 200)}`,
+        mode: 'conductor',
+        pool: [{ ...STORED_ECHO_WORKER, strengths: 'repeats' }],
+        plan: { thought: 'three steps', steps: plan },
+        planComplete: true,
+        includeQuestion: true,
+        status: 'done',
+        createdAt: t0 + i * 1000,
+        updatedAt: t0 + i * 1000 + 500,
+        totals: {
+          promptTokens: 30,
+          completionTokens: 90,
+          cost: 0.001,
+          steps: 3,
+          done: 3,
+          failed: 0,
+          cancelled: 0,
+        },
+        answer: `Answer ${i}: ${words.slice(0, 1500)}`,
       });
-      const words = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu '.repeat(40);
-      const t0 = 1_750_000_000_000;
-      for (let start = 0; start < count; start += 500) {
-        const tx = db.transaction(['runs', 'steps'], 'readwrite');
-        for (let i = start; i < Math.min(count, start + 500); i++) {
-          const id = `run-${i}`;
-          const plan = [0, 1, 2].map((s) => ({
-            worker: 'w1',
-            task: `Step ${s} of run ${i}`,
-            sees: s ? [s - 1] : [],
-          }));
-          tx.objectStore('runs').put({
-            id,
-            question: `Question ${i} about topic${i % topics}: ${words.slice(0, 200)}`,
-            mode: 'conductor',
-            pool: [
-              {
-                id: 'w1',
-                label: 'Echo',
-                strengths: 'repeats',
-                providerId: 'custom',
-                baseURL: 'http://127.0.0.1:9/v1',
-                model: 'echo',
-                maxConcurrency: 2,
-                enabled: true,
-              },
-            ],
-            plan: { thought: 'three steps', steps: plan },
-            planComplete: true,
-            includeQuestion: true,
-            status: 'done',
-            createdAt: t0 + i * 1000,
-            updatedAt: t0 + i * 1000 + 500,
-            totals: {
-              promptTokens: 30,
-              completionTokens: 90,
-              cost: 0.001,
-              steps: 3,
-              done: 3,
-              failed: 0,
-              cancelled: 0,
-            },
-            answer: `Answer ${i}: ${words.slice(0, 1500)}`,
-          });
-          for (const [index, step] of plan.entries()) {
-            tx.objectStore('steps').put({
-              runId: id,
-              index,
-              ...step,
-              depth: 0,
-              state: 'done',
-              text: words.slice(0, 2500),
-              usage: { promptTokens: 10, completionTokens: 30 },
-              timings: { queuedAt: t0, startedAt: t0 + 1, endedAt: t0 + 2 },
-              attempts: 1,
-            });
-          }
-        }
-        await new Promise<void>((resolve, reject) => {
-          tx.oncomplete = () => resolve();
-          tx.onerror = () => reject(tx.error);
+      for (const [index, step] of plan.entries()) {
+        steps.push({
+          runId: id,
+          index,
+          ...step,
+          depth: 0,
+          state: 'done',
+          text: words.slice(0, 2500),
+          usage: { promptTokens: 10, completionTokens: 30 },
+          timings: { queuedAt: t0, startedAt: t0 + 1, endedAt: t0 + 2 },
+          attempts: 1,
         });
       }
-      db.close();
-    },
-    { count, topics: TOPICS },
-  );
+    }
+    await page.evaluate(writeVersion1Database, { name: 'baton-runs', runs, steps });
+  }
 }
 
 /** A profile holding `count` runs, already upgraded by one visit of the app. */

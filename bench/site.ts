@@ -1,4 +1,4 @@
-// A production build of the app served on 127.0.0.1, for benchmarks that measure the app in Chromium.
+// The app built by `vite build` and served on 127.0.0.1, for benchmarks that measure it in Chromium.
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -10,6 +10,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const TYPES: Record<string, string> = {
   '.html': 'text/html',
   '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
   '.css': 'text/css',
   '.wasm': 'application/wasm',
   '.svg': 'image/svg+xml',
@@ -17,10 +18,16 @@ const TYPES: Record<string, string> = {
   '.webmanifest': 'application/manifest+json',
 };
 
-function build(outDir: string, mode: 'production' | 'test'): Promise<void> {
+export interface Site {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Builds the app into `outDir` (below the project); mode `test` also builds the test pages. */
+export function buildApp(outDir: string, options: { mode?: string } = {}): Promise<void> {
+  const mode = options.mode ? ['--mode', options.mode] : [];
   return new Promise((done, fail) => {
-    const args = ['vite', 'build', '--logLevel', 'error', '--outDir', outDir, '--mode', mode];
-    const child = spawn('npx', args, {
+    const child = spawn('npx', ['vite', 'build', ...mode, '--logLevel', 'error', '--outDir', outDir], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -34,16 +41,8 @@ function build(outDir: string, mode: 'production' | 'test'): Promise<void> {
   });
 }
 
-/**
- * Builds the app into `outDir` and serves it (cross-origin isolated, like `vite preview`). `test` mode
- * also builds the harness pages of test/pages/ (under /test/pages/), from the same modules.
- */
-export async function serveBuiltApp(
-  outDir: string,
-  mode: 'production' | 'test' = 'production',
-): Promise<{ url: string; close(): Promise<void> }> {
-  await build(outDir, mode);
-  const dir = resolve(ROOT, outDir);
+/** Serves a build folder, cross-origin isolated like `vite preview` (wllama needs threads). */
+export async function serveFolder(dir: string): Promise<Site> {
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
     const file = join(dir, path.endsWith('/') ? `${path}index.html` : path);
@@ -63,8 +62,19 @@ export async function serveBuiltApp(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+/** Builds the app into `outDir` and serves it; closing the site also removes the build. */
+export async function serveBuiltApp(outDir: string, options: { mode?: string } = {}): Promise<Site> {
+  await buildApp(outDir, options);
+  const dir = resolve(ROOT, outDir);
+  const site = await serveFolder(dir);
+  return {
+    url: site.url,
     close: async () => {
-      await new Promise<void>((done) => server.close(() => done()));
+      await site.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -1,20 +1,11 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { sampleRunExport } from './app-fixtures.ts';
+import { FIRST_SCREENS, importOneRun, type Screen } from './app-steps.ts';
 
 /** The main screens, each reached the way a user would, with what proves it has rendered. */
-const SCREENS: Array<{ name: string; hash: string; ready: (page: Page) => Promise<void> }> = [
-  {
-    name: 'start',
-    hash: '#/start',
-    ready: (page) => expect(page.getByTestId('capabilities')).toHaveAttribute('data-ready', 'true'),
-  },
-  { name: 'ask', hash: '#/ask', ready: (page) => expect(page.getByTestId('composer')).toBeVisible() },
-  {
-    name: 'history',
-    hash: '#/history',
-    ready: (page) => expect(page.getByTestId('history-item')).toHaveCount(1),
-  },
+const SCREENS: Screen[] = [
+  ...FIRST_SCREENS,
   {
     name: 'run',
     hash: '',
@@ -39,14 +30,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
   }, testInfo) => {
     test.setTimeout(180_000);
     await page.emulateMedia({ colorScheme });
-    await page.goto('/#/history');
-    await page.getByTestId('import-file').setInputFiles({
-      name: 'run.json',
-      mimeType: 'application/json',
-      buffer: Buffer.from(sampleRunExport()),
-    });
-    await expect(page.getByTestId('history-item')).toHaveCount(1);
-    const runHref = await page.getByTestId('history-item').getByRole('link').getAttribute('href');
+    const runHref = await importOneRun(page, sampleRunExport());
 
     for (const screen of SCREENS) {
       await page.goto(`/${screen.name === 'run' ? runHref : screen.hash}`);

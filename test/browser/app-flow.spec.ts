@@ -1,87 +1,35 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
-import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
-import { startProvider, type TestProvider } from '../provider/server.ts';
+import {
+  addModelWorker,
+  askQuestion,
+  crawlModel,
+  editPlan,
+  limitPlans,
+  loadTinyConductor,
+  logErrors,
+  useServers,
+} from './app-steps.ts';
 
 // The whole app against real parts: the tiny generated GGUF in the real CPU engine inside the conductor
 // worker (the conductor), the local OpenAI-compatible test provider over real HTTP with strict CORS (the
 // workers), real IndexedDB. The tiny model's plans are nonsense but valid, so the tests check shape and
 // flow, and edit the plan where they need a particular shape.
 
-let models: ModelServer;
-let provider: TestProvider;
-
-test.beforeAll(async () => {
-  models = await startModelServer();
-  provider = await startProvider({
-    cors: 'strict',
-    models: [
-      { id: 'paced', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 400, perTokenMs: 30 } },
-      {
-        id: 'crawl',
-        behaviour: { kind: 'fixed', text: 'slow words '.repeat(40) },
-        latency: { firstTokenMs: 200, perTokenMs: 150 },
-      },
-    ],
-  });
-});
-test.afterAll(async () => {
-  await models?.close();
-  await provider?.close();
+const servers = useServers({
+  cors: 'strict',
+  models: [
+    { id: 'paced', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 400, perTokenMs: 30 } },
+    crawlModel(40),
+  ],
 });
 
 test.describe.configure({ mode: 'serial' });
 
-function logErrors(page: Page): void {
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') console.log('[page]', msg.text());
-  });
-  page.on('pageerror', (error) => console.log('[pageerror]', error.message));
-}
-
-async function loadTinyConductor(page: Page): Promise<void> {
-  await page.goto('/#/start');
-  await expect(page.getByTestId('capabilities')).toHaveAttribute('data-ready', 'true');
-  const setup = page.getByTestId('conductor-setup');
-  await setup.getByLabel('Model', { exact: true }).selectOption('custom');
-  await setup.getByLabel(/Model URL/).fill(models.url);
-  await setup.getByTestId('load-model').click();
-  await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
-  await expect(page.getByTestId('conductor-status')).toHaveAttribute('data-state', 'ready');
-}
-
-async function addWorker(page: Page, model: string, label: string): Promise<void> {
-  const form = page.getByTestId('add-worker');
-  await form.getByLabel('Provider').selectOption('custom');
-  await form.getByLabel('Base URL').fill(provider.baseURL);
-  await form.getByLabel('Model').fill(model);
-  await form.getByLabel('Label').fill(label);
-  await form.getByLabel(/Strengths/).fill(`answers like ${model}`);
-  await form.getByTestId('add-worker-submit').click();
-  await expect(page.getByTestId('pool-table')).toContainText(label);
-}
-
 async function setUpPool(page: Page): Promise<void> {
-  await page.goto('/#/settings');
-  // Random weights put `self` steps anywhere; their recursion is tested by the executor's own tests.
-  await page.getByLabel(/Self-check depth/).selectOption('0');
-  await page.getByLabel('Most steps in a plan').selectOption('3');
-  await addWorker(page, 'paced', 'Paced echo');
-  await addWorker(page, 'upper', 'Upper');
-}
-
-async function askQuestion(
-  page: Page,
-  question: string,
-  options: { review?: boolean; mode?: 'router' | 'conductor' } = {},
-) {
-  await page.goto('/#/ask');
-  const composer = page.getByTestId('composer');
-  if (options.mode === 'router') await composer.getByLabel('Router').check();
-  if (options.review) await composer.getByTestId('review-toggle').check();
-  await composer.getByLabel('Your question').fill(question);
-  await expect(page.getByTestId('ask-send')).toBeEnabled();
-  await composer.getByLabel('Your question').press('Enter');
+  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '3' });
+  await addModelWorker(page, servers.provider.baseURL, 'paced', 'Paced echo');
+  await addModelWorker(page, servers.provider.baseURL, 'upper', 'Upper');
 }
 
 test('full flow: first run, pool of two providers, ask, streamed plan, steps run, answer, history after reload', async ({
@@ -89,7 +37,7 @@ test('full flow: first run, pool of two providers, ask, streamed plan, steps run
 }) => {
   test.setTimeout(240_000);
   logErrors(page);
-  await loadTinyConductor(page);
+  await loadTinyConductor(page, servers.models.url);
   await setUpPool(page);
 
   await askQuestion(page, 'Say hello and then say it louder.');
@@ -103,7 +51,9 @@ test('full flow: first run, pool of two providers, ask, streamed plan, steps run
   await expect(page.locator('[data-testid^="timeline-bar-"]').first()).toBeVisible();
   const runId = await run.getAttribute('data-run-id');
   // Every step went to the test provider over real HTTP.
-  expect(provider.requests.some((r) => r.path === '/v1/chat/completions' && r.method === 'POST')).toBe(true);
+  expect(
+    servers.provider.requests.some((r) => r.path === '/v1/chat/completions' && r.method === 'POST'),
+  ).toBe(true);
 
   await page.reload();
   await page.goto('/#/history');
@@ -115,34 +65,9 @@ test('full flow: first run, pool of two providers, ask, streamed plan, steps run
   // Every step's request is in the egress ledger the user can read.
   await page.goto('/#/settings');
   const ledger = page.getByTestId('ledger-panel');
-  await expect(ledger.locator('tbody tr').first()).toContainText(new URL(provider.url).host);
+  await expect(ledger.locator('tbody tr').first()).toContainText(new URL(servers.provider.url).host);
   await expect(ledger.locator('tbody tr', { hasText: runId!.slice(0, 6) }).first()).toBeVisible();
 });
-
-/** In the plan editor, makes the plan exactly `steps` (worker id, task, sees). */
-async function editPlan(page: Page, steps: Array<{ worker: string; task: string; sees: number[] }>) {
-  const editor = page.getByTestId('plan-editor');
-  await expect(editor).toBeVisible({ timeout: 120_000 });
-  // Start from one step, whatever the conductor wrote.
-  while ((await editor.locator('[data-testid^="edit-step-"][data-testid$="-issues"]').count()) >= 0) {
-    const count = await editor.locator('fieldset.edit-step').count();
-    if (count <= 1) break;
-    await editor.getByRole('button', { name: `Remove step ${count - 1}` }).click();
-  }
-  for (const [index, step] of steps.entries()) {
-    if (index > 0) await editor.getByRole('button', { name: 'Add a step' }).click();
-    const fieldset = editor.getByTestId(`edit-step-${index}`);
-    await fieldset.getByLabel('Worker').selectOption(step.worker);
-    await fieldset.getByLabel('Task').fill(step.task);
-    if (index > 0) {
-      const all = fieldset.getByLabel('all earlier steps');
-      if (await all.isChecked()) await all.uncheck();
-      for (let seen = 0; seen < index; seen++) {
-        await fieldset.getByLabel(`step ${seen}`, { exact: true }).setChecked(step.sees.includes(seen));
-      }
-    }
-  }
-}
 
 async function timelineBar(page: Page, i: number) {
   const el = page.getByTestId(`timeline-bar-${i}`);
@@ -157,7 +82,7 @@ test('review and edit a plan (validated as you type), two steps run in parallel,
 }, testInfo) => {
   test.setTimeout(240_000);
   logErrors(page);
-  await loadTinyConductor(page);
+  await loadTinyConductor(page, servers.models.url);
   await setUpPool(page);
   await askQuestion(page, 'Give two greetings and combine them.', { review: true });
   await editPlan(page, [
@@ -193,7 +118,7 @@ test('review and edit a plan (validated as you type), two steps run in parallel,
 
   // Rerun step 1: it and step 2 (which sees it) run again; step 0 keeps its answer and timing.
   const chatCalls = () =>
-    provider.requests.filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST').length;
+    servers.provider.requests.filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST').length;
   const before = chatCalls();
   await page.getByRole('button', { name: 'Rerun step 1' }).click();
   await expect(run).toHaveAttribute('data-phase', 'running');
@@ -207,9 +132,9 @@ test('review and edit a plan (validated as you type), two steps run in parallel,
 test('cancel a step, then the run', async ({ page }) => {
   test.setTimeout(240_000);
   logErrors(page);
-  await loadTinyConductor(page);
+  await loadTinyConductor(page, servers.models.url);
   await setUpPool(page);
-  await addWorker(page, 'crawl', 'Crawl');
+  await addModelWorker(page, servers.provider.baseURL, 'crawl', 'Crawl');
   await askQuestion(page, 'Write two long answers.', { review: true });
   await editPlan(page, [
     { worker: 'w3', task: 'Write a long answer.', sees: [] },
@@ -231,9 +156,9 @@ test('a run interrupted by a reload is offered for resume, and resuming keeps th
 }) => {
   test.setTimeout(240_000);
   logErrors(page);
-  await loadTinyConductor(page);
+  await loadTinyConductor(page, servers.models.url);
   await setUpPool(page);
-  await addWorker(page, 'crawl', 'Crawl');
+  await addModelWorker(page, servers.provider.baseURL, 'crawl', 'Crawl');
   await askQuestion(page, 'Answer, then elaborate slowly.', { review: true });
   await editPlan(page, [
     { worker: 'w1', task: 'Answer briefly.', sees: [] },
@@ -259,7 +184,7 @@ test('a run interrupted by a reload is offered for resume, and resuming keeps th
 test('export a finished run as JSON and Markdown, and import the JSON back', async ({ page }) => {
   test.setTimeout(240_000);
   logErrors(page);
-  await loadTinyConductor(page);
+  await loadTinyConductor(page, servers.models.url);
   await setUpPool(page);
   await askQuestion(page, 'Say something to export.', { mode: 'router' });
   await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });

@@ -1,6 +1,7 @@
-import { expect, test } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { ENGINE_CACHE } from '../../src/app/engine-assets.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
+import { limitPlans } from './app-steps.ts';
 
 // The installable app: after the first visit the service worker serves the app shell, and once an engine
 // was used (its files cached then, not on the first visit) and the conductor model is in the cache, the
@@ -27,7 +28,7 @@ test('manifest and service worker make the app installable', async ({ page }) =>
 });
 
 /** Every same-origin path the service worker's caches hold. */
-function cachedPaths(page: import('@playwright/test').Page): Promise<string[]> {
+function cachedPaths(page: Page): Promise<string[]> {
   return page.evaluate(async () => {
     const paths: string[] = [];
     for (const name of await caches.keys()) {
@@ -67,7 +68,7 @@ test('a first visit precaches the app shell only: neither engine is downloaded b
 });
 
 /** The same-origin wasm files in the engines' runtime cache. */
-function cachedEngineWasm(page: import('@playwright/test').Page): Promise<string[]> {
+function cachedEngineWasm(page: Page): Promise<string[]> {
   return page.evaluate(async (name) => {
     const cache = await caches.open(name);
     return (await cache.keys())
@@ -76,15 +77,23 @@ function cachedEngineWasm(page: import('@playwright/test').Page): Promise<string
   }, ENGINE_CACHE);
 }
 
-test('an engine loaded at once on a first visit, before the service worker is active, is still cached', async ({
-  page,
-}) => {
+/**
+ * Loads the tiny model with the CPU engine from Start without waiting for anything first (not even the
+ * capability probe), as a user clicking at once on a first visit would.
+ */
+async function loadModelAtOnce(page: Page): Promise<void> {
   await page.goto('/#/start');
   const setup = page.getByTestId('conductor-setup');
   await setup.getByLabel('Model', { exact: true }).selectOption('custom');
   await setup.getByLabel(/Model URL/).fill(models!.url);
   await setup.getByTestId('load-model').click();
   await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
+}
+
+test('an engine loaded at once on a first visit, before the service worker is active, is still cached', async ({
+  page,
+}) => {
+  await loadModelAtOnce(page);
   // The conductor's worker started only once the service worker controlled the page, so the engine's
   // files went through it; otherwise they would bypass it and be missing offline.
   await expect.poll(() => cachedEngineWasm(page)).toHaveLength(1);
@@ -98,15 +107,8 @@ test('offline after the first visit: the app loads from the service worker and t
   page.on('pageerror', (error) => console.log('[pageerror]', error.message));
   // A first visit: set the run limits, then choose the CPU engine and load a model, so the engine's files are
   // fetched (and cached) only now.
-  await page.goto('/#/settings');
-  await page.getByLabel(/Self-check depth/).selectOption('0');
-  await page.getByLabel('Most steps in a plan').selectOption('2');
-  await page.goto('/#/start');
-  const setup = page.getByTestId('conductor-setup');
-  await setup.getByLabel('Model', { exact: true }).selectOption('custom');
-  await setup.getByLabel(/Model URL/).fill(models!.url);
-  await setup.getByTestId('load-model').click();
-  await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
+  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '2' });
+  await loadModelAtOnce(page);
   // The engine was not precached; using it cached its files (wllama's wasm) for offline use.
   await expect.poll(() => cachedEngineWasm(page)).toHaveLength(1);
 

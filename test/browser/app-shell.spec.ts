@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { sampleRunExport } from './app-fixtures.ts';
+import { importRunFile } from './app-steps.ts';
 
 test('first visit opens the start screen with the device check and a recommended conductor model', async ({
   page,
@@ -40,12 +41,7 @@ test('skip link, keyboard navigation and the theme choice, kept across a reload'
 test('import a run, find it in history, open it: graph, parallel timeline, sanitized step cards; export has no key; delete', async ({
   page,
 }) => {
-  await page.goto('/#/history');
-  await page.getByTestId('import-file').setInputFiles({
-    name: 'run.json',
-    mimeType: 'application/json',
-    buffer: Buffer.from(sampleRunExport()),
-  });
+  await importRunFile(page, sampleRunExport());
   await expect(page.getByText('Run imported.')).toBeVisible();
   await expect(page.getByTestId('history-item')).toHaveCount(1);
 

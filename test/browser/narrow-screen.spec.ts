@@ -1,22 +1,12 @@
-import { expect, type Page, test } from '@playwright/test';
-import { sampleRunExport } from './app-fixtures.ts';
-import { chainRunExport } from './chain-fixture.ts';
+import { expect, test } from '@playwright/test';
+import { chainRunExport, sampleRunExport } from './app-fixtures.ts';
+import { FIRST_SCREENS, importOneRun, importRunFile, type Screen } from './app-steps.ts';
 
 const WIDTH = 390;
 
 /** Every screen, reached as a user would, with what proves it has rendered. */
-const SCREENS: Array<{ name: string; hash: string; ready: (page: Page) => Promise<void> }> = [
-  {
-    name: 'start',
-    hash: '#/start',
-    ready: (page) => expect(page.getByTestId('capabilities')).toHaveAttribute('data-ready', 'true'),
-  },
-  { name: 'ask', hash: '#/ask', ready: (page) => expect(page.getByTestId('composer')).toBeVisible() },
-  {
-    name: 'history',
-    hash: '#/history',
-    ready: (page) => expect(page.getByTestId('history-item')).toHaveCount(1),
-  },
+const SCREENS: Screen[] = [
+  ...FIRST_SCREENS,
   { name: 'run', hash: '', ready: (page) => expect(page.getByTestId('final-answer')).toBeVisible() },
   { name: 'bench', hash: '#/bench', ready: (page) => expect(page.getByTestId('bench-screen')).toBeVisible() },
   {
@@ -29,14 +19,7 @@ const SCREENS: Array<{ name: string; hash: string; ready: (page: Page) => Promis
 test(`no screen scrolls sideways at ${WIDTH} px, and every nav item is fully visible`, async ({ page }) => {
   test.setTimeout(120_000);
   await page.setViewportSize({ width: WIDTH, height: 844 });
-  await page.goto('/#/history');
-  await page.getByTestId('import-file').setInputFiles({
-    name: 'run.json',
-    mimeType: 'application/json',
-    buffer: Buffer.from(sampleRunExport()),
-  });
-  await expect(page.getByTestId('history-item')).toHaveCount(1);
-  const runHref = await page.getByTestId('history-item').getByRole('link').getAttribute('href');
+  const runHref = await importOneRun(page, sampleRunExport());
 
   for (const screen of SCREENS) {
     await page.goto(`/${screen.name === 'run' ? runHref : screen.hash}`);
@@ -88,12 +71,7 @@ test(`at ${WIDTH} px a long run and a filled pool stay inside the page; the grap
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTH);
   await page.screenshot({ path: testInfo.outputPath('settings-390.png'), fullPage: true });
 
-  await page.goto('/#/history');
-  await page.getByTestId('import-file').setInputFiles({
-    name: 'run.json',
-    mimeType: 'application/json',
-    buffer: Buffer.from(chainRunExport(15)),
-  });
+  await importRunFile(page, chainRunExport(15));
   await page.getByTestId('history-item').getByRole('link').click();
   await expect(page.getByTestId('final-answer')).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTH);

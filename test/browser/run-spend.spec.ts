@@ -1,6 +1,7 @@
 import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { sampleRunExport } from './app-fixtures.ts';
+import { importRunFile } from './app-steps.ts';
 
 // Spend and saving as the Watch screen shows them, on a run imported from a file and rerun against the
 // local test provider over real HTTP (no conductor model needed: a rerun plans nothing).
@@ -26,12 +27,7 @@ test.describe.configure({ mode: 'serial' });
 async function openImportedRun(page: Page): Promise<string> {
   const file = JSON.parse(sampleRunExport()) as { run: { pool: { baseURL: string }[] } };
   for (const worker of file.run.pool) worker.baseURL = provider.baseURL;
-  await page.goto('/#/history');
-  await page.getByTestId('import-file').setInputFiles({
-    name: 'run.json',
-    mimeType: 'application/json',
-    buffer: Buffer.from(JSON.stringify(file)),
-  });
+  await importRunFile(page, JSON.stringify(file));
   await expect(page.getByText('Run imported.')).toBeVisible();
   await page.getByRole('link', { name: 'Which answer is best?' }).click();
   const run = page.getByTestId('run');

@@ -1,13 +1,9 @@
 import { expect, type Page, test } from '@playwright/test';
-import { chainRunExport } from './chain-fixture.ts';
+import { chainRunExport } from './app-fixtures.ts';
+import { importRunFile } from './app-steps.ts';
 
 async function openImported(page: Page, file: string): Promise<void> {
-  await page.goto('/#/history');
-  await page.getByTestId('import-file').setInputFiles({
-    name: 'run.json',
-    mimeType: 'application/json',
-    buffer: Buffer.from(file),
-  });
+  await importRunFile(page, file);
   await expect(page.getByTestId('history-item')).toHaveCount(1);
   await page.getByTestId('history-item').getByRole('link').click();
   await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done');

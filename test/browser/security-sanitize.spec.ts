@@ -1,27 +1,17 @@
 import { expect, type Page, test } from '@playwright/test';
-import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
-import { startProvider, type TestProvider } from '../provider/server.ts';
+import { HOSTILE_ANSWER } from '../fixtures/hostile-answer.ts';
 import { sampleRunExport } from './app-fixtures.ts';
+import {
+  addWorker,
+  askQuestion,
+  importRunFile,
+  limitPlans,
+  loadTinyConductor,
+  useServers,
+} from './app-steps.ts';
 
-// Worker output is untrusted. These answers try every usual way to run script or make a request from
-// rendered HTML; rendered in the step cards, none may execute and no request may leave.
-const PAYLOAD = [
-  'Here is my answer.',
-  '<script>window.__pwned = "script"; alert("script")</script>',
-  "<img src=x onerror=\"window.__pwned = 'img'; alert('img')\">",
-  '<img src="http://attacker.test/pixel.png">',
-  '![tracker](http://attacker.test/markdown-image.png)',
-  "[click me](javascript:window.__pwned='mdlink')",
-  '<a href="javascript:window.__pwned=\'a\'">html link</a>',
-  '<svg onload="window.__pwned = \'svg\'"><circle r="5"/></svg>',
-  '<svg><script>window.__pwned = "svgscript"</script></svg>',
-  '<iframe srcdoc="<script>parent.__pwned = \'iframe\'</script>"></iframe>',
-  '<iframe src="http://attacker.test/frame"></iframe>',
-  '<style>body { background: url(http://attacker.test/bg.png) }</style>',
-  '<math><mtext><table><mglyph><style><img src=x onerror="window.__pwned=\'mxss\'">',
-  '[a plain https link is fine](http://attacker.test/ok)',
-  '```html\n<script>window.__pwned = "fenced"</script>\n```',
-].join('\n\n');
+// Worker output is untrusted: HOSTILE_ANSWER tries every usual way to run script or make a request from
+// rendered HTML; rendered in the step cards, none of it may execute and no request may leave.
 
 /** Fails the test on any dialog, and records every request to a host that is not ours or the provider's. */
 function watch(page: Page, allowedHosts: string[]) {
@@ -68,12 +58,7 @@ async function expectInert(container: ReturnType<Page['getByTestId']>) {
 
 test('hostile markdown in an imported run renders inert', async ({ page, baseURL }) => {
   const seen = watch(page, [new URL(baseURL!).host]);
-  await page.goto('/#/history');
-  await page.getByTestId('import-file').setInputFiles({
-    name: 'run.json',
-    mimeType: 'application/json',
-    buffer: Buffer.from(sampleRunExport({ answer0: PAYLOAD, question: 'Hostile answer' })),
-  });
+  await importRunFile(page, sampleRunExport({ answer0: HOSTILE_ANSWER, question: 'Hostile answer' }));
   await page.getByRole('link', { name: 'Hostile answer' }).click();
   const card = page.getByTestId('step-card-0');
   await expect(card.locator('.answer')).toBeVisible();
@@ -86,18 +71,9 @@ test('hostile markdown in an imported run renders inert', async ({ page, baseURL
   expect(seen.relativeX).toEqual([]);
 });
 
-let models: ModelServer;
-let provider: TestProvider;
-test.beforeAll(async () => {
-  models = await startModelServer();
-  provider = await startProvider({
-    cors: 'strict',
-    models: [{ id: 'hostile', behaviour: { kind: 'fixed', text: PAYLOAD } }],
-  });
-});
-test.afterAll(async () => {
-  await models?.close();
-  await provider?.close();
+const servers = useServers({
+  cors: 'strict',
+  models: [{ id: 'hostile', behaviour: { kind: 'fixed', text: HOSTILE_ANSWER } }],
 });
 
 test('hostile answers from a scripted worker, streamed into the step cards, execute nothing and send nothing', async ({
@@ -105,29 +81,15 @@ test('hostile answers from a scripted worker, streamed into the step cards, exec
   baseURL,
 }) => {
   test.setTimeout(240_000);
-  const seen = watch(page, [new URL(baseURL!).host, new URL(models.url).host, new URL(provider.url).host]);
-  await page.goto('/#/start');
-  await expect(page.getByTestId('capabilities')).toHaveAttribute('data-ready', 'true');
-  const setup = page.getByTestId('conductor-setup');
-  await setup.getByLabel('Model', { exact: true }).selectOption('custom');
-  await setup.getByLabel(/Model URL/).fill(models.url);
-  await setup.getByTestId('load-model').click();
-  await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
-
-  await page.goto('/#/settings');
-  await page.getByLabel(/Self-check depth/).selectOption('0');
-  const form = page.getByTestId('add-worker');
-  await form.getByLabel('Provider').selectOption('custom');
-  await form.getByLabel('Base URL').fill(provider.baseURL);
-  await form.getByLabel('Model').fill('hostile');
-  await form.getByLabel('Label').fill('Hostile');
-  await form.getByTestId('add-worker-submit').click();
-  await expect(page.getByTestId('pool-table')).toContainText('Hostile');
-
-  await page.goto('/#/ask');
-  await page.getByTestId('composer').getByLabel('Router').check();
-  await page.getByLabel('Your question').fill('Tell me something.');
-  await page.getByLabel('Your question').press('Enter');
+  const seen = watch(page, [
+    new URL(baseURL!).host,
+    new URL(servers.models.url).host,
+    new URL(servers.provider.url).host,
+  ]);
+  await loadTinyConductor(page, servers.models.url);
+  await limitPlans(page, { selfCheckDepth: '0' });
+  await addWorker(page, { baseURL: servers.provider.baseURL, model: 'hostile', label: 'Hostile' });
+  await askQuestion(page, 'Tell me something.', { mode: 'router' });
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', /done|partial/, { timeout: 120_000 });
   await expectInert(page.getByTestId('step-card-0'));
@@ -138,5 +100,7 @@ test('hostile answers from a scripted worker, streamed into the step cards, exec
   expect(seen.foreign).toEqual([]);
   expect(seen.relativeX).toEqual([]);
   // And the worker really sent the payload: the provider answered the step.
-  expect(provider.requests.some((r) => r.path === '/v1/chat/completions' && r.method === 'POST')).toBe(true);
+  expect(
+    servers.provider.requests.some((r) => r.path === '/v1/chat/completions' && r.method === 'POST'),
+  ).toBe(true);
 });

@@ -1,8 +1,7 @@
 import type { Page } from '@playwright/test';
+import { STORED_ECHO_WORKER, writeVersion1Database } from '../fixtures/version1-runs.ts';
 
-// Run records written straight into the browser's IndexedDB as Baton's first database version stored them
-// (before summaries existed), so the app meets them the way a user's old or damaged history is met: through
-// the upgrade and every read path.
+// Run records written straight into the browser's IndexedDB as Baton's first database version stored them.
 
 const T0 = 1_750_000_000_000;
 
@@ -11,18 +10,7 @@ export function storedRun(id: string, at: number, overrides: Record<string, unkn
     id,
     question: `Stored question ${id}`,
     mode: 'conductor',
-    pool: [
-      {
-        id: 'w1',
-        label: 'Echo',
-        strengths: '',
-        providerId: 'custom',
-        baseURL: 'http://127.0.0.1:9/v1',
-        model: 'echo',
-        maxConcurrency: 2,
-        enabled: true,
-      },
-    ],
+    pool: [{ ...STORED_ECHO_WORKER }],
     plan: { steps: [{ worker: 'w1', task: 'Say it.', sees: [] }] },
     planComplete: true,
     includeQuestion: true,
@@ -54,30 +42,5 @@ export function storedStep(runId: string, overrides: Record<string, unknown> = {
 /** Writes runs and steps into a version-1 `baton-runs` database, from a page of the app's origin that does not run the app. */
 export async function seedVersion1(page: Page, runs: unknown[], steps: unknown[]): Promise<void> {
   await page.goto('/favicon.svg');
-  await page.evaluate(
-    async ({ runs, steps }) => {
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const open = indexedDB.open('baton-runs', 1);
-        open.onupgradeneeded = () => {
-          const created = open.result;
-          const runStore = created.createObjectStore('runs', { keyPath: 'id' });
-          runStore.createIndex('updatedAt', 'updatedAt');
-          runStore.createIndex('status', 'status');
-          const stepStore = created.createObjectStore('steps', { keyPath: ['runId', 'index'] });
-          stepStore.createIndex('runId', 'runId');
-        };
-        open.onsuccess = () => resolve(open.result);
-        open.onerror = () => reject(open.error);
-      });
-      const tx = db.transaction(['runs', 'steps'], 'readwrite');
-      for (const run of runs) tx.objectStore('runs').put(run);
-      for (const step of steps) tx.objectStore('steps').put(step);
-      await new Promise<void>((resolve, reject) => {
-        tx.oncomplete = () => resolve();
-        tx.onerror = () => reject(tx.error);
-      });
-      db.close();
-    },
-    { runs, steps },
-  );
+  await page.evaluate(writeVersion1Database, { name: 'baton-runs', runs, steps });
 }

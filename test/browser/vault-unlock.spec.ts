@@ -1,6 +1,14 @@
 import { expect, type Page, test } from '@playwright/test';
-import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
-import { startProvider, type TestProvider } from '../provider/server.ts';
+import {
+  addModelWorker,
+  askQuestion,
+  crawlModel,
+  editPlan,
+  limitPlans,
+  loadTinyConductor,
+  logErrors,
+  useServers,
+} from './app-steps.ts';
 
 // A locked vault (passphrase set, page reloaded) asks for the passphrase where a run needs it, on Ask and
 // on the resume banner, then goes on: the whole app, the tiny generated conductor, a keyed test provider
@@ -8,66 +16,13 @@ import { startProvider, type TestProvider } from '../provider/server.ts';
 
 const KEY = 'sk-unlock-test-0123456789abcd';
 const PASS = 'correct horse battery staple';
-let models: ModelServer;
-let provider: TestProvider;
+const servers = useServers({ cors: 'strict', apiKey: KEY, models: [crawlModel(40)] });
 
-test.beforeAll(async () => {
-  models = await startModelServer();
-  provider = await startProvider({
-    cors: 'strict',
-    apiKey: KEY,
-    models: [
-      {
-        id: 'crawl',
-        behaviour: { kind: 'fixed', text: 'slow words '.repeat(40) },
-        latency: { firstTokenMs: 200, perTokenMs: 150 },
-      },
-    ],
-  });
-});
-test.afterAll(async () => {
-  await models?.close();
-  await provider?.close();
-});
-
-function logErrors(page: Page): void {
-  page.on('pageerror', (error) => console.log('[pageerror]', error.message));
-}
-
-async function loadTinyConductor(page: Page): Promise<void> {
-  await page.goto('/#/start');
-  await expect(page.getByTestId('capabilities')).toHaveAttribute('data-ready', 'true');
-  const setup = page.getByTestId('conductor-setup');
-  await setup.getByLabel('Model', { exact: true }).selectOption('custom');
-  await setup.getByLabel(/Model URL/).fill(models.url);
-  await setup.getByTestId('load-model').click();
-  await expect(page.getByTestId('conductor-status')).toHaveAttribute('data-state', 'ready', {
-    timeout: 60_000,
-  });
-}
-
-async function addWorker(page: Page, model: string, label: string): Promise<void> {
-  const form = page.getByTestId('add-worker');
-  await form.getByLabel('Provider').selectOption('custom');
-  await form.getByLabel('Base URL').fill(provider.baseURL);
-  await form.getByLabel('Model').fill(model);
-  await form.getByLabel('Label').fill(label);
-  await form.getByLabel(/Strengths/).fill(`answers like ${model}`);
-  await form.getByTestId('add-worker-submit').click();
-  await expect(page.getByTestId('pool-table')).toContainText(label);
-}
-
-/** Two workers on the keyed provider, its key saved, the vault under a passphrase. */
-async function setUp(page: Page): Promise<void> {
-  await page.goto('/#/settings');
-  // Short plans without `self` steps: random weights write nonsense, and the test edits the plan anyway.
-  await page.getByLabel(/Self-check depth/).selectOption('0');
-  await page.getByLabel('Most steps in a plan').selectOption('2');
-  await addWorker(page, 'echo', 'Echo');
-  await addWorker(page, 'crawl', 'Crawl');
+/** On Settings: the provider's key saved, then the vault put under PASS. */
+async function saveKeyUnderPassphrase(page: Page): Promise<void> {
   const keys = page.getByTestId('vault-panel');
   await keys.getByLabel('Provider').selectOption('custom');
-  await keys.getByLabel('Server URL').fill(provider.baseURL);
+  await keys.getByLabel('Server URL').fill(servers.provider.baseURL);
   await keys.getByLabel('API key').fill(KEY);
   await keys.getByTestId('save-key').click();
   await expect(keys.getByTestId('key-last4')).toHaveText('…abcd');
@@ -77,25 +32,13 @@ async function setUp(page: Page): Promise<void> {
   await expect(keys.getByRole('status')).toHaveText('Passphrase set.');
 }
 
-async function editPlan(page: Page, steps: Array<{ worker: string; task: string; sees: number[] }>) {
-  const editor = page.getByTestId('plan-editor');
-  await expect(editor).toBeVisible({ timeout: 120_000 });
-  for (let count = await editor.locator('fieldset.edit-step').count(); count > 1; count--) {
-    await editor.getByRole('button', { name: `Remove step ${count - 1}` }).click();
-  }
-  for (const [index, step] of steps.entries()) {
-    if (index > 0) await editor.getByRole('button', { name: 'Add a step' }).click();
-    const fieldset = editor.getByTestId(`edit-step-${index}`);
-    await fieldset.getByLabel('Worker').selectOption(step.worker);
-    await fieldset.getByLabel('Task').fill(step.task);
-    if (index > 0) {
-      const all = fieldset.getByLabel('all earlier steps');
-      if (await all.isChecked()) await all.uncheck();
-      for (let seen = 0; seen < index; seen++) {
-        await fieldset.getByLabel(`step ${seen}`, { exact: true }).setChecked(step.sees.includes(seen));
-      }
-    }
-  }
+/** Two workers on the keyed provider, its key saved, the vault under a passphrase. */
+async function setUp(page: Page): Promise<void> {
+  // Short plans without `self` steps: random weights write nonsense, and the test edits the plan anyway.
+  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '2' });
+  await addModelWorker(page, servers.provider.baseURL, 'echo', 'Echo');
+  await addModelWorker(page, servers.provider.baseURL, 'crawl', 'Crawl');
+  await saveKeyUnderPassphrase(page);
 }
 
 test('a locked vault asks for the passphrase on Ask and on Resume, then the run goes on', async ({
@@ -105,13 +48,9 @@ test('a locked vault asks for the passphrase on Ask and on Resume, then the run 
   logErrors(page);
   await setUp(page);
   await page.reload();
-  await loadTinyConductor(page);
+  await loadTinyConductor(page, servers.models.url);
 
-  await page.goto('/#/ask');
-  const composer = page.getByTestId('composer');
-  await composer.getByTestId('review-toggle').check();
-  await composer.getByLabel('Your question').fill('Answer, then elaborate slowly.');
-  await composer.getByLabel('Your question').press('Enter');
+  await askQuestion(page, 'Answer, then elaborate slowly.', { review: true });
   await editPlan(page, [
     { worker: 'w1', task: 'Answer briefly.', sees: [] },
     { worker: 'w2', task: 'Elaborate at length.', sees: [0] },
@@ -135,7 +74,7 @@ test('a locked vault asks for the passphrase on Ask and on Resume, then the run 
     timeout: 30_000,
   });
   const firstAnswer = await page.getByTestId('step-card-0').locator('.answer').textContent();
-  expect(provider.requests.some((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+  expect(servers.provider.requests.some((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
 
   // Reloaded mid-run, the vault is locked again: Resume asks; Escape declines and changes nothing.
   await page.reload();
@@ -167,16 +106,8 @@ test('Settings changes and removes the passphrase: a wrong current one is refuse
 }) => {
   logErrors(page);
   await page.goto('/#/settings');
+  await saveKeyUnderPassphrase(page);
   const keys = page.getByTestId('vault-panel');
-  await keys.getByLabel('Provider').selectOption('custom');
-  await keys.getByLabel('Server URL').fill(provider.baseURL);
-  await keys.getByLabel('API key').fill(KEY);
-  await keys.getByTestId('save-key').click();
-  await expect(keys.getByTestId('key-last4')).toHaveText('…abcd');
-  await keys.getByText('Passphrase lock').click();
-  await keys.getByLabel(/New passphrase/).fill(PASS);
-  await keys.getByRole('button', { name: 'Set passphrase' }).click();
-  await expect(keys.getByRole('status')).toHaveText('Passphrase set.');
 
   const change = keys.getByTestId('change-passphrase');
   const next = 'a brand new passphrase';

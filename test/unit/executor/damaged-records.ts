@@ -1,4 +1,5 @@
 import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
+import { STORED_ECHO_WORKER, writeVersion1Database } from '../../fixtures/version1-runs.ts';
 
 // Records as they can be found in a user's IndexedDB: written by an older Baton, by an import that was not
 // checked, or by hand. Each is one way a record can be wrong; good ones sit beside them.
@@ -8,18 +9,7 @@ export function goodRun(id: string, updatedAt: number, overrides: Partial<RunRec
     id,
     question: `question ${id}`,
     mode: 'conductor',
-    pool: [
-      {
-        id: 'w1',
-        label: 'Echo',
-        strengths: '',
-        providerId: 'custom',
-        baseURL: 'http://127.0.0.1:9/v1',
-        model: 'echo',
-        maxConcurrency: 2,
-        enabled: true,
-      },
-    ],
+    pool: [{ ...STORED_ECHO_WORKER }],
     plan: { steps: [{ worker: 'w1', task: 'do it', sees: [] }] },
     planComplete: true,
     includeQuestion: true,
@@ -85,26 +75,6 @@ export function badSteps(runId: string): { step: unknown; names: string }[] {
 }
 
 /** Writes records straight into a version-1 runs database (the schema before summaries existed). */
-export async function writeVersion1(name: string, runs: unknown[], steps: unknown[]): Promise<void> {
-  const db = await new Promise<IDBDatabase>((resolve, reject) => {
-    const open = indexedDB.open(name, 1);
-    open.onupgradeneeded = () => {
-      const created = open.result;
-      const runStore = created.createObjectStore('runs', { keyPath: 'id' });
-      runStore.createIndex('updatedAt', 'updatedAt');
-      runStore.createIndex('status', 'status');
-      const stepStore = created.createObjectStore('steps', { keyPath: ['runId', 'index'] });
-      stepStore.createIndex('runId', 'runId');
-    };
-    open.onsuccess = () => resolve(open.result);
-    open.onerror = () => reject(open.error);
-  });
-  const tx = db.transaction(['runs', 'steps'], 'readwrite');
-  for (const run of runs) tx.objectStore('runs').put(run);
-  for (const step of steps) tx.objectStore('steps').put(step);
-  await new Promise<void>((resolve, reject) => {
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
-  });
-  db.close();
+export function writeVersion1(name: string, runs: unknown[], steps: unknown[]): Promise<void> {
+  return writeVersion1Database({ name, runs, steps });
 }
