@@ -9,9 +9,9 @@ import { createHistory } from './history.ts';
 import { planPrefs } from './prefs.ts';
 import { createRuns, type RunServices } from './runs.ts';
 import { getEgress, getLedger, getRunStore, getVault } from './services.ts';
-import { ensureUnlocked } from './vault-unlock.ts';
+import { createVaultUnlock } from './vault-unlock.ts';
 
-export interface AppServices extends Omit<RunServices, 'historyChanged'> {
+export interface AppServices extends Omit<RunServices, 'historyChanged' | 'ensureUnlocked'> {
   vault(): Promise<Vault>;
 }
 
@@ -23,16 +23,20 @@ export function pageServices(): AppServices {
     egress: getEgress,
     vault: getVault,
     bridge: getBridge,
-    ensureUnlocked,
     planPrefs: () => planPrefs.value,
   };
 }
 
 export function createAppState(services: AppServices) {
+  const unlock = createVaultUnlock(services);
   const history = createHistory(services);
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
-  const runs = createRuns({ ...services, historyChanged: history.reloadIfShown });
-  return { services, history, runs };
+  const runs = createRuns({
+    ...services,
+    ensureUnlocked: unlock.ensureUnlocked,
+    historyChanged: history.reloadIfShown,
+  });
+  return { services, unlock, history, runs };
 }
 
 export type AppState = ReturnType<typeof createAppState>;

@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { getVault } from '../app/services.ts';
-import { unlockRequest } from '../app/vault-unlock.ts';
+import { useAppState } from './app-context.ts';
 
 /**
  * The passphrase prompt a run opens when it needs the locked vault: a modal dialog (focus moves into it,
  * Escape cancels, focus goes back where it was), a wrong passphrase says so and keeps it open.
  */
 export function UnlockPrompt() {
-  const request = unlockRequest.value;
+  const app = useAppState();
+  const request = app.unlock.unlockRequest.value;
   const dialog = useRef<HTMLDialogElement>(null);
   const input = useRef<HTMLInputElement>(null);
   const returnFocus = useRef<Element | null>(null);
@@ -37,7 +37,7 @@ export function UnlockPrompt() {
     setBusy(true);
     setError(undefined);
     try {
-      const vault = await getVault();
+      const vault = await app.services.vault();
       await vault.unlock(pass);
       setPass('');
       request.settle(true);

@@ -102,7 +102,6 @@ describe('ask() in an app state built from real services', () => {
       egress: async () => egress,
       vault: async () => vault,
       bridge: async () => scriptedConductor(plan),
-      ensureUnlocked: async () => true,
       planPrefs: () => ({ maxSteps: 3, maxDepth: 0 }),
     });
     const pool = [worker('w1', 'Shouter', 'upper'), worker('w2', 'Parrot', 'echo')];

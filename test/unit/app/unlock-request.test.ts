@@ -1,8 +1,9 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { getVault } from '../../../src/app/services.ts';
-import { ensureUnlocked, unlockRequest } from '../../../src/app/vault-unlock.ts';
+import { createVaultUnlock } from '../../../src/app/vault-unlock.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../../../src/pool/types.ts';
+import { openVault } from '../../../src/vault/vault.ts';
 
 const PASS = 'correct horse battery staple';
 const cloud: WorkerSpec = {
@@ -19,6 +20,7 @@ const cloud: WorkerSpec = {
 describe('ensureUnlocked', () => {
   it('asks only when the vault is locked and holds keys; one prompt for all callers; unlocking settles it', async () => {
     const vault = await getVault();
+    const { ensureUnlocked, unlockRequest } = createVaultUnlock({ vault: getVault });
     // No passphrase: nothing to ask.
     expect(await ensureUnlocked([cloud], 'to run your question')).toBe(true);
     await vault.setPassphrase(PASS);
@@ -48,5 +50,28 @@ describe('ensureUnlocked', () => {
     await vault.unlock(PASS);
     expect(await third).toBe(true);
     expect(unlockRequest.value).toBeUndefined();
+  });
+
+  it('two app states keep their own prompt: one asking does not open the other', async () => {
+    const [vaultA, vaultB] = await Promise.all([openVault('unlock-a'), openVault('unlock-b')]);
+    for (const vault of [vaultA, vaultB]) {
+      await vault.setPassphrase(PASS);
+      await vault.saveKey({ providerId: 'custom', origin: cloud.baseURL, key: 'sk-unlock-unit-0123456789' });
+      vault.lock();
+    }
+    const a = createVaultUnlock({ vault: async () => vaultA });
+    const b = createVaultUnlock({ vault: async () => vaultB });
+
+    const asked = a.ensureUnlocked([cloud], 'to run your question');
+    await expect.poll(() => a.unlockRequest.value?.purpose).toBe('to run your question');
+    expect(b.unlockRequest.value).toBeUndefined();
+    // B's own request is its own prompt, not a wait on A's.
+    const askedB = b.ensureUnlocked([cloud], 'to resume this run');
+    await expect.poll(() => b.unlockRequest.value?.purpose).toBe('to resume this run');
+    b.unlockRequest.value!.settle(false);
+    expect(await askedB).toBe(false);
+    expect(a.unlockRequest.value?.purpose).toBe('to run your question');
+    a.unlockRequest.value!.settle(false);
+    expect(await asked).toBe(false);
   });
 });
