@@ -5,7 +5,6 @@ import { loadPool } from './app/pool.ts';
 import { registerServiceWorker } from './app/pwa.ts';
 import { startRouter } from './app/router.ts';
 import { isOnboarded, startCapabilities } from './app/state.ts';
-import { refreshStorage } from './app/storage.ts';
 import { startTheme } from './app/theme.ts';
 import { App } from './ui/App.tsx';
 import { AppStateContext } from './ui/app-context.ts';
@@ -18,9 +17,9 @@ const app = createAppState(pageServices());
 render(h(AppStateContext.Provider, { value: app }, h(App, {})), document.getElementById('app')!);
 
 void startCapabilities();
-void refreshStorage();
+void app.storage.refreshStorage();
 void loadPool();
 // Only the runs a reload cut off (for the resume banner): History reads its own page when it is opened.
 void app.runs.refreshUnfinished().catch((error: unknown) => console.warn('history unavailable', error));
-void restoreConductor();
+void restoreConductor(app.storage);
 registerServiceWorker();

@@ -9,9 +9,10 @@ import { createHistory } from './history.ts';
 import { planPrefs } from './prefs.ts';
 import { createRuns, type RunServices } from './runs.ts';
 import { getEgress, getLedger, getRunStore, getVault } from './services.ts';
+import { createStorage, type StorageServices } from './storage.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
 
-export interface AppServices extends Omit<RunServices, 'historyChanged' | 'ensureUnlocked'> {
+export interface AppServices extends Omit<RunServices, 'historyChanged' | 'ensureUnlocked'>, StorageServices {
   vault(): Promise<Vault>;
 }
 
@@ -29,6 +30,7 @@ export function pageServices(): AppServices {
 
 export function createAppState(services: AppServices) {
   const unlock = createVaultUnlock(services);
+  const storage = createStorage(services);
   const history = createHistory(services);
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
@@ -36,7 +38,7 @@ export function createAppState(services: AppServices) {
     ensureUnlocked: unlock.ensureUnlocked,
     historyChanged: history.reloadIfShown,
   });
-  return { services, unlock, history, runs };
+  return { services, unlock, storage, history, runs };
 }
 
 export type AppState = ReturnType<typeof createAppState>;

@@ -6,7 +6,7 @@ import { ProgressTracker } from './progress.ts';
 import { whenControlled } from './pwa.ts';
 import { getLedger } from './services.ts';
 import { conductor, loadedModel, modelLabel } from './state.ts';
-import { requestPersistence } from './storage.ts';
+import type { AppStorage } from './storage.ts';
 
 let bridge: Promise<ConductorBridge> | undefined;
 
@@ -58,12 +58,15 @@ let loadSeq = 0;
  * (bytes, percent, speed, time left) to the `conductor` signal. Asks for persistent storage first, so the
  * browser keeps the cached weights.
  */
-export async function loadConductor(model: ModelRef): Promise<boolean> {
+export async function loadConductor(
+  model: ModelRef,
+  storage: Pick<AppStorage, 'requestPersistence'>,
+): Promise<boolean> {
   const seq = ++loadSeq;
   const label = modelLabel(model);
   const tracker = new ProgressTracker();
   conductor.value = { status: 'loading', model, label, progress: tracker.update({ fraction: 0 }) };
-  void requestPersistence();
+  void storage.requestPersistence();
   try {
     const b = await getBridge();
     await b.load(model, (p) => {
@@ -105,13 +108,13 @@ export async function unloadConductor(): Promise<void> {
 }
 
 /** Loads the remembered model on start-up when it is already in the cache (no download without asking). */
-export async function restoreConductor(): Promise<void> {
+export async function restoreConductor(storage: Pick<AppStorage, 'requestPersistence'>): Promise<void> {
   const model = savedModel();
   if (!model) return;
   try {
     const b = await getBridge();
     const status = await b.cacheStatus(model);
-    if (status.cached) await loadConductor(model);
+    if (status.cached) await loadConductor(model, storage);
   } catch {
     // The thread could not answer: the user can load a model from the start screen.
   }

@@ -9,35 +9,44 @@ export interface StorageStatus {
   quotaBytes?: number;
 }
 
-export const storageStatus = signal<StorageStatus>({ asked: false });
-
-function manager(): StorageManager | undefined {
-  return globalThis.navigator?.storage;
+export interface StorageServices {
+  /** The browser's storage manager (navigator.storage when left out); undefined where there is none. */
+  storageManager?(): StorageManager | undefined;
 }
 
-/** Reads persisted() and estimate() without asking the user anything. */
-export async function refreshStorage(): Promise<StorageStatus> {
-  const storage = manager();
-  const next: StorageStatus = { ...storageStatus.value };
-  if (storage?.persisted) next.persisted = await storage.persisted().catch(() => undefined);
-  if (storage?.estimate) {
-    const estimate = await storage.estimate().catch(() => undefined);
-    if (estimate?.usage !== undefined) next.usageBytes = estimate.usage;
-    if (estimate?.quota !== undefined) next.quotaBytes = estimate.quota;
+/** The storage status for one app state (Settings and the start screen read it) and the two actions on it. */
+export function createStorage(services: StorageServices) {
+  const storageStatus = signal<StorageStatus>({ asked: false });
+  const manager = services.storageManager ?? (() => globalThis.navigator?.storage);
+
+  /** Reads persisted() and estimate() without asking the user anything. */
+  async function refreshStorage(): Promise<StorageStatus> {
+    const storage = manager();
+    const next: StorageStatus = { ...storageStatus.value };
+    if (storage?.persisted) next.persisted = await storage.persisted().catch(() => undefined);
+    if (storage?.estimate) {
+      const estimate = await storage.estimate().catch(() => undefined);
+      if (estimate?.usage !== undefined) next.usageBytes = estimate.usage;
+      if (estimate?.quota !== undefined) next.quotaBytes = estimate.quota;
+    }
+    storageStatus.value = next;
+    return next;
   }
-  storageStatus.value = next;
-  return next;
+
+  /**
+   * Asks for persistent storage, so the browser does not evict the cached model under storage pressure.
+   * Chromium grants or denies silently (by engagement); Firefox shows a prompt.
+   */
+  async function requestPersistence(): Promise<boolean | undefined> {
+    const storage = manager();
+    if (!storage?.persist) return undefined;
+    const granted = await storage.persist().catch(() => false);
+    storageStatus.value = { ...storageStatus.value, asked: true, persisted: granted };
+    await refreshStorage();
+    return granted;
+  }
+
+  return { storageStatus, refreshStorage, requestPersistence };
 }
 
-/**
- * Asks for persistent storage, so the browser does not evict the cached model under storage pressure.
- * Chromium grants or denies silently (by engagement); Firefox shows a prompt.
- */
-export async function requestPersistence(): Promise<boolean | undefined> {
-  const storage = manager();
-  if (!storage?.persist) return undefined;
-  const granted = await storage.persist().catch(() => false);
-  storageStatus.value = { ...storageStatus.value, asked: true, persisted: granted };
-  await refreshStorage();
-  return granted;
-}
+export type AppStorage = ReturnType<typeof createStorage>;

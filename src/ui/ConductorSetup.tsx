@@ -2,10 +2,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { cancelLoad, loadConductor } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
 import { capabilities, conductor, loadedModel, modelLabel } from '../app/state.ts';
-import { storageStatus } from '../app/storage.ts';
 import type { EngineSuggestion } from '../shared/engine-errors.ts';
 import type { ModelRef } from '../shared/model.ts';
 import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
+import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
 import { ProgressBar } from './ProgressBar.tsx';
 
@@ -44,6 +44,7 @@ export function loadFailureHints(
   suggestions: readonly EngineSuggestion[],
   failed: ModelRef | undefined,
   cpuModel: ModelRef,
+  load: (model: ModelRef) => void,
 ): Hint[] {
   const hints: Hint[] = [];
   for (const kind of suggestions) {
@@ -52,7 +53,7 @@ export function loadFailureHints(
       hints.push({
         kind,
         text: `Use the CPU engine instead (${modelLabel(cpuModel)}): slower, but it needs no GPU.`,
-        action: { label: 'Use the CPU engine', run: () => void loadConductor(cpuModel) },
+        action: { label: 'Use the CPU engine', run: () => load(cpuModel) },
       });
     } else if (kind === 'smaller-model') {
       hints.push({ kind, text: 'Choose a smaller model above: this one needs more than the GPU can give.' });
@@ -66,7 +67,7 @@ export function loadFailureHints(
       hints.push({
         kind,
         text: 'Try again: the cause may have passed (a dropped connection, a busy device).',
-        ...(failed ? { action: { label: 'Try again', run: () => void loadConductor(failed) } } : {}),
+        ...(failed ? { action: { label: 'Try again', run: () => load(failed) } } : {}),
       });
     } else {
       hints.push({ kind, text: "Check the model's id or URL, or choose another model above." });
@@ -83,7 +84,9 @@ export function loadFailureHints(
 export function ConductorSetup() {
   const caps = capabilities.value;
   const state = conductor.value;
-  const storage = storageStatus.value;
+  const app = useAppState();
+  const storage = app.storage.storageStatus.value;
+  const load = (model: ModelRef) => void loadConductor(model, app.storage);
   const choice = caps ? chooseConductorModel(caps) : undefined;
   const options: ModelRef[] = choice ? [choice.model, ...choice.alternatives, ...choice.byHand] : [];
   const [selected, setSelected] = useState<string>('');
@@ -117,15 +120,15 @@ export function ConductorSetup() {
     const model = selectedModel;
     if (!model) return;
     if (loaded && refKey(loaded) !== refKey(model)) setSwitchTo(model);
-    else void loadConductor(model);
+    else load(model);
   };
   const confirmSwitch = () => {
     const model = switchTo;
     setSwitchTo(undefined);
-    if (model) void loadConductor(model);
+    if (model) load(model);
   };
   const hints =
-    state.status === 'error' ? loadFailureHints(state.suggestions ?? [], state.model, cpuModel) : [];
+    state.status === 'error' ? loadFailureHints(state.suggestions ?? [], state.model, cpuModel, load) : [];
 
   return (
     <section class="card" aria-labelledby="conductor-title" data-testid="conductor-setup">

@@ -3,8 +3,8 @@ import { getBridge, unloadConductor } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
 import { planPrefs } from '../app/prefs.ts';
 import { capabilities, conductor } from '../app/state.ts';
-import { refreshStorage, requestPersistence, storageStatus } from '../app/storage.ts';
 import { type ThemeChoice, theme } from '../app/theme.ts';
+import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';
 import { LedgerPanel } from './LedgerPanel.tsx';
@@ -83,6 +83,7 @@ function PlanningPanel() {
 
 function ModelCachePanel() {
   const state = conductor.value;
+  const { storageStatus, refreshStorage, requestPersistence } = useAppState().storage;
   const storage = storageStatus.value;
   const [cache, setCache] = useState<{ cached: boolean; bytes?: number } | undefined>();
   const [message, setMessage] = useState<string | undefined>();
