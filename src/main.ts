@@ -5,15 +5,14 @@ import { loadPool } from './app/pool.ts';
 import { registerServiceWorker } from './app/pwa.ts';
 import { startRouter } from './app/router.ts';
 import { isOnboarded, startCapabilities } from './app/state.ts';
-import { startTheme } from './app/theme.ts';
 import { App } from './ui/App.tsx';
 import { AppStateContext } from './ui/app-context.ts';
 import './ui/styles.css';
 
-startTheme();
+const app = createAppState(pageServices());
+app.theme.startTheme();
 // First visit opens on the start screen (device check, model, pool); later visits on Ask.
 startRouter(() => (isOnboarded() ? { name: 'ask' } : { name: 'start' }));
-const app = createAppState(pageServices());
 render(h(AppStateContext.Provider, { value: app }, h(App, {})), document.getElementById('app')!);
 
 void startCapabilities();

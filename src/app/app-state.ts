@@ -10,6 +10,7 @@ import { planPrefs } from './prefs.ts';
 import { createRuns, type RunServices } from './runs.ts';
 import { getEgress, getLedger, getRunStore, getVault } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
+import { createTheme } from './theme.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
 
 export interface AppServices extends Omit<RunServices, 'historyChanged' | 'ensureUnlocked'>, StorageServices {
@@ -31,6 +32,7 @@ export function pageServices(): AppServices {
 export function createAppState(services: AppServices) {
   const unlock = createVaultUnlock(services);
   const storage = createStorage(services);
+  const theme = createTheme();
   const history = createHistory(services);
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
@@ -38,7 +40,7 @@ export function createAppState(services: AppServices) {
     ensureUnlocked: unlock.ensureUnlocked,
     historyChanged: history.reloadIfShown,
   });
-  return { services, unlock, storage, history, runs };
+  return { services, unlock, storage, theme, history, runs };
 }
 
 export type AppState = ReturnType<typeof createAppState>;

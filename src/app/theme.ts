@@ -9,23 +9,34 @@ export function isThemeChoice(value: unknown): value is ThemeChoice {
   return value === 'light' || value === 'dark' || value === 'system';
 }
 
-// Without storage the theme simply follows the system.
-const stored = storedValue<ThemeChoice>(STORAGE_KEY, (raw) => (isThemeChoice(raw) ? raw : 'system'), String);
+/** The theme choice for one app state, read from localStorage when the app state is built. */
+export function createTheme() {
+  // Without storage the theme simply follows the system.
+  const stored = storedValue<ThemeChoice>(
+    STORAGE_KEY,
+    (raw) => (isThemeChoice(raw) ? raw : 'system'),
+    String,
+  );
 
-/** The user's choice; `system` follows prefers-color-scheme through CSS. */
-export const theme = signal<ThemeChoice>(stored.read());
+  /** The user's choice; `system` follows prefers-color-scheme through CSS. */
+  const theme = signal<ThemeChoice>(stored.read());
 
-/** Applies the choice to <html data-theme> and keeps it in localStorage. Call once at start-up. */
-export function startTheme(root: HTMLElement = document.documentElement): () => void {
-  return effect(() => {
-    const choice = theme.value;
-    root.dataset.theme = choice;
-    stored.write(choice);
-  });
+  /** Applies the choice to <html data-theme> and keeps it in localStorage. Call once at start-up. */
+  function startTheme(root: HTMLElement = document.documentElement): () => void {
+    return effect(() => {
+      const choice = theme.value;
+      root.dataset.theme = choice;
+      stored.write(choice);
+    });
+  }
+
+  return { theme, startTheme };
 }
 
+export type AppTheme = ReturnType<typeof createTheme>;
+
 /** The theme actually shown, resolving `system` against the media query. */
-export function resolvedTheme(choice: ThemeChoice = theme.value): 'light' | 'dark' {
+export function resolvedTheme(choice: ThemeChoice): 'light' | 'dark' {
   if (choice !== 'system') return choice;
   return globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
 }

@@ -3,7 +3,7 @@ import { getBridge, unloadConductor } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
 import { planPrefs } from '../app/prefs.ts';
 import { capabilities, conductor } from '../app/state.ts';
-import { type ThemeChoice, theme } from '../app/theme.ts';
+import type { ThemeChoice } from '../app/theme.ts';
 import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';
@@ -17,6 +17,7 @@ function ThemePanel() {
     ['light', 'Light'],
     ['dark', 'Dark'],
   ];
+  const { theme } = useAppState().theme;
   return (
     <section class="card" aria-labelledby="theme-title">
       <h2 id="theme-title">Appearance</h2>
