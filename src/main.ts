@@ -3,7 +3,6 @@ import { createAppState, pageServices } from './app/app-state.ts';
 import { restoreConductor } from './app/conductor.ts';
 import { loadPool } from './app/pool.ts';
 import { registerServiceWorker } from './app/pwa.ts';
-import { startRouter } from './app/router.ts';
 import { isOnboarded, startCapabilities } from './app/state.ts';
 import { App } from './ui/App.tsx';
 import { AppStateContext } from './ui/app-context.ts';
@@ -12,7 +11,7 @@ import './ui/styles.css';
 const app = createAppState(pageServices());
 app.theme.startTheme();
 // First visit opens on the start screen (device check, model, pool); later visits on Ask.
-startRouter(() => (isOnboarded() ? { name: 'ask' } : { name: 'start' }));
+app.router.startRouter(() => (isOnboarded() ? { name: 'ask' } : { name: 'start' }));
 render(h(AppStateContext.Provider, { value: app }, h(App, {})), document.getElementById('app')!);
 
 void startCapabilities();

@@ -7,6 +7,7 @@ import type { Vault } from '../vault/vault.ts';
 import { getBridge } from './conductor.ts';
 import { createHistory } from './history.ts';
 import { planPrefs } from './prefs.ts';
+import { createRouter } from './router.ts';
 import { createRuns, type RunServices } from './runs.ts';
 import { getEgress, getLedger, getRunStore, getVault } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
@@ -33,6 +34,7 @@ export function createAppState(services: AppServices) {
   const unlock = createVaultUnlock(services);
   const storage = createStorage(services);
   const theme = createTheme();
+  const router = createRouter();
   const history = createHistory(services);
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
@@ -40,7 +42,7 @@ export function createAppState(services: AppServices) {
     ensureUnlocked: unlock.ensureUnlocked,
     historyChanged: history.reloadIfShown,
   });
-  return { services, unlock, storage, theme, history, runs };
+  return { services, unlock, storage, theme, router, history, runs };
 }
 
 export type AppState = ReturnType<typeof createAppState>;

@@ -33,20 +33,27 @@ export function routeHash(route: Route): string {
   return route.name === 'run' ? `#/run/${encodeURIComponent(route.id)}` : `#/${route.name}`;
 }
 
-export const route = signal<Route>({ name: 'ask' });
+/** The screen shown, for one app state, and the two ways it changes: a link in the app or the hash. */
+export function createRouter() {
+  const route = signal<Route>({ name: 'ask' });
 
-export function navigate(to: Route): void {
-  const hash = routeHash(to);
-  if (location.hash !== hash) location.hash = hash;
-  route.value = to;
+  function navigate(to: Route): void {
+    const hash = routeHash(to);
+    if (location.hash !== hash) location.hash = hash;
+    route.value = to;
+  }
+
+  /** Follows location.hash. `fallback` is the screen for an empty or unknown hash. */
+  function startRouter(fallback: () => Route): () => void {
+    const sync = () => {
+      route.value = parseHash(location.hash, fallback());
+    };
+    sync();
+    addEventListener('hashchange', sync);
+    return () => removeEventListener('hashchange', sync);
+  }
+
+  return { route, navigate, startRouter };
 }
 
-/** Follows location.hash. `fallback` is the screen for an empty or unknown hash. */
-export function startRouter(fallback: () => Route): () => void {
-  const sync = () => {
-    route.value = parseHash(location.hash, fallback());
-  };
-  sync();
-  addEventListener('hashchange', sync);
-  return () => removeEventListener('hashchange', sync);
-}
+export type AppRouter = ReturnType<typeof createRouter>;

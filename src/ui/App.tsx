@@ -1,8 +1,9 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type Route, route } from '../app/router.ts';
+import type { Route } from '../app/router.ts';
 import { conductor, modelLabel } from '../app/state.ts';
 import { AskScreen } from './AskScreen.tsx';
+import { useAppState } from './app-context.ts';
 import { HistoryScreen } from './HistoryScreen.tsx';
 import { Logo } from './Logo.tsx';
 import { ScreenBoundary } from './ScreenBoundary.tsx';
@@ -75,7 +76,7 @@ function Screen({ current }: { current: Route }) {
 }
 
 export function App() {
-  const current = route.value;
+  const current = useAppState().router.route.value;
   const mainRef = useRef<HTMLElement>(null);
   const first = useRef(true);
   // Move focus to the new screen on navigation (not on first load), so keyboard and screen-reader users

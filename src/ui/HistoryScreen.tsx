@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
 import { HISTORY_PAGE_SIZE } from '../app/history.ts';
-import { navigate } from '../app/router.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
@@ -32,7 +31,8 @@ function SkippedNotice({ skipped }: { skipped: readonly SkippedRun[] }) {
 }
 
 function HistoryRow({ run }: { run: RunSummary }) {
-  const { deleteRun } = useAppState().runs;
+  const { runs, router } = useAppState();
+  const { deleteRun } = runs;
   return (
     <li data-testid="history-item">
       <a class="q" href={`#/run/${encodeURIComponent(run.id)}`}>
@@ -47,7 +47,7 @@ function HistoryRow({ run }: { run: RunSummary }) {
       <button
         type="button"
         class="small"
-        onClick={() => navigate({ name: 'run', id: run.id })}
+        onClick={() => router.navigate({ name: 'run', id: run.id })}
         aria-label={`Open run: ${run.question.slice(0, 60)}`}
       >
         Open

@@ -1,5 +1,5 @@
 import { enabledPool, localWorker } from '../app/pool.ts';
-import { navigate } from '../app/router.ts';
+import type { AppRouter } from '../app/router.ts';
 import type { Runs } from '../app/runs.ts';
 import { capabilities, conductor, markOnboarded } from '../app/state.ts';
 import { useAppState } from './app-context.ts';
@@ -9,7 +9,7 @@ import { ConductorSetup } from './ConductorSetup.tsx';
 export const DEMO_QUESTION = 'Explain in two sentences why the sky is blue.';
 
 /** Runs the offline demo: the conductor plans, the on-device `local` worker answers. No key, no network. */
-function startDemo(ask: Runs['ask']): void {
+function startDemo(ask: Runs['ask'], navigate: AppRouter['navigate']): void {
   markOnboarded();
   navigate({ name: 'ask' });
   void ask({ question: DEMO_QUESTION, mode: 'conductor', review: false }, [localWorker()]);
@@ -17,7 +17,9 @@ function startDemo(ask: Runs['ask']): void {
 
 /** First run: what this device can do, the conductor model, the pool, and a one-click demo. */
 export function StartScreen() {
-  const { ask } = useAppState().runs;
+  const app = useAppState();
+  const { ask } = app.runs;
+  const { navigate } = app.router;
   const ready = conductor.value.status === 'ready';
   const cloudWorkers = enabledPool.value;
   return (
@@ -53,7 +55,7 @@ export function StartScreen() {
             type="button"
             class="primary"
             disabled={!ready}
-            onClick={() => startDemo(ask)}
+            onClick={() => startDemo(ask, navigate)}
             data-testid="offline-demo"
           >
             Run the offline demo
