@@ -6,7 +6,7 @@
 import type { Vault } from '../vault/vault.ts';
 import { getBridge } from './conductor.ts';
 import { createHistory } from './history.ts';
-import { planPrefs } from './prefs.ts';
+import { createPrefs } from './prefs.ts';
 import { createRouter } from './router.ts';
 import { createRuns, type RunServices } from './runs.ts';
 import { getEgress, getLedger, getRunStore, getVault } from './services.ts';
@@ -14,7 +14,9 @@ import { createStorage, type StorageServices } from './storage.ts';
 import { createTheme } from './theme.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
 
-export interface AppServices extends Omit<RunServices, 'historyChanged' | 'ensureUnlocked'>, StorageServices {
+export interface AppServices
+  extends Omit<RunServices, 'historyChanged' | 'ensureUnlocked' | 'planPrefs'>,
+    StorageServices {
   vault(): Promise<Vault>;
 }
 
@@ -26,7 +28,6 @@ export function pageServices(): AppServices {
     egress: getEgress,
     vault: getVault,
     bridge: getBridge,
-    planPrefs: () => planPrefs.value,
   };
 }
 
@@ -35,14 +36,16 @@ export function createAppState(services: AppServices) {
   const storage = createStorage(services);
   const theme = createTheme();
   const router = createRouter();
+  const prefs = createPrefs();
   const history = createHistory(services);
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,
     ensureUnlocked: unlock.ensureUnlocked,
+    planPrefs: () => prefs.planPrefs.value,
     historyChanged: history.reloadIfShown,
   });
-  return { services, unlock, storage, theme, router, history, runs };
+  return { services, unlock, storage, theme, router, prefs, history, runs };
 }
 
 export type AppState = ReturnType<typeof createAppState>;

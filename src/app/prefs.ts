@@ -29,10 +29,6 @@ export function readPrefs(raw: string | null | undefined): PlanPrefs {
   }
 }
 
-const storedPlanPrefs = storedValue(KEY, readPrefs);
-export const planPrefs = signal<PlanPrefs>(storedPlanPrefs.read());
-effect(() => storedPlanPrefs.write(planPrefs.value));
-
 /** Choices of the Ask screen that a user expects to find again on the next visit. */
 export interface AskPrefs {
   /** "Review the plan before it runs". */
@@ -50,6 +46,20 @@ export function readAskPrefs(raw: string | null | undefined): AskPrefs {
   }
 }
 
-const storedAskPrefs = storedValue(ASK_KEY, readAskPrefs);
-export const askPrefs = signal<AskPrefs>(storedAskPrefs.read());
-effect(() => storedAskPrefs.write(askPrefs.value));
+/**
+ * The planning limits and Ask choices for one app state: read from localStorage when it is built, and
+ * written back on every change.
+ */
+export function createPrefs() {
+  const storedPlanPrefs = storedValue(KEY, readPrefs);
+  const planPrefs = signal<PlanPrefs>(storedPlanPrefs.read());
+  effect(() => storedPlanPrefs.write(planPrefs.value));
+
+  const storedAskPrefs = storedValue(ASK_KEY, readAskPrefs);
+  const askPrefs = signal<AskPrefs>(storedAskPrefs.read());
+  effect(() => storedAskPrefs.write(askPrefs.value));
+
+  return { planPrefs, askPrefs };
+}
+
+export type AppPrefs = ReturnType<typeof createPrefs>;

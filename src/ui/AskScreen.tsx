@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
 import { runPool, workerOrder } from '../app/pool.ts';
-import { askPrefs, planPrefs } from '../app/prefs.ts';
 import { isActive } from '../app/run-model.ts';
 import { conductor } from '../app/state.ts';
 import { useAppState } from './app-context.ts';
@@ -73,6 +72,7 @@ export function AskScreen({ runId }: { runId?: string }) {
     rerunStep,
     exportCurrent,
   } = useAppState().runs;
+  const { askPrefs, planPrefs } = useAppState().prefs;
   useEffect(() => {
     if (!runId) return;
     void openRun(runId).then(setMissing);

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getBridge, unloadConductor } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
-import { planPrefs } from '../app/prefs.ts';
 import { capabilities, conductor } from '../app/state.ts';
 import type { ThemeChoice } from '../app/theme.ts';
 import { useAppState } from './app-context.ts';
@@ -44,6 +43,7 @@ function ThemePanel() {
 }
 
 function PlanningPanel() {
+  const { planPrefs } = useAppState().prefs;
   const prefs = planPrefs.value;
   return (
     <section class="card" aria-labelledby="planning-title" data-testid="planning-panel">

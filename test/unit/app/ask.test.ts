@@ -102,8 +102,8 @@ describe('ask() in an app state built from real services', () => {
       egress: async () => egress,
       vault: async () => vault,
       bridge: async () => scriptedConductor(plan),
-      planPrefs: () => ({ maxSteps: 3, maxDepth: 0 }),
     });
+    app.prefs.planPrefs.value = { maxSteps: 3, maxDepth: 0 };
     const pool = [worker('w1', 'Shouter', 'upper'), worker('w2', 'Parrot', 'echo')];
 
     await app.runs.ask({ question: 'Greet me.', mode: 'conductor', review: false }, pool);
