@@ -1,4 +1,5 @@
 // Executor benchmarks (issue 3): P1 parallel scheduling, P2 streaming dispatch, P5 context tokens.
+
 // All against the local test provider with fixed latencies; ratios measured side by side in one run.
 import { criticalPath, dependencies } from '../src/executor/dag.ts';
 import { type RunOptions, startRun } from '../src/executor/executor.ts';
@@ -6,6 +7,7 @@ import type { RunResult } from '../src/executor/types.ts';
 import type { WorkerSpec } from '../src/pool/types.ts';
 import { createOpenAITransport } from '../src/providers/openai-transport.ts';
 import type { Plan } from '../src/shared/plan/index.ts';
+import { BRANCHES } from '../test/fixtures/branches-plan.ts';
 import { stepsFromTokens } from '../test/fixtures/plan-stream.ts';
 import { startProvider, type TestProvider } from '../test/provider/server.ts';
 import { median, quantile, round } from './stats.ts';
@@ -63,16 +65,6 @@ function measuredCriticalPath(plan: Plan, result: RunResult): number {
 
 // ---- P1 ----
 
-/** Two branches of two steps each, joined by a fifth: the critical path is 3 steps of 5. */
-const BRANCHES: Plan = {
-  steps: [
-    { worker: 'w', task: 'left 1', sees: [] },
-    { worker: 'w', task: 'right 1', sees: [] },
-    { worker: 'w', task: 'left 2', sees: [0] },
-    { worker: 'w', task: 'right 2', sees: [1] },
-    { worker: 'w', task: 'join', sees: [2, 3] },
-  ],
-};
 const P1_RUNS = 7;
 
 let p1:

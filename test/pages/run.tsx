@@ -3,8 +3,8 @@ import { createAppState, pageServices } from '../../src/app/app-state.ts';
 import { isActive, newRunView } from '../../src/app/run-model.ts';
 import { dependencies } from '../../src/executor/dag.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
-import type { Plan } from '../../src/shared/plan/index.ts';
 import { RunPanel } from '../../src/ui/RunPanel.tsx';
+import { BRANCHES } from '../fixtures/branches-plan.ts';
 import '../../src/ui/styles.css';
 
 // Harness for bench/app-run.bench.ts (P13): a plan run as the app runs a reviewed one (src/app/runs.ts:
@@ -13,17 +13,6 @@ import '../../src/ui/styles.css';
 
 // The app's own run state, built as src/main.ts builds it.
 const { currentRun, pendingReview, runReviewed } = createAppState(pageServices()).runs;
-
-/** Two branches of two steps each, joined by a fifth: the critical path is 3 steps of 5. */
-const BRANCHES: Plan = {
-  steps: [
-    { worker: 'w', task: 'left 1', sees: [] },
-    { worker: 'w', task: 'right 1', sees: [] },
-    { worker: 'w', task: 'left 2', sees: [0] },
-    { worker: 'w', task: 'right 2', sees: [1] },
-    { worker: 'w', task: 'join', sees: [2, 3] },
-  ],
-};
 
 function worker(baseURL: string, model: string): WorkerSpec {
   return {
