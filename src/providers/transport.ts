@@ -24,9 +24,26 @@ export interface EgressContext {
 
 export type BatonRequestInit = RequestInit & { baton?: EgressContext };
 
+/**
+ * What a transport streams. `usage` may come more than once (Gemini sends it on many chunks, Anthropic's
+ * `message_delta` carries a running total): the last one wins, never the sum. `reasoning` is the model's
+ * thinking (DeepSeek `reasoning_content`, Ollama/OpenRouter `reasoning`, Anthropic thinking blocks): it
+ * proves the stream is alive but is not the answer, and is never sent to later steps.
+ */
 export type ChatEvent =
   | { type: 'delta'; text: string }
-  | { type: 'usage'; promptTokens: number; completionTokens: number };
+  | { type: 'reasoning'; text: string }
+  | {
+      type: 'usage';
+      promptTokens: number;
+      completionTokens: number;
+      /** Of `completionTokens`, how many were reasoning (when the provider says). */
+      reasoningTokens?: number;
+      /** Of `promptTokens`, how many were read from the provider's cache (when it says). */
+      cachedPromptTokens?: number;
+      /** US dollars the provider itself reports for the request (OpenRouter `usage.cost`): wins over the price table. */
+      cost?: number;
+    };
 
 /**
  * Sends one chat request to one worker and streams the answer. Implementations: the OpenAI-compatible

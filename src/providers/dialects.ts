@@ -1,0 +1,94 @@
+/**
+ * How each provider's API really behaves, in one table beside the catalog (issue 13): the transports,
+ * model discovery and the connection test read it; nothing provider-specific lives anywhere else.
+ * Pure data: no DOM, no network.
+ *
+ * Sources (checked 2026): each entry cites the provider's own API reference.
+ */
+
+/** The request and stream shape: OpenAI's Chat Completions, or Anthropic's native Messages API. */
+export type Wire = 'openai-chat' | 'anthropic-messages';
+
+/** Where `GET /models` puts its ids. */
+export type ModelsShape =
+  /** `{ data: [{ id }] }` (OpenAI and most compatible servers). */
+  | 'openai'
+  /** `{ data: [{ id: 'models/gemini-2.5-flash' }] }`: ids prefixed `models/`, which chat requests do not want. */
+  | 'gemini'
+  /** `{ data: [{ id, display_name }] }`, paged with `has_more` / `last_id` (Anthropic). */
+  | 'anthropic';
+
+export interface Dialect {
+  id: string;
+  wire: Wire;
+  /**
+   * `ask`: send `stream_options: { include_usage: true }` (OpenAI, Groq, Gemini, DeepSeek, xAI, local
+   * servers). `never`: the provider rejects the field or sends usage without being asked (Mistral: 422;
+   * OpenRouter: usage always in the last message; Anthropic: usage in `message_start`/`message_delta`).
+   */
+  streamUsage: 'ask' | 'never';
+  /** The field that caps the answer length; Mistral rejects `max_completion_tokens`, Anthropic requires `max_tokens`. */
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** Whether `response_format` (json_schema) is honoured rather than ignored or refused. */
+  responseFormat: boolean;
+  /** Whether the provider reports the request's price itself (`usage.cost`, OpenRouter): then it wins over the price table. */
+  reportsCost: boolean;
+  /** Delta fields that carry reasoning (never the answer, never sent back as context). */
+  reasoningFields: readonly string[];
+  /** Rejects fields it does not know (Mistral: 422 `extra_forbidden`), so send only what it documents. */
+  strictFields: boolean;
+  modelsShape: ModelsShape;
+}
+
+const openaiCompatible: Dialect = {
+  id: 'openai-compatible',
+  wire: 'openai-chat',
+  streamUsage: 'ask',
+  maxTokensField: 'max_tokens',
+  responseFormat: true,
+  reportsCost: false,
+  // DeepSeek and vLLM use `reasoning_content`; Ollama, OpenRouter and LM Studio use `reasoning`.
+  reasoningFields: ['reasoning_content', 'reasoning'],
+  strictFields: false,
+  modelsShape: 'openai',
+};
+
+/** Dialect of each provider preset id; presets not listed (local servers, custom) speak `openai-compatible`. */
+export const DIALECTS: Readonly<Record<string, Dialect>> = {
+  // https://platform.openai.com/docs/api-reference/chat/create
+  openai: { ...openaiCompatible, id: 'openai', maxTokensField: 'max_completion_tokens' },
+  // https://docs.anthropic.com/en/api/messages-streaming
+  anthropic: {
+    ...openaiCompatible,
+    id: 'anthropic',
+    wire: 'anthropic-messages',
+    streamUsage: 'never',
+    responseFormat: false,
+    reasoningFields: [],
+    modelsShape: 'anthropic',
+  },
+  // https://ai.google.dev/gemini-api/docs/openai
+  gemini: { ...openaiCompatible, id: 'gemini', modelsShape: 'gemini' },
+  // https://openrouter.ai/docs/use-cases/usage-accounting
+  openrouter: { ...openaiCompatible, id: 'openrouter', streamUsage: 'never', reportsCost: true },
+  // https://console.groq.com/docs/api-reference#chat-create
+  groq: { ...openaiCompatible, id: 'groq' },
+  // https://docs.mistral.ai/api/#tag/chat
+  mistral: {
+    ...openaiCompatible,
+    id: 'mistral',
+    streamUsage: 'never',
+    strictFields: true,
+    reasoningFields: [],
+  },
+  // https://api-docs.deepseek.com/guides/reasoning_model
+  deepseek: { ...openaiCompatible, id: 'deepseek' },
+  // https://docs.together.ai/reference/chat-completions-1
+  together: { ...openaiCompatible, id: 'together' },
+  // https://docs.x.ai/docs/api-reference#chat-completions
+  xai: { ...openaiCompatible, id: 'xai' },
+};
+
+export function dialectOf(providerId: string): Dialect {
+  return DIALECTS[providerId] ?? openaiCompatible;
+}
