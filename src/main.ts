@@ -1,9 +1,6 @@
 import { h, render } from 'preact';
 import { createAppState, pageServices } from './app/app-state.ts';
-import { restoreConductor } from './app/conductor.ts';
-import { loadPool } from './app/pool.ts';
 import { registerServiceWorker } from './app/pwa.ts';
-import { isOnboarded, startCapabilities } from './app/state.ts';
 import { App } from './ui/App.tsx';
 import { AppStateContext } from './ui/app-context.ts';
 import './ui/styles.css';
@@ -11,13 +8,13 @@ import './ui/styles.css';
 const app = createAppState(pageServices());
 app.theme.startTheme();
 // First visit opens on the start screen (device check, model, pool); later visits on Ask.
-app.router.startRouter(() => (isOnboarded() ? { name: 'ask' } : { name: 'start' }));
+app.router.startRouter(() => (app.prefs.isOnboarded() ? { name: 'ask' } : { name: 'start' }));
 render(h(AppStateContext.Provider, { value: app }, h(App, {})), document.getElementById('app')!);
 
-void startCapabilities();
+void app.device.startCapabilities();
 void app.storage.refreshStorage();
-void loadPool();
+void app.pool.loadPool();
 // Only the runs a reload cut off (for the resume banner): History reads its own page when it is opened.
 void app.runs.refreshUnfinished().catch((error: unknown) => console.warn('history unavailable', error));
-void restoreConductor(app.storage);
+void app.conductor.restore(app.storage);
 registerServiceWorker();

@@ -2,34 +2,23 @@
  * The app's state and actions, built from the services they use (preact-www's `createAppState`): the page
  * builds one from the real services (IndexedDB, egress, the conductor thread) and provides it through
  * context (src/ui/app-context.ts); a test builds its own from fake-indexeddb and a scripted conductor.
+ * Nothing of it lives at module level, so two app states (two tests, a bench page) share nothing.
  */
-import type { Vault } from '../vault/vault.ts';
-import { getBridge } from './conductor.ts';
+import { createCapabilityProbe } from './capability-probe.ts';
+import { type ConductorServices, createConductor } from './conductor.ts';
 import { createHistory } from './history.ts';
+import { createPool } from './pool.ts';
 import { createPrefs } from './prefs.ts';
 import { createRouter } from './router.ts';
-import { createRuns, type RunServices } from './runs.ts';
-import { getEgress, getLedger, getRunStore, getVault } from './services.ts';
+import { createRuns } from './runs.ts';
+import type { PageServices } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
 import { createTheme } from './theme.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
 
-export interface AppServices
-  extends Omit<RunServices, 'historyChanged' | 'ensureUnlocked' | 'planPrefs'>,
-    StorageServices {
-  vault(): Promise<Vault>;
-}
+export { pageServices } from './services.ts';
 
-/** The services of the real page: each opens its database (or starts its thread) on first use. */
-export function pageServices(): AppServices {
-  return {
-    runStore: getRunStore,
-    ledger: getLedger,
-    egress: getEgress,
-    vault: getVault,
-    bridge: getBridge,
-  };
-}
+export type AppServices = PageServices & Pick<ConductorServices, 'openBridge'> & StorageServices;
 
 export function createAppState(services: AppServices) {
   const unlock = createVaultUnlock(services);
@@ -37,15 +26,19 @@ export function createAppState(services: AppServices) {
   const theme = createTheme();
   const router = createRouter();
   const prefs = createPrefs();
+  const device = createCapabilityProbe();
+  const pool = createPool(services);
+  const conductor = createConductor(services);
   const history = createHistory(services);
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,
+    bridge: conductor.bridge,
     ensureUnlocked: unlock.ensureUnlocked,
     planPrefs: () => prefs.planPrefs.value,
     historyChanged: history.reloadIfShown,
   });
-  return { services, unlock, storage, theme, router, prefs, history, runs };
+  return { services, unlock, storage, theme, router, prefs, device, pool, conductor, history, runs };
 }
 
 export type AppState = ReturnType<typeof createAppState>;

@@ -3,11 +3,6 @@ import type { PoolStore } from '../pool/store.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { storedValue } from './local-store.ts';
 
-/** The user's pool of workers, as last loaded from the pool store. */
-export const pool = signal<WorkerSpec[]>([]);
-
-export const enabledPool = computed(() => pool.value.filter((w) => w.enabled));
-
 /** The on-device model as a worker: answers with the conductor's own model, no key, no network. */
 export function localWorker(): WorkerSpec {
   return {
@@ -24,73 +19,81 @@ export function localWorker(): WorkerSpec {
   };
 }
 
-/** Worker ids in pool order (for stable colours). */
-export const workerOrder = computed(() => [...pool.value.map((w) => w.id), LOCAL_WORKER]);
-
-/** The last pool operation's failure, shown by the pool panel. */
-export const poolError = signal<string | undefined>(undefined);
-
-const LOCAL_KEY = 'baton.localWorker';
-
-const localChoice = storedValue<boolean>(
-  LOCAL_KEY,
-  (raw) => raw === '1',
-  (on) => (on ? '1' : '0'),
-);
-
-/** Whether the on-device model is offered to the conductor as the worker `local` (it is never stored). */
-export const includeLocal = signal<boolean>(localChoice.read());
-
-export function setIncludeLocal(on: boolean): void {
-  includeLocal.value = on;
-  localChoice.write(on);
-}
-
-/** The workers a run may use: the enabled stored ones, plus `local` when chosen. */
-export const runPool = computed(() => [...enabledPool.value, ...(includeLocal.value ? [localWorker()] : [])]);
-
-let store: Promise<PoolStore> | undefined;
-
-function getPoolStore(): Promise<PoolStore> {
-  // No subscription: only this module writes the store, and each write reads the list back itself.
-  store ??= import('../pool/store.ts').then((m) => m.openPoolStore());
-  return store;
-}
-
 function problemText(error: unknown): string {
   return (error as { message?: string }).message ?? String(error);
 }
 
-/** Creates or replaces a worker; a problem (bad URL, reserved id...) is shown in the pool panel. */
-export async function saveWorker(worker: WorkerSpec): Promise<boolean> {
-  poolError.value = undefined;
-  try {
-    const s = await getPoolStore();
-    await s.save(worker);
-    pool.value = await s.list();
-    return true;
-  } catch (error) {
-    poolError.value = problemText(error);
-    return false;
+/**
+ * The user's pool of workers, as last read from the pool store, and the actions that change it. A problem
+ * (bad URL, reserved id, unreadable store) is published in `poolError` for the pool panel.
+ */
+export function createPool(services: { poolStore(): Promise<PoolStore> }) {
+  const pool = signal<WorkerSpec[]>([]);
+  const enabledPool = computed(() => pool.value.filter((w) => w.enabled));
+  /** Worker ids in pool order (for stable colours). */
+  const workerOrder = computed(() => [...pool.value.map((w) => w.id), LOCAL_WORKER]);
+  const poolError = signal<string | undefined>(undefined);
+
+  const localChoice = storedValue<boolean>(
+    'baton.localWorker',
+    (raw) => raw === '1',
+    (on) => (on ? '1' : '0'),
+  );
+  /** Whether the on-device model is offered to the conductor as the worker `local` (it is never stored). */
+  const includeLocal = signal<boolean>(localChoice.read());
+  function setIncludeLocal(on: boolean): void {
+    includeLocal.value = on;
+    localChoice.write(on);
   }
+  /** The workers a run may use: the enabled stored ones, plus `local` when chosen. */
+  const runPool = computed(() => [...enabledPool.value, ...(includeLocal.value ? [localWorker()] : [])]);
+
+  // No subscription: only this pool writes the store, and each write reads the list back itself.
+  async function saveWorker(worker: WorkerSpec): Promise<boolean> {
+    poolError.value = undefined;
+    try {
+      const store = await services.poolStore();
+      await store.save(worker);
+      pool.value = await store.list();
+      return true;
+    } catch (error) {
+      poolError.value = problemText(error);
+      return false;
+    }
+  }
+
+  async function deleteWorker(id: string): Promise<void> {
+    poolError.value = undefined;
+    try {
+      const store = await services.poolStore();
+      await store.remove(id);
+      pool.value = await store.list();
+    } catch (error) {
+      poolError.value = problemText(error);
+    }
+  }
+
+  async function loadPool(): Promise<void> {
+    try {
+      const store = await services.poolStore();
+      pool.value = await store.list();
+    } catch (error) {
+      poolError.value = `The pool could not be read: ${problemText(error)}`;
+    }
+  }
+
+  return {
+    pool,
+    enabledPool,
+    workerOrder,
+    poolError,
+    includeLocal,
+    setIncludeLocal,
+    runPool,
+    saveWorker,
+    deleteWorker,
+    loadPool,
+  };
 }
 
-export async function deleteWorker(id: string): Promise<void> {
-  poolError.value = undefined;
-  try {
-    const s = await getPoolStore();
-    await s.remove(id);
-    pool.value = await s.list();
-  } catch (error) {
-    poolError.value = problemText(error);
-  }
-}
-
-export async function loadPool(): Promise<void> {
-  try {
-    const s = await getPoolStore();
-    pool.value = await s.list();
-  } catch (error) {
-    poolError.value = `The pool could not be read: ${problemText(error)}`;
-  }
-}
+export type Pool = ReturnType<typeof createPool>;

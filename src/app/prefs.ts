@@ -47,7 +47,7 @@ export function readAskPrefs(raw: string | null | undefined): AskPrefs {
 }
 
 /**
- * The planning limits and Ask choices for one app state: read from localStorage when it is built, and
+ * The planning limits, Ask choices and whether the start screen was passed, for one app state: read from localStorage when it is built, and
  * written back on every change.
  */
 export function createPrefs() {
@@ -59,7 +59,17 @@ export function createPrefs() {
   const askPrefs = signal<AskPrefs>(storedAskPrefs.read());
   effect(() => storedAskPrefs.write(askPrefs.value));
 
-  return { planPrefs, askPrefs };
+  // Without storage the start screen simply shows again next time.
+  const onboarded = storedValue<boolean>(
+    'baton.onboarded',
+    (raw) => raw === '1',
+    (on) => (on ? '1' : '0'),
+  );
+  /** Whether the start screen has been passed once (later visits open on Ask). */
+  const isOnboarded = (): boolean => onboarded.read();
+  const markOnboarded = (): void => onboarded.write(true);
+
+  return { planPrefs, askPrefs, isOnboarded, markOnboarded };
 }
 
 export type AppPrefs = ReturnType<typeof createPrefs>;

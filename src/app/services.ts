@@ -1,35 +1,40 @@
 /**
- * Lazily opened singletons: the vault, the ledger, egress and the run store. Each opens its IndexedDB
- * database on first use, so the first screen does not wait on them (and their code can be split out).
+ * The page's real services: the vault, the ledger, egress, the run store and the pool store. Each opens its
+ * IndexedDB database on first use, so the first screen does not wait on them (and their code can be split
+ * out). One set per call: the app state owns it (src/app/app-state.ts), and a test builds its own.
  */
 import type { Egress } from '../egress/egress.ts';
 import type { Ledger } from '../egress/ledger.ts';
 import type { RunHistoryStore } from '../executor/store.ts';
+import type { PoolStore } from '../pool/store.ts';
 import type { Vault } from '../vault/vault.ts';
 
-let vault: Promise<Vault> | undefined;
-let ledger: Promise<Ledger> | undefined;
-let egress: Promise<Egress> | undefined;
-let runs: Promise<RunHistoryStore> | undefined;
-
-export function getVault(): Promise<Vault> {
-  vault ??= import('../vault/vault.ts').then((m) => m.openVault());
-  return vault;
+export interface PageServices {
+  vault(): Promise<Vault>;
+  ledger(): Promise<Ledger>;
+  egress(): Promise<Egress>;
+  runStore(): Promise<RunHistoryStore>;
+  poolStore(): Promise<PoolStore>;
 }
 
-export function getLedger(): Promise<Ledger> {
-  ledger ??= import('../egress/ledger.ts').then((m) => m.openLedger());
-  return ledger;
+/** Opens `open()` once, on the first call, and hands every caller the same promise. */
+function once<T>(open: () => Promise<T>): () => Promise<T> {
+  let opened: Promise<T> | undefined;
+  return () => {
+    opened ??= open();
+    return opened;
+  };
 }
 
-export function getEgress(): Promise<Egress> {
-  egress ??= Promise.all([import('../egress/egress.ts'), getVault(), getLedger()]).then(([m, v, l]) =>
-    m.createEgress({ vault: v, ledger: l }),
+export function pageServices(): PageServices {
+  const vault = once(() => import('../vault/vault.ts').then((m) => m.openVault()));
+  const ledger = once(() => import('../egress/ledger.ts').then((m) => m.openLedger()));
+  const egress = once(() =>
+    Promise.all([import('../egress/egress.ts'), vault(), ledger()]).then(([m, v, l]) =>
+      m.createEgress({ vault: v, ledger: l }),
+    ),
   );
-  return egress;
-}
-
-export function getRunStore(): Promise<RunHistoryStore> {
-  runs ??= import('../executor/store.ts').then((m) => m.openRunStore());
-  return runs;
+  const runStore = once(() => import('../executor/store.ts').then((m) => m.openRunStore()));
+  const poolStore = once(() => import('../pool/store.ts').then((m) => m.openPoolStore()));
+  return { vault, ledger, egress, runStore, poolStore };
 }

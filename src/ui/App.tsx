@@ -1,7 +1,7 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { modelLabel } from '../app/conductor.ts';
 import type { Route } from '../app/router.ts';
-import { conductor, modelLabel } from '../app/state.ts';
 import { AskScreen } from './AskScreen.tsx';
 import { useAppState } from './app-context.ts';
 import { HistoryScreen } from './HistoryScreen.tsx';
@@ -20,7 +20,7 @@ const NAV: Array<{ name: Route['name']; label: string }> = [
 ];
 
 function ConductorStatusLine() {
-  const state = conductor.value;
+  const state = useAppState().conductor.state.value;
   let text: string;
   switch (state.status) {
     case 'none':

@@ -1,8 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
-import { runPool, workerOrder } from '../app/pool.ts';
 import { isActive } from '../app/run-model.ts';
-import { conductor } from '../app/state.ts';
 import { useAppState } from './app-context.ts';
 import { Composer } from './Composer.tsx';
 import { PlanEditor } from './PlanEditor.tsx';
@@ -72,7 +70,10 @@ export function AskScreen({ runId }: { runId?: string }) {
     rerunStep,
     exportCurrent,
   } = useAppState().runs;
-  const { askPrefs, planPrefs } = useAppState().prefs;
+  const app = useAppState();
+  const { askPrefs, planPrefs } = app.prefs;
+  const { runPool, workerOrder } = app.pool;
+  const conductor = app.conductor.state;
   useEffect(() => {
     if (!runId) return;
     void openRun(runId).then(setMissing);

@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { cancelLoad, loadConductor } from '../app/conductor.ts';
+import { modelLabel } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
-import { capabilities, conductor, loadedModel, modelLabel } from '../app/state.ts';
 import type { EngineSuggestion } from '../shared/engine-errors.ts';
 import type { ModelRef } from '../shared/model.ts';
 import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
@@ -82,11 +81,11 @@ export function loadFailureHints(
  * so switching unloads the current model first: the user confirms that before it happens.
  */
 export function ConductorSetup() {
-  const caps = capabilities.value;
-  const state = conductor.value;
   const app = useAppState();
+  const caps = app.device.capabilities.value;
+  const state = app.conductor.state.value;
   const storage = app.storage.storageStatus.value;
-  const load = (model: ModelRef) => void loadConductor(model, app.storage);
+  const load = (model: ModelRef) => void app.conductor.load(model, app.storage);
   const choice = caps ? chooseConductorModel(caps) : undefined;
   const options: ModelRef[] = choice ? [choice.model, ...choice.alternatives, ...choice.byHand] : [];
   const [selected, setSelected] = useState<string>('');
@@ -100,7 +99,7 @@ export function ConductorSetup() {
   }, [switchTo]);
   const selectedKey = selected || (choice ? refKey(choice.model) : '');
   const loading = state.status === 'loading';
-  const loaded = loadedModel.value;
+  const loaded = app.conductor.loadedModel.value;
   const custom = selectedKey === 'custom' ? customModel(customUrl, customLib) : undefined;
   const selectedModel =
     selectedKey === 'custom'
@@ -195,7 +194,7 @@ export function ConductorSetup() {
           </button>
         )}
         {loading && (
-          <button type="button" onClick={() => void cancelLoad()}>
+          <button type="button" onClick={() => void app.conductor.cancelLoad()}>
             Cancel download
           </button>
         )}

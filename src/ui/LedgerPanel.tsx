@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { downloadText } from '../app/download.ts';
 import { formatBytes, formatTime } from '../app/format.ts';
-import { getLedger } from '../app/services.ts';
 import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPage, type LedgerPurpose } from '../egress/ledger.ts';
+import { useAppState } from './app-context.ts';
 
 const PURPOSE_LABELS: Partial<Record<LedgerPurpose, string>> = {
   'model-download': 'model download',
@@ -20,6 +20,7 @@ function statusText(e: LedgerEntry): string {
  * where, how much, and for which run and step. Newest first, a page at a time.
  */
 export function LedgerPanel() {
+  const getLedger = useAppState().services.ledger;
   const [page, setPage] = useState<LedgerPage | undefined>();
   /** `before` of each page shown so far; the last is the current page (undefined: the newest). */
   const [trail, setTrail] = useState<(number | undefined)[]>([undefined]);
@@ -39,7 +40,7 @@ export function LedgerPanel() {
       live = false;
       off?.();
     };
-  }, [before]);
+  }, [before, getLedger]);
   const exportAs = async (kind: 'json' | 'csv') => {
     const ledger = await getLedger();
     if (kind === 'json')

@@ -1,8 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
-import { deleteWorker, includeLocal, pool, poolError, saveWorker, setIncludeLocal } from '../app/pool.ts';
-import { getEgress } from '../app/services.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
+import { useAppState } from './app-context.ts';
 import {
   type CostTier,
   type Draft,
@@ -17,6 +16,9 @@ import {
 
 /** The pool: workers (provider + model + label + strengths + price + concurrency), enabled or not. */
 export function PoolPanel() {
+  const app = useAppState();
+  const { pool, poolError, includeLocal, setIncludeLocal, saveWorker, deleteWorker } = app.pool;
+  const getEgress = app.services.egress;
   const workers = pool.value;
   const [draft, setDraft] = useState<Draft>(() => draftFor(CATALOG[0]?.id ?? 'openai'));
   const [problem, setProblem] = useState<string | undefined>();

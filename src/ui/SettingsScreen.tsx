@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { getBridge, unloadConductor } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
-import { capabilities, conductor } from '../app/state.ts';
 import type { ThemeChoice } from '../app/theme.ts';
 import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
@@ -83,8 +81,10 @@ function PlanningPanel() {
 }
 
 function ModelCachePanel() {
-  const state = conductor.value;
-  const { storageStatus, refreshStorage, requestPersistence } = useAppState().storage;
+  const app = useAppState();
+  const { bridge: getBridge, unload: unloadConductor } = app.conductor;
+  const state = app.conductor.state.value;
+  const { storageStatus, refreshStorage, requestPersistence } = app.storage;
   const storage = storageStatus.value;
   const [cache, setCache] = useState<{ cached: boolean; bytes?: number } | undefined>();
   const [message, setMessage] = useState<string | undefined>();
@@ -168,6 +168,7 @@ function ModelCachePanel() {
 }
 
 export function SettingsScreen() {
+  const { capabilities } = useAppState().device;
   return (
     <div data-testid="settings-screen">
       <h1 style={{ fontSize: '1.4rem', margin: '0 0 0.75rem' }}>Settings</h1>

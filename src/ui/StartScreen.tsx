@@ -1,7 +1,6 @@
-import { enabledPool, localWorker } from '../app/pool.ts';
+import { localWorker } from '../app/pool.ts';
 import type { AppRouter } from '../app/router.ts';
 import type { Runs } from '../app/runs.ts';
-import { capabilities, conductor, markOnboarded } from '../app/state.ts';
 import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';
@@ -9,7 +8,7 @@ import { ConductorSetup } from './ConductorSetup.tsx';
 export const DEMO_QUESTION = 'Explain in two sentences why the sky is blue.';
 
 /** Runs the offline demo: the conductor plans, the on-device `local` worker answers. No key, no network. */
-function startDemo(ask: Runs['ask'], navigate: AppRouter['navigate']): void {
+function startDemo(ask: Runs['ask'], navigate: AppRouter['navigate'], markOnboarded: () => void): void {
   markOnboarded();
   navigate({ name: 'ask' });
   void ask({ question: DEMO_QUESTION, mode: 'conductor', review: false }, [localWorker()]);
@@ -20,8 +19,10 @@ export function StartScreen() {
   const app = useAppState();
   const { ask } = app.runs;
   const { navigate } = app.router;
-  const ready = conductor.value.status === 'ready';
-  const cloudWorkers = enabledPool.value;
+  const { markOnboarded } = app.prefs;
+  const { capabilities } = app.device;
+  const ready = app.conductor.state.value.status === 'ready';
+  const cloudWorkers = app.pool.enabledPool.value;
   return (
     <div data-testid="start-screen">
       <h1 style={{ fontSize: '1.5rem', margin: '0 0 0.25rem' }}>Welcome to Baton</h1>
@@ -55,7 +56,7 @@ export function StartScreen() {
             type="button"
             class="primary"
             disabled={!ready}
-            onClick={() => startDemo(ask, navigate)}
+            onClick={() => startDemo(ask, navigate, markOnboarded)}
             data-testid="offline-demo"
           >
             Run the offline demo

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { withArticle } from '../app/articles.ts';
 import { formatTime } from '../app/format.ts';
-import { getVault } from '../app/services.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
 import type { KeyInfo, Vault } from '../vault/vault.ts';
+import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
 
 function errorText(error: unknown): string {
@@ -16,6 +16,7 @@ function errorText(error: unknown): string {
  * delete, and the optional passphrase lock.
  */
 export function VaultPanel() {
+  const getVault = useAppState().services.vault;
   const [vault, setVault] = useState<Vault | undefined>();
   const [keys, setKeys] = useState<KeyInfo[]>([]);
   const [locked, setLocked] = useState(false);

@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { enabledPool } from '../../app/pool.ts';
 import { transports } from '../../app/runs.ts';
-import { conductor } from '../../app/state.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
@@ -20,13 +18,14 @@ interface Services {
  * planner once a model is loaded. Import it lazily (`import('./bench/BenchRoute.tsx')`).
  */
 export function BenchRoute() {
-  const workers = enabledPool.value;
-  const ready = conductor.value.status === 'ready';
-  const app = useAppState().services;
+  const state = useAppState();
+  const workers = state.pool.enabledPool.value;
+  const ready = state.conductor.state.value.status === 'ready';
   const [services, setServices] = useState<Services | undefined>();
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
     let stale = false;
+    const app = { ...state.services, bridge: state.conductor.bridge };
     Promise.all([transports(workers, app), ready ? app.bridge() : undefined]).then(
       ([transport, bridge]) => {
         if (stale) return;
@@ -47,7 +46,7 @@ export function BenchRoute() {
     return () => {
       stale = true;
     };
-  }, [workers, ready, app]);
+  }, [workers, ready, state]);
   if (error)
     return (
       <p class="alert" data-kind="error" role="alert">

@@ -2,6 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppState } from '../../../src/app/app-state.ts';
 import type { RunConductor } from '../../../src/app/runs.ts';
+import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import { openRunStore } from '../../../src/executor/store.ts';
@@ -101,7 +102,11 @@ describe('ask() in an app state built from real services', () => {
       ledger: async () => ledger,
       egress: async () => egress,
       vault: async () => vault,
-      bridge: async () => scriptedConductor(plan),
+      poolStore: async () => {
+        throw new Error('this test passes its pool to ask()');
+      },
+      // A run calls only plan, replan and chat; nothing here loads a model.
+      openBridge: async () => scriptedConductor(plan) as unknown as ConductorBridge,
     });
     app.prefs.planPrefs.value = { maxSteps: 3, maxDepth: 0 };
     const pool = [worker('w1', 'Shouter', 'upper'), worker('w2', 'Parrot', 'echo')];

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { getVault } from '../../../src/app/services.ts';
+import { pageServices } from '../../../src/app/services.ts';
 import { createVaultUnlock } from '../../../src/app/vault-unlock.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../../../src/pool/types.ts';
 import { openVault } from '../../../src/vault/vault.ts';
@@ -19,6 +19,7 @@ const cloud: WorkerSpec = {
 
 describe('ensureUnlocked', () => {
   it('asks only when the vault is locked and holds keys; one prompt for all callers; unlocking settles it', async () => {
+    const getVault = pageServices().vault;
     const vault = await getVault();
     const { ensureUnlocked, unlockRequest } = createVaultUnlock({ vault: getVault });
     // No passphrase: nothing to ask.

@@ -1,0 +1,18 @@
+import { signal } from '@preact/signals';
+import { type Capabilities, probeCapabilities } from '../shared/capabilities.ts';
+
+/** What this device can run (WebGPU, its adapter, memory...), probed once at start-up. */
+export function createCapabilityProbe() {
+  /** The probe's answer; undefined while it runs. */
+  const capabilities = signal<Capabilities | undefined>(undefined);
+
+  /** Runs the probe and publishes it (also on globalThis for tests and debugging). */
+  async function startCapabilities(): Promise<Capabilities> {
+    const caps = await probeCapabilities();
+    capabilities.value = caps;
+    (globalThis as { __batonCapabilities?: unknown }).__batonCapabilities = caps;
+    return caps;
+  }
+
+  return { capabilities, startCapabilities };
+}
