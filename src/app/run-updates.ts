@@ -10,6 +10,26 @@ export const nextFrame: FrameScheduler = (flush) => {
 };
 
 /**
+ * The frame after at least `ms` since the last flush began: streamed text is drawn about ten times a
+ * second, not sixty. Each draw re-lays and repaints the step's card (and, without a GPU, rasterises it on
+ * the CPU): drawing every frame made the page's main thread seven times busier than the requests it
+ * shows (P13), for text no one reads faster than this.
+ */
+export function throttledFrames(ms = 100, now: () => number = () => performance.now()): FrameScheduler {
+  let last = Number.NEGATIVE_INFINITY;
+  return (flush) => {
+    const wait = Math.max(0, last + ms - now());
+    const run = () =>
+      nextFrame(() => {
+        last = now();
+        flush();
+      });
+    if (wait === 0) run();
+    else setTimeout(run, wait);
+  };
+}
+
+/**
  * An executor listener that feeds the run view with far fewer rebuilds than events: a streamed token
  * waits for the next frame, and every token of a step that arrives before it is drawn in one rebuild (the
  * last token's snapshot holds the text of all of them). Any other event is applied at once, together with
@@ -17,7 +37,7 @@ export const nextFrame: FrameScheduler = (flush) => {
  */
 export function frameCoalescedUpdates(
   update: (apply: (view: RunView) => RunView) => void,
-  schedule: FrameScheduler = nextFrame,
+  schedule: FrameScheduler = throttledFrames(),
 ): (event: ExecutorEvent) => void {
   // Per step, its latest token event: tokens of different steps touch different steps, so they commute.
   const waiting = new Map<number, ExecutorEvent>();

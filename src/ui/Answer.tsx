@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 
 type Renderer = (markdown: string) => string;
 let renderer: Renderer | undefined;
@@ -15,37 +15,16 @@ export function loadMarkdown(): Promise<Renderer> {
 
 /**
  * An untrusted answer, as sanitized markdown. Until the renderer has loaded, the text is shown as plain text
- * (a text node, never HTML). While streaming, re-rendering is batched to one per animation frame.
+ * (a text node, never HTML). A streaming answer is rendered in the same frame as its text arrives: the run
+ * view already draws streamed text at most about ten times a second (src/app/run-updates.ts), and a
+ * second frame of its own per update doubled what the page repaints (P13).
  */
-export function Answer({ text, streaming = false }: { text: string; streaming?: boolean }) {
+export function Answer({ text }: { text: string }) {
   const [ready, setReady] = useState(renderer !== undefined);
-  const [html, setHtml] = useState<string | undefined>(() => renderer?.(text));
-  const frame = useRef<number | undefined>(undefined);
-  const latest = useRef(text);
-  latest.current = text;
-
   useEffect(() => {
-    if (!ready) {
-      void loadMarkdown().then(() => setReady(true));
-      return;
-    }
-    if (!streaming) {
-      setHtml(renderer!(text));
-      return;
-    }
-    if (frame.current === undefined) {
-      frame.current = requestAnimationFrame(() => {
-        frame.current = undefined;
-        setHtml(renderer!(latest.current));
-      });
-    }
-  }, [text, ready, streaming]);
-  useEffect(
-    () => () => {
-      if (frame.current !== undefined) cancelAnimationFrame(frame.current);
-    },
-    [],
-  );
+    if (!ready) void loadMarkdown().then(() => setReady(true));
+  }, [ready]);
+  const html = useMemo(() => (ready ? renderer!(text) : undefined), [text, ready]);
 
   if (!ready || html === undefined) {
     return (

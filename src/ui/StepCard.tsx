@@ -108,7 +108,7 @@ export function StepCard({
         </p>
       )}
       {(step.text || step.state === 'running') && (
-        <Answer text={step.text} streaming={step.state === 'running'} />
+        <Answer text={step.text} />
       )}
       <p class="step-metrics" data-testid={`step-metrics-${step.index}`}>
         {counted

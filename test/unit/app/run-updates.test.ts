@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyEvent, newRunView, type RunView } from '../../../src/app/run-model.ts';
-import { frameCoalescedUpdates } from '../../../src/app/run-updates.ts';
+import { frameCoalescedUpdates, throttledFrames } from '../../../src/app/run-updates.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
@@ -118,5 +118,31 @@ describe('run view updates while tokens stream', () => {
     // The frame that comes later has nothing left to draw, and draws nothing stale.
     for (const flush of frames.splice(0)) flush();
     expect(view.steps[0]).toEqual(done);
+  });
+});
+
+describe('throttledFrames', () => {
+  it('flushes streamed tokens at most once per interval', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'requestAnimationFrame', 'performance'] });
+    try {
+      const schedule = throttledFrames(100);
+      let views = 0;
+      let text = '';
+      const listener = frameCoalescedUpdates(() => {
+        views++;
+      }, schedule);
+      // 50 tokens, one every 4 ms (200 ms of streaming).
+      for (let i = 0; i < 50; i++) {
+        text += `t${i} `;
+        listener({ type: 'step-delta', index: 0, text: `t${i} `, answer: text } as unknown as ExecutorEvent);
+        await vi.advanceTimersByTimeAsync(4);
+      }
+      await vi.advanceTimersByTimeAsync(200);
+      // Drawn every frame this would be about 13 rebuilds; throttled, three (0, 100, 200 ms).
+      expect(views).toBeGreaterThanOrEqual(2);
+      expect(views).toBeLessThanOrEqual(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
