@@ -32,8 +32,11 @@ export function maxTokensFor(model: string): number {
 }
 
 export interface AnthropicTransportOptions {
-  /** The fetch every request goes through: egress, which attaches `x-api-key` for the origin. */
-  fetch?: typeof fetch;
+  /**
+   * The fetch every request goes through: egress, which attaches `x-api-key` for the origin. Required:
+   * there is no fallback to the global fetch, so nothing can reach Anthropic around egress.
+   */
+  fetch: typeof fetch;
   /** `max_tokens` of every request. Default: `maxTokensFor(model)`. */
   maxTokens?: number;
 }
@@ -355,13 +358,13 @@ async function* streamEvents(response: Response, signal: AbortSignal, state: Str
   }
 }
 
-export function createAnthropicTransport(options: AnthropicTransportOptions = {}): ChatTransport {
+export function createAnthropicTransport(options: AnthropicTransportOptions): ChatTransport {
   return {
     async *stream(worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
       const { signal } = request;
       if (signal.aborted) throw cancelled();
       const maxTokens = options.maxTokens ?? maxTokensFor(worker.model);
-      const inner = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+      const inner = options.fetch;
       const init: BatonRequestInit = {
         method: 'POST',
         // The key is egress's business (`x-api-key` for this origin): none is set here.
