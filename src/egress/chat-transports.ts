@@ -1,6 +1,6 @@
 import type { WorkerSpec } from '../pool/types.ts';
 import { createAnthropicTransport } from '../providers/anthropic-transport.ts';
-import { type Dialect, dialectOf } from '../providers/dialects.ts';
+import { dialectOf } from '../providers/dialects.ts';
 import { createOpenAITransport } from '../providers/openai-transport.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import type { Egress } from './egress.ts';
@@ -10,13 +10,9 @@ import type { Egress } from './egress.ts';
  * Messages API or OpenAI-compatible chat. Its fetch is egress on behalf of that worker's provider at its
  * base URL (egress attaches the key for that origin, decides which headers leave, and writes the ledger;
  * the transport passes run and step along in `init.baton`). One per worker, made on first use. The app's
- * runs and the tests both send through this. `dialectFor` defaults to the table (tests map their own
- * preset ids onto a dialect, as egress's `presetFor` maps them onto a preset).
+ * runs and the tests both send through this.
  */
-export function chatTransports(
-  egress: Pick<Egress, 'fetchFor'>,
-  dialectFor: (providerId: string) => Dialect = dialectOf,
-): (worker: WorkerSpec) => ChatTransport {
+export function chatTransports(egress: Pick<Egress, 'fetchFor'>): (worker: WorkerSpec) => ChatTransport {
   const cache = new Map<string, ChatTransport>();
   return (worker) => {
     let transport = cache.get(worker.id);
@@ -27,7 +23,7 @@ export function chatTransports(
         purpose: 'chat',
       });
       transport =
-        dialectFor(worker.providerId).wire === 'anthropic-messages'
+        dialectOf(worker.providerId).wire === 'anthropic-messages'
           ? createAnthropicTransport({ fetch })
           : createOpenAITransport({ fetch });
       cache.set(worker.id, transport);

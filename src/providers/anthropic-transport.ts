@@ -343,9 +343,9 @@ async function* streamEvents(response: Response, signal: AbortSignal, state: Str
           `The provider sent malformed data in its "${redactKeyLike((next.value.event ?? 'message').slice(0, 40))}" event.`,
         );
       }
-      if (!data || typeof data !== 'object') continue;
+      // Read on to the end of the body after message_stop: egress closes the request's ledger entry there.
+      if (!data || typeof data !== 'object' || state.stopped) continue;
       yield* eventsOf(data, state);
-      if (state.stopped) return;
     }
   } catch (error) {
     if (error instanceof ProviderError) throw error;
@@ -353,7 +353,7 @@ async function* streamEvents(response: Response, signal: AbortSignal, state: Str
     const message = error instanceof Error ? redactKeyLike(error.message) : String(error);
     throw new ProviderError('stream', `The answer stream broke off: ${message}`);
   } finally {
-    // Stopping early (message_stop, an error, the consumer's return) releases the connection.
+    // Stopping early (an error, the consumer's return) releases the connection.
     reader.cancel().catch(() => {});
   }
 }
