@@ -19,6 +19,9 @@ import { openVault, type Vault } from '../../src/vault/vault.ts';
  * URL, and a custom preset that keeps the SDK's own headers (to show that they fail a strict preflight).
  */
 function presetFor(id: string): ProviderPreset | undefined {
+  // The catalog's own Anthropic preset, so its dialect (the native Messages API) too, let off
+  // api.anthropic.com so that a worker can use the test provider (provider-anthropic.spec.ts).
+  if (id === 'anthropic') return { ...presetById('anthropic')!, baseURLEditable: true };
   if (id === 'anthropic-test')
     return { ...presetById('anthropic')!, id, name: 'Anthropic (test)', baseURLEditable: true };
   if (id === 'keep-sdk-headers')
@@ -71,6 +74,9 @@ async function fullRun(pool: WorkerSpec[], plan: Plan, runId: string) {
   const result = await handle.result;
   return {
     status: result.status,
+    usage: handle.steps().map((s) => s.usage ?? null),
+    costs: handle.steps().map((s) => s.cost ?? null),
+    totals: result.totals,
     answers: handle.steps().map((s) => s.text),
     errors: handle.steps().map((s) => s.error ?? null),
     ledger: await ledger.list(),
