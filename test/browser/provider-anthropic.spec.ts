@@ -3,6 +3,8 @@ import type { LedgerEntry } from '../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import type { EgressHarness } from '../pages/egress.ts';
 import { countPromptTokens, startProvider, type TestProvider, tokenize } from '../provider/server.ts';
+import { sampleRunExport } from './app-fixtures.ts';
+import { importRunFile } from './app-steps.ts';
 
 // An Anthropic worker as the app runs it (egress, vault, ledger, executor, the transport its dialect picks)
 // from the app's own cross-origin-isolated page, against the test provider's Anthropic mode under strict
@@ -222,4 +224,65 @@ test('Anthropic mode: 529 overloaded is retried, and the step then completes', a
   expect(run.status).toBe('done');
   expect(run.errors).toEqual([null]);
   expect(anthropic.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
+});
+
+test('in the app: a worker of the catalog’s Anthropic preset answers a rerun, its tokens and cost shown', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  // The app as built, its Anthropic preset pinned to https://api.anthropic.com (which its CSP allows): that
+  // host is answered by the test provider through Playwright's routing. Routing answers preflights itself,
+  // so CORS is not tested here (the first test does that); the app's own wiring, key and display are.
+  const forwarded: string[] = [];
+  await page.route('https://api.anthropic.com/**', async (route) => {
+    const url = new URL(route.request().url());
+    forwarded.push(`${route.request().method()} ${url.pathname}`);
+    await route.fulfill({
+      response: await route.fetch({ url: `${anthropic.url}${url.pathname}${url.search}` }),
+    });
+  });
+  await page.goto('/#/settings');
+  const vault = page.getByTestId('vault-panel');
+  await vault.getByLabel('Provider').selectOption('anthropic');
+  await vault.getByLabel('API key').fill(ANTHROPIC_KEY);
+  await vault.getByTestId('save-key').click();
+  await expect(vault.getByTestId('key-last4')).toHaveText(`…${ANTHROPIC_KEY.slice(-4)}`);
+
+  // The sample run (History's import), its first worker made a Claude worker of the catalog preset.
+  const file = JSON.parse(sampleRunExport()) as {
+    run: { pool: Record<string, unknown>[] };
+  };
+  Object.assign(file.run.pool[0]!, {
+    label: 'Claude',
+    providerId: 'anthropic',
+    baseURL: 'https://api.anthropic.com/v1',
+    model: 'echo',
+    price: PRICE,
+  });
+  await importRunFile(page, JSON.stringify(file));
+  await expect(page.getByText('Run imported.')).toBeVisible();
+  await page.getByRole('link', { name: 'Which answer is best?' }).click();
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'done');
+  await page.getByRole('button', { name: 'Rerun step 0' }).click();
+  await expect(run).toHaveAttribute('data-phase', 'running');
+  await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+
+  // Step 0 asked the question and its task in one user turn; echo answered that turn.
+  const answer = 'Which answer is best?\n\nPropose an answer.';
+  const tokens = tokenize(answer).length;
+  await expect(page.getByTestId('step-card-0')).toContainText('Which answer is best? Propose an answer.');
+  const cost = (tokens * PRICE.inputPerM + tokens * PRICE.outputPerM) / 1e6;
+  const metrics = page.getByTestId('step-metrics-0');
+  await expect(metrics).toHaveText(
+    new RegExp(`^${tokens} in · ${tokens} out · \\$${cost.toPrecision(2)} · `),
+  );
+  await expect(metrics).not.toContainText('estimated');
+  expect(forwarded.filter((r) => r.startsWith('POST'))).toEqual(['POST /v1/messages', 'POST /v1/messages']);
+  const post = anthropic.requests.find((r) => r.method === 'POST')!;
+  expect(post.headers).toMatchObject({
+    'x-api-key': ANTHROPIC_KEY,
+    'anthropic-dangerous-direct-browser-access': 'true',
+    'anthropic-version': '2023-06-01',
+  });
 });
