@@ -155,7 +155,10 @@ async function errorResponse(response: Response): Promise<ProviderError> {
   try {
     body = JSON.parse(text) as ErrorBody;
   } catch {
-    body = text.trim() ? { error: { message: text.slice(0, 300) } } : undefined;
+    // A proxy's or web server's page says nothing a person needs to read in full: name it.
+    const type = response.headers.get('content-type')?.split(';')[0]?.trim() || 'no content type';
+    const message = text.trim().startsWith('<') ? `a web page (${type}), not Anthropic's API` : text;
+    body = text.trim() ? { error: { message } } : undefined;
   }
   return anthropicError(body, response.status, response.headers);
 }

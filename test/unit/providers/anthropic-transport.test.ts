@@ -369,6 +369,15 @@ describe('errors', () => {
     expect(forbidden.message).toContain('turned off API access from browsers');
   });
 
+  it('an error answered with a web page names it instead of quoting its markup', async () => {
+    const page = '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>nginx</body></html>';
+    const error = await failure(collect(answering(page, 404, { 'content-type': 'text/html' })));
+    expect(error).toMatchObject({ kind: 'not-found', status: 404 });
+    expect(error.message).toBe(
+      "Unknown model or endpoint (404): a web page (text/html), not Anthropic's API",
+    );
+  });
+
   it('an error body never shows a key it quotes', async () => {
     const error = await failure(
       collect(answering(errorBody('invalid_request_error', `bad key ${KEY}`), 400, json)),
