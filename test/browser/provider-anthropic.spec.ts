@@ -187,6 +187,19 @@ test('a run with an Anthropic worker completes over the native Messages API, its
   ]);
 });
 
+test('Anthropic’s model list is read in its own shape, under strict CORS, with its key', async ({ page }) => {
+  await open(page);
+  await saveKey(page, 'anthropic', anthropic.baseURL, ANTHROPIC_KEY);
+  const models = await page.evaluate(
+    ([u]) => (globalThis as unknown as Win).__egress.models('anthropic', u!),
+    [anthropic.baseURL],
+  );
+  expect(models).toEqual(expect.arrayContaining(['echo', 'upper', 'table']));
+  const get = anthropic.requests.find((r) => r.method === 'GET')!;
+  expect(get.path).toBe('/v1/models?limit=1000');
+  expect(get.headers).toMatchObject({ 'x-api-key': ANTHROPIC_KEY, 'anthropic-version': '2023-06-01' });
+});
+
 test('Anthropic mode: without the opt-in header the page sees only a network failure (401, no CORS)', async ({
   page,
 }) => {

@@ -5,6 +5,7 @@
 import OpenAI, { APIConnectionError } from 'openai';
 import { chatTransports } from '../../src/egress/chat-transports.ts';
 import { type ConnectionResult, testConnection } from '../../src/egress/connection-test.ts';
+import { listModels } from '../../src/egress/discovery.ts';
 import { createEgress, type Egress } from '../../src/egress/egress.ts';
 import { type Ledger, type LedgerEntry, openLedger } from '../../src/egress/ledger.ts';
 import { startRun } from '../../src/executor/executor.ts';
@@ -126,6 +127,7 @@ const api = {
   sdkDefault,
   viaEgress,
   connection,
+  models: (providerId: string, baseURL: string) => listModels(egress, { providerId, baseURL }),
   ledger: (): Promise<LedgerEntry[]> => ledger.list(),
   exportJSON: () => ledger.exportJSON(),
   exportCSV: () => ledger.exportCSV(),
