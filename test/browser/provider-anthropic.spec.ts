@@ -200,29 +200,52 @@ test('Anthropic’s model list is read in its own shape, under strict CORS, with
   expect(get.headers).toMatchObject({ 'x-api-key': ANTHROPIC_KEY, 'anthropic-version': '2023-06-01' });
 });
 
+/** A POST from the page to the Anthropic mode: its status, or the error the page sees. */
+function post(page: Page, url: string, headers: Record<string, string>): Promise<string> {
+  return page.evaluate(
+    async ([u, h]) => {
+      try {
+        const res = await fetch(u!, {
+          method: 'POST',
+          headers: h as Record<string, string>,
+          body: JSON.stringify({
+            model: 'echo',
+            max_tokens: 16,
+            messages: [{ role: 'user', content: 'hi' }],
+          }),
+        });
+        return `status ${res.status}`;
+      } catch (error) {
+        return `${(error as Error).name}: ${(error as Error).message}`;
+      }
+    },
+    [url, headers] as const,
+  );
+}
+
 test('Anthropic mode: without the opt-in header the page sees only a network failure (401, no CORS)', async ({
   page,
 }) => {
   await open(page);
-  const outcome = await page.evaluate(async (url) => {
-    try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'x-api-key': 'sk-ant-x',
-          'anthropic-version': '2023-06-01',
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ model: 'echo', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
-      });
-      return `status ${res.status}`;
-    } catch (error) {
-      return `${(error as Error).name}: ${(error as Error).message}`;
-    }
-  }, `${anthropic.baseURL}/messages`);
-  expect(outcome).toMatch(/^TypeError: Failed to fetch/);
+  const url = `${anthropic.baseURL}/messages`;
+  const headers = {
+    'x-api-key': ANTHROPIC_KEY,
+    'anthropic-version': '2023-06-01',
+    'content-type': 'application/json',
+  };
+  expect(await post(page, url, headers)).toMatch(/^TypeError: Failed to fetch/);
   // The preflight passed and the request was answered: it is the answer's missing CORS headers that fail.
   expect(anthropic.requests.map((r) => r.method)).toEqual(['OPTIONS', 'POST']);
+
+  // With the header it is answered; with an SDK's extra header strict CORS stops it at the preflight.
+  anthropic.clearRequests();
+  const optedIn = { ...headers, 'anthropic-dangerous-direct-browser-access': 'true' };
+  expect(await post(page, url, optedIn)).toBe('status 200');
+  anthropic.clearRequests();
+  expect(await post(page, url, { ...optedIn, 'x-stainless-os': 'Linux' })).toMatch(
+    /^TypeError: Failed to fetch/,
+  );
+  expect(anthropic.requests.map((r) => r.method)).toEqual(['OPTIONS']);
 });
 
 test('Anthropic mode: 529 overloaded is retried, and the step then completes', async ({ page }) => {
