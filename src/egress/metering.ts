@@ -8,7 +8,7 @@ import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 import { fromBinary, toBinary } from './policy.ts';
 
 export function purposeOf(path: string): LedgerPurpose {
-  if (path.endsWith('/chat/completions')) return 'chat';
+  if (path.endsWith('/chat/completions') || path.endsWith('/messages')) return 'chat';
   if (path.endsWith('/models')) return 'models';
   return 'other';
 }
@@ -97,9 +97,12 @@ export class UsageSniffer {
 
   private take(text: string): void {
     try {
-      const usage = (JSON.parse(text) as { usage?: Record<string, unknown> | null })?.usage;
+      type Usage = Record<string, unknown> | null;
+      const parsed = JSON.parse(text) as { usage?: Usage; message?: { usage?: Usage } | null };
+      // Anthropic's `message_start` nests its usage in `message`.
+      const usage = parsed?.usage ?? parsed?.message?.usage;
       if (!usage) return;
-      const prompt = usage.prompt_tokens ?? usage.input_tokens;
+      const prompt = usage.prompt_tokens ?? anthropicInput(usage);
       const completion = usage.completion_tokens ?? usage.output_tokens;
       if (typeof prompt === 'number') this.promptTokens = prompt;
       if (typeof completion === 'number') this.completionTokens = completion;
@@ -107,6 +110,13 @@ export class UsageSniffer {
       // Not JSON (a malformed chunk): the client will report it; the ledger just has no tokens.
     }
   }
+}
+
+/** Anthropic's prompt: `input_tokens` counts only the uncached part; cache reads and writes are apart. */
+function anthropicInput(usage: Record<string, unknown>): number | undefined {
+  if (typeof usage.input_tokens !== 'number') return undefined;
+  const cached = [usage.cache_read_input_tokens, usage.cache_creation_input_tokens];
+  return cached.reduce<number>((sum, n) => sum + (typeof n === 'number' ? n : 0), usage.input_tokens);
 }
 
 /**

@@ -24,7 +24,10 @@ export interface ProviderPreset {
   id: string;
   name: string;
   kind: ProviderKind;
-  /** OpenAI-compatible base URL, ending before `/chat/completions`. Empty for `custom`. */
+  /**
+   * Base URL, ending before `/chat/completions` (OpenAI-compatible) or `/messages` (Anthropic's native
+   * API, by the preset's dialect); `/models` hangs off it too. Empty for `custom`.
+   */
   baseURL: string;
   /** Local servers and custom endpoints may live on any host; cloud presets are pinned to their origin. */
   baseURLEditable: boolean;
@@ -109,9 +112,11 @@ export const CATALOG: readonly ProviderPreset[] = [
     ...cloud,
     id: 'anthropic',
     name: 'Anthropic',
+    // The native Messages API (dialects.ts): POST /v1/messages, GET /v1/models, the key in x-api-key.
     baseURL: 'https://api.anthropic.com/v1',
     auth: 'x-api-key',
-    // Anthropic refuses browser requests (CORS) unless they opt in with this header.
+    // Every request names the API version; a browser's request without the opt-in header gets 401 with
+    // no CORS headers, which the page sees as an opaque network failure.
     headers: { 'anthropic-dangerous-direct-browser-access': 'true', 'anthropic-version': '2023-06-01' },
     keyURL: 'https://console.anthropic.com/settings/keys',
     models: [

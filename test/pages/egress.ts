@@ -5,6 +5,7 @@
 import OpenAI, { APIConnectionError } from 'openai';
 import { chatTransports } from '../../src/egress/chat-transports.ts';
 import { type ConnectionResult, testConnection } from '../../src/egress/connection-test.ts';
+import { listModels } from '../../src/egress/discovery.ts';
 import { createEgress, type Egress } from '../../src/egress/egress.ts';
 import { type Ledger, type LedgerEntry, openLedger } from '../../src/egress/ledger.ts';
 import { startRun } from '../../src/executor/executor.ts';
@@ -19,6 +20,9 @@ import { openVault, type Vault } from '../../src/vault/vault.ts';
  * URL, and a custom preset that keeps the SDK's own headers (to show that they fail a strict preflight).
  */
 function presetFor(id: string): ProviderPreset | undefined {
+  // The catalog's own Anthropic preset, so its dialect (the native Messages API) too, let off
+  // api.anthropic.com so that a worker can use the test provider (provider-anthropic.spec.ts).
+  if (id === 'anthropic') return { ...presetById('anthropic')!, baseURLEditable: true };
   if (id === 'anthropic-test')
     return { ...presetById('anthropic')!, id, name: 'Anthropic (test)', baseURLEditable: true };
   if (id === 'keep-sdk-headers')
@@ -71,6 +75,9 @@ async function fullRun(pool: WorkerSpec[], plan: Plan, runId: string) {
   const result = await handle.result;
   return {
     status: result.status,
+    usage: handle.steps().map((s) => s.usage ?? null),
+    costs: handle.steps().map((s) => s.cost ?? null),
+    totals: result.totals,
     answers: handle.steps().map((s) => s.text),
     errors: handle.steps().map((s) => s.error ?? null),
     ledger: await ledger.list(),
@@ -120,6 +127,7 @@ const api = {
   sdkDefault,
   viaEgress,
   connection,
+  models: (providerId: string, baseURL: string) => listModels(egress, { providerId, baseURL }),
   ledger: (): Promise<LedgerEntry[]> => ledger.list(),
   exportJSON: () => ledger.exportJSON(),
   exportCSV: () => ledger.exportCSV(),

@@ -28,6 +28,7 @@ const list = (
 
 console.log(`Baton test provider (CORS ${cors}) at ${provider.url}`);
 console.log(`Base URL for an OpenAI-compatible client: ${provider.baseURL}`);
+console.log(`Anthropic Messages API: POST ${provider.baseURL}/messages (anthropic-version, x-api-key)`);
 console.log(`Models: ${list.join(', ')}, fixed:<any text>, fault:<kind>x<N>`);
 console.log('Fault header: x-test-fault: 401|403|404|429|500|503|cut|stall|malformed[xN]');
 console.log('Ctrl+C stops it.');

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ANTHROPIC_ALLOWED_HEADERS, anthropicMode, isAnthropicRequest } from './dialects/anthropic.ts';
 
 export type CorsMode = 'strict' | 'anthropic' | 'open';
 
@@ -339,7 +340,11 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       .map((h) => h.trim().toLowerCase())
       .filter(Boolean);
     const method = String(req.headers['access-control-request-method'] ?? '').toUpperCase();
-    const allowed: readonly string[] = STRICT_ALLOWED_HEADERS;
+    // Anthropic mode: its own requests get its preflight's header list.
+    const anthropicPreflight = isAnthropicRequest(req.url ?? '/', requested);
+    const allowed: readonly string[] = anthropicPreflight
+      ? ANTHROPIC_ALLOWED_HEADERS
+      : STRICT_ALLOWED_HEADERS;
     // Strict providers answer a preflight that asks for other headers without any Access-Control-Allow-*
     // header, so the browser rejects the request before it is sent.
     const headersOk = cors !== 'strict' || requested.every((h) => allowed.includes(h));
@@ -370,7 +375,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
   }
 
   /** Whether this request should fail now, counting it against a "first N" budget. */
-  function activeFault(key: string, fault: Fault | undefined): Fault | undefined {
+  function activeFault<F extends { times?: number }>(key: string, fault: F | undefined): F | undefined {
     if (!fault) return undefined;
     if (fault.times === undefined) return fault;
     const count = faultCounts.get(key) ?? 0;
@@ -606,6 +611,15 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     });
   }
 
+  const anthropic = anthropicMode({
+    model: (id) => resolveModel(models, id),
+    modelIds: () => [...models.keys(), 'fixed:Hello from the test provider.'],
+    activeFault,
+    corsHeaders,
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    retryAfterMs: defaultRetryAfterMs,
+  });
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const time = Date.now();
     const chunks: Buffer[] = [];
@@ -633,6 +647,9 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       preflight(req, res);
       return;
     }
+    // Anthropic mode (test/provider/dialects/anthropic.ts).
+    if (isAnthropicRequest(path, Object.keys(headers)))
+      return anthropic.handle(req, res, path, bodyIsJson ? body : undefined);
     if (cors === 'anthropic' && req.headers.origin && headers[ANTHROPIC_BROWSER_HEADER] !== 'true') {
       // What Anthropic answers a browser request that did not opt in.
       sendJson(req, res, 401, {
