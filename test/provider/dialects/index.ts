@@ -109,7 +109,14 @@ const mistral: WireDialect = {
         input,
         url: 'https://errors.pydantic.dev/2.10/v/extra_forbidden',
       });
-    for (const field of MISTRAL_FORBIDDEN) if (field in body) extra([field], body[field]);
+    for (const field of MISTRAL_FORBIDDEN) {
+      if (!(field in body)) continue;
+      const value = body[field];
+      // An object is reported field by field, as Mistral does: `loc: ['body', 'stream_options', 'include_usage']`.
+      if (value && typeof value === 'object' && !Array.isArray(value))
+        for (const [key, inner] of Object.entries(value)) extra([field, key], inner);
+      else extra([field], value);
+    }
     const messages = Array.isArray(body.messages) ? body.messages : [];
     messages.forEach((m: Record<string, unknown>, i) => {
       if (m && typeof m === 'object' && 'reasoning_content' in m)
