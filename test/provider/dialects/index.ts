@@ -139,9 +139,9 @@ const mistral: WireDialect = {
 /**
  * Gemini's OpenAI-compatible endpoint (https://ai.google.dev/gemini-api/docs/openai): a preflight that asks
  * for headers outside its allow-list fails (the SDK's `x-stainless-*`, as DESIGN.md records); with
- * include_usage every chunk
- * carries the usage so far, so adding them up overcounts; `/models` ids are `models/…`; errors are a JSON
- * array `[{ error: { code, message, status } }]` (https://ai.google.dev/gemini-api/docs/troubleshooting).
+ * include_usage every chunk carries the usage so far, with no usage chunk of its own (as
+ * https://github.com/envoyproxy/ai-gateway/pull/1503 shows), so adding them up overcounts; `/models` ids
+ * are `models/…`; errors are a JSON array `[{ error: { code, message, status } }]` (https://ai.google.dev/gemini-api/docs/troubleshooting).
  */
 const GEMINI_STATUS: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
