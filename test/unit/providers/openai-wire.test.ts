@@ -11,6 +11,16 @@ const messages: ChatMessage[] = [
   { role: 'user', content: 'Hi' },
 ];
 
+describe('the dialect table, as the providers document it', () => {
+  it('DeepSeek refuses json_schema response formats; Mistral rejects unknown fields; OpenRouter reports cost', () => {
+    expect(dialectOf('deepseek').responseFormat).toBe(false);
+    expect(dialectOf('mistral')).toMatchObject({ strictFields: true, streamUsage: 'never' });
+    expect(dialectOf('openrouter')).toMatchObject({ reportsCost: true, streamUsage: 'never' });
+    expect(dialectOf('gemini').modelsShape).toBe('gemini');
+    expect(dialectOf('some-custom-endpoint').id).toBe('openai-compatible');
+  });
+});
+
 describe('chatBody: the request each dialect gets', () => {
   it.each(['openai', 'gemini', 'groq', 'deepseek', 'together', 'xai', 'ollama', 'custom'])(
     '%s asks for usage with stream_options',
