@@ -94,18 +94,21 @@ export function inFlightSpend(
 
 /**
  * A request found in flight when a stored run is resumed: the page stopped while it was out, so it is
- * counted as billed, its answer estimated from the partial text that was saved.
+ * counted as billed, its output estimated from the partial answer and reasoning that were saved.
  */
 export function interruptedSpend(
   spend: RequestSpend,
   partialAnswer: string,
   worker: WorkerSpec | undefined,
+  partialReasoning = '',
 ): RequestSpend {
+  const reasoningTokens = estimateTokens(partialReasoning);
   const usage: Usage = {
     promptTokens: spend.promptTokens,
-    completionTokens: Math.max(spend.completionTokens, estimateTokens(partialAnswer)),
+    completionTokens: Math.max(spend.completionTokens, estimateTokens(partialAnswer) + reasoningTokens),
     estimated: true,
   };
+  if (reasoningTokens > 0) usage.reasoningTokens = reasoningTokens;
   const next: RequestSpend = { attempt: spend.attempt, outcome: 'interrupted', ...usage };
   const cost = priceOf(worker, usage) ?? spend.cost;
   if (cost !== undefined) next.cost = cost;

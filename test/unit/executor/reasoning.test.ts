@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../../src/executor/executor.ts';
 import { StepRecordSchema } from '../../../src/executor/record-schema.ts';
+import { resumedStatuses } from '../../../src/executor/resume.ts';
 import { estimateTokens, priceOf } from '../../../src/executor/spend.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
@@ -139,6 +140,40 @@ describe('provider-reported cost', () => {
     expect(step?.cost).toBe(reported);
     expect(step?.requests?.[0]).toMatchObject({ cost: reported, costReported: true });
     expect(result.totals.cost).toBe(reported);
+  });
+});
+
+describe('resume', () => {
+  it('a step cut off mid-thought starts again without the lost reasoning, its output counted as billed', () => {
+    const reasoning = 'x'.repeat(400);
+    const [fresh] = resumedStatuses(
+      [
+        {
+          runId: 'r',
+          index: 0,
+          worker: 'w',
+          task: 't',
+          sees: [],
+          depth: 0,
+          state: 'running',
+          text: '',
+          reasoning,
+          requests: [
+            { attempt: 1, outcome: 'in-flight', promptTokens: 10, completionTokens: 0, estimated: true },
+          ],
+          timings: { queuedAt: 1 },
+          attempts: 1,
+        },
+      ],
+      [],
+      new Map(),
+    );
+    expect(fresh?.reasoning).toBeUndefined();
+    expect(fresh?.requests?.[0]).toMatchObject({
+      outcome: 'interrupted',
+      completionTokens: estimateTokens(reasoning),
+      reasoningTokens: estimateTokens(reasoning),
+    });
   });
 });
 
