@@ -24,8 +24,9 @@ beforeAll(async () => {
     behaviour: { kind: 'fixed' as const, text: 'The answer is 4.' },
     reasoning: { text: THOUGHT },
   };
-  // Thinks for far longer (15 tokens, 80 ms apart) than the first-token timeout below (300 ms).
-  const slowThinker = { ...thinker, id: 'slow-thinker', reasoning: { text: THOUGHT, perTokenMs: 80 } };
+  // Thinks for longer (15 tokens, 250 ms apart: 3.5 s) than the first-token timeout below (2.5 s), which
+  // leaves the first reasoning token ample time to arrive on a loaded machine.
+  const slowThinker = { ...thinker, id: 'slow-thinker', reasoning: { text: THOUGHT, perTokenMs: 250 } };
   deepseek = await startProvider({ dialect: 'deepseek', models: [thinker, slowThinker] });
   openrouter = await startProvider({ dialect: 'openrouter', models: [thinker] });
   noUsage = await startProvider({ models: [thinker] });
@@ -58,7 +59,7 @@ describe('reasoning models', () => {
       plan: { steps: [{ worker: 'r', task: 'Answer.', sees: [] }] },
       pool: [worker('r', 'deepseek', deepseek, 'slow-thinker')],
       transport: createOpenAITransport(),
-      firstTokenTimeoutMs: 300,
+      firstTokenTimeoutMs: 2500,
       retry: { baseDelayMs: 5, maxDelayMs: 20 },
     });
     const result = await handle.result;
