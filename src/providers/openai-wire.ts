@@ -18,7 +18,9 @@ export interface ChatBody {
  * The body of a streamed chat request. `stream_options` only where the dialect asks for usage: Mistral
  * answers it with 422 `extra_forbidden`, OpenRouter deprecated it (usage always comes). Messages carry
  * `role` and `content` only: a strict provider rejects anything else (`reasoning_content` in history is a
- * 422 at Mistral, a 400 at DeepSeek), and reasoning is never sent back in any case.
+ * 422 at Mistral, a 400 at DeepSeek), and reasoning is never sent back in any case. Every field here is one
+ * each dialect documents, so a `strictFields` dialect needs nothing removed; an optional field added later
+ * (a length cap, `response_format`) must be gated on the dialect (`maxTokensField`, `responseFormat`).
  */
 export function chatBody(model: string, messages: readonly ChatMessage[], dialect: Dialect): ChatBody {
   const body: ChatBody = {
