@@ -96,7 +96,16 @@ export function toProviderError(error: unknown, signal: AbortSignal, started: bo
 }
 
 /** Why an answer that ended properly holds no text, in the provider's own terms. */
-function emptyAnswerReason(finishReason: string | undefined, chunks: number, choicesSeen: boolean): string {
+function emptyAnswerReason(
+  finishReason: string | undefined,
+  chunks: number,
+  choicesSeen: boolean,
+  reasoned: boolean,
+): string {
+  if (reasoned) {
+    const why = finishReason === 'length' ? ': it ran out of tokens while thinking' : '';
+    return `The model only reasoned and wrote no answer text${why}.`;
+  }
   if (chunks === 0) return 'The provider sent no answer text: the stream held only its end ([DONE]).';
   if (!choicesSeen) return 'The provider sent no answer text: its stream carried no choices at all.';
   if (finishReason === undefined)
@@ -112,7 +121,8 @@ function emptyAnswerReason(finishReason: string | undefined, chunks: number, cho
 
 /**
  * A ChatTransport for any OpenAI-compatible endpoint, built on the `openai` SDK, speaking the worker's
- * dialect: streaming with usage and reasoning, no SDK retries (the executor owns retries), the request's AbortSignal passed through.
+ * dialect: streaming with usage and reasoning, no SDK retries (the executor owns retries), the request's
+ * AbortSignal passed through.
  */
 export function createOpenAITransport(options: OpenAITransportOptions = {}): ChatTransport {
   const sdkHeaders = options.sdkHeaders ?? 'keep';
@@ -189,11 +199,7 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
         throw new ProviderError('stream', 'The answer stream ended before the answer was complete.');
       }
       if (!answered)
-        throw new EmptyAnswerError(
-          reasoned
-            ? `The model only reasoned and wrote no answer text${finishReason === 'length' ? ': it ran out of tokens while thinking' : ''}.`
-            : emptyAnswerReason(finishReason, chunks, choicesSeen),
-        );
+        throw new EmptyAnswerError(emptyAnswerReason(finishReason, chunks, choicesSeen, reasoned));
     },
   };
 }
