@@ -107,6 +107,7 @@ export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Da
     case 'step-notice':
     case 'step-started':
     case 'step-delta':
+    case 'step-reasoning':
     case 'step-retrying':
     case 'step-done':
     case 'step-failed':

@@ -54,7 +54,8 @@ export function frameCoalescedUpdates(
     update((view) => events.reduce((v, e) => applyEvent(v, e), view));
   };
   return (event) => {
-    if (event.type === 'step-delta') {
+    // Reasoning streams as fast as the answer does: coalesced the same way.
+    if (event.type === 'step-delta' || event.type === 'step-reasoning') {
       waiting.set(event.index, event);
       if (!scheduled) {
         scheduled = true;

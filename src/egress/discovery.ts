@@ -2,7 +2,8 @@
 
 import { presetById } from '../providers/catalog.ts';
 import { dialectOf, type ModelsShape } from '../providers/dialects.ts';
-import { errorFromStatus, ProviderError, redactKeyLike } from '../providers/errors.ts';
+import { errorMessageOfText } from '../providers/error-body.ts';
+import { errorFromStatus, ProviderError } from '../providers/errors.ts';
 import type { Egress } from './egress.ts';
 
 export interface DiscoveryTarget {
@@ -11,30 +12,13 @@ export interface DiscoveryTarget {
   signal?: AbortSignal;
 }
 
-/** The `error.message` (or `error` string, or `message`) of a provider's error body, scrubbed and short. */
+/** The message of a provider's error body, whatever its shape (src/providers/error-body.ts), scrubbed and short. */
 export async function errorDetail(response: Response): Promise<string> {
-  let text = '';
   try {
-    text = await response.text();
+    return errorMessageOfText(await response.text());
   } catch {
     return '';
   }
-  let detail = text;
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
-    const candidate =
-      typeof body.error === 'string'
-        ? body.error
-        : typeof body.error?.message === 'string'
-          ? body.error.message
-          : typeof body.message === 'string'
-            ? body.message
-            : undefined;
-    if (candidate !== undefined) detail = candidate;
-  } catch {
-    // Not JSON: keep the text.
-  }
-  return redactKeyLike(detail.trim()).slice(0, 300);
 }
 
 /** Anthropic pages its list (default 20 a page, at most 1000): ask for the most, follow `last_id` a few times. */

@@ -53,6 +53,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       status.state = 'running';
       status.attempts = attempt;
       status.text = '';
+      status.reasoning = undefined;
       status.usage = undefined;
       status.error = undefined;
       status.timings.startedAt ??= host.now();
@@ -72,8 +73,9 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       host.emitStep(status, { type: 'step-waiting', wait: status.wait });
       host.writeStep(status);
       let error: unknown;
+      const reported: ReportedCost = {};
       try {
-        await streamAttempt(host, step, stepController.signal);
+        await streamAttempt(host, step, stepController.signal, reported);
       } catch (e) {
         error = e;
       }
@@ -91,6 +93,8 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
           messages,
           answer: status.text,
           usage: status.usage,
+          ...(status.reasoning ? { reasoning: status.reasoning } : {}),
+          ...(reported.cost !== undefined ? { reportedCost: reported.cost } : {}),
           error,
         }),
       );
@@ -102,6 +106,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
             completionTokens: answered.completionTokens,
             estimated: true,
           };
+          if (answered.reasoningTokens !== undefined) status.usage.reasoningTokens = answered.reasoningTokens;
         }
         if (answered.cost !== undefined) status.cost = answered.cost;
         else delete status.cost;
@@ -159,8 +164,18 @@ function settleRequest(
   host.emitStep(status, { type: 'step-request', request, requestIndex });
 }
 
+/** The price a provider reported for one request with its usage (OpenRouter's `usage.cost`); the last one wins. */
+interface ReportedCost {
+  cost?: number;
+}
+
 /** One request. Throws a ProviderError (a first-token timeout is kind `timeout`) or a StopSignal. */
-async function streamAttempt(host: AttemptHost, step: WorkerStep, stepSignal: AbortSignal): Promise<void> {
+async function streamAttempt(
+  host: AttemptHost,
+  step: WorkerStep,
+  stepSignal: AbortSignal,
+  reported: ReportedCost,
+): Promise<void> {
   const { status, worker, transport, messages, firstTokenTimeoutMs } = step;
   const controller = new AbortController();
   const forward = () => controller.abort(stepSignal.reason);
@@ -193,18 +208,28 @@ async function streamAttempt(host: AttemptHost, step: WorkerStep, stepSignal: Ab
       }
       if (next.done) break;
       const event = next.value;
+      // Any token is the stream being alive, reasoning included: a model may think for minutes first.
+      if ((event.type === 'delta' || event.type === 'reasoning') && timer !== undefined) {
+        clearTimeout(timer);
+        timer = undefined;
+        status.timings.firstTokenAt = host.now();
+        host.setWait(status, undefined);
+      }
       if (event.type === 'delta') {
-        if (timer !== undefined) {
-          clearTimeout(timer);
-          timer = undefined;
-          status.timings.firstTokenAt = host.now();
-          host.setWait(status, undefined);
-        }
         status.text += event.text;
         host.emitStep(status, { type: 'step-delta', text: event.text, answer: status.text });
         host.writePartial(status);
+      } else if (event.type === 'reasoning') {
+        status.reasoning = (status.reasoning ?? '') + event.text;
+        host.emitStep(status, { type: 'step-reasoning', text: event.text, reasoning: status.reasoning });
+        host.writePartial(status);
       } else if (event.type === 'usage') {
+        // Replaced, never added: Gemini sends a running total on every chunk.
         status.usage = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
+        if (event.reasoningTokens !== undefined) status.usage.reasoningTokens = event.reasoningTokens;
+        if (event.cachedPromptTokens !== undefined)
+          status.usage.cachedPromptTokens = event.cachedPromptTokens;
+        reported.cost = event.cost;
       }
     }
   } finally {

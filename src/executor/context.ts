@@ -11,7 +11,7 @@ export interface ContextInput {
   systemPrompt?: string;
   /** Every step of the workflow (global indices). */
   steps: readonly Step[];
-  /** Answers by step index. */
+  /** Answers by step index: the answer text only, never the model's reasoning (StepStatus.reasoning). */
   answers: readonly (string | undefined)[];
   /** The step the messages are for. */
   index: number;

@@ -33,12 +33,16 @@ const UsageSchema = z.looseObject({
   promptTokens: count,
   completionTokens: count,
   estimated: z.literal(true).optional(),
+  // Details a newer writer adds: a damaged one is dropped, never the record.
+  reasoningTokens: count.optional().catch(undefined),
+  cachedPromptTokens: count.optional().catch(undefined),
 });
 
 const RequestSpendSchema = UsageSchema.extend({
   attempt: z.number().int().nonnegative(),
   outcome: z.enum(['in-flight', 'answered', 'failed', 'cancelled', 'interrupted']),
   cost: count.optional(),
+  costReported: z.literal(true).optional().catch(undefined),
 });
 
 export const RunTotalsSchema = z.looseObject({
@@ -76,6 +80,8 @@ export const StepRecordSchema = z.looseObject({
   depth: z.number().int().nonnegative(),
   state: StepStateSchema,
   text: z.string(),
+  // The model's reasoning, shown apart from the answer (absent in older records and for most models).
+  reasoning: z.string().optional().catch(undefined),
   // Loose, so `estimated` (usage the provider did not send) survives a read.
   usage: UsageSchema.optional(),
   cost: count.optional(),

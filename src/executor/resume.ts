@@ -38,12 +38,16 @@ export function resumedStatuses(
   return steps.map(({ runId: _runId, ...step }) => {
     if (step.state === 'done') return step;
     const requests = (step.requests ?? []).map((r) =>
-      r.outcome === 'in-flight' ? interruptedSpend(r, step.text, workers.get(step.worker)) : r,
+      r.outcome === 'in-flight'
+        ? interruptedSpend(r, step.text, workers.get(step.worker), step.reasoning)
+        : r,
     );
     const fresh: StepStatus = {
       ...step,
       state: 'queued',
       text: '',
+      // The reasoning belonged to the answer that was lost.
+      reasoning: undefined,
       attempts: 0,
       usage: undefined,
       cost: undefined,

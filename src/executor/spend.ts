@@ -47,19 +47,33 @@ export function requestSpend(input: {
   messages: readonly ChatMessage[];
   answer: string;
   usage: Usage | undefined;
+  /** The reasoning the model streamed with the answer: billed as output, so counted as completion tokens. */
+  reasoning?: string;
+  /** US dollars the provider reported for this request (with its usage): wins over the price table. */
+  reportedCost?: number;
   error?: unknown;
 }): RequestSpend {
+  const reasoning = input.reasoning ?? '';
   let usage: Usage;
-  if (input.usage)
+  if (input.usage) {
     usage = { promptTokens: input.usage.promptTokens, completionTokens: input.usage.completionTokens };
-  else if (mayHaveBeenBilled(input.error, input.answer))
+    if (input.usage.reasoningTokens !== undefined) usage.reasoningTokens = input.usage.reasoningTokens;
+    if (input.usage.cachedPromptTokens !== undefined)
+      usage.cachedPromptTokens = input.usage.cachedPromptTokens;
+  } else if (mayHaveBeenBilled(input.error, input.answer + reasoning)) {
     usage = {
       promptTokens: estimatePromptTokens(input.messages),
-      completionTokens: estimateTokens(input.answer),
+      completionTokens: estimateTokens(input.answer) + estimateTokens(reasoning),
       estimated: true,
     };
-  else usage = { promptTokens: 0, completionTokens: 0 };
+    if (reasoning) usage.reasoningTokens = estimateTokens(reasoning);
+  } else usage = { promptTokens: 0, completionTokens: 0 };
   const spend: RequestSpend = { attempt: input.attempt, outcome: input.outcome, ...usage };
+  if (input.usage && input.reportedCost !== undefined) {
+    spend.cost = input.reportedCost;
+    spend.costReported = true;
+    return spend;
+  }
   const cost = priceOf(input.worker, usage);
   if (cost !== undefined) spend.cost = cost;
   return spend;
@@ -80,18 +94,21 @@ export function inFlightSpend(
 
 /**
  * A request found in flight when a stored run is resumed: the page stopped while it was out, so it is
- * counted as billed, its answer estimated from the partial text that was saved.
+ * counted as billed, its output estimated from the partial answer and reasoning that were saved.
  */
 export function interruptedSpend(
   spend: RequestSpend,
   partialAnswer: string,
   worker: WorkerSpec | undefined,
+  partialReasoning = '',
 ): RequestSpend {
+  const reasoningTokens = estimateTokens(partialReasoning);
   const usage: Usage = {
     promptTokens: spend.promptTokens,
-    completionTokens: Math.max(spend.completionTokens, estimateTokens(partialAnswer)),
+    completionTokens: Math.max(spend.completionTokens, estimateTokens(partialAnswer) + reasoningTokens),
     estimated: true,
   };
+  if (reasoningTokens > 0) usage.reasoningTokens = reasoningTokens;
   const next: RequestSpend = { attempt: spend.attempt, outcome: 'interrupted', ...usage };
   const cost = priceOf(worker, usage) ?? spend.cost;
   if (cost !== undefined) next.cost = cost;
@@ -115,11 +132,13 @@ export function totalsOf(steps: readonly StepStatus[]): RunTotals {
     cancelled: 0,
   };
   let estimated = false;
+  let reasoningTokens = 0;
   for (const step of steps) {
     if (step.requests) {
       for (const request of step.requests) {
         totals.promptTokens += request.promptTokens;
         totals.completionTokens += request.completionTokens;
+        reasoningTokens += request.reasoningTokens ?? 0;
         totals.cost += request.cost ?? 0;
         totals.requests = (totals.requests ?? 0) + 1;
         if (request.estimated) estimated = true;
@@ -135,5 +154,6 @@ export function totalsOf(steps: readonly StepStatus[]): RunTotals {
     if (step.state === 'cancelled') totals.cancelled++;
   }
   if (estimated) totals.estimated = true;
+  if (reasoningTokens > 0) totals.reasoningTokens = reasoningTokens;
   return totals;
 }

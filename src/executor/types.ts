@@ -38,6 +38,10 @@ export interface Usage {
   completionTokens: number;
   /** Set when the provider sent no usage and the tokens were estimated (characters / 4). */
   estimated?: true;
+  /** Of `completionTokens`, how many were reasoning (the provider's count, or an estimate of its text). */
+  reasoningTokens?: number;
+  /** Of `promptTokens`, how many the provider read from its cache (when it says). */
+  cachedPromptTokens?: number;
 }
 
 /**
@@ -51,8 +55,10 @@ export interface RequestSpend extends Usage {
   /** The attempt number within the step's run it belonged to (a rerun or resume starts again at 1). */
   attempt: number;
   outcome: RequestOutcome;
-  /** US dollars from the worker's price table; undefined when the worker has no price. */
+  /** US dollars: the provider's own report when it sent one (`costReported`), else the worker's price table. */
   cost?: number;
+  /** `cost` is what the provider reported for this request (OpenRouter `usage.cost`), not our estimate. */
+  costReported?: true;
 }
 
 /**
@@ -87,6 +93,11 @@ export interface StepStatus {
   state: StepState;
   /** The answer so far while running, the whole answer when done. */
   text: string;
+  /**
+   * The model's reasoning (DeepSeek `reasoning_content`, OpenRouter `reasoning`, ...) for the answer in
+   * `text`: shown apart, never part of the answer, never sent to later steps.
+   */
+  reasoning?: string;
   /** The answering request's usage (the last attempt's); what the step cost in all is in `requests`. */
   usage?: Usage;
   /** US dollars, from the worker's price table; undefined when the worker has no price. */
@@ -112,8 +123,10 @@ export interface RunTotals {
   /** Over every request of the run (see StepStatus.requests), estimated ones included. */
   promptTokens: number;
   completionTokens: number;
-  /** US dollars over the requests whose worker has a price. */
+  /** US dollars over the requests whose worker has a price (or whose provider reported one). */
   cost: number;
+  /** Of `completionTokens`, the reasoning tokens (set when any request had some). */
+  reasoningTokens?: number;
   /** Requests sent for the run, failed, cancelled and rerun ones included (absent in older records). */
   requests?: number;
   /** Set when some of the tokens (and so the cost) are estimates: a provider sent no usage. */
@@ -153,6 +166,8 @@ export type StepExecutorEvent =
   | ({ type: 'step-queued'; step: Step; depth: number } & StepSnapshot)
   | ({ type: 'step-started'; attempt: number } & StepSnapshot)
   | ({ type: 'step-delta'; text: string; answer: string } & StepSnapshot)
+  /** A piece of the model's reasoning: the stream is alive, the answer has not grown. */
+  | ({ type: 'step-reasoning'; text: string; reasoning: string } & StepSnapshot)
   | ({ type: 'step-retrying'; attempt: number; delayMs: number; reason: string } & StepSnapshot)
   | ({ type: 'step-done'; answer: string; usage?: Usage; cost?: number } & StepSnapshot)
   | ({ type: 'step-failed'; reason: string } & StepSnapshot)

@@ -73,7 +73,8 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
   openrouter: { ...openaiCompatible, id: 'openrouter', streamUsage: 'never', reportsCost: true },
   // https://console.groq.com/docs/api-reference#chat-create
   groq: { ...openaiCompatible, id: 'groq' },
-  // https://docs.mistral.ai/api/#tag/chat
+  // https://docs.mistral.ai/api/#tag/chat. Magistral's reasoning is no delta field but `thinking` parts of
+  // a content array (https://docs.mistral.ai/capabilities/reasoning/), read by src/providers/openai-wire.ts.
   mistral: {
     ...openaiCompatible,
     id: 'mistral',
@@ -81,8 +82,10 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
     strictFields: true,
     reasoningFields: [],
   },
-  // https://api-docs.deepseek.com/guides/reasoning_model
-  deepseek: { ...openaiCompatible, id: 'deepseek' },
+  // https://api-docs.deepseek.com/guides/reasoning_model. `response_format` takes `json_object` only
+  // (https://api-docs.deepseek.com/guides/json_mode): `json_schema` is a 400 "This response_format type is
+  // unavailable now" (quoted in llm-exe/llm-exe#662 and UKGovernmentBEIS/inspect_ai#4916).
+  deepseek: { ...openaiCompatible, id: 'deepseek', responseFormat: false },
   // https://docs.together.ai/reference/chat-completions-1
   together: { ...openaiCompatible, id: 'together' },
   // https://docs.x.ai/docs/api-reference#chat-completions

@@ -1,7 +1,10 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { WorkerSpec } from '../pool/types.ts';
 import { asAnswerStream, type StreamSeen } from './answer-response.ts';
+import { type Dialect, dialectOf } from './dialects.ts';
+import { errorMessageOf, errorMessageOfText } from './error-body.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
+import { chatBody, deltaParts, usageOf } from './openai-wire.ts';
 import type { BatonRequestInit, ChatEvent, ChatRequest, ChatTransport, EgressContext } from './transport.ts';
 
 export interface OpenAITransportOptions {
@@ -17,6 +20,8 @@ export interface OpenAITransportOptions {
   sdkHeaders?: 'keep' | 'strip';
   /** Extra headers on every request (for example Anthropic's browser opt-in). */
   headers?: Record<string, string>;
+  /** How the provider's API behaves (src/providers/dialects.ts). Default: the worker's provider's. */
+  dialect?: Dialect;
 }
 
 /**
@@ -43,14 +48,21 @@ function wrapFetch(
     }
     // A redirect is reported, not followed (egress refuses to follow one anyway).
     const next: BatonRequestInit = { ...init, headers, baton, redirect: 'manual' };
-    return asAnswerStream(await inner(input, next), seen);
+    const response = await asAnswerStream(await inner(input, next), seen);
+    // The error body is read here, not by the SDK: it keeps only `body.error`, so Mistral's
+    // `{message: {detail}}`, FastAPI's `{detail}` and Gemini's `[{error}]` would reach the user as
+    // "status code (no body)".
+    if (!response.ok) {
+      const text = await response.text().catch(() => '');
+      throw errorFromStatus(response.status, errorMessageOfText(text), response.headers);
+    }
+    return response;
   };
 }
 
+/** The message of an error the SDK built (one sent inside the event stream: `data: {"error": …}`). */
 function messageOf(error: APIError): string {
-  const body = error.error as { message?: unknown } | undefined;
-  const raw = typeof body?.message === 'string' ? body.message : error.message;
-  return redactKeyLike(raw.replace(/^\d{3} /, ''));
+  return errorMessageOf(error.error) ?? redactKeyLike(error.message.replace(/^\d{3} /, ''));
 }
 
 /** Maps anything the SDK (or the wire) throws to a ProviderError. `started`: the response had begun. */
@@ -84,7 +96,16 @@ export function toProviderError(error: unknown, signal: AbortSignal, started: bo
 }
 
 /** Why an answer that ended properly holds no text, in the provider's own terms. */
-function emptyAnswerReason(finishReason: string | undefined, chunks: number, choicesSeen: boolean): string {
+function emptyAnswerReason(
+  finishReason: string | undefined,
+  chunks: number,
+  choicesSeen: boolean,
+  reasoned: boolean,
+): string {
+  if (reasoned) {
+    const why = finishReason === 'length' ? ': it ran out of tokens while thinking' : '';
+    return `The model only reasoned and wrote no answer text${why}.`;
+  }
   if (chunks === 0) return 'The provider sent no answer text: the stream held only its end ([DONE]).';
   if (!choicesSeen) return 'The provider sent no answer text: its stream carried no choices at all.';
   if (finishReason === undefined)
@@ -99,14 +120,16 @@ function emptyAnswerReason(finishReason: string | undefined, chunks: number, cho
 }
 
 /**
- * A ChatTransport for any OpenAI-compatible endpoint, built on the `openai` SDK: streaming with usage,
- * no SDK retries (the executor owns retries), the request's AbortSignal passed through.
+ * A ChatTransport for any OpenAI-compatible endpoint, built on the `openai` SDK, speaking the worker's
+ * dialect: streaming with usage and reasoning, no SDK retries (the executor owns retries), the request's
+ * AbortSignal passed through.
  */
 export function createOpenAITransport(options: OpenAITransportOptions = {}): ChatTransport {
   const sdkHeaders = options.sdkHeaders ?? 'keep';
   return {
     async *stream(worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
       const { signal } = request;
+      const dialect = options.dialect ?? dialectOf(worker.providerId);
       if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
       const inner = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
       const seen = { done: false };
@@ -134,37 +157,38 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
       let started = false;
       let finishReason: string | undefined;
       let answered = false;
+      let reasoned = false;
       let choicesSeen = false;
       let chunks = 0;
       try {
+        // The body is built from the dialect; the SDK's types know no `reasoning_content`, so chunks are read
+        // as the wire has them (src/providers/openai-wire.ts).
         const stream = await client.chat.completions.create(
+          chatBody(worker.model, request.messages, dialect),
           {
-            model: worker.model,
-            messages: request.messages,
-            stream: true,
-            stream_options: { include_usage: true },
+            signal,
           },
-          { signal },
         );
         started = true;
         for await (const chunk of stream) {
           chunks++;
           for (const choice of chunk.choices ?? []) {
             choicesSeen = true;
-            const text = choice.delta?.content;
+            const { text, reasoning } = deltaParts(choice.delta, dialect);
+            if (reasoning) {
+              reasoned = true;
+              yield { type: 'reasoning', text: reasoning };
+            }
             if (text) {
               if (text.trim()) answered = true;
               yield { type: 'delta', text };
             }
             if (choice.finish_reason) finishReason = choice.finish_reason;
           }
-          if (chunk.usage) {
-            yield {
-              type: 'usage',
-              promptTokens: chunk.usage.prompt_tokens ?? 0,
-              completionTokens: chunk.usage.completion_tokens ?? 0,
-            };
-          }
+          // Whichever chunk carries it (the last one, the finish chunk, or every chunk as a running total):
+          // each replaces the one before.
+          const usage = usageOf(chunk, dialect);
+          if (usage) yield usage;
         }
       } catch (error) {
         throw toProviderError(error, signal, started);
@@ -174,7 +198,8 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
       if (finishReason === undefined && !seen.done) {
         throw new ProviderError('stream', 'The answer stream ended before the answer was complete.');
       }
-      if (!answered) throw new EmptyAnswerError(emptyAnswerReason(finishReason, chunks, choicesSeen));
+      if (!answered)
+        throw new EmptyAnswerError(emptyAnswerReason(finishReason, chunks, choicesSeen, reasoned));
     },
   };
 }

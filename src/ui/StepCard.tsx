@@ -1,5 +1,5 @@
 import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
-import { totalsOf } from '../executor/spend.ts';
+import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/status.ts';
 import type { StepStatus } from '../executor/types.ts';
 import { Answer } from './Answer.tsx';
@@ -9,6 +9,29 @@ function seesText(sees: StepStatus['sees'], index: number): string {
   if (sees === 'all') return index === 0 ? 'sees nothing (first step)' : 'sees all earlier steps';
   if (sees.length === 0) return 'sees nothing';
   return `sees ${sees.map((i) => `step ${i}`).join(', ')}`;
+}
+
+/**
+ * The model's reasoning, collapsed: its token count (the provider's, else an estimate marked ~), and its
+ * text as plain text (Preact escapes it: never HTML, never markdown), apart from the answer.
+ */
+function Reasoning({ step }: { step: StepStatus }) {
+  const text = step.reasoning;
+  if (!text) return null;
+  const counted = step.usage?.reasoningTokens;
+  const tokens = counted !== undefined && !step.usage?.estimated ? counted : undefined;
+  const label =
+    tokens !== undefined
+      ? `${formatTokens(tokens)} tokens`
+      : `~${formatTokens(estimateTokens(text))} tokens (estimated)`;
+  return (
+    <details class="step-reasoning" data-testid={`step-reasoning-${step.index}`}>
+      <summary class="small">
+        Reasoning <span class="muted">· {label}</span>
+      </summary>
+      <p class="step-task">{text}</p>
+    </details>
+  );
 }
 
 export function stepLatency(step: StepStatus, now: number): number | undefined {
@@ -107,9 +130,8 @@ export function StepCard({
           {step.error}
         </p>
       )}
-      {(step.text || step.state === 'running') && (
-        <Answer text={step.text} />
-      )}
+      <Reasoning step={step} />
+      {(step.text || step.state === 'running') && <Answer text={step.text} />}
       <p class="step-metrics" data-testid={`step-metrics-${step.index}`}>
         {counted
           ? `${approx}${formatTokens(spend.promptTokens)} in · ${approx}${formatTokens(spend.completionTokens)} out`

@@ -1,5 +1,7 @@
-// `npm run provider [-- --port N] [-- --cors strict|anthropic|open]`: the test provider for local demos.
+// `npm run provider [-- --port N] [-- --cors strict|anthropic|open] [-- --dialect mistral|…]`: the test
+// provider for local demos.
 import { parseArgs } from 'node:util';
+import { DIALECT_MODES, type DialectMode } from './dialects/index.ts';
 import { type CorsMode, startProvider } from './server.ts';
 
 const { values } = parseArgs({
@@ -7,6 +9,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: '8787' },
     cors: { type: 'string', default: 'open' },
     'api-key': { type: 'string' },
+    dialect: { type: 'string', default: 'openai' },
   },
 });
 const cors = values.cors as CorsMode;
@@ -15,9 +18,16 @@ if (!['strict', 'anthropic', 'open'].includes(cors)) {
   process.exit(2);
 }
 
+const dialect = values.dialect as DialectMode;
+if (!DIALECT_MODES.includes(dialect)) {
+  console.error(`--dialect must be one of ${DIALECT_MODES.join(', ')} (got ${values.dialect})`);
+  process.exit(2);
+}
+
 const provider = await startProvider({
   port: Number(values.port),
   cors,
+  dialect,
   ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
 });
 const list = (
@@ -26,7 +36,7 @@ const list = (
   }).then((r) => r.json())) as { data: { id: string }[] }
 ).data.map((m) => m.id);
 
-console.log(`Baton test provider (CORS ${cors}) at ${provider.url}`);
+console.log(`Baton test provider (CORS ${cors}, ${dialect} dialect) at ${provider.url}`);
 console.log(`Base URL for an OpenAI-compatible client: ${provider.baseURL}`);
 console.log(`Anthropic Messages API: POST ${provider.baseURL}/messages (anthropic-version, x-api-key)`);
 console.log(`Models: ${list.join(', ')}, fixed:<any text>, fault:<kind>x<N>`);

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ANTHROPIC_ALLOWED_HEADERS, anthropicMode, isAnthropicRequest } from './dialects/anthropic.ts';
+import { type DialectMode, wireDialect } from './dialects/index.ts';
 
 export type CorsMode = 'strict' | 'anthropic' | 'open';
 
@@ -85,6 +86,8 @@ export interface ScriptedModel {
   behaviour: Behaviour;
   latency?: Latency;
   fault?: Fault;
+  /** A reasoning model: this thinking is streamed (in the dialect's reasoning field) before the answer. */
+  reasoning?: { text: string; perTokenMs?: number };
 }
 
 export interface ProviderOptions {
@@ -98,6 +101,8 @@ export interface ProviderOptions {
   apiKey?: string;
   /** Default Retry-After for 429/503 faults that do not give their own. Default 1000 ms. */
   retryAfterMs?: number;
+  /** Speak as this provider's OpenAI-compatible API does (test/provider/dialects/). Default 'openai'. */
+  dialect?: DialectMode;
 }
 
 export interface RecordedRequest {
@@ -287,6 +292,7 @@ const sleep = (ms: number): Promise<void> =>
 export async function startProvider(options: ProviderOptions = {}): Promise<TestProvider> {
   const cors: CorsMode = options.cors ?? 'strict';
   const defaultRetryAfterMs = options.retryAfterMs ?? 1000;
+  const wire = wireDialect(options.dialect);
   const models = new Map<string, ScriptedModel>();
   for (const m of [...BUILTIN_MODELS, ...(options.models ?? [])]) models.set(m.id, m);
   const requests: RecordedRequest[] = [];
@@ -330,7 +336,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     error: ErrorBody,
     extra?: Record<string, string>,
   ) {
-    sendJson(req, res, status, { error }, extra);
+    sendJson(req, res, status, wire.errorBody(status, error), extra);
   }
 
   function preflight(req: IncomingMessage, res: ServerResponse) {
@@ -347,7 +353,8 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       : STRICT_ALLOWED_HEADERS;
     // Strict providers answer a preflight that asks for other headers without any Access-Control-Allow-*
     // header, so the browser rejects the request before it is sent.
-    const headersOk = cors !== 'strict' || requested.every((h) => allowed.includes(h));
+    const headersOk =
+      (cors !== 'strict' || requested.every((h) => allowed.includes(h))) && wire.preflightAllows(requested);
     const methodOk = ['GET', 'POST', 'OPTIONS', ''].includes(method);
     if (!origin || !headersOk || !methodOk) {
       res.writeHead(403, { 'cross-origin-resource-policy': 'cross-origin', 'content-length': '0' });
@@ -422,6 +429,11 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       });
       return;
     }
+    const rejected = wire.rejectRequest(body as Record<string, unknown>);
+    if (rejected) {
+      sendJson(req, res, rejected.status, rejected.body);
+      return;
+    }
     const modelId = request.model;
     const model = resolveModel(models, modelId);
     if (!model) {
@@ -438,7 +450,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
 
     const messages = request.messages as Message[];
     const stream = request.stream === true;
-    const includeUsage = stream && request.stream_options?.include_usage === true;
+    const plan = wire.streamPlan(request.stream_options?.include_usage === true);
     const limit = Number(request.max_completion_tokens ?? request.max_tokens);
     let tokens = fault?.kind === 'empty-finish' ? [] : tokenize(answer(model.behaviour, messages));
     let finishReason = 'stop';
@@ -447,11 +459,20 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       finishReason = 'length';
     }
     const promptTokens = countPromptTokens(messages);
-    const usage = {
+    const thinking = fault ? [] : tokenize(model.reasoning?.text ?? '');
+    const completionTokens = tokens.length + thinking.length;
+    const baseUsage = {
       prompt_tokens: promptTokens,
-      completion_tokens: tokens.length,
-      total_tokens: promptTokens + tokens.length,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
     };
+    const usage = { ...baseUsage, ...wire.usageExtras(baseUsage, thinking.length) };
+    /** The usage after `n` completion tokens, for providers that send a running total on every chunk. */
+    const usageSoFar = (n: number) => ({
+      prompt_tokens: promptTokens,
+      completion_tokens: n,
+      total_tokens: promptTokens + n,
+    });
     const id = `chatcmpl-test${nextId++}`;
     const created = Math.floor(Date.now() / 1000);
     const latency = model.latency ?? { firstTokenMs: 0, perTokenMs: 0 };
@@ -550,14 +571,23 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     const send = (data: string) => {
       if (!closed) res.write(`data: ${data}\n\n`);
     };
-    const chunk = (delta: Record<string, string>, finish: string | null) =>
+    // `written`: completion tokens sent so far, for a dialect that puts the running usage on every chunk.
+    let written = 0;
+    const chunk = (delta: Record<string, unknown>, finish: string | null, finalUsage = false) =>
       JSON.stringify({
         id,
         object: 'chat.completion.chunk',
         created,
         model: modelId,
         choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-        ...(includeUsage ? { usage: null } : {}),
+        ...(finalUsage
+          ? { usage }
+          : plan.perChunk === 'null'
+            ? { usage: null }
+            : plan.perChunk === 'running'
+              ? { usage: usageSoFar(written) }
+              : {}),
+        ...wire.chunkExtras(written === 0),
       });
 
     if (fault?.kind === 'empty-done') {
@@ -575,9 +605,17 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       return;
     }
 
+    for (const line of plan.preamble) if (!closed) res.write(`${line}\n\n`);
     await sleep(latency.firstTokenMs);
     if (closed) return;
     send(chunk({ role: 'assistant', content: '' }, null));
+    // A reasoning model thinks first: every piece of it is activity, none of it is the answer.
+    for (let i = 0; i < thinking.length; i++) {
+      if (i > 0) await sleep(model.reasoning?.perTokenMs ?? 0);
+      if (closed) return;
+      written++;
+      send(chunk(wire.reasoningDelta(thinking[i]!), null));
+    }
     if (fault?.kind === 'stall') return; // headers and the role chunk, then silence
     // A cut stream stops after about half the answer (at least one token), without [DONE].
     const cutAt = fault?.kind === 'cut' ? Math.max(1, Math.floor(tokens.length / 2)) : Infinity;
@@ -585,16 +623,21 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       if (i > 0 && latency.perTokenMs > 0) await sleep(latency.perTokenMs);
       if (closed) return;
       if (i >= cutAt) return cut(res);
+      written++;
       send(chunk({ content: tokens[i]! }, null));
       if (i === 0 && fault?.kind === 'malformed') send('{"id":"broken", "choices": [');
     }
     if (fault?.kind === 'cut') return cut(res); // an answer of one token or none: cut after it
-    send(chunk(fault?.kind === 'empty-finish' ? { content: '' } : {}, finishReason));
-    if (includeUsage) {
-      send(
-        JSON.stringify({ id, object: 'chat.completion.chunk', created, model: modelId, choices: [], usage }),
-      );
-    }
+    send(
+      chunk(
+        fault?.kind === 'empty-finish' ? { content: '' } : {},
+        finishReason,
+        plan.final === 'finish-chunk',
+      ),
+    );
+    const bare = { id, object: 'chat.completion.chunk', created, model: modelId, choices: [] };
+    if (plan.final === 'own-chunk') send(JSON.stringify({ ...bare, usage }));
+    if (plan.trailingEmptyChunk) send(JSON.stringify(bare));
     send('[DONE]');
     res.end();
   }
@@ -607,7 +650,12 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     ];
     sendJson(req, res, 200, {
       object: 'list',
-      data: ids.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'baton-test' })),
+      data: ids.map((id) => ({
+        id: wire.listedId(id),
+        object: 'model',
+        created: 1_700_000_000,
+        owned_by: 'baton-test',
+      })),
     });
   }
 

@@ -67,7 +67,11 @@ describe('module state', () => {
   it('the app and UI code keep no state at module level: it belongs to the app state', () => {
     const files = FOLDERS.flatMap(filesUnder).filter((path) => !ALLOWED.has(path));
     expect(files.length).toBeGreaterThan(20);
-    expect(files.flatMap((path) => moduleStateOf(path)).filter((found) => !ALLOWED.has(found.replace(/:\d+ /, ' ')))).toEqual([]);
+    expect(
+      files
+        .flatMap((path) => moduleStateOf(path))
+        .filter((found) => !ALLOWED.has(found.replace(/:\d+ /, ' '))),
+    ).toEqual([]);
   });
 
   it('finds a module-level signal and let', () => {

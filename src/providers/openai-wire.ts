@@ -1,0 +1,107 @@
+/**
+ * The OpenAI Chat Completions wire as each dialect speaks it: the request body a step sends, and what one
+ * streamed chunk holds (answer text, reasoning, usage). Pure functions, so each dialect's request and
+ * stream can be checked against transcripts from the provider's own docs (test/unit/providers/).
+ */
+import type { ChatMessage } from '../shared/chat.ts';
+import type { Dialect } from './dialects.ts';
+import type { ChatEvent } from './transport.ts';
+
+export interface ChatBody {
+  model: string;
+  messages: { role: ChatMessage['role']; content: string }[];
+  stream: true;
+  stream_options?: { include_usage: true };
+}
+
+/**
+ * The body of a streamed chat request. `stream_options` only where the dialect asks for usage: Mistral
+ * answers it with 422 `extra_forbidden`, OpenRouter deprecated it (usage always comes). Messages carry
+ * `role` and `content` only: a strict provider rejects anything else (`reasoning_content` in history is a
+ * 422 at Mistral, a 400 at DeepSeek), and reasoning is never sent back in any case. Every field here is one
+ * each dialect documents, so a `strictFields` dialect needs nothing removed; an optional field added later
+ * (a length cap, `response_format`) must be gated on the dialect (`maxTokensField`, `responseFormat`).
+ */
+export function chatBody(model: string, messages: readonly ChatMessage[], dialect: Dialect): ChatBody {
+  const body: ChatBody = {
+    model,
+    messages: messages.map(({ role, content }) => ({ role, content })),
+    stream: true,
+  };
+  if (dialect.streamUsage === 'ask') body.stream_options = { include_usage: true };
+  return body;
+}
+
+type Usage = Extract<ChatEvent, { type: 'usage' }>;
+
+const count = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+
+/**
+ * A chunk's usage as an event, or undefined when it carries none. Read from `usage` (OpenAI and most), or
+ * `x_groq.usage` (Groq's final chunk, https://console.groq.com/docs/api-reference#chat-create). Fields:
+ * `completion_tokens_details.reasoning_tokens`; cached prompt tokens as
+ * `prompt_tokens_details.cached_tokens` (OpenAI, OpenRouter, xAI) or `prompt_cache_hit_tokens` (DeepSeek,
+ * https://api-docs.deepseek.com/api/create-chat-completion); `cost` in US dollars where the dialect
+ * reports it (OpenRouter, https://openrouter.ai/docs/use-cases/usage-accounting).
+ */
+export function usageOf(chunk: unknown, dialect: Dialect): Usage | undefined {
+  const c = chunk as { usage?: unknown; x_groq?: { usage?: unknown } } | null;
+  const raw = (c?.usage ?? c?.x_groq?.usage) as Record<string, unknown> | null | undefined;
+  if (!raw || typeof raw !== 'object') return undefined;
+  const event: Usage = {
+    type: 'usage',
+    promptTokens: count(raw.prompt_tokens) ?? 0,
+    completionTokens: count(raw.completion_tokens) ?? 0,
+  };
+  const completionDetails = raw.completion_tokens_details as Record<string, unknown> | null | undefined;
+  const reasoning = count(completionDetails?.reasoning_tokens);
+  if (reasoning !== undefined && reasoning > 0) event.reasoningTokens = reasoning;
+  const promptDetails = raw.prompt_tokens_details as Record<string, unknown> | null | undefined;
+  const cached = count(promptDetails?.cached_tokens) ?? count(raw.prompt_cache_hit_tokens);
+  if (cached !== undefined && cached > 0) event.cachedPromptTokens = cached;
+  const cost = count(raw.cost);
+  if (dialect.reportsCost && cost !== undefined) event.cost = cost;
+  return event;
+}
+
+/** What one choice's `delta` adds: answer text and reasoning text (either may be ''). */
+export interface DeltaParts {
+  text: string;
+  reasoning: string;
+}
+
+/**
+ * Splits a delta into answer and reasoning. Reasoning comes in the dialect's reasoning fields
+ * (`reasoning_content`: DeepSeek https://api-docs.deepseek.com/guides/reasoning_model, xAI, vLLM;
+ * `reasoning`: OpenRouter, Ollama, LM Studio), the first one present (OpenRouter may send both, with the
+ * same text), or as `thinking` parts of a content array (Mistral's Magistral models:
+ * `content: [{type: 'thinking', thinking: [{type: 'text', text}]}, {type: 'text', text}]`,
+ * https://docs.mistral.ai/capabilities/reasoning/).
+ */
+export function deltaParts(delta: unknown, dialect: Dialect): DeltaParts {
+  const d = (delta ?? {}) as Record<string, unknown>;
+  const parts: DeltaParts = { text: '', reasoning: '' };
+  if (typeof d.content === 'string') parts.text = d.content;
+  else if (Array.isArray(d.content)) {
+    for (const part of d.content as { type?: unknown; text?: unknown; thinking?: unknown }[]) {
+      if (part?.type === 'text' && typeof part.text === 'string') parts.text += part.text;
+      else if (part?.type === 'thinking') parts.reasoning += textOf(part.thinking);
+    }
+  }
+  for (const field of dialect.reasoningFields) {
+    const value = d[field];
+    if (typeof value === 'string' && value) {
+      parts.reasoning += value;
+      break;
+    }
+  }
+  return parts;
+}
+
+/** The text of a string or of an array of `{type: 'text', text}` parts. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) return '';
+  return value.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('');
+}

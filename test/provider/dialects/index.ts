@@ -1,0 +1,270 @@
+/**
+ * How the test provider speaks when it imitates one provider's OpenAI-compatible API
+ * (`startProvider({ dialect })`). Each behaviour is written from the provider's published docs or from
+ * bodies quoted in public bug reports, cited where it is defined. `openai` is the provider's own default:
+ * https://platform.openai.com/docs/api-reference/chat-streaming
+ */
+
+export type DialectMode = 'openai' | 'mistral' | 'gemini' | 'openrouter' | 'xai' | 'groq' | 'deepseek';
+
+export const DIALECT_MODES: readonly DialectMode[] = [
+  'openai',
+  'mistral',
+  'gemini',
+  'openrouter',
+  'xai',
+  'groq',
+  'deepseek',
+];
+
+/** The OpenAI-shaped error the server would send (`{ error: ErrorBody }` by default). */
+export interface ErrorBody {
+  message: string;
+  type: string;
+  code: string | null;
+  param?: string | null;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  [extra: string]: unknown;
+}
+
+/** Where a stream puts its usage and what else it sends, for one request. */
+export interface StreamPlan {
+  /** Raw SSE lines written before the first chunk (comments such as `: OPENROUTER PROCESSING`). */
+  preamble: string[];
+  /** `null`: each content chunk has `usage: null` (OpenAI with include_usage); `running`: the usage so far. */
+  perChunk: 'absent' | 'null' | 'running';
+  /** The final usage: on a chunk of its own (`choices: []`), on the finish chunk, or nowhere. */
+  final: 'own-chunk' | 'finish-chunk' | 'none';
+  /** A chunk with `choices: []` and no usage after the finish chunk (xAI). */
+  trailingEmptyChunk: boolean;
+}
+
+export interface WireDialect {
+  mode: DialectMode;
+  /** Whether a preflight asking for these (lower-cased) request headers passes. */
+  preflightAllows(requested: readonly string[]): boolean;
+  /** A rejection of the request body before anything is answered: status and body. */
+  rejectRequest(body: Record<string, unknown>): { status: number; body: unknown } | undefined;
+  /** The whole error body for an error response. */
+  errorBody(status: number, error: ErrorBody): unknown;
+  /** The id `/models` lists for a model. */
+  listedId(id: string): string;
+  /** The delta that carries a piece of reasoning. */
+  reasoningDelta(text: string): Record<string, unknown>;
+  /** Where usage goes; `asked`: the request had `stream_options.include_usage: true`. */
+  streamPlan(asked: boolean): StreamPlan;
+  /** Fields the provider adds to its final usage (cost, cache counts, reasoning counts). */
+  usageExtras(usage: Usage, reasoningTokens: number): Record<string, unknown>;
+  /** Fields added to every chunk (Groq's `x_groq`). */
+  chunkExtras(first: boolean): Record<string, unknown>;
+}
+
+const openaiPlan = (asked: boolean): StreamPlan => ({
+  preamble: [],
+  perChunk: asked ? 'null' : 'absent',
+  final: asked ? 'own-chunk' : 'none',
+  trailingEmptyChunk: false,
+});
+
+const reasoningDetails = (reasoningTokens: number) =>
+  reasoningTokens > 0 ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {};
+
+const openai: WireDialect = {
+  mode: 'openai',
+  preflightAllows: () => true,
+  rejectRequest: () => undefined,
+  errorBody: (_status, error) => ({ error }),
+  listedId: (id) => id,
+  // DeepSeek's field, which vLLM and xAI share: https://api-docs.deepseek.com/guides/reasoning_model
+  reasoningDelta: (text) => ({ reasoning_content: text }),
+  streamPlan: openaiPlan,
+  usageExtras: (_usage, reasoningTokens) => reasoningDetails(reasoningTokens),
+  chunkExtras: () => ({}),
+};
+
+/**
+ * Mistral: fields outside its schema are a 422 `extra_forbidden` (pydantic), `stream_options` included,
+ * and usage comes on the finish chunk without being asked. Body as Mistral sends it, quoted in
+ * https://github.com/dnakov/anon-kode/issues/53 and https://github.com/BerriAI/litellm/issues/8978;
+ * API reference: https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post
+ * Its 401 is `{"message":"Unauthorized","request_id":…}` (quoted in elastic/elasticsearch#128538).
+ * Reasoning (Magistral) is `thinking` parts of a content array: https://docs.mistral.ai/capabilities/reasoning/
+ */
+const MISTRAL_FORBIDDEN = ['stream_options', 'store', 'max_completion_tokens'] as const;
+const mistral: WireDialect = {
+  ...openai,
+  mode: 'mistral',
+  rejectRequest(body) {
+    const detail: unknown[] = [];
+    const extra = (loc: (string | number)[], input: unknown) =>
+      detail.push({
+        type: 'extra_forbidden',
+        loc: ['body', ...loc],
+        msg: 'Extra inputs are not permitted',
+        input,
+        url: 'https://errors.pydantic.dev/2.10/v/extra_forbidden',
+      });
+    for (const field of MISTRAL_FORBIDDEN) {
+      if (!(field in body)) continue;
+      const value = body[field];
+      // An object is reported field by field, as Mistral does: `loc: ['body', 'stream_options', 'include_usage']`.
+      if (value && typeof value === 'object' && !Array.isArray(value))
+        for (const [key, inner] of Object.entries(value)) extra([field, key], inner);
+      else extra([field], value);
+    }
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    messages.forEach((m: Record<string, unknown>, i) => {
+      if (m && typeof m === 'object' && 'reasoning_content' in m)
+        extra(['messages', i, 'reasoning_content'], m.reasoning_content);
+    });
+    if (detail.length === 0) return undefined;
+    return {
+      status: 422,
+      body: { object: 'error', message: { detail }, type: 'invalid_request_error', param: null, code: null },
+    };
+  },
+  errorBody: (status, error) =>
+    status === 401
+      ? { message: 'Unauthorized', request_id: 'a580d263fb1521778782b22104efb415' }
+      : { object: 'error', message: error.message, type: error.type, param: null, code: error.code },
+  reasoningDelta: (text) => ({ content: [{ type: 'thinking', thinking: [{ type: 'text', text }] }] }),
+  streamPlan: () => ({ preamble: [], perChunk: 'absent', final: 'finish-chunk', trailingEmptyChunk: false }),
+};
+
+/**
+ * Gemini's OpenAI-compatible endpoint (https://ai.google.dev/gemini-api/docs/openai): a preflight that asks
+ * for headers outside its allow-list fails (the SDK's `x-stainless-*`, as DESIGN.md records); with
+ * include_usage every chunk carries the usage so far, with no usage chunk of its own (as
+ * https://github.com/envoyproxy/ai-gateway/pull/1503 shows), so adding them up overcounts; `/models` ids
+ * are `models/…`; errors are a JSON array `[{ error: { code, message, status } }]` (https://ai.google.dev/gemini-api/docs/troubleshooting).
+ */
+const GEMINI_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
+const gemini: WireDialect = {
+  ...openai,
+  mode: 'gemini',
+  preflightAllows: (requested) => !requested.some((h) => h.startsWith('x-stainless-')),
+  errorBody: (status, error) => [
+    { error: { code: status, message: error.message, status: GEMINI_STATUS[status] ?? 'UNKNOWN' } },
+  ],
+  listedId: (id) => `models/${id}`,
+  streamPlan: (asked) => ({
+    preamble: [],
+    perChunk: asked ? 'running' : 'absent',
+    final: asked ? 'finish-chunk' : 'none',
+    trailingEmptyChunk: false,
+  }),
+};
+
+/**
+ * OpenRouter (https://openrouter.ai/docs/api-reference/streaming): SSE comment lines
+ * `: OPENROUTER PROCESSING` while it waits, which clients must ignore; usage always in the last message,
+ * `stream_options.include_usage` deprecated (https://openrouter.ai/docs/use-cases/usage-accounting), with
+ * `cost` in credits (US dollars) and cached and reasoning token counts. Reasoning in `delta.reasoning`
+ * (https://openrouter.ai/docs/use-cases/reasoning-tokens). Errors `{ error: { code, message } }`.
+ */
+export const OPENROUTER_COMMENT = ': OPENROUTER PROCESSING';
+/** What the imitation charges: $2 per million prompt tokens and $4 per million completion tokens. */
+export const openrouterCost = (usage: Usage) => (usage.prompt_tokens * 2 + usage.completion_tokens * 4) / 1e6;
+const openrouter: WireDialect = {
+  ...openai,
+  mode: 'openrouter',
+  errorBody: (status, error) => ({ error: { code: status, message: error.message } }),
+  reasoningDelta: (text) => ({ reasoning: text }),
+  streamPlan: () => ({
+    preamble: [OPENROUTER_COMMENT, OPENROUTER_COMMENT],
+    perChunk: 'absent',
+    final: 'own-chunk',
+    trailingEmptyChunk: false,
+  }),
+  usageExtras: (usage, reasoningTokens) => ({
+    cost: openrouterCost(usage),
+    is_byok: false,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reasoningTokens },
+  }),
+};
+
+/**
+ * xAI (https://docs.x.ai/docs/api-reference#chat-completions, https://docs.x.ai/docs/guides/streaming-response):
+ * with include_usage the usage rides on the finish chunk, then one more chunk with empty `choices`;
+ * reasoning models (grok-3-mini) stream `reasoning_content`.
+ */
+const xai: WireDialect = {
+  ...openai,
+  mode: 'xai',
+  streamPlan: (asked) => ({
+    preamble: [],
+    perChunk: 'absent',
+    final: asked ? 'finish-chunk' : 'none',
+    trailingEmptyChunk: true,
+  }),
+  usageExtras: (_usage, reasoningTokens) => ({
+    prompt_tokens_details: { text_tokens: 0, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reasoningTokens, audio_tokens: 0 },
+  }),
+};
+
+/**
+ * Groq (https://console.groq.com/docs/api-reference#chat-create): usage only with
+ * `stream_options.include_usage`; every chunk carries `x_groq: { id }`.
+ */
+const groq: WireDialect = {
+  ...openai,
+  mode: 'groq',
+  chunkExtras: () => ({ x_groq: { id: 'req_01test' } }),
+};
+
+/**
+ * DeepSeek (https://api-docs.deepseek.com/api/create-chat-completion, /guides/reasoning_model,
+ * /quick_start/rate_limit): `: keep-alive` comments while a request waits; reasoning in
+ * `reasoning_content`; usage (when asked) with `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`;
+ * `reasoning_content` sent back in messages is a 400.
+ */
+const deepseek: WireDialect = {
+  ...openai,
+  mode: 'deepseek',
+  rejectRequest(body) {
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    if (
+      !messages.some((m: Record<string, unknown>) => m && typeof m === 'object' && 'reasoning_content' in m)
+    )
+      return undefined;
+    return {
+      status: 400,
+      body: {
+        error: {
+          message: 'The reasoning_content is an intermediate result and must not be sent back in messages.',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_request_error',
+        },
+      },
+    };
+  },
+  streamPlan: (asked) => ({ ...openaiPlan(asked), preamble: [': keep-alive'] }),
+  usageExtras: (usage, reasoningTokens) => ({
+    prompt_cache_hit_tokens: Math.floor(usage.prompt_tokens / 2),
+    prompt_cache_miss_tokens: usage.prompt_tokens - Math.floor(usage.prompt_tokens / 2),
+    prompt_tokens_details: { cached_tokens: Math.floor(usage.prompt_tokens / 2) },
+    ...reasoningDetails(reasoningTokens),
+  }),
+};
+
+const WIRES: Record<DialectMode, WireDialect> = { openai, mistral, gemini, openrouter, xai, groq, deepseek };
+
+export function wireDialect(mode: DialectMode = 'openai'): WireDialect {
+  return WIRES[mode];
+}
