@@ -20,6 +20,7 @@ import { type AttemptHost, answerStep } from './attempt.ts';
 import { EndpointLimits } from './concurrency.ts';
 import { assembleMessages } from './context.ts';
 import { dependencies, resolveSees } from './dag.ts';
+import { chooseSubstitute, type FailoverOptions, failoverCause } from './failover.ts';
 import { RunPersistence } from './persistence.ts';
 import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { type RetryPolicy, retryPolicy } from './retry.ts';
@@ -80,6 +81,12 @@ export interface ExecutorOptions {
   providerConcurrency?: Record<string, number>;
   /** Run one step at a time in index order, as the Conductor paper did (for comparison). */
   sequential?: boolean;
+  /**
+   * Failover: a step whose worker stays unavailable after its retries runs again, from its start, on the
+   * best other worker of the pool (src/executor/failover.ts says which failures and which worker). Off
+   * without it: the step fails, as it always did. A pinned step (`pin`) never fails over.
+   */
+  failover?: FailoverOptions;
   now?: () => number;
 }
 
@@ -145,6 +152,8 @@ class Run implements AttemptHost {
   private readonly persistence: RunPersistence;
   private readonly runController = new AbortController();
   private readonly stepControllers = new Map<number, AbortController>();
+  /** Workers that stayed unavailable for a step of this run: no step fails over to them. */
+  private readonly failedWorkers = new Set<string>();
   /** Steps whose failure came from upstream: their dependents repeat the same reason. */
   private readonly cascaded = new Set<number>();
   private readonly started = new Set<number>();
@@ -189,7 +198,13 @@ class Run implements AttemptHost {
     this.plan = initial?.plan ?? { steps: [] };
     if (initial) {
       this.statuses = initial.steps;
-      this.steps = initial.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees }));
+      // The plan's worker: the one the first takeover (if any) took the step from.
+      this.steps = initial.steps.map((s) => ({
+        worker: s.takeovers?.[0]?.from ?? s.worker,
+        task: s.task,
+        sees: s.sees,
+        ...(s.pin ? { pin: s.pin } : {}),
+      }));
       this.deps = dependencies(this.steps);
     }
   }
@@ -407,10 +422,24 @@ class Run implements AttemptHost {
   }
 
   private async runWorker(index: number, signal: AbortSignal): Promise<void> {
-    const step = this.steps[index] as Step;
     const status = this.statuses[index] as StepStatus;
-    const worker = this.workers.get(step.worker);
-    if (!worker) throw new Error(`Worker "${step.worker}" is not in the pool.`);
+    // The step's worker now: the plan's, or (on resume) the one that had taken it over.
+    let worker = this.workers.get(status.worker);
+    if (!worker) throw new Error(`Worker "${status.worker}" is not in the pool.`);
+    for (;;) {
+      try {
+        await this.answerOn(index, worker, signal);
+        this.endStep(index, 'done');
+        return;
+      } catch (error) {
+        worker = await this.takeOver(status, worker, error, signal);
+      }
+    }
+  }
+
+  /** Sends the step to `worker` (within its endpoint's request slots) until it answers or gives up. */
+  private async answerOn(index: number, worker: WorkerSpec, signal: AbortSignal): Promise<void> {
+    const status = this.statuses[index] as StepStatus;
     const { endpoint, semaphore } = this.limits.for(worker);
     if (semaphore.full) this.setWait(status, { kind: 'slot', endpoint, limit: semaphore.limit });
     await semaphore.acquire(signal);
@@ -432,10 +461,47 @@ class Run implements AttemptHost {
         firstTokenTimeoutMs: this.options.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
         stepTimeoutMs: this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
       });
-      this.endStep(index, 'done');
     } finally {
       semaphore.release();
     }
+  }
+
+  /**
+   * After `worker`'s attempts ended with `error`: the worker that takes the step over (the takeover is
+   * on the step, said and written), or a throw of the error the step fails with: `error` itself when it
+   * is no outage or failover is off, else with why no other worker could take over.
+   */
+  private async takeOver(
+    status: StepStatus,
+    worker: WorkerSpec,
+    error: unknown,
+    signal: AbortSignal,
+  ): Promise<WorkerSpec> {
+    const failover = this.options.failover;
+    const cause = failover && !signal.aborted ? failoverCause(error) : undefined;
+    if (!failover || !cause) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    const failed = /[.!?]$/.test(reason) ? reason : `${reason}.`;
+    const name = worker.label || worker.id;
+    if (status.pin) throw new Error(`${failed} The step is pinned to ${name}, so no other worker took over.`);
+    this.failedWorkers.add(worker.id);
+    const allow = failover.allow;
+    const choice = await chooseSubstitute({
+      failed: worker,
+      cause,
+      pool: this.options.pool,
+      failedInRun: this.failedWorkers,
+      hasKey: failover.hasKey ?? (async () => true),
+      ...(allow ? { allow: (w: WorkerSpec) => allow(w, totalsOf(this.statuses)) } : {}),
+    });
+    if (signal.aborted) throw signal.reason;
+    if ('none' in choice) throw new Error(`${failed} ${choice.none}`);
+    const takeover = { from: worker.id, to: choice.worker.id, reason, at: this.now() };
+    status.takeovers = [...(status.takeovers ?? []), takeover];
+    status.worker = choice.worker.id;
+    this.emitStep(status, { type: 'step-takeover', takeover });
+    this.writeStep(status);
+    return choice.worker;
   }
 
   setWait(status: StepStatus, wait: StepWait | undefined): void {
