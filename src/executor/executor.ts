@@ -429,7 +429,6 @@ class Run implements AttemptHost {
     for (;;) {
       try {
         await this.answerOn(index, worker, signal);
-        this.endStep(index, 'done');
         return;
       } catch (error) {
         worker = await this.takeOver(status, worker, error, signal);
@@ -437,7 +436,10 @@ class Run implements AttemptHost {
     }
   }
 
-  /** Sends the step to `worker` (within its endpoint's request slots) until it answers or gives up. */
+  /**
+   * Sends the step to `worker` (within its endpoint's request slots) until it answers, then ends it done
+   * while it still holds its slot (so no step counts as running beside the next one), or gives up.
+   */
   private async answerOn(index: number, worker: WorkerSpec, signal: AbortSignal): Promise<void> {
     const status = this.statuses[index] as StepStatus;
     const { endpoint, semaphore } = this.limits.for(worker);
@@ -461,6 +463,7 @@ class Run implements AttemptHost {
         firstTokenTimeoutMs: this.options.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
         stepTimeoutMs: this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
       });
+      this.endStep(index, 'done');
     } finally {
       semaphore.release();
     }

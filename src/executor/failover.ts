@@ -49,7 +49,11 @@ const FAILOVER_KINDS: ReadonlySet<ProviderErrorKind> = new Set<ProviderErrorKind
 ]);
 
 /** Failures where every worker of the same provider at the same origin shares the failed key. */
-const KEY_KINDS: ReadonlySet<ProviderErrorKind> = new Set<ProviderErrorKind>(['auth', 'forbidden', 'refused']);
+const KEY_KINDS: ReadonlySet<ProviderErrorKind> = new Set<ProviderErrorKind>([
+  'auth',
+  'forbidden',
+  'refused',
+]);
 
 /** The ProviderError behind an error the attempts ended with (it is kept as the `cause`), if any. */
 function providerErrorOf(error: unknown): ProviderError | undefined {
@@ -203,7 +207,8 @@ export async function chooseSubstitute(options: ChooseOptions): Promise<Choice> 
     refused.push(`${worker.label || worker.id}: ${refusal}`);
   }
   const why = [...excluded];
-  if (keyless.length > 0) why.push(`${labels(keyless)} ${keyless.length === 1 ? 'has' : 'have'} no key saved`);
+  if (keyless.length > 0)
+    why.push(`${labels(keyless)} ${keyless.length === 1 ? 'has' : 'have'} no key saved`);
   why.push(...refused);
   if (why.length === 0) return { none: 'No other worker in the pool could take over.' };
   return { none: `No other worker could take over: ${why.join('; ')}.` };
