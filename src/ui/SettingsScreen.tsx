@@ -43,7 +43,7 @@ function ThemePanel() {
 }
 
 function PlanningPanel() {
-  const { planPrefs } = useAppState().prefs;
+  const { planPrefs, runPrefs } = useAppState().prefs;
   const prefs = planPrefs.value;
   return (
     <section class="card" aria-labelledby="planning-title" data-testid="planning-panel">
@@ -77,6 +77,25 @@ function PlanningPanel() {
           <option value="1">1</option>
           <option value="2">2</option>
         </select>
+      </div>
+      <div class="field">
+        <label>
+          <input
+            type="checkbox"
+            checked={runPrefs.value.failover}
+            data-testid="failover-toggle"
+            aria-describedby="failover-hint"
+            onChange={(e) => {
+              runPrefs.value = { ...runPrefs.value, failover: e.currentTarget.checked };
+            }}
+          />{' '}
+          Failover: hand a step to another worker when its own stays unavailable
+        </label>
+        <p id="failover-hint" class="muted small">
+          After its retries fail (the provider is down or overloaded, unreachable, or refuses the key), a step
+          runs again on the most similar other worker that has a key. A step pinned in the plan review never
+          moves.
+        </p>
       </div>
     </section>
   );
