@@ -15,7 +15,13 @@ export function chatTransports(egress: Pick<Egress, 'fetchFor'>): (worker: Worke
     let transport = cache.get(worker.id);
     if (!transport) {
       transport = createOpenAITransport({
-        fetch: egress.fetchFor({ providerId: worker.providerId, baseURL: worker.baseURL, purpose: 'chat' }),
+        fetch: egress.fetchFor({
+          providerId: worker.providerId,
+          baseURL: worker.baseURL,
+          purpose: 'chat',
+          workerId: worker.id,
+          workerLabel: worker.label,
+        }),
       });
       cache.set(worker.id, transport);
     }
