@@ -62,7 +62,8 @@ export interface ExecutorOptions {
   firstTokenTimeoutMs?: number;
   /**
    * Per step, from its start to its end over every attempt and backoff wait: when it fires the step
-   * fails at once, without another attempt (default 300 s).
+   * fails at once, without another attempt (default 300 s). A worker that takes the step over gets a
+   * limit of its own.
    */
   stepTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -502,6 +503,7 @@ class Run implements AttemptHost {
     const takeover = { from: worker.id, to: choice.worker.id, reason, at: this.now() };
     status.takeovers = [...(status.takeovers ?? []), takeover];
     status.worker = choice.worker.id;
+    status.error = undefined; // the failure is in the takeover now; the substitute starts clean
     this.emitStep(status, { type: 'step-takeover', takeover });
     this.writeStep(status);
     return choice.worker;

@@ -139,10 +139,14 @@ function labels(workers: readonly WorkerSpec[]): string {
  * then the nearest cost tier, the cheaper one on a tie, then pool order. Leaves out the conductor
  * (`self`) and the on-device `local` model (it cannot stand in for a cloud model's quality), disabled
  * workers, workers that already failed in this run, and, when the key was refused, workers that send the
- * same key.
+ * same key. A step of the `local` model itself has no substitute: it was kept on the device on purpose.
  */
 export function rankSubstitutes(query: SubstituteQuery): Ranking {
   const { failed, cause, pool, failedInRun } = query;
+  // A step the plan kept on this device is not sent to a cloud provider because the device failed it.
+  if (failed.id === LOCAL_WORKER) {
+    return { candidates: [], excluded: ['a step of the on-device model stays on this device'] };
+  }
   const alreadyFailed: WorkerSpec[] = [];
   const sameKey: WorkerSpec[] = [];
   const open: WorkerSpec[] = [];

@@ -93,8 +93,9 @@ function PlanningPanel() {
         </label>
         <p id="failover-hint" class="muted small">
           After its retries fail (the provider is down or overloaded, unreachable, or refuses the key), a step
-          runs again on the most similar other worker that has a key. A step pinned in the plan review never
-          moves.
+          runs again on the most similar other worker of the pool that has a key, which then receives that
+          step's question and context. A step pinned in the plan review, or given to the on-device model,
+          never moves.
         </p>
       </div>
     </section>

@@ -72,6 +72,15 @@ describe('rankSubstitutes', () => {
     expect(ranking.excluded).toEqual(['Label gone already failed in this run']);
   });
 
+  it('keeps a step of the on-device model on the device', () => {
+    const local = worker('local', { providerId: 'local', baseURL: 'http://127.0.0.1/none' });
+    const ranking = rankSubstitutes(query(local, [local, worker('b')]));
+    expect(ranking).toEqual({
+      candidates: [],
+      excluded: ['a step of the on-device model stays on this device'],
+    });
+  });
+
   it('puts another provider first, then another model at the same endpoint, the same model last', () => {
     const a = worker('a', { model: 'gpt' });
     const sameModel = worker('twin', { model: 'gpt' });
