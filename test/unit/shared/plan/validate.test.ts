@@ -415,7 +415,7 @@ describe('a step pinned to its worker (issue 13, failover)', () => {
     if (!bad.ok) expect(bad.issues[0]?.message).toBe('Step 1 has pin "yes"; it must be true or false.');
   });
 
-  it('is the user\'s, not the conductor\'s: the decoding schema has no pin', () => {
+  it("is the user's, not the conductor's: the decoding schema has no pin", () => {
     const schema = planJsonSchema({ workerIds: ['w1'], maxSteps: 3 }) as {
       properties: { steps: { items: { properties: Record<string, unknown> } } };
     };
