@@ -1,4 +1,5 @@
 import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
+import type { ProviderError } from '../providers/errors.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import {
   DEFAULT_MAX_DEPTH,
@@ -20,7 +21,7 @@ import { type AttemptHost, answerStep } from './attempt.ts';
 import { EndpointLimits } from './concurrency.ts';
 import { assembleMessages } from './context.ts';
 import { dependencies, resolveSees } from './dag.ts';
-import { chooseSubstitute, type FailoverOptions, failoverCause } from './failover.ts';
+import { type Choice, chooseSubstitute, type FailoverOptions, failoverCause } from './failover.ts';
 import { RunPersistence } from './persistence.ts';
 import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { type RetryPolicy, retryPolicy } from './retry.ts';
@@ -153,8 +154,11 @@ class Run implements AttemptHost {
   private readonly persistence: RunPersistence;
   private readonly runController = new AbortController();
   private readonly stepControllers = new Map<number, AbortController>();
-  /** Workers that stayed unavailable for a step of this run: no step fails over to them. */
-  private readonly failedWorkers = new Set<string>();
+  /**
+   * Workers that stayed unavailable for a step of this run, with why: no step fails over to them, and a
+   * later step of theirs goes to another worker at once when one can take it.
+   */
+  private readonly failedWorkers = new Map<string, { cause: ProviderError; reason: string }>();
   /** Steps whose failure came from upstream: their dependents repeat the same reason. */
   private readonly cascaded = new Set<number>();
   private readonly started = new Set<number>();
@@ -427,6 +431,15 @@ class Run implements AttemptHost {
     // The step's worker now: the plan's, or (on resume) the one that had taken it over.
     let worker = this.workers.get(status.worker);
     if (!worker) throw new Error(`Worker "${status.worker}" is not in the pool.`);
+    // A worker that already stayed unavailable in this run is not asked again while another can answer.
+    const earlier = this.failedWorkers.get(worker.id);
+    if (earlier && this.options.failover && !status.pin) {
+      const choice = await this.substituteFor(worker, earlier.cause);
+      if (signal.aborted) throw signal.reason;
+      // Read after the worker's name on the card: "Claude failed (earlier in this run: …) → GPT took over".
+      if ('worker' in choice)
+        worker = this.handOver(status, worker, choice.worker, `earlier in this run: ${earlier.reason}`);
+    }
     for (;;) {
       try {
         await this.answerOn(index, worker, signal);
@@ -471,9 +484,9 @@ class Run implements AttemptHost {
   }
 
   /**
-   * After `worker`'s attempts ended with `error`: the worker that takes the step over (the takeover is
-   * on the step, said and written), or a throw of the error the step fails with: `error` itself when it
-   * is no outage or failover is off, else with why no other worker could take over.
+   * After `worker`'s attempts ended with `error`: the worker that takes the step over, or a throw of the
+   * error the step fails with: `error` itself when it is no outage or failover is off, else with why no
+   * other worker could take over.
    */
   private async takeOver(
     status: StepStatus,
@@ -481,32 +494,42 @@ class Run implements AttemptHost {
     error: unknown,
     signal: AbortSignal,
   ): Promise<WorkerSpec> {
-    const failover = this.options.failover;
-    const cause = failover && !signal.aborted ? failoverCause(error) : undefined;
-    if (!failover || !cause) throw error;
+    const cause = this.options.failover && !signal.aborted ? failoverCause(error) : undefined;
+    if (!cause) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     const failed = /[.!?]$/.test(reason) ? reason : `${reason}.`;
     const name = worker.label || worker.id;
     if (status.pin) throw new Error(`${failed} The step is pinned to ${name}, so no other worker took over.`);
-    this.failedWorkers.add(worker.id);
+    this.failedWorkers.set(worker.id, { cause, reason });
+    const choice = await this.substituteFor(worker, cause);
+    if (signal.aborted) throw signal.reason;
+    if ('none' in choice) throw new Error(`${failed} ${choice.none}`);
+    return this.handOver(status, worker, choice.worker, reason);
+  }
+
+  /** The best other worker for a step `worker` failed with `cause`, or why there is none. */
+  private substituteFor(worker: WorkerSpec, cause: ProviderError): Promise<Choice> {
+    const failover = this.options.failover ?? {};
     const allow = failover.allow;
-    const choice = await chooseSubstitute({
+    return chooseSubstitute({
       failed: worker,
       cause,
       pool: this.options.pool,
-      failedInRun: this.failedWorkers,
+      failedInRun: new Set(this.failedWorkers.keys()),
       hasKey: failover.hasKey ?? (async () => true),
       ...(allow ? { allow: (w: WorkerSpec) => allow(w, totalsOf(this.statuses)) } : {}),
     });
-    if (signal.aborted) throw signal.reason;
-    if ('none' in choice) throw new Error(`${failed} ${choice.none}`);
-    const takeover = { from: worker.id, to: choice.worker.id, reason, at: this.now() };
+  }
+
+  /** Gives the step to `to`: the takeover is on the step, said and written. */
+  private handOver(status: StepStatus, from: WorkerSpec, to: WorkerSpec, reason: string): WorkerSpec {
+    const takeover = { from: from.id, to: to.id, reason, at: this.now() };
     status.takeovers = [...(status.takeovers ?? []), takeover];
-    status.worker = choice.worker.id;
+    status.worker = to.id;
     status.error = undefined; // the failure is in the takeover now; the substitute starts clean
     this.emitStep(status, { type: 'step-takeover', takeover });
     this.writeStep(status);
-    return choice.worker;
+    return to;
   }
 
   setWait(status: StepStatus, wait: StepWait | undefined): void {

@@ -170,6 +170,36 @@ describe('failover', () => {
     expect(result.answer).toBe(up.slice('fixed:'.length));
   });
 
+  it('sends a later step of a worker that already failed in the run straight to the substitute', async () => {
+    const downModel = 'fault:503';
+    const up = unique('fixed:steady ');
+    const before = requestsFor(downModel).length;
+    const { handle } = run({
+      pool: [worker('a', downModel), worker('b', up)],
+      failover,
+      plan: {
+        steps: [
+          { worker: 'a', task: 'first', sees: [] },
+          { worker: 'a', task: 'second', sees: [0] },
+        ],
+      },
+    });
+    const result = await handle.result;
+    expect(result.status).toBe('done');
+    expect(requestsFor(downModel).length - before).toBe(3); // only the first step's attempts
+    const later = result.steps[1];
+    expect(later?.worker).toBe('b');
+    expect(later?.takeovers).toEqual([
+      {
+        from: 'a',
+        to: 'b',
+        reason: expect.stringMatching(/^earlier in this run: Provider error \(503\)/),
+        at: expect.any(Number),
+      },
+    ]);
+    expect(later?.requests?.map((r) => r.outcome)).toEqual(['answered']);
+  });
+
   it('lets the spend hook refuse a substitute, with its reason', async () => {
     const up = unique('fixed:never ');
     const { handle } = run({
