@@ -36,6 +36,7 @@ export function createAppState(services: AppServices) {
     bridge: conductor.bridge,
     ensureUnlocked: unlock.ensureUnlocked,
     planPrefs: () => prefs.planPrefs.value,
+    runPrefs: () => prefs.runPrefs.value,
     historyChanged: history.reloadIfShown,
   });
   return { services, unlock, storage, theme, router, prefs, device, pool, conductor, history, runs };

@@ -125,6 +125,10 @@ export function exportRunMarkdown(run: RunRecord, steps: readonly StepRecord[]):
       lines.push(`- Time: ${step.timings.endedAt - step.timings.startedAt} ms`);
     }
     if (step.error) lines.push(`- Error: ${inline(step.error)}`);
+    for (const t of step.takeovers ?? []) {
+      const name = (id: string) => inline(run.pool.find((w) => w.id === id)?.label || id);
+      lines.push(`- Taken over: ${name(t.from)} failed (${inline(t.reason)}), ${name(t.to)} took over`);
+    }
     lines.push('', '**Task**', '', ...fenced(step.task), '');
     if (step.text) lines.push('**Answer**', '', ...fenced(step.text), '');
   }

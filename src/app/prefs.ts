@@ -46,6 +46,26 @@ export function readAskPrefs(raw: string | null | undefined): AskPrefs {
   }
 }
 
+/** How runs go on when a worker fails them (Settings → Planning). */
+export interface RunPrefs {
+  /**
+   * A step whose worker stays unavailable after its retries runs again on the best other worker of the
+   * pool (src/executor/failover.ts). On by default: a pool is there to be replaceable.
+   */
+  failover: boolean;
+}
+
+const RUN_KEY = 'baton.runPrefs';
+
+export function readRunPrefs(raw: string | null | undefined): RunPrefs {
+  try {
+    const parsed = raw ? (JSON.parse(raw) as Partial<RunPrefs> | null) : undefined;
+    return { failover: parsed?.failover !== false };
+  } catch {
+    return { failover: true };
+  }
+}
+
 /**
  * The planning limits, Ask choices and whether the start screen was passed, for one app state: read from localStorage when it is built, and
  * written back on every change.
@@ -59,6 +79,10 @@ export function createPrefs() {
   const askPrefs = signal<AskPrefs>(storedAskPrefs.read());
   effect(() => storedAskPrefs.write(askPrefs.value));
 
+  const storedRunPrefs = storedValue(RUN_KEY, readRunPrefs);
+  const runPrefs = signal<RunPrefs>(storedRunPrefs.read());
+  effect(() => storedRunPrefs.write(runPrefs.value));
+
   // Without storage the start screen simply shows again next time.
   const onboarded = storedValue<boolean>(
     'baton.onboarded',
@@ -69,7 +93,7 @@ export function createPrefs() {
   const isOnboarded = (): boolean => onboarded.read();
   const markOnboarded = (): void => onboarded.write(true);
 
-  return { planPrefs, askPrefs, isOnboarded, markOnboarded };
+  return { planPrefs, askPrefs, runPrefs, isOnboarded, markOnboarded };
 }
 
 export type AppPrefs = ReturnType<typeof createPrefs>;

@@ -105,6 +105,7 @@ export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Da
     case 'step-request':
     case 'step-waiting':
     case 'step-notice':
+    case 'step-takeover':
     case 'step-started':
     case 'step-delta':
     case 'step-reasoning':

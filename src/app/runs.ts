@@ -5,9 +5,11 @@ import type { Egress } from '../egress/egress.ts';
 import type { Ledger } from '../egress/ledger.ts';
 import { dependencies, downstream } from '../executor/dag.ts';
 import type { RunHandle } from '../executor/executor.ts';
+import type { FailoverOptions } from '../executor/failover.ts';
 import { finalStepIndex } from '../executor/status.ts';
 import type { RunHistoryStore, RunRecord, StepRecord } from '../executor/store.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { presetById } from '../providers/catalog.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import type { StepEvent } from '../shared/conductor-api.ts';
 import type { Plan, Step } from '../shared/plan/index.ts';
@@ -15,7 +17,7 @@ import { downloadText } from './download.ts';
 import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { poolEntries } from './pool-entries.ts';
-import type { PlanPrefs } from './prefs.ts';
+import type { PlanPrefs, RunPrefs } from './prefs.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
 import { enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
 import { frameCoalescedUpdates } from './run-updates.ts';
@@ -29,12 +31,14 @@ export type RunConductor = Pick<ConductorBridge, 'plan' | 'replan' | 'chat'>;
 export interface RunServices {
   runStore(): Promise<RunHistoryStore>;
   ledger(): Promise<Ledger>;
-  egress(): Promise<Pick<Egress, 'fetchFor'>>;
+  egress(): Promise<Pick<Egress, 'fetchFor' | 'hasKey'>>;
   bridge(): Promise<RunConductor>;
   /** Resolves once the vault can give `pool`'s keys (it may ask the user), false when the user declined. */
   ensureUnlocked(pool: readonly WorkerSpec[], purpose: string): Promise<boolean>;
   /** The user's planning limits now. */
   planPrefs(): PlanPrefs;
+  /** Whether runs fail over (Settings); without it they do not. */
+  runPrefs?(): RunPrefs;
   /** Called after a run ends, an import or a delete: History's list, if shown, is read again. */
   historyChanged(): Promise<void>;
 }
@@ -58,6 +62,22 @@ export async function transports(
   ]);
   const cloud = chatTransports(egress);
   return (worker) => (worker.id === LOCAL_WORKER ? local : cloud(worker));
+}
+
+/**
+ * How a run fails over, when the user lets it (Settings): a substitute must be able to send, that is have
+ * a key saved for its provider at its origin, or be on a provider that needs none (a local server).
+ */
+export async function failoverFor(
+  services: Pick<RunServices, 'egress' | 'runPrefs'>,
+): Promise<FailoverOptions | undefined> {
+  if (!services.runPrefs?.().failover) return undefined;
+  const egress = await services.egress();
+  return {
+    hasKey: async (worker) =>
+      presetById(worker.providerId)?.needsKey === false ||
+      egress.hasKey({ providerId: worker.providerId, baseURL: worker.baseURL }),
+  };
 }
 
 /** A stored run as the Watch screen shows it. */
@@ -153,11 +173,12 @@ export function createRuns(services: RunServices) {
     pool: WorkerSpec[],
   ): Promise<RunHandle> {
     if (!(await services.ensureUnlocked(pool, 'to run your question'))) throw stillLocked();
-    const [{ startRun }, store, transport, bridge] = await Promise.all([
+    const [{ startRun }, store, transport, bridge, failover] = await Promise.all([
       import('../executor/executor.ts'),
       services.runStore(),
       transports(pool, services),
       services.bridge(),
+      failoverFor(services),
     ]);
     const { maxSteps, maxDepth } = services.planPrefs();
     const run = startRun({
@@ -171,6 +192,7 @@ export function createRuns(services: RunServices) {
       transport,
       conductor: replannerFor(bridge, replanContext(pool)),
       store,
+      ...(failover ? { failover } : {}),
       onEvent: frameCoalescedUpdates((apply) => update(runId, apply)),
     });
     track(run);
@@ -398,11 +420,12 @@ export function createRuns(services: RunServices) {
   }
 
   async function resumeHere(id: string): Promise<RunHandle> {
-    const [{ resumeRun }, store, bridge, ledger] = await Promise.all([
+    const [{ resumeRun }, store, bridge, ledger, failover] = await Promise.all([
       import('../executor/executor.ts'),
       services.runStore(),
       services.bridge(),
       services.ledger(),
+      failoverFor(services),
     ]);
     const stored = await store.getRun(id);
     if (!stored) throw new Error('it is no longer in your history.');
@@ -415,6 +438,7 @@ export function createRuns(services: RunServices) {
       ledger,
       transport: await transports(stored.run.pool, services),
       conductor: replannerFor(bridge, replanContext(stored.run.pool)),
+      ...(failover ? { failover } : {}),
       onEvent: frameCoalescedUpdates((apply) => update(id, apply)),
     });
     track(run);

@@ -21,6 +21,8 @@ export function chatTransports(egress: Pick<Egress, 'fetchFor'>): (worker: Worke
         providerId: worker.providerId,
         baseURL: worker.baseURL,
         purpose: 'chat',
+        workerId: worker.id,
+        workerLabel: worker.label,
       });
       transport =
         dialectOf(worker.providerId).wire === 'anthropic-messages'

@@ -48,6 +48,9 @@ export interface EgressTarget {
   stepIndex?: number;
   /** Inferred from the path when absent. */
   purpose?: LedgerPurpose;
+  /** The pool worker a chat request is for, so the ledger can say which one sent it (and who took over). */
+  workerId?: string;
+  workerLabel?: string;
 }
 
 export interface EgressRequest extends EgressTarget {
@@ -128,6 +131,8 @@ export function createEgress(options: EgressOptions): Egress {
       time: started,
       ...(target.runId !== undefined ? { runId: target.runId } : {}),
       ...(target.stepIndex !== undefined ? { stepIndex: target.stepIndex } : {}),
+      ...(target.workerId !== undefined ? { workerId: target.workerId } : {}),
+      ...(target.workerLabel ? { worker: target.workerLabel } : {}),
       purpose: mode === 'probe' ? 'probe' : (target.purpose ?? purposeOf(url?.pathname ?? '')),
       providerId: target.providerId,
       host: url?.host ?? '(invalid URL)',

@@ -13,6 +13,9 @@ export interface LedgerEntry {
   time: number;
   runId?: string;
   stepIndex?: number;
+  /** The pool worker a chat request was sent for: its id, and its label as it was then. */
+  workerId?: string;
+  worker?: string;
   purpose: LedgerPurpose;
   providerId: string;
   /** `host[:port]` of the request. */

@@ -114,7 +114,8 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       }
       if (stopped) throw stepController.signal.reason;
       const decision = decideRetry(error, attempt, host.policy);
-      if (!decision.retry) throw new Error(decision.reason);
+      // The provider's error stays as the cause: failover tells an outage from a bad request by it.
+      if (!decision.retry) throw new Error(decision.reason, { cause: error });
       status.error = decision.reason;
       host.setWait(status, {
         kind: 'retry',

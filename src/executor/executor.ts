@@ -1,4 +1,5 @@
 import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
+import type { ProviderError } from '../providers/errors.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import {
   DEFAULT_MAX_DEPTH,
@@ -20,6 +21,7 @@ import { type AttemptHost, answerStep } from './attempt.ts';
 import { EndpointLimits } from './concurrency.ts';
 import { assembleMessages } from './context.ts';
 import { dependencies, resolveSees } from './dag.ts';
+import { type Choice, chooseSubstitute, type FailoverOptions, failoverCause } from './failover.ts';
 import { RunPersistence } from './persistence.ts';
 import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { type RetryPolicy, retryPolicy } from './retry.ts';
@@ -61,7 +63,8 @@ export interface ExecutorOptions {
   firstTokenTimeoutMs?: number;
   /**
    * Per step, from its start to its end over every attempt and backoff wait: when it fires the step
-   * fails at once, without another attempt (default 300 s).
+   * fails at once, without another attempt (default 300 s). A worker that takes the step over gets a
+   * limit of its own.
    */
   stepTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -80,6 +83,12 @@ export interface ExecutorOptions {
   providerConcurrency?: Record<string, number>;
   /** Run one step at a time in index order, as the Conductor paper did (for comparison). */
   sequential?: boolean;
+  /**
+   * Failover: a step whose worker stays unavailable after its retries runs again, from its start, on the
+   * best other worker of the pool (src/executor/failover.ts says which failures and which worker). Off
+   * without it: the step fails, as it always did. A pinned step (`pin`) never fails over.
+   */
+  failover?: FailoverOptions;
   now?: () => number;
 }
 
@@ -145,6 +154,11 @@ class Run implements AttemptHost {
   private readonly persistence: RunPersistence;
   private readonly runController = new AbortController();
   private readonly stepControllers = new Map<number, AbortController>();
+  /**
+   * Workers that stayed unavailable for a step of this run, with why: no step fails over to them, and a
+   * later step of theirs goes to another worker at once when one can take it.
+   */
+  private readonly failedWorkers = new Map<string, { cause: ProviderError; reason: string }>();
   /** Steps whose failure came from upstream: their dependents repeat the same reason. */
   private readonly cascaded = new Set<number>();
   private readonly started = new Set<number>();
@@ -189,7 +203,13 @@ class Run implements AttemptHost {
     this.plan = initial?.plan ?? { steps: [] };
     if (initial) {
       this.statuses = initial.steps;
-      this.steps = initial.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees }));
+      // The plan's worker: the one the first takeover (if any) took the step from.
+      this.steps = initial.steps.map((s) => ({
+        worker: s.takeovers?.[0]?.from ?? s.worker,
+        task: s.task,
+        sees: s.sees,
+        ...(s.pin ? { pin: s.pin } : {}),
+      }));
       this.deps = dependencies(this.steps);
     }
   }
@@ -407,10 +427,35 @@ class Run implements AttemptHost {
   }
 
   private async runWorker(index: number, signal: AbortSignal): Promise<void> {
-    const step = this.steps[index] as Step;
     const status = this.statuses[index] as StepStatus;
-    const worker = this.workers.get(step.worker);
-    if (!worker) throw new Error(`Worker "${step.worker}" is not in the pool.`);
+    // The step's worker now: the plan's, or (on resume) the one that had taken it over.
+    let worker = this.workers.get(status.worker);
+    if (!worker) throw new Error(`Worker "${status.worker}" is not in the pool.`);
+    // A worker that already stayed unavailable in this run is not asked again while another can answer.
+    const earlier = this.failedWorkers.get(worker.id);
+    if (earlier && this.options.failover && !status.pin) {
+      const choice = await this.substituteFor(worker, earlier.cause);
+      if (signal.aborted) throw signal.reason;
+      // Read after the worker's name on the card: "Claude failed (earlier in this run: …) → GPT took over".
+      if ('worker' in choice)
+        worker = this.handOver(status, worker, choice.worker, `earlier in this run: ${earlier.reason}`);
+    }
+    for (;;) {
+      try {
+        await this.answerOn(index, worker, signal);
+        return;
+      } catch (error) {
+        worker = await this.takeOver(status, worker, error, signal);
+      }
+    }
+  }
+
+  /**
+   * Sends the step to `worker` (within its endpoint's request slots) until it answers, then ends it done
+   * while it still holds its slot (so no step counts as running beside the next one), or gives up.
+   */
+  private async answerOn(index: number, worker: WorkerSpec, signal: AbortSignal): Promise<void> {
+    const status = this.statuses[index] as StepStatus;
     const { endpoint, semaphore } = this.limits.for(worker);
     if (semaphore.full) this.setWait(status, { kind: 'slot', endpoint, limit: semaphore.limit });
     await semaphore.acquire(signal);
@@ -436,6 +481,55 @@ class Run implements AttemptHost {
     } finally {
       semaphore.release();
     }
+  }
+
+  /**
+   * After `worker`'s attempts ended with `error`: the worker that takes the step over, or a throw of the
+   * error the step fails with: `error` itself when it is no outage or failover is off, else with why no
+   * other worker could take over.
+   */
+  private async takeOver(
+    status: StepStatus,
+    worker: WorkerSpec,
+    error: unknown,
+    signal: AbortSignal,
+  ): Promise<WorkerSpec> {
+    const cause = this.options.failover && !signal.aborted ? failoverCause(error) : undefined;
+    if (!cause) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    const failed = /[.!?]$/.test(reason) ? reason : `${reason}.`;
+    const name = worker.label || worker.id;
+    if (status.pin) throw new Error(`${failed} The step is pinned to ${name}, so no other worker took over.`);
+    this.failedWorkers.set(worker.id, { cause, reason });
+    const choice = await this.substituteFor(worker, cause);
+    if (signal.aborted) throw signal.reason;
+    if ('none' in choice) throw new Error(`${failed} ${choice.none}`);
+    return this.handOver(status, worker, choice.worker, reason);
+  }
+
+  /** The best other worker for a step `worker` failed with `cause`, or why there is none. */
+  private substituteFor(worker: WorkerSpec, cause: ProviderError): Promise<Choice> {
+    const failover = this.options.failover ?? {};
+    const allow = failover.allow;
+    return chooseSubstitute({
+      failed: worker,
+      cause,
+      pool: this.options.pool,
+      failedInRun: new Set(this.failedWorkers.keys()),
+      hasKey: failover.hasKey ?? (async () => true),
+      ...(allow ? { allow: (w: WorkerSpec) => allow(w, totalsOf(this.statuses)) } : {}),
+    });
+  }
+
+  /** Gives the step to `to`: the takeover is on the step, said and written. */
+  private handOver(status: StepStatus, from: WorkerSpec, to: WorkerSpec, reason: string): WorkerSpec {
+    const takeover = { from: from.id, to: to.id, reason, at: this.now() };
+    status.takeovers = [...(status.takeovers ?? []), takeover];
+    status.worker = to.id;
+    status.error = undefined; // the failure is in the takeover now; the substitute starts clean
+    this.emitStep(status, { type: 'step-takeover', takeover });
+    this.writeStep(status);
+    return to;
   }
 
   setWait(status: StepStatus, wait: StepWait | undefined): void {

@@ -89,6 +89,12 @@ export const StepRecordSchema = z.looseObject({
   // spend accounting, never the run.
   requests: z.array(RequestSpendSchema).optional().catch(undefined),
   notice: z.string().optional().catch(undefined),
+  // Who took the step over from whom (failover): display only, so a damaged list is dropped, not the run.
+  takeovers: z
+    .array(z.looseObject({ from: z.string(), to: z.string(), reason: z.string(), at: epochMs }))
+    .optional()
+    .catch(undefined),
+  pin: z.literal(true).optional().catch(undefined),
   timings: z.looseObject({
     queuedAt: epochMs.optional(),
     startedAt: epochMs.optional(),

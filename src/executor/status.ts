@@ -7,7 +7,7 @@ export { totalsOf } from './spend.ts';
 
 /** A step's status when it joins a run: queued, no answer, no attempt yet. */
 export function queuedStatus(step: Step, index: number, depth: number, now: number): StepStatus {
-  return {
+  const status: StepStatus = {
     index,
     worker: step.worker,
     task: step.task,
@@ -18,12 +18,15 @@ export function queuedStatus(step: Step, index: number, depth: number, now: numb
     timings: { queuedAt: now },
     attempts: 0,
   };
+  if (step.pin) status.pin = true;
+  return status;
 }
 
 /** A copy of a step's status that later changes to the live one do not reach. */
 export function copyStatus(status: StepStatus): StepStatus {
   const copy: StepStatus = { ...status, timings: { ...status.timings } };
   if (status.requests) copy.requests = status.requests.slice();
+  if (status.takeovers) copy.takeovers = status.takeovers.slice();
   return copy;
 }
 

@@ -81,9 +81,22 @@ export interface StepTimings {
   endedAt?: number;
 }
 
+/**
+ * One worker giving a step over to another after it stayed unavailable (src/executor/failover.ts): ids as
+ * in the pool, `reason` the error that ended the failed worker's attempts.
+ */
+export interface Takeover {
+  from: string;
+  to: string;
+  reason: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
 /** The live (and persisted) state of one step. */
 export interface StepStatus {
   index: number;
+  /** The worker answering the step: the plan's, or the last one that took it over (see `takeovers`). */
   worker: string;
   task: string;
   /** `sees` as written ("all" is kept; `dependencies` has it resolved). */
@@ -114,6 +127,13 @@ export interface StepStatus {
    * again, and the user is told so.
    */
   notice?: string;
+  /**
+   * Each time the step's worker stayed unavailable and another took the step over, in order; the first
+   * `from` is the plan's worker. Absent when none did (and in records from before failover).
+   */
+  takeovers?: Takeover[];
+  /** The user pinned the step to its worker: it never fails over (the plan step's `pin`). */
+  pin?: true;
   timings: StepTimings;
   attempts: number;
   error?: string;
@@ -174,7 +194,9 @@ export type StepExecutorEvent =
   | ({ type: 'step-cancelled'; reason: string } & StepSnapshot)
   | ({ type: 'step-request'; request: RequestSpend; requestIndex: number } & StepSnapshot)
   | ({ type: 'step-waiting'; wait: StepWait | undefined } & StepSnapshot)
-  | ({ type: 'step-notice'; notice: string } & StepSnapshot);
+  | ({ type: 'step-notice'; notice: string } & StepSnapshot)
+  /** The step's worker stayed unavailable; `takeover.to` runs the step from its start. */
+  | ({ type: 'step-takeover'; takeover: Takeover } & StepSnapshot);
 
 export type ExecutorEvent =
   | StepExecutorEvent

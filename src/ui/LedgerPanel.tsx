@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { downloadText } from '../app/download.ts';
 import { formatBytes, formatTime } from '../app/format.ts';
+import { takeoversIn } from '../app/ledger-takeovers.ts';
 import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPage, type LedgerPurpose } from '../egress/ledger.ts';
 import { useAppState } from './app-context.ts';
 
@@ -48,6 +49,7 @@ export function LedgerPanel() {
     else downloadText('baton-egress-ledger.csv', await ledger.exportCSV(), 'text/csv');
   };
   const entries = page?.entries;
+  const takeovers = takeoversIn(entries ?? []);
   const first = (trail.length - 1) * LEDGER_PAGE_SIZE + 1;
   return (
     <section class="card" aria-labelledby="ledger-title" data-testid="ledger-panel">
@@ -117,7 +119,16 @@ export function LedgerPanel() {
                   <td>{formatTime(e.time)}</td>
                   <td>{e.host}</td>
                   <td>{PURPOSE_LABELS[e.purpose] ?? e.purpose}</td>
-                  <td>{e.runId ? `${e.runId.slice(0, 6)} / ${e.stepIndex ?? '—'}` : '—'}</td>
+                  <td>
+                    {e.runId ? `${e.runId.slice(0, 6)} / ${e.stepIndex ?? '—'}` : '—'}
+                    {e.worker && <span class="small muted"> · {e.worker}</span>}
+                    {takeovers.has(e.id) && (
+                      <span class="small" data-testid="ledger-takeover">
+                        {' '}
+                        (took over from {takeovers.get(e.id)})
+                      </span>
+                    )}
+                  </td>
                   <td>
                     {statusText(e)}
                     {removedKeysNote(e) && <span class="small muted"> · {removedKeysNote(e)}</span>}

@@ -15,6 +15,8 @@ interface DraftStep {
   task: string;
   /** Checked earlier steps, or 'all'. */
   sees: 'all' | number[];
+  /** Kept on its worker: no failover for this step. */
+  pin?: boolean;
 }
 
 function toDraft(plan: Plan): DraftStep[] {
@@ -22,6 +24,7 @@ function toDraft(plan: Plan): DraftStep[] {
     worker: s.worker,
     task: s.task,
     sees: s.sees === 'all' ? 'all' : [...s.sees],
+    ...(s.pin ? { pin: true } : {}),
   }));
 }
 
@@ -122,6 +125,17 @@ export function PlanEditor({
                 ))}
                 {allowSelf && <option value={SELF_WORKER}>The conductor: self-check (self)</option>}
               </select>
+              {step.worker !== SELF_WORKER && (
+                <label title="If this worker stays unavailable, the step fails instead of moving to another worker.">
+                  <input
+                    type="checkbox"
+                    checked={step.pin === true}
+                    data-testid={`edit-pin-${index}`}
+                    onChange={(e) => update(index, { pin: e.currentTarget.checked })}
+                  />{' '}
+                  pin: no failover
+                </label>
+              )}
               <span class="spacer" />
               <button type="button" class="small danger" onClick={() => remove(index)}>
                 Remove step {index}

@@ -239,6 +239,7 @@ export function RunPanel({
                 step={step}
                 color={workerColor(step.worker, workerOrder)}
                 workerName={workerName(step.worker, labels)}
+                labels={labels}
                 final={step.index === finalIndex}
                 now={now}
                 onCancel={actions.cancelStep}

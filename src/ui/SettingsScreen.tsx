@@ -41,7 +41,7 @@ function ThemePanel() {
 }
 
 function PlanningPanel() {
-  const { planPrefs } = useAppState().prefs;
+  const { planPrefs, runPrefs } = useAppState().prefs;
   const prefs = planPrefs.value;
   return (
     <section class="card" aria-labelledby="planning-title" data-testid="planning-panel">
@@ -75,6 +75,26 @@ function PlanningPanel() {
           <option value="1">1</option>
           <option value="2">2</option>
         </select>
+      </div>
+      <div class="field">
+        <label>
+          <input
+            type="checkbox"
+            checked={runPrefs.value.failover}
+            data-testid="failover-toggle"
+            aria-describedby="failover-hint"
+            onChange={(e) => {
+              runPrefs.value = { ...runPrefs.value, failover: e.currentTarget.checked };
+            }}
+          />{' '}
+          Failover: hand a step to another worker when its own stays unavailable
+        </label>
+        <p id="failover-hint" class="muted small">
+          After its retries fail (the provider is down or overloaded, unreachable, or refuses the key), a step
+          runs again on the most similar other worker of the pool that has a key, which then receives that
+          step's question and context. A step pinned in the plan review, or given to the on-device model,
+          never moves.
+        </p>
       </div>
     </section>
   );

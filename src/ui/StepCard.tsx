@@ -1,4 +1,5 @@
 import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
+import { workerName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/status.ts';
 import type { StepStatus } from '../executor/types.ts';
@@ -45,6 +46,7 @@ export function StepCard({
   step,
   color,
   workerName,
+  labels,
   final,
   now,
   onCancel,
@@ -54,6 +56,8 @@ export function StepCard({
   color: string;
   /** The user's label for the step's worker (the id goes in a tooltip). */
   workerName?: string;
+  /** The run's worker labels: a takeover names both workers by them. */
+  labels?: WorkerLabels;
   final: boolean;
   now: number;
   onCancel?: (index: number) => void;
@@ -98,6 +102,7 @@ export function StepCard({
           <span class="badge">waiting for a slot</span>
         )}
         {final && <span class="badge">final answer</span>}
+        {step.pin && <span class="badge">pinned to its worker</span>}
         <span class="muted small">{seesText(step.sees, step.index)}</span>
         <span class="spacer" />
         {running && onCancel && (
@@ -115,6 +120,11 @@ export function StepCard({
         <summary class="small">Task</summary>
         <p class="step-task">{step.task}</p>
       </details>
+      {step.takeovers?.map((t, i) => (
+        <p class="alert" data-kind="warn" key={i} data-testid={`step-takeover-${step.index}`}>
+          {nameOf(t.from, labels)} failed ({t.reason.replace(/\.$/, '')}) → {nameOf(t.to, labels)} took over.
+        </p>
+      ))}
       {step.notice && (
         <p class="alert" data-kind="warn" data-testid={`step-notice-${step.index}`}>
           {step.notice}

@@ -16,11 +16,16 @@ export const DEFAULT_MAX_THOUGHT_LENGTH = 800;
 /** `"all"` (every earlier step), `[]` (none) or a list of earlier step indices. */
 export const SeesSchema = z.union([z.literal('all'), z.array(z.number().int().nonnegative())]);
 
-/** One step: which worker, the instruction written for it, and which earlier steps it reads. */
+/**
+ * One step: which worker, the instruction written for it, and which earlier steps it reads. `pin` is the
+ * user's, set while reviewing a plan, never the conductor's (the decoding schema leaves it out): a pinned
+ * step stays on its worker and fails rather than fail over to another one.
+ */
 export const StepSchema = z.object({
   worker: z.string(),
   task: z.string(),
   sees: SeesSchema,
+  pin: z.literal(true).optional(),
 });
 
 /** A workflow. Property order matters: a model writes `thought` before `steps`. */

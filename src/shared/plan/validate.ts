@@ -153,7 +153,7 @@ export function validateStep(
     add('shape', `Step ${index} is not an object with "worker", "task" and "sees".`);
     return failure(issues);
   }
-  const { worker, task, sees } = raw;
+  const { worker, task, sees, pin } = raw;
 
   if (typeof worker !== 'string') {
     add('shape', `Step ${index} has no "worker" (a worker id).`);
@@ -240,8 +240,12 @@ export function validateStep(
     normalized = unique;
   }
 
+  if (pin !== undefined && typeof pin !== 'boolean') {
+    add('shape', `Step ${index} has pin ${describeValue(pin)}; it must be true or false.`);
+  }
+
   if (issues.length > 0) return failure(issues);
-  const parsed = StepSchema.safeParse({ worker, task, sees: normalized });
+  const parsed = StepSchema.safeParse({ worker, task, sees: normalized, ...(pin === true ? { pin } : {}) });
   if (!parsed.success) {
     add('shape', `Step ${index} is malformed: ${parsed.error.issues.map((i) => i.message).join('; ')}.`);
     return failure(issues);

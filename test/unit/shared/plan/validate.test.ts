@@ -399,3 +399,26 @@ describe('what a non-plan is called', () => {
     expect(kindOf(1n)).toBe('a bigint');
   });
 });
+
+describe('a step pinned to its worker (issue 13, failover)', () => {
+  it('keeps pin: true, drops pin: false, and rejects any other pin with the step named', () => {
+    expect(validateStep({ ...step('w1', 'a', []), pin: true }, 0, pool)).toEqual({
+      ok: true,
+      step: { ...step('w1', 'a', []), pin: true },
+    });
+    expect(validateStep({ ...step('w1', 'a', []), pin: false }, 0, pool)).toEqual({
+      ok: true,
+      step: step('w1', 'a', []),
+    });
+    const bad = validateStep({ ...step('w1', 'a', []), pin: 'yes' }, 1, pool);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.issues[0]?.message).toBe('Step 1 has pin "yes"; it must be true or false.');
+  });
+
+  it("is the user's, not the conductor's: the decoding schema has no pin", () => {
+    const schema = planJsonSchema({ workerIds: ['w1'], maxSteps: 3 }) as {
+      properties: { steps: { items: { properties: Record<string, unknown> } } };
+    };
+    expect(Object.keys(schema.properties.steps.items.properties)).toEqual(['worker', 'task', 'sees']);
+  });
+});
