@@ -15,7 +15,7 @@ import { createTheme } from './theme.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
 
 export interface AppServices
-  extends Omit<RunServices, 'historyChanged' | 'ensureUnlocked' | 'planPrefs'>,
+  extends Omit<RunServices, 'historyChanged' | 'ensureUnlocked' | 'planPrefs' | 'spendLimitUsd'>,
     StorageServices {
   vault(): Promise<Vault>;
 }
@@ -43,6 +43,7 @@ export function createAppState(services: AppServices) {
     ...services,
     ensureUnlocked: unlock.ensureUnlocked,
     planPrefs: () => prefs.planPrefs.value,
+    spendLimitUsd: () => prefs.spendPrefs.value.runLimitUsd,
     historyChanged: history.reloadIfShown,
   });
   return { services, unlock, storage, theme, router, prefs, history, runs };

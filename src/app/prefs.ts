@@ -46,8 +46,48 @@ export function readAskPrefs(raw: string | null | undefined): AskPrefs {
   }
 }
 
+/** What one run may spend (Settings → Spending), kept in localStorage. */
+export interface SpendPrefs {
+  /** US dollars one run may spend; null is no limit. */
+  runLimitUsd: number | null;
+}
+
+export const DEFAULT_RUN_SPEND_LIMIT_USD = 0.5;
+const SPEND_KEY = 'baton.spendPrefs';
+
+/** A stored limit when it is a number of dollars (0 or more) or null (no limit); else the default. */
+export function readSpendPrefs(raw: string | null | undefined): SpendPrefs {
+  try {
+    const limit = raw ? (JSON.parse(raw) as Partial<SpendPrefs> | null)?.runLimitUsd : undefined;
+    if (limit === null) return { runLimitUsd: null };
+    if (typeof limit === 'number' && Number.isFinite(limit) && limit >= 0) return { runLimitUsd: limit };
+  } catch {
+    // Not JSON: the default.
+  }
+  return { runLimitUsd: DEFAULT_RUN_SPEND_LIMIT_USD };
+}
+
 /**
- * The planning limits and Ask choices for one app state: read from localStorage when it is built, and
+ * What the user typed as the limit: dollars (a leading `$` allowed), or empty for no limit. Anything else
+ * is an error that says what is expected, and the stored limit is kept.
+ */
+export function parseSpendLimit(
+  text: string,
+): { ok: true; limit: number | null } | { ok: false; error: string } {
+  const trimmed = text.trim().replace(/^\$\s*/, '');
+  if (trimmed === '') return { ok: true, limit: null };
+  const limit = Number(trimmed);
+  if (!/^\d*\.?\d+$|^\d+\.$/.test(trimmed) || !Number.isFinite(limit)) {
+    return {
+      ok: false,
+      error: `“${text.trim()}” is not an amount of dollars: write it like 0.50, or leave it empty for no limit.`,
+    };
+  }
+  return { ok: true, limit };
+}
+
+/**
+ * The planning limits, spend limit and Ask choices for one app state: read from localStorage when it is built, and
  * written back on every change.
  */
 export function createPrefs() {
@@ -59,7 +99,11 @@ export function createPrefs() {
   const askPrefs = signal<AskPrefs>(storedAskPrefs.read());
   effect(() => storedAskPrefs.write(askPrefs.value));
 
-  return { planPrefs, askPrefs };
+  const storedSpendPrefs = storedValue(SPEND_KEY, readSpendPrefs);
+  const spendPrefs = signal<SpendPrefs>(storedSpendPrefs.read());
+  effect(() => storedSpendPrefs.write(spendPrefs.value));
+
+  return { planPrefs, askPrefs, spendPrefs };
 }
 
 export type AppPrefs = ReturnType<typeof createPrefs>;

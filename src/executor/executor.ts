@@ -121,6 +121,11 @@ export interface RunHandle {
   /** Cancels the whole run. */
   cancel(): void;
   /**
+   * Changes the run's spend limit from now on (the user agreed to a dearer plan); undefined is none. A run
+   * already stopped at its limit stays stopped.
+   */
+  setSpendLimit(usd: number | undefined): void;
+  /**
    * Stops at once without writing anything more, as a page reload would (the stored run stays
    * `running`, so `findUnfinished` offers it for resume).
    */
@@ -170,6 +175,7 @@ class Run implements AttemptHost {
   private spendStop: string | undefined;
   /** What a resumed run had spent before: its spend limit counts from here. */
   private spendBaseline = 0;
+  private spendLimit: number | undefined;
   private abandoned = false;
   private finished = false;
   private readonly createdAt: number;
@@ -189,6 +195,7 @@ class Run implements AttemptHost {
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.maxTotalSteps = options.maxTotalSteps ?? this.maxSteps * (this.maxDepth + 1);
+    this.spendLimit = options.spendLimitUsd;
     for (const worker of options.pool) this.workers.set(worker.id, worker);
     this.limits = new EndpointLimits(options.pool, options.providerConcurrency);
     this.persistence = new RunPersistence(options.store, options.runId, this.now, {
@@ -243,8 +250,13 @@ class Run implements AttemptHost {
   }
 
   /** Stops the run once what it has spent passes its limit (checked as requests leave and answers stream). */
+  setSpendLimit(usd: number | undefined): void {
+    this.spendLimit = usd;
+    this.checkSpend();
+  }
+
   private checkSpend(): void {
-    const limit = this.options.spendLimitUsd;
+    const limit = this.spendLimit;
     if (limit === undefined || this.spendStop || this.cancelled || this.finished) return;
     const spent = liveSpend(this.statuses, this.workers) - this.spendBaseline;
     if (!overSpendLimit(spent, limit)) return;
@@ -638,6 +650,7 @@ function handleOf(run: Run): RunHandle {
     steps: () => run.stepStatuses(),
     cancelStep: (index) => run.cancelStep(index),
     cancel: () => run.cancel(),
+    setSpendLimit: (usd) => run.setSpendLimit(usd),
     abandon: () => run.abandon(),
   };
 }
