@@ -2,12 +2,20 @@ import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/graph.ts';
 import { poolValidateOptions } from '../app/plan-limits.ts';
 import { SELF_WORKER } from '../pool/types.ts';
-import { type Plan, type PlanIssue, validatePlan } from '../shared/plan/index.ts';
+import { type Plan, type PlanIssue, type Step, validatePlan } from '../shared/plan/index.ts';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
 export interface EditorWorker {
   id: string;
   label: string;
+}
+
+/** The plan's price as the editor shows it: a line per step, the total, and a warning when it is too dear. */
+export interface PlanPrice {
+  steps: string[];
+  total: string;
+  /** Set when the total is over the user's spend limit: running will ask first. */
+  over?: string;
 }
 
 interface DraftStep {
@@ -38,6 +46,7 @@ export function PlanEditor({
   onRun,
   onDiscard,
   runLabel = 'Run this plan',
+  price,
 }: {
   plan: Plan;
   workers: readonly EditorWorker[];
@@ -47,6 +56,8 @@ export function PlanEditor({
   onRun: (plan: Plan) => void;
   onDiscard?: () => void;
   runLabel?: string;
+  /** The price of the plan as it now stands (src/executor/estimate.ts), recomputed on every edit. */
+  price?: (steps: readonly Step[]) => PlanPrice;
 }) {
   const [thought] = useState(plan.thought);
   const [steps, setSteps] = useState<DraftStep[]>(() => toDraft(plan));
@@ -55,6 +66,7 @@ export function PlanEditor({
     () => validatePlan({ thought, steps }, poolValidateOptions(workers, { maxSteps, allowSelf })),
     [steps, thought, workers.map((w) => `${w.id}\u0000${w.label}`).join('\u0001'), maxSteps, allowSelf],
   );
+  const shownPrice = useMemo(() => price?.(steps), [price, steps]);
   const choosable = allowSelf ? [...workerIds, SELF_WORKER] : workerIds;
   const issues: PlanIssue[] = result.ok ? [] : result.issues;
   const issuesFor = (index: number) => issues.filter((issue) => issue.step === index);
@@ -104,6 +116,11 @@ export function PlanEditor({
             style={{ '--chip': workerColor(step.worker, workerIds) }}
           >
             <legend>Step {index}</legend>
+            {shownPrice?.steps[index] && (
+              <p class="small muted" data-testid={`edit-step-${index}-price`}>
+                Estimated: {shownPrice.steps[index]}
+              </p>
+            )}
             <div class="edit-step-head">
               <label for={`edit-worker-${index}`}>Worker</label>
               <select
@@ -180,6 +197,18 @@ export function PlanEditor({
             <li key={issue.message}>{issue.message}</li>
           ))}
         </ul>
+      )}
+      {shownPrice && (
+        <div data-testid="plan-estimate">
+          <p>
+            <strong>Estimated price:</strong> {shownPrice.total}
+          </p>
+          {shownPrice.over && (
+            <p class="alert" data-kind="warn" data-testid="plan-over-limit">
+              {shownPrice.over}
+            </p>
+          )}
+        </div>
       )}
       <p class="visually-hidden" role="status">
         {result.ok
