@@ -121,6 +121,15 @@ export function raisedLimit(estimateUsd: number, limitUsd: number): number {
   return Math.max(limitUsd, Math.ceil(estimateUsd * 2 * 100) / 100);
 }
 
+/**
+ * The limit a run starts with: the user's, or room for the estimate of a plan over it (which runs only
+ * once the user has agreed). Undefined: no limit.
+ */
+export function runSpendLimit(estimateUsd: number, limitUsd: number | undefined): number | undefined {
+  if (limitUsd === undefined) return undefined;
+  return overSpendLimit(estimateUsd, limitUsd) ? raisedLimit(estimateUsd, limitUsd) : limitUsd;
+}
+
 /** What a run the user declined to let past the limit says, on the run view. */
 export function declinedText(estimate: PlanEstimate, limitUsd: number): string {
   return `Stopped before passing your ${formatLimit(limitUsd)} spend limit per run: the plan was estimated at ${formatCost(estimate.cost)}. Steps done are kept.`;
@@ -436,14 +445,7 @@ export function createRuns(services: RunServices) {
             return;
           }
           const estimate = estimateOf(plan.steps).cost;
-          await execute(
-            runId,
-            input.question,
-            input.mode,
-            plan,
-            enabled,
-            limitUsd === undefined ? undefined : raisedLimit(estimate, limitUsd),
-          );
+          await execute(runId, input.question, input.mode, plan, enabled, runSpendLimit(estimate, limitUsd));
         }
       } else {
         update(runId, (v) => enterReview(v));
@@ -505,7 +507,7 @@ export function createRuns(services: RunServices) {
       thought: plan.thought,
       estimate,
     };
-    const runLimit = limitUsd === undefined ? undefined : raisedLimit(estimate.cost, limitUsd);
+    const runLimit = runSpendLimit(estimate.cost, limitUsd);
     await execute(view.id, view.question, view.mode, plan, review.pool, runLimit).catch((error: unknown) =>
       failRun(view.id, error),
     );

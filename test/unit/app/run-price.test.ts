@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppState } from '../../../src/app/app-state.ts';
 import { estimateText } from '../../../src/app/price.ts';
-import { declinedText, type RunConductor, raisedLimit } from '../../../src/app/runs.ts';
+import { declinedText, type RunConductor, raisedLimit, runSpendLimit } from '../../../src/app/runs.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import { openRunStore } from '../../../src/executor/store.ts';
@@ -215,9 +215,12 @@ describe('the price before the spend', () => {
     expect(stored?.steps[0]?.text).toBeTruthy();
   });
 
-  it('a run the user agreed to may spend up to twice its estimate, in whole cents', () => {
+  it('a run the user agreed to may spend up to twice its estimate, in whole cents; any other keeps the limit', () => {
     expect(raisedLimit(0.62, 0.5)).toBe(1.24);
-    expect(raisedLimit(0.0001, 0.5)).toBe(0.5);
     expect(raisedLimit(0.301, 0.1)).toBe(0.61);
+    expect(runSpendLimit(0.62, 0.5)).toBe(1.24);
+    // Within the limit: the user's limit, not a raised one.
+    expect(runSpendLimit(0.12, 0.15)).toBe(0.15);
+    expect(runSpendLimit(0.12, undefined)).toBeUndefined();
   });
 });
