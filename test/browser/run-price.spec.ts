@@ -45,7 +45,7 @@ function chats(): number {
 
 test('review shows each step’s estimated price and the total; a plan over the limit waits for the OK', async ({
   page,
-}) => {
+}, testInfo) => {
   test.setTimeout(300_000);
   logErrors(page);
   await setUp(page, 'echo', '0.01');
@@ -78,6 +78,7 @@ test('review shows each step’s estimated price and the total; a plan over the 
   await expect(confirm).toContainText('over your $0.01 limit per run');
   await expect(confirm).toContainText('Nothing has been sent.');
   await expect(confirm.getByTestId('spend-confirm-decline')).toBeFocused();
+  await page.screenshot({ path: testInfo.outputPath('spend-confirm.png'), fullPage: true });
   await page.keyboard.press('Escape');
   await expect(confirm).toBeHidden();
   // Declining loses nothing: the plan is still in review, as edited, and nothing left.
@@ -102,6 +103,7 @@ test('review shows each step’s estimated price and the total; a plan over the 
   const totals = page.getByTestId('run-totals');
   await expect(totals.getByTestId('run-estimate')).toHaveText(/^Estimated≈ \$0\.\d+$/);
   await expect(totals.getByTestId('run-cost')).toHaveText(/^Cost\$0\.\d+$/);
+  await page.screenshot({ path: testInfo.outputPath('estimate-beside-cost.png'), fullPage: true });
 });
 
 test('a run whose spend passes the limit stops with a message naming both, its done steps kept', async ({

@@ -178,6 +178,13 @@ describe('the price before the spend', () => {
     // The estimate stays beside the actual cost.
     expect(view.estimate?.cost).toBe(confirm.estimate.cost);
     expect(view.totals?.cost).toBeGreaterThan(0);
+
+    // The next plan's answers are estimated from these workers' answers, no longer from the default.
+    await app.runs.ask({ question: 'Greet me again.', mode: 'conductor', review: true }, pool);
+    const next = app.runs.currentRun.value!.estimate!;
+    expect(next.steps.map((s) => s.basis)).toEqual(['history', 'history']);
+    expect(next.steps.map((s) => s.outputTokens)).toEqual(view.steps.map((s) => s.usage?.completionTokens));
+    expect(next.defaultAnswerTokens).toBeUndefined();
   });
 
   it('a streamed plan over the limit holds its dearer steps; declined, the run stops and says why', async () => {
