@@ -204,6 +204,8 @@ describe('the price before the spend', () => {
     expect(confirm.streaming).toBe(true);
     expect(confirm.estimate.steps).toHaveLength(2);
     const runId = app.runs.currentRun.value!.id;
+    // The streaming plan's estimate is on the run view as it streams (the line under the plan).
+    expect(app.runs.currentRun.value?.estimate?.steps).toHaveLength(2);
     await until(() => app.runs.currentRun.value?.steps[0]?.state === 'done');
     app.runs.confirmSpend(false);
     await app.runs.whenIdle();
