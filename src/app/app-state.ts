@@ -37,6 +37,7 @@ export function createAppState(services: AppServices) {
     ensureUnlocked: unlock.ensureUnlocked,
     planPrefs: () => prefs.planPrefs.value,
     runPrefs: () => prefs.runPrefs.value,
+    spendLimitUsd: () => prefs.spendPrefs.value.runLimitUsd,
     historyChanged: history.reloadIfShown,
   });
   return { services, unlock, storage, theme, router, prefs, device, pool, conductor, history, runs };

@@ -66,8 +66,48 @@ export function readRunPrefs(raw: string | null | undefined): RunPrefs {
   }
 }
 
+/** What one run may spend (Settings → Spending), kept in localStorage. */
+export interface SpendPrefs {
+  /** US dollars one run may spend; null is no limit. */
+  runLimitUsd: number | null;
+}
+
+export const DEFAULT_RUN_SPEND_LIMIT_USD = 0.5;
+const SPEND_KEY = 'baton.spendPrefs';
+
+/** A stored limit when it is a number of dollars (0 or more) or null (no limit); else the default. */
+export function readSpendPrefs(raw: string | null | undefined): SpendPrefs {
+  try {
+    const limit = raw ? (JSON.parse(raw) as Partial<SpendPrefs> | null)?.runLimitUsd : undefined;
+    if (limit === null) return { runLimitUsd: null };
+    if (typeof limit === 'number' && Number.isFinite(limit) && limit >= 0) return { runLimitUsd: limit };
+  } catch {
+    // Not JSON: the default.
+  }
+  return { runLimitUsd: DEFAULT_RUN_SPEND_LIMIT_USD };
+}
+
 /**
- * The planning limits, Ask choices and whether the start screen was passed, for one app state: read from localStorage when it is built, and
+ * What the user typed as the limit: dollars (a leading `$` allowed), or empty for no limit. Anything else
+ * is an error that says what is expected, and the stored limit is kept.
+ */
+export function parseSpendLimit(
+  text: string,
+): { ok: true; limit: number | null } | { ok: false; error: string } {
+  const trimmed = text.trim().replace(/^\$\s*/, '');
+  if (trimmed === '') return { ok: true, limit: null };
+  const limit = Number(trimmed);
+  if (!/^\d*\.?\d+$|^\d+\.$/.test(trimmed) || !Number.isFinite(limit)) {
+    return {
+      ok: false,
+      error: `“${text.trim()}” is not an amount of dollars: write it like 0.50, or leave it empty for no limit.`,
+    };
+  }
+  return { ok: true, limit };
+}
+
+/**
+ * The planning limits, spend limit, failover, Ask choices and whether the start screen was passed, for one app state: read from localStorage when it is built, and
  * written back on every change.
  */
 export function createPrefs() {
@@ -78,6 +118,10 @@ export function createPrefs() {
   const storedAskPrefs = storedValue(ASK_KEY, readAskPrefs);
   const askPrefs = signal<AskPrefs>(storedAskPrefs.read());
   effect(() => storedAskPrefs.write(askPrefs.value));
+
+  const storedSpendPrefs = storedValue(SPEND_KEY, readSpendPrefs);
+  const spendPrefs = signal<SpendPrefs>(storedSpendPrefs.read());
+  effect(() => storedSpendPrefs.write(spendPrefs.value));
 
   const storedRunPrefs = storedValue(RUN_KEY, readRunPrefs);
   const runPrefs = signal<RunPrefs>(storedRunPrefs.read());
@@ -93,7 +137,7 @@ export function createPrefs() {
   const isOnboarded = (): boolean => onboarded.read();
   const markOnboarded = (): void => onboarded.write(true);
 
-  return { planPrefs, askPrefs, runPrefs, isOnboarded, markOnboarded };
+  return { planPrefs, askPrefs, runPrefs, spendPrefs, isOnboarded, markOnboarded };
 }
 
 export type AppPrefs = ReturnType<typeof createPrefs>;

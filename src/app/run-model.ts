@@ -1,3 +1,4 @@
+import type { PlanEstimate } from '../executor/estimate.ts';
 import { totalsOf } from '../executor/status.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../executor/types.ts';
@@ -45,6 +46,8 @@ export interface RunView {
   reviewMs?: number;
   /** When the current review began (set while `phase` is 'review'). */
   reviewSince?: number;
+  /** What the plan was estimated to cost before it ran (src/executor/estimate.ts), beside the actual cost. */
+  estimate?: PlanEstimate;
 }
 
 export function newRunView(id: string, question: string, mode: Mode, now: number = Date.now()): RunView {

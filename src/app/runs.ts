@@ -4,8 +4,10 @@ import { type ReplanContext, replannerFor } from '../conductor/replanner.ts';
 import type { Egress } from '../egress/egress.ts';
 import type { Ledger } from '../egress/ledger.ts';
 import { dependencies, downstream } from '../executor/dag.ts';
+import { type AnswerLength, estimatePlan, type PlanEstimate } from '../executor/estimate.ts';
 import type { RunHandle } from '../executor/executor.ts';
 import type { FailoverOptions } from '../executor/failover.ts';
+import { overSpendLimit } from '../executor/spend-limit.ts';
 import { finalStepIndex } from '../executor/status.ts';
 import type { RunHistoryStore, RunRecord, StepRecord } from '../executor/store.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
@@ -14,10 +16,12 @@ import type { ChatTransport } from '../providers/transport.ts';
 import type { StepEvent } from '../shared/conductor-api.ts';
 import type { Plan, Step } from '../shared/plan/index.ts';
 import { downloadText } from './download.ts';
+import { formatCost } from './format.ts';
 import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { poolEntries } from './pool-entries.ts';
 import type { PlanPrefs, RunPrefs } from './prefs.ts';
+import { formatLimit, loadAnswerLengths } from './price.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
 import { enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
 import { frameCoalescedUpdates } from './run-updates.ts';
@@ -39,6 +43,8 @@ export interface RunServices {
   planPrefs(): PlanPrefs;
   /** Whether runs fail over (Settings); without it they do not. */
   runPrefs?(): RunPrefs;
+  /** US dollars one run may spend now (Settings → Spending); null or absent: no limit. */
+  spendLimitUsd?(): number | null;
   /** Called after a run ends, an import or a delete: History's list, if shown, is read again. */
   historyChanged(): Promise<void>;
 }
@@ -110,6 +116,43 @@ export interface PendingReview {
   plan: Plan;
   pool: WorkerSpec[];
   limits: PlanLimits;
+  /** Planned with Plan only: nothing has been sent, and running it asks for the keys only then. */
+  planOnly?: boolean;
+  /** Each model's past answer lengths, for the price of the plan as the user edits it. */
+  answerLengths?: ReadonlyMap<string, AnswerLength>;
+}
+
+/** A plan whose estimate is over the spend limit, waiting for the user's OK. */
+export interface SpendConfirm {
+  runId: string;
+  estimate: PlanEstimate;
+  limitUsd: number;
+  /** The limit this run gets if the user agrees: room for the plan's estimate, twice over. */
+  raisedLimitUsd: number;
+  /**
+   * The plan streams into a run already going (no review): its steps within the limit may be running;
+   * declining stops the run, steps done kept. Otherwise declining returns to the plan, unchanged.
+   */
+  streaming: boolean;
+}
+
+/** Twice the estimate, in whole cents up: what a run the user agreed to may spend before it stops. */
+export function raisedLimit(estimateUsd: number, limitUsd: number): number {
+  return Math.max(limitUsd, Math.ceil(estimateUsd * 2 * 100) / 100);
+}
+
+/**
+ * The limit a run starts with: the user's, or room for the estimate of a plan over it (which runs only
+ * once the user has agreed). Undefined: no limit.
+ */
+export function runSpendLimit(estimateUsd: number, limitUsd: number | undefined): number | undefined {
+  if (limitUsd === undefined) return undefined;
+  return overSpendLimit(estimateUsd, limitUsd) ? raisedLimit(estimateUsd, limitUsd) : limitUsd;
+}
+
+/** What a run the user declined to let past the limit says, on the run view. */
+export function declinedText(estimate: PlanEstimate, limitUsd: number): string {
+  return `Stopped before passing your ${formatLimit(limitUsd)} spend limit per run: the plan was estimated at ${formatCost(estimate.cost)}. Steps done are kept.`;
 }
 
 /** Why the last resume did not start (another tab runs it, or its record cannot be read). */
@@ -131,6 +174,10 @@ export function createRuns(services: RunServices) {
   const unfinished = signal<RunRecord[]>([]);
   /** Ids of unfinished runs another tab is running now: shown as such, not offered for resume. */
   const unfinishedElsewhere = signal<ReadonlySet<string>>(new Set());
+  const spendConfirm = signal<SpendConfirm | undefined>(undefined);
+  let settleSpend: ((ok: boolean) => void) | undefined;
+  /** Runs the user declined to let past the limit mid-stream: their view says so instead of "cancelled". */
+  const declined = new Map<string, string>();
   const watching = new Set<string>();
   /** The live run, if any, and the planning under way (cancelled by the next question or by Cancel). */
   let handle: RunHandle | undefined;
@@ -149,7 +196,94 @@ export function createRuns(services: RunServices) {
 
   function update(runId: string, fn: (view: RunView) => RunView): void {
     const view = currentRun.value;
-    if (view && view.id === runId) currentRun.value = fn(view);
+    if (!view || view.id !== runId) return;
+    const next = fn(view);
+    const note = declined.get(runId);
+    currentRun.value = note && next.phase === 'cancelled' ? { ...next, error: note } : next;
+  }
+
+  function spendLimit(): number | undefined {
+    return services.spendLimitUsd?.() ?? undefined;
+  }
+
+  /** Each model's past answer lengths, read once and again after a run ends or History changes. */
+  let lengths: Promise<Map<string, AnswerLength>> | undefined;
+  function answerLengths(): Promise<Map<string, AnswerLength>> {
+    lengths ??= services
+      .runStore()
+      .then(loadAnswerLengths)
+      .catch((error: unknown) => {
+        console.warn('Past answer lengths could not be read; the estimate assumes the default.', error);
+        return new Map<string, AnswerLength>();
+      });
+    return lengths;
+  }
+
+  /**
+   * True at once when `estimate` is within the spend limit; else shows the confirm and resolves with the
+   * user's answer. A newer question, a cancel or another confirm answers an open one with no.
+   */
+  function approveSpend(runId: string, estimate: PlanEstimate, streaming: boolean): Promise<boolean> {
+    const limitUsd = spendLimit();
+    if (limitUsd === undefined || !overSpendLimit(estimate.cost, limitUsd)) return Promise.resolve(true);
+    settleConfirm(false, false);
+    return new Promise((resolve) => {
+      settleSpend = resolve;
+      spendConfirm.value = {
+        runId,
+        estimate,
+        limitUsd,
+        raisedLimitUsd: raisedLimit(estimate.cost, limitUsd),
+        streaming,
+      };
+    });
+  }
+
+  /** The user's answer to the spend confirm. */
+  function confirmSpend(ok: boolean): void {
+    settleConfirm(ok, true);
+  }
+
+  /**
+   * Closes the confirm with `ok`. A streaming run not let past the limit stops here, before its held steps
+   * could look like the whole plan; `byUser` says so on its view (else a cancel or a newer question did).
+   */
+  function settleConfirm(ok: boolean, byUser: boolean): void {
+    const settle = settleSpend;
+    const open = spendConfirm.value;
+    settleSpend = undefined;
+    spendConfirm.value = undefined;
+    if (open?.streaming && !ok && handle?.runId === open.runId) {
+      if (byUser) declined.set(open.runId, declinedText(open.estimate, open.limitUsd));
+      handle.cancel();
+    }
+    settle?.(ok);
+  }
+
+  /**
+   * The streamed steps, held once the plan so far is estimated over the spend limit, until the user agrees
+   * (the run's limit is then raised to match) or declines (the run stops, steps done kept).
+   */
+  async function* withinSpendLimit(
+    steps: AsyncIterable<Step>,
+    runId: string,
+    estimateOf: (steps: readonly Step[]) => PlanEstimate,
+  ): AsyncIterable<Step> {
+    const sofar: Step[] = [];
+    let agreed = false;
+    for await (const step of steps) {
+      sofar.push(step);
+      if (!agreed) {
+        const estimate = estimateOf(sofar);
+        const limitUsd = spendLimit();
+        if (limitUsd !== undefined && overSpendLimit(estimate.cost, limitUsd)) {
+          if (!(await approveSpend(runId, estimate, true))) return;
+          agreed = true;
+          handle?.setSpendLimit(raisedLimit(estimate.cost, limitUsd));
+        }
+      }
+      yield step;
+    }
   }
 
   /** Runs being started (unlock, store, transports): `whenIdle` waits for them too. */
@@ -171,6 +305,7 @@ export function createRuns(services: RunServices) {
     mode: Mode,
     plan: Plan | AsyncIterable<Step>,
     pool: WorkerSpec[],
+    spendLimitUsd: number | undefined = spendLimit(),
   ): Promise<RunHandle> {
     if (!(await services.ensureUnlocked(pool, 'to run your question'))) throw stillLocked();
     const [{ startRun }, store, transport, bridge, failover] = await Promise.all([
@@ -193,6 +328,7 @@ export function createRuns(services: RunServices) {
       conductor: replannerFor(bridge, replanContext(pool)),
       store,
       ...(failover ? { failover } : {}),
+      ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
       onEvent: frameCoalescedUpdates((apply) => update(runId, apply)),
     });
     track(run);
@@ -223,10 +359,13 @@ export function createRuns(services: RunServices) {
    * itself goes on; `whenIdle` waits for it).
    */
   async function ask(
-    input: { question: string; mode: Mode; review: boolean },
+    input: { question: string; mode: Mode; review: boolean; planOnly?: boolean },
     pool: WorkerSpec[],
   ): Promise<void> {
     const enabled = pool.filter((w) => w.enabled);
+    // Plan only plans into review: the plan stops there, and nothing is sent until the user runs it.
+    const review = input.review || input.planOnly === true;
+    settleConfirm(false, false);
     let runId = crypto.randomUUID();
     currentRun.value = {
       ...newRunView(runId, input.question, input.mode),
@@ -237,13 +376,18 @@ export function createRuns(services: RunServices) {
     planAbort?.abort();
     const abort = new AbortController();
     planAbort = abort;
-    const bridge = await services.bridge();
+    const [bridge, pastLengths] = await Promise.all([services.bridge(), answerLengths()]);
     const prefs = services.planPrefs();
     const { maxSteps } = planLimits(input.mode, prefs);
+    const estimateOf = (steps: readonly Step[]) =>
+      estimatePlan({ question: input.question, steps, pool: enabled, answerLengths: pastLengths });
+    const withEstimate = (view: RunView): RunView =>
+      view.plannedSteps.length > 0 ? { ...view, estimate: estimateOf(view.plannedSteps) } : view;
 
-    const feed = input.review ? undefined : new PlanFeed();
+    const feed = review ? undefined : new PlanFeed();
     if (feed) {
-      void execute(runId, input.question, input.mode, feed.steps, enabled).catch((error: unknown) => {
+      const steps = withinSpendLimit(feed.steps, runId, estimateOf);
+      void execute(runId, input.question, input.mode, steps, enabled).catch((error: unknown) => {
         abort.abort();
         failRun(runId, error);
       });
@@ -251,18 +395,20 @@ export function createRuns(services: RunServices) {
     const onStep = (event: StepEvent) => {
       feed?.onEvent(event);
       if (event.kind === 'restart') {
-        update(runId, (v) => ({
-          ...v,
-          // The steps the conductor keeps stay on screen; the new attempt's follow them.
-          plannedSteps: v.plannedSteps.slice(0, event.kept ?? 0),
-          planText: `${v.planText}\n\n[${event.reason}: trying again]\n\n`,
-        }));
+        update(runId, (v) =>
+          withEstimate({
+            ...v,
+            // The steps the conductor keeps stay on screen; the new attempt's follow them.
+            plannedSteps: v.plannedSteps.slice(0, event.kept ?? 0),
+            planText: `${v.planText}\n\n[${event.reason}: trying again]\n\n`,
+          }),
+        );
         return;
       }
       update(runId, (v) => {
         const plannedSteps = v.plannedSteps.slice();
         plannedSteps[event.index] = event.step;
-        return { ...v, plannedSteps };
+        return withEstimate({ ...v, plannedSteps });
       });
     };
     try {
@@ -284,6 +430,7 @@ export function createRuns(services: RunServices) {
       const extras: Partial<RunView> = {
         thought: plan.thought,
         plannedSteps: plan.steps,
+        estimate: estimateOf(plan.steps),
         planStats: {
           ms: response.stats.ms,
           tokens: response.stats.completionTokens,
@@ -309,11 +456,28 @@ export function createRuns(services: RunServices) {
           const oldId = runId;
           runId = crypto.randomUUID();
           update(oldId, (v) => ({ ...v, id: runId, steps: [], phase: 'running' }));
-          await execute(runId, input.question, input.mode, plan, enabled);
+          const limitUsd = spendLimit();
+          if (!(await approveSpend(runId, estimateOf(plan.steps), false))) {
+            update(runId, (v) => ({
+              ...v,
+              phase: 'cancelled',
+              error: declinedText(estimateOf(plan.steps), limitUsd ?? 0),
+              endedAt: Date.now(),
+            }));
+            return;
+          }
+          const estimate = estimateOf(plan.steps).cost;
+          await execute(runId, input.question, input.mode, plan, enabled, runSpendLimit(estimate, limitUsd));
         }
       } else {
         update(runId, (v) => enterReview(v));
-        pendingReview.value = { plan, pool: enabled, limits: planLimits(input.mode, prefs) };
+        pendingReview.value = {
+          plan,
+          pool: enabled,
+          limits: planLimits(input.mode, prefs),
+          planOnly: input.planOnly === true,
+          answerLengths: pastLengths,
+        };
       }
     } catch (error) {
       feed?.cancel();
@@ -339,24 +503,40 @@ export function createRuns(services: RunServices) {
     }
   }
 
-  /** Runs the reviewed (maybe edited) plan. */
+  /**
+   * Runs the reviewed (maybe edited) plan. A plan estimated over the spend limit waits for the user's OK
+   * first (`spendConfirm`); declined, it stays in review as it was.
+   */
   async function runReviewed(plan: Plan): Promise<void> {
     const view = currentRun.value;
     const review = pendingReview.value;
     if (!view || !review) return;
+    const estimate = estimatePlan({
+      question: view.question,
+      steps: plan.steps,
+      pool: review.pool,
+      ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
+    });
+    if (!(await approveSpend(view.id, estimate, false))) return;
+    // The review may have been left while the confirm was open (a new question, a discard).
+    if (pendingReview.value !== review || currentRun.value?.id !== view.id) return;
+    const limitUsd = spendLimit();
     pendingReview.value = undefined;
     currentRun.value = {
       ...leaveReview(view),
       phase: 'running',
       plannedSteps: plan.steps,
       thought: plan.thought,
+      estimate,
     };
-    await execute(view.id, view.question, view.mode, plan, review.pool).catch((error: unknown) =>
+    const runLimit = runSpendLimit(estimate.cost, limitUsd);
+    await execute(view.id, view.question, view.mode, plan, review.pool, runLimit).catch((error: unknown) =>
       failRun(view.id, error),
     );
   }
 
   function discardReview(): void {
+    settleConfirm(false, false);
     const view = currentRun.value;
     pendingReview.value = undefined;
     if (view)
@@ -369,6 +549,7 @@ export function createRuns(services: RunServices) {
   }
 
   function cancelRun(): void {
+    settleConfirm(false, false);
     planAbort?.abort();
     handle?.cancel();
   }
@@ -439,6 +620,7 @@ export function createRuns(services: RunServices) {
       transport: await transports(stored.run.pool, services),
       conductor: replannerFor(bridge, replanContext(stored.run.pool)),
       ...(failover ? { failover } : {}),
+      ...(spendLimit() !== undefined ? { spendLimitUsd: spendLimit() } : {}),
       onEvent: frameCoalescedUpdates((apply) => update(id, apply)),
     });
     track(run);
@@ -500,6 +682,7 @@ export function createRuns(services: RunServices) {
 
   /** After a run ends, an import or a delete: the unfinished runs, and History's list if it is shown. */
   async function refreshHistory(): Promise<void> {
+    lengths = undefined;
     await Promise.all([refreshUnfinished(), services.historyChanged()]);
   }
 
@@ -553,6 +736,8 @@ export function createRuns(services: RunServices) {
   return {
     currentRun,
     pendingReview,
+    spendConfirm,
+    confirmSpend,
     resumeProblem,
     unfinished,
     unfinishedElsewhere,

@@ -1,3 +1,4 @@
+import { DEFAULT_ANSWER_TOKENS } from '../executor/estimate.ts';
 import type { ExecutorOptions } from '../executor/executor.ts';
 import { totalsOf } from '../executor/spend.ts';
 import type { WorkerSpec } from '../pool/types.ts';
@@ -71,8 +72,9 @@ export interface BenchController {
   finished: Promise<BenchItemResult[]>;
 }
 
-// Before an item of a strategy has finished, its cost is estimated from this many tokens per step.
-const ASSUMED_OUTPUT_TOKENS = 400;
+// Before an item of a strategy has finished, its cost is estimated from the answer length a run's price
+// estimate assumes for a worker with no history (src/executor/estimate.ts): one assumption, not two.
+const ASSUMED_OUTPUT_TOKENS = DEFAULT_ANSWER_TOKENS;
 
 /**
  * An upper-ish estimate of one item's cost: the most this strategy has cost so far, or (before any result)

@@ -1,11 +1,18 @@
 /** Why a run or a step stops before its end, carried as the abort reason of its controller. */
-export type StopCause = 'cancel-step' | 'cancel-run' | 'plan-error' | 'step-timeout' | 'abandon';
+export type StopCause =
+  | 'cancel-step'
+  | 'cancel-run'
+  | 'plan-error'
+  | 'spend-limit'
+  | 'step-timeout'
+  | 'abandon';
 
 /** Why a step stopped by a cancel ends `cancelled`, as its error says. */
 export const CANCEL_REASON = {
   'cancel-step': 'Cancelled.',
   'cancel-run': 'The run was cancelled.',
   'plan-error': 'The plan could not be read.',
+  'spend-limit': 'Not finished: the run stopped at its spend limit.',
 } as const;
 export type CancelCause = keyof typeof CANCEL_REASON;
 

@@ -27,6 +27,7 @@ import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { type RetryPolicy, retryPolicy } from './retry.ts';
 import { selfCheck } from './self-check.ts';
 import { totalsOf } from './spend.ts';
+import { liveSpend, overSpendLimit, spendLimitMessage } from './spend-limit.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './status.ts';
 import { type RunRecord, type RunStore, snapshotPool } from './store.ts';
 import type {
@@ -81,6 +82,12 @@ export interface ExecutorOptions {
    * `startRun` throws a RangeError naming it.
    */
   providerConcurrency?: Record<string, number>;
+  /**
+   * US dollars the run may spend (every request, the answer streaming so far included: `liveSpend`). Past
+   * it the run stops: steps done keep their answers, the others are cancelled, and the run's error names
+   * the limit and the spend. A resumed run counts from what it had spent before the resume.
+   */
+  spendLimitUsd?: number;
   /** Run one step at a time in index order, as the Conductor paper did (for comparison). */
   sequential?: boolean;
   /**
@@ -122,6 +129,11 @@ export interface RunHandle {
   cancelStep(index: number): void;
   /** Cancels the whole run. */
   cancel(): void;
+  /**
+   * Changes the run's spend limit from now on (the user agreed to a dearer plan); undefined is none. A run
+   * already stopped at its limit stays stopped.
+   */
+  setSpendLimit(usd: number | undefined): void;
   /**
    * Stops at once without writing anything more, as a page reload would (the stored run stays
    * `running`, so `findUnfinished` offers it for resume).
@@ -173,6 +185,11 @@ class Run implements AttemptHost {
     this.resolvePlanComplete = resolve;
   });
   private cancelled = false;
+  /** Set when the run stopped at its spend limit: what the run says about it. */
+  private spendStop: string | undefined;
+  /** What a resumed run had spent before: its spend limit counts from here. */
+  private spendBaseline = 0;
+  private spendLimit: number | undefined;
   private abandoned = false;
   private finished = false;
   private readonly createdAt: number;
@@ -192,6 +209,7 @@ class Run implements AttemptHost {
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.maxTotalSteps = options.maxTotalSteps ?? this.maxSteps * (this.maxDepth + 1);
+    this.spendLimit = options.spendLimitUsd;
     for (const worker of options.pool) this.workers.set(worker.id, worker);
     this.limits = new EndpointLimits(options.pool, options.providerConcurrency);
     this.persistence = new RunPersistence(options.store, options.runId, this.now, {
@@ -211,6 +229,7 @@ class Run implements AttemptHost {
         ...(s.pin ? { pin: s.pin } : {}),
       }));
       this.deps = dependencies(this.steps);
+      this.spendBaseline = liveSpend(this.statuses, this.workers);
     }
   }
 
@@ -248,6 +267,24 @@ class Run implements AttemptHost {
         this.endStep(status.index, 'cancelled', CANCEL_REASON[cause]);
       }
     }
+  }
+
+  /** Stops the run once what it has spent passes its limit (checked as requests leave and answers stream). */
+  setSpendLimit(usd: number | undefined): void {
+    this.spendLimit = usd;
+    this.checkSpend();
+  }
+
+  private checkSpend(): void {
+    const limit = this.spendLimit;
+    if (limit === undefined || this.spendStop || this.cancelled || this.finished) return;
+    const spent = liveSpend(this.statuses, this.workers) - this.spendBaseline;
+    if (!overSpendLimit(spent, limit)) return;
+    this.spendStop = spendLimitMessage(limit, spent);
+    this.runController.abort(new StopSignal('spend-limit'));
+    this.stopSteps('spend-limit');
+    // Called from inside a step's event: schedule once that step's own work has moved on.
+    queueMicrotask(() => this.schedule());
   }
 
   abandon(): void {
@@ -373,7 +410,7 @@ class Run implements AttemptHost {
         changed = true;
       }
     }
-    if (!this.cancelled) {
+    if (!this.cancelled && !this.spendStop) {
       for (const status of this.statuses) {
         if (status.state !== 'queued' || this.started.has(status.index)) continue;
         if (!(this.deps[status.index] ?? []).every((d) => this.statuses[d]?.state === 'done')) continue;
@@ -410,7 +447,12 @@ class Run implements AttemptHost {
     } catch (error) {
       const cause = error instanceof StopSignal ? error.why : undefined;
       if (cause === 'abandon') return;
-      if (cause === 'cancel-step' || cause === 'cancel-run' || cause === 'plan-error') {
+      if (
+        cause === 'cancel-step' ||
+        cause === 'cancel-run' ||
+        cause === 'plan-error' ||
+        cause === 'spend-limit'
+      ) {
         this.endStep(index, 'cancelled', CANCEL_REASON[cause]);
       } else if (cause === 'step-timeout') {
         const seconds = (this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS) / 1000;
@@ -637,7 +679,9 @@ class Run implements AttemptHost {
     };
     if (answer !== undefined) result.answer = answer;
     if (finalStep !== undefined) result.finalStep = finalStep;
-    const error = this.planError ?? (this.cancelled ? CANCEL_REASON['cancel-run'] : undefined);
+    // A limit passed by the very last answer stopped nothing: the run is simply done.
+    const spendStop = failed.length > 0 ? this.spendStop : undefined;
+    const error = this.planError ?? spendStop ?? (this.cancelled ? CANCEL_REASON['cancel-run'] : undefined);
     if (error) result.error = error;
     return result;
   }
@@ -657,6 +701,7 @@ class Run implements AttemptHost {
   emitStep(status: StepStatus, event: StepEventBody): void {
     if (this.abandoned) return;
     this.emit({ ...event, index: status.index, status: copyStatus(status) } as ExecutorEvent);
+    if (event.type === 'step-request' || event.type === 'step-delta') this.checkSpend();
   }
 
   private writeRun(result?: RunResult): void {
@@ -699,6 +744,7 @@ function handleOf(run: Run): RunHandle {
     steps: () => run.stepStatuses(),
     cancelStep: (index) => run.cancelStep(index),
     cancel: () => run.cancel(),
+    setSpendLimit: (usd) => run.setSpendLimit(usd),
     abandon: () => run.abandon(),
   };
 }

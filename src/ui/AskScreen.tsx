@@ -1,10 +1,42 @@
-import { useEffect, useState } from 'preact/hooks';
-import { formatTime } from '../app/format.ts';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { formatCost, formatTime } from '../app/format.ts';
+import { estimateText, formatLimit, stepPriceText } from '../app/price.ts';
 import { isActive } from '../app/run-model.ts';
+import type { PendingReview } from '../app/runs.ts';
+import { labelsOf } from '../app/worker-names.ts';
+import { estimatePlan } from '../executor/estimate.ts';
+import { overSpendLimit } from '../executor/spend-limit.ts';
+import type { Step } from '../shared/plan/index.ts';
 import { useAppState } from './app-context.ts';
 import { Composer } from './Composer.tsx';
-import { PlanEditor } from './PlanEditor.tsx';
+import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
+import { SpendConfirm } from './SpendConfirm.tsx';
+
+/** The price column of the review: each step's estimate and the total, against the spend limit. */
+function reviewPrice(
+  review: PendingReview,
+  question: string,
+  limitUsd: number | null,
+): (steps: readonly Step[]) => PlanPrice {
+  const labels = labelsOf(review.pool);
+  return (steps) => {
+    const estimate = estimatePlan({
+      question,
+      steps,
+      pool: review.pool,
+      ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
+    });
+    const price: PlanPrice = {
+      steps: estimate.steps.map(stepPriceText),
+      total: estimateText(estimate, labels),
+    };
+    if (limitUsd !== null && overSpendLimit(estimate.cost, limitUsd)) {
+      price.over = `${formatCost(estimate.cost)} is over your ${formatLimit(limitUsd)} spend limit per run: running it asks you first.`;
+    }
+    return price;
+  };
+}
 
 /** After a reload: a run that was still going is offered for resume or discard. */
 function UnfinishedBanner() {
@@ -69,9 +101,11 @@ export function AskScreen({ runId }: { runId?: string }) {
     cancelStep,
     rerunStep,
     exportCurrent,
+    spendConfirm,
+    confirmSpend,
   } = useAppState().runs;
   const app = useAppState();
-  const { askPrefs, planPrefs } = app.prefs;
+  const { askPrefs, planPrefs, spendPrefs } = app.prefs;
   const { runPool, workerOrder } = app.pool;
   const conductor = app.conductor.state;
   useEffect(() => {
@@ -91,6 +125,14 @@ export function AskScreen({ runId }: { runId?: string }) {
         ? 'A run is in progress.'
         : undefined;
   const shown = runId ? (view?.id === runId ? view : undefined) : view;
+  const limitUsd = spendPrefs.value.runLimitUsd;
+  const question = shown?.question ?? '';
+  // One function per review (and limit), so the editor recomputes the price only when its steps change.
+  const price = useMemo(
+    () => (review ? reviewPrice(review, question, limitUsd) : undefined),
+    [review, question, limitUsd],
+  );
+  const confirm = spendConfirm.value;
 
   return (
     <div data-testid="ask-screen">
@@ -112,14 +154,32 @@ export function AskScreen({ runId }: { runId?: string }) {
           {missing}
         </p>
       )}
+      {review?.planOnly && shown?.phase === 'review' && (
+        <p class="alert" data-kind="info" data-testid="plan-only-note">
+          Planned on this device: nothing was sent anywhere. Running it asks for your keys only then.
+        </p>
+      )}
       {review && shown?.phase === 'review' && (
         <PlanEditor
+          price={price}
           plan={review.plan}
           workers={review.pool.map((w) => ({ id: w.id, label: w.label }))}
           maxSteps={shown.mode === 'router' ? 1 : planPrefs.value.maxSteps}
           allowSelf={review.limits.allowSelf}
           onRun={(plan) => void runReviewed(plan)}
           onDiscard={discardReview}
+        />
+      )}
+      {confirm && shown?.id === confirm.runId && (
+        <SpendConfirm
+          confirm={confirm}
+          labels={shown.workerLabels}
+          onAnswer={(ok) => {
+            const streaming = confirm.streaming;
+            confirmSpend(ok);
+            // Declined in review: back to the plan's Run button, where the user was.
+            if (!ok && !streaming) document.querySelector<HTMLElement>('[data-testid="run-plan"]')?.focus();
+          }}
         />
       )}
       {shown && (

@@ -5,9 +5,14 @@ export interface AskInput {
   question: string;
   mode: Mode;
   review: boolean;
+  /** Plan and stop: the plan and its price, nothing sent (no key needed) until the user runs it. */
+  planOnly?: boolean;
 }
 
-/** The question box: Enter sends, Shift+Enter adds a line; mode router/conductor; optional plan review. */
+/**
+ * The question box: Enter asks, Ctrl+Enter (⌘+Enter) plans only, Shift+Enter adds a line; mode
+ * router/conductor; optional plan review.
+ */
 export function Composer({
   onAsk,
   disabled,
@@ -28,10 +33,10 @@ export function Composer({
   const [mode, setMode] = useState<Mode>(initialMode);
   const [review, setReview] = useState(initialReview);
 
-  const send = () => {
+  const send = (planOnly = false) => {
     const text = question.trim();
     if (!text || disabled) return;
-    onAsk({ question: text, mode, review });
+    onAsk(planOnly ? { question: text, mode, review, planOnly } : { question: text, mode, review });
     setQuestion('');
   };
 
@@ -52,14 +57,14 @@ export function Composer({
       <textarea
         id="question"
         rows={3}
-        placeholder="Ask anything. Enter sends, Shift+Enter adds a line."
+        placeholder="Ask anything. Enter asks, Ctrl+Enter plans only, Shift+Enter adds a line."
         value={question}
         aria-describedby="composer-hint"
         onInput={(e) => setQuestion(e.currentTarget.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
-            send();
+            send(e.ctrlKey || e.metaKey);
           }
         }}
       />
@@ -101,12 +106,30 @@ export function Composer({
           Review the plan before it runs
         </label>
         <span class="spacer" />
-        <button type="submit" class="primary" disabled={disabled || !question.trim()} data-testid="ask-send">
+        <button
+          type="button"
+          disabled={disabled || !question.trim()}
+          onClick={() => send(true)}
+          aria-keyshortcuts="Control+Enter Meta+Enter"
+          title="Plan on this device and stop: the workflow and its price, nothing sent, no key needed"
+          data-testid="plan-only"
+        >
+          Plan only
+        </button>
+        <button
+          type="submit"
+          class="primary"
+          disabled={disabled || !question.trim()}
+          aria-keyshortcuts="Enter"
+          data-testid="ask-send"
+        >
           Ask
         </button>
       </div>
       <p id="composer-hint" class="field-hint">
-        {disabled && disabledReason ? disabledReason : 'Enter sends · Shift+Enter adds a line'}
+        {disabled && disabledReason
+          ? disabledReason
+          : 'Enter asks · Ctrl+Enter plans only (nothing sent) · Shift+Enter adds a line'}
       </p>
     </form>
   );

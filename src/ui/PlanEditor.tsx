@@ -2,12 +2,20 @@ import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/graph.ts';
 import { poolValidateOptions } from '../app/plan-limits.ts';
 import { SELF_WORKER } from '../pool/types.ts';
-import { type Plan, type PlanIssue, validatePlan } from '../shared/plan/index.ts';
+import { type Plan, type PlanIssue, type Step, validatePlan } from '../shared/plan/index.ts';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
 export interface EditorWorker {
   id: string;
   label: string;
+}
+
+/** The plan's price as the editor shows it: a line per step, the total, and a warning when it is too dear. */
+export interface PlanPrice {
+  steps: string[];
+  total: string;
+  /** Set when the total is over the user's spend limit: running will ask first. */
+  over?: string;
 }
 
 interface DraftStep {
@@ -28,6 +36,11 @@ function toDraft(plan: Plan): DraftStep[] {
   }));
 }
 
+/** The draft as plan steps (`pin` only when set), as the price and the run read them. */
+function fromDraft(steps: readonly DraftStep[]): Step[] {
+  return steps.map(({ pin, ...step }) => (pin ? { ...step, pin: true } : step));
+}
+
 /**
  * Review and edit a plan before it runs: worker, task and `sees` of every step, steps added, removed or
  * moved. Validated on every keystroke with the plan module's own messages, under the limits the conductor
@@ -41,6 +54,7 @@ export function PlanEditor({
   onRun,
   onDiscard,
   runLabel = 'Run this plan',
+  price,
 }: {
   plan: Plan;
   workers: readonly EditorWorker[];
@@ -50,6 +64,8 @@ export function PlanEditor({
   onRun: (plan: Plan) => void;
   onDiscard?: () => void;
   runLabel?: string;
+  /** The price of the plan as it now stands (src/executor/estimate.ts), recomputed on every edit. */
+  price?: (steps: readonly Step[]) => PlanPrice;
 }) {
   const [thought] = useState(plan.thought);
   const [steps, setSteps] = useState<DraftStep[]>(() => toDraft(plan));
@@ -58,6 +74,7 @@ export function PlanEditor({
     () => validatePlan({ thought, steps }, poolValidateOptions(workers, { maxSteps, allowSelf })),
     [steps, thought, workers.map((w) => `${w.id}\u0000${w.label}`).join('\u0001'), maxSteps, allowSelf],
   );
+  const shownPrice = useMemo(() => price?.(fromDraft(steps)), [price, steps]);
   const choosable = allowSelf ? [...workerIds, SELF_WORKER] : workerIds;
   const issues: PlanIssue[] = result.ok ? [] : result.issues;
   const issuesFor = (index: number) => issues.filter((issue) => issue.step === index);
@@ -107,6 +124,11 @@ export function PlanEditor({
             style={{ '--chip': workerColor(step.worker, workerIds) }}
           >
             <legend>Step {index}</legend>
+            {shownPrice?.steps[index] && (
+              <p class="small muted" data-testid={`edit-step-${index}-price`}>
+                Estimated: {shownPrice.steps[index]}
+              </p>
+            )}
             <div class="edit-step-head">
               <label for={`edit-worker-${index}`}>Worker</label>
               <select
@@ -194,6 +216,18 @@ export function PlanEditor({
             <li key={issue.message}>{issue.message}</li>
           ))}
         </ul>
+      )}
+      {shownPrice && (
+        <div data-testid="plan-estimate">
+          <p>
+            <strong>Estimated price:</strong> {shownPrice.total}
+          </p>
+          {shownPrice.over && (
+            <p class="alert" data-kind="warn" data-testid="plan-over-limit">
+              {shownPrice.over}
+            </p>
+          )}
+        </div>
       )}
       <p class="visually-hidden" role="status">
         {result.ok

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { downloadText } from '../app/download.ts';
 import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
+import { estimateText } from '../app/price.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
 import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
@@ -148,6 +149,11 @@ export function RunPanel({
             </pre>
           </details>
         )}
+        {view.estimate && active && (
+          <p class="small muted" data-testid="plan-estimate-line">
+            Estimated before it runs: {estimateText(view.estimate, labels)}
+          </p>
+        )}
         <dl class="totals" data-testid="run-totals">
           <div>
             <dt>Steps</dt>
@@ -184,7 +190,13 @@ export function RunPanel({
               {formatTokens(totals.completionTokens)}
             </dd>
           </div>
-          <div>
+          {view.estimate && (
+            <div data-testid="run-estimate" title={estimateText(view.estimate, labels)}>
+              <dt>Estimated</dt>
+              <dd>≈ {formatCost(view.estimate.cost)}</dd>
+            </div>
+          )}
+          <div data-testid="run-cost">
             <dt>Cost</dt>
             <dd>
               {approx}

@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatBytes } from '../app/format.ts';
+import { parseSpendLimit } from '../app/prefs.ts';
 import type { ThemeChoice } from '../app/theme.ts';
 import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';
+import { Field } from './Field.tsx';
 import { LedgerPanel } from './LedgerPanel.tsx';
 import { PoolPanel } from './PoolPanel.tsx';
 import { VaultPanel } from './VaultPanel.tsx';
@@ -96,6 +98,37 @@ function PlanningPanel() {
           never moves.
         </p>
       </div>
+    </section>
+  );
+}
+
+/** The spend limit per run: typed as dollars, stored once it reads as an amount (or empty: no limit). */
+function SpendingPanel() {
+  const { spendPrefs } = useAppState().prefs;
+  const stored = spendPrefs.value.runLimitUsd;
+  const [text, setText] = useState(stored === null ? '' : stored.toFixed(2));
+  const [error, setError] = useState<string | undefined>();
+  return (
+    <section class="card" aria-labelledby="spending-title" data-testid="spending-panel">
+      <h2 id="spending-title">Spending</h2>
+      <Field
+        id="run-spend-limit"
+        label="Spend limit per run ($)"
+        inputMode="decimal"
+        value={text}
+        onValue={(value) => {
+          setText(value);
+          const parsed = parseSpendLimit(value);
+          setError(parsed.ok ? undefined : parsed.error);
+          if (parsed.ok) spendPrefs.value = { runLimitUsd: parsed.limit };
+        }}
+        error={error}
+        hint={
+          stored === null
+            ? 'No limit: runs are never stopped for what they spend.'
+            : 'A plan estimated over it waits for your OK before it runs; a run whose spend passes it stops, keeping the steps done. Empty: no limit.'
+        }
+      />
     </section>
   );
 }
@@ -201,6 +234,9 @@ export function SettingsScreen() {
       <LedgerPanel />
       <div class="grid-2">
         <PlanningPanel />
+        <SpendingPanel />
+      </div>
+      <div class="grid-2">
         <ThemePanel />
       </div>
       <div class="grid-2">

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPrefs, readAskPrefs } from '../../../src/app/prefs.ts';
+import { createPrefs, parseSpendLimit, readAskPrefs, readSpendPrefs } from '../../../src/app/prefs.ts';
 
 describe('Ask screen preferences', () => {
   it('remembers "Review the plan before it runs", and reads anything else as off', () => {
@@ -37,5 +37,29 @@ describe('the preferences of an app state', () => {
     expect(JSON.parse(items.get('baton.planPrefs')!)).toEqual({ maxSteps: 2, maxDepth: 0 });
     expect(JSON.parse(items.get('baton.askPrefs')!)).toEqual({ reviewPlan: true });
     expect(createPrefs().askPrefs.value).toEqual({ reviewPlan: true });
+  });
+});
+
+describe('the spend limit per run', () => {
+  it('defaults to $0.50, keeps a stored amount or "no limit", and reads anything else as the default', () => {
+    expect(readSpendPrefs(null)).toEqual({ runLimitUsd: 0.5 });
+    expect(readSpendPrefs('{"runLimitUsd":2}')).toEqual({ runLimitUsd: 2 });
+    expect(readSpendPrefs('{"runLimitUsd":0}')).toEqual({ runLimitUsd: 0 });
+    expect(readSpendPrefs('{"runLimitUsd":null}')).toEqual({ runLimitUsd: null });
+    expect(readSpendPrefs('{"runLimitUsd":-1}')).toEqual({ runLimitUsd: 0.5 });
+    expect(readSpendPrefs('{"runLimitUsd":"1"}')).toEqual({ runLimitUsd: 0.5 });
+    expect(readSpendPrefs('not json')).toEqual({ runLimitUsd: 0.5 });
+  });
+
+  it('reads what the user types: dollars, a leading $, or empty for no limit; else says what is expected', () => {
+    expect(parseSpendLimit('0.50')).toEqual({ ok: true, limit: 0.5 });
+    expect(parseSpendLimit(' $2 ')).toEqual({ ok: true, limit: 2 });
+    expect(parseSpendLimit('.25')).toEqual({ ok: true, limit: 0.25 });
+    expect(parseSpendLimit('')).toEqual({ ok: true, limit: null });
+    for (const bad of ['-1', 'ten', '1e3', '0.5.1', 'Infinity']) {
+      const parsed = parseSpendLimit(bad);
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(parsed.error).toContain(`“${bad}” is not an amount of dollars`);
+    }
   });
 });

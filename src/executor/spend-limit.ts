@@ -1,0 +1,39 @@
+import type { WorkerSpec } from '../pool/types.ts';
+import { estimateTokens, priceOf, totalsOf } from './spend.ts';
+import type { StepStatus } from './types.ts';
+
+/**
+ * What a run has spent so far, in US dollars: every request it has sent (`totalsOf`, where a request in
+ * flight counts its prompt from the moment it leaves), plus the answer text streamed so far by requests
+ * still in flight, priced as output. So a long answer passes the limit while it streams, not only once it
+ * ends.
+ */
+export function liveSpend(statuses: readonly StepStatus[], workers: ReadonlyMap<string, WorkerSpec>): number {
+  let spent = totalsOf(statuses).cost;
+  for (const status of statuses) {
+    const last = status.requests?.at(-1);
+    if (status.state !== 'running' || last?.outcome !== 'in-flight' || !status.text) continue;
+    spent +=
+      priceOf(workers.get(status.worker), {
+        promptTokens: 0,
+        completionTokens: estimateTokens(status.text),
+      }) ?? 0;
+  }
+  return spent;
+}
+
+/** Whether `spent` is past the limit (a limit of undefined is none). */
+export function overSpendLimit(spent: number, limitUsd: number | undefined): boolean {
+  return limitUsd !== undefined && spent > limitUsd;
+}
+
+/** Dollars as the message needs them: cents for a limit, enough digits that a spend just past it reads so. */
+function usd(n: number): string {
+  if (n > 0 && n < 0.01) return `$${n.toPrecision(2)}`;
+  return `$${n.toFixed(n < 1 && !Number.isInteger(n * 100) ? 3 : 2)}`;
+}
+
+/** What the run says when it stops at the limit: the limit and the spend, in the user's dollars. */
+export function spendLimitMessage(limitUsd: number, spent: number): string {
+  return `Stopped at your ${usd(limitUsd)} spend limit per run: ${usd(spent)} spent. Steps done are kept; raise the limit in Settings to go further.`;
+}

@@ -1,0 +1,138 @@
+import { expect, type Page, test } from '@playwright/test';
+import { askQuestion, editPlan, limitPlans, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+
+// The price before the spend, through the whole app: the tiny generated conductor in its worker, the test
+// provider over real HTTP, the review's price column, the spend limit in Settings, its confirm and the
+// executor stopping a run that passes it.
+
+const LONG = 'word '.repeat(3000);
+const servers = useServers({
+  cors: 'strict',
+  models: [
+    { id: 'echo', behaviour: { kind: 'echo' } },
+    { id: 'long', behaviour: { kind: 'fixed', text: LONG }, latency: { firstTokenMs: 50, perTokenMs: 1 } },
+  ],
+});
+
+/** Adds a worker with the Settings form (open already), priced at `perM` dollars a million tokens in and out. */
+async function addPricedWorker(page: Page, model: string, label: string, perM: string): Promise<void> {
+  const form = page.getByTestId('add-worker');
+  await form.getByLabel('Provider').selectOption('custom');
+  await form.getByLabel('Base URL').fill(servers.provider.baseURL);
+  await form.getByLabel('Model').fill(model);
+  await form.getByLabel('Label').fill(label);
+  await form.getByLabel(/Strengths/).fill(`answers like ${model}`);
+  await form.getByLabel('Input $ per million tokens').fill(perM);
+  await form.getByLabel('Output $ per million tokens').fill(perM);
+  await form.getByTestId('add-worker-submit').click();
+  await expect(page.getByTestId('pool-table')).toContainText(label);
+}
+
+/** Settings: two-step plans without self-checks, two workers at $100 a million tokens, the spend limit. */
+async function setUp(page: Page, secondModel: string, limit: string): Promise<void> {
+  await loadTinyConductor(page, servers.models.url);
+  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '2' });
+  await addPricedWorker(page, 'echo', 'Echo', '100');
+  await addPricedWorker(page, secondModel, 'Second', '100');
+  await page.getByLabel('Spend limit per run ($)').fill(limit);
+  await expect(page.getByTestId('spending-panel').getByRole('alert')).toHaveCount(0);
+}
+
+function chats(): number {
+  return servers.provider.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions')
+    .length;
+}
+
+test('review shows each step’s estimated price and the total; a plan over the limit waits for the OK', async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(300_000);
+  logErrors(page);
+  await setUp(page, 'echo', '0.01');
+  await askQuestion(page, 'Say hello, then check it.', { review: true });
+  await editPlan(page, [
+    { worker: 'w1', task: 'Say hello.', sees: [] },
+    { worker: 'w2', task: 'Check the greeting.', sees: [0] },
+  ]);
+
+  const editor = page.getByTestId('plan-editor');
+  // Each step: tokens in and out and its cost; step 1 reads step 0's answer, so it takes more in.
+  for (const index of [0, 1]) {
+    await expect(editor.getByTestId(`edit-step-${index}-price`)).toHaveText(
+      /^Estimated: ≈ \d+ in · 400 out · \$0\.0\d+$/,
+    );
+  }
+  const tokensIn = async (index: number) =>
+    Number((await editor.getByTestId(`edit-step-${index}-price`).textContent())?.match(/≈ (\d+) in/)?.[1]);
+  expect(await tokensIn(1)).toBeGreaterThan((await tokensIn(0)) + 400);
+  const total = editor.getByTestId('plan-estimate');
+  await expect(total).toContainText(/Estimated price: ≈ \$0\.\d+ for 2 steps \(\d+ tokens in, 800 out\)/);
+  await expect(total).toContainText('≈ 400 tokens per answer where a worker has no history yet');
+  await expect(editor.getByTestId('plan-over-limit')).toContainText('over your $0.01 spend limit per run');
+
+  // Run: the confirm opens with focus on the answer that spends nothing; Escape declines.
+  const sentBefore = chats();
+  await editor.getByTestId('run-plan').click();
+  const confirm = page.getByRole('alertdialog', { name: 'Over your spend limit' });
+  await expect(confirm).toBeVisible();
+  await expect(confirm).toContainText('over your $0.01 limit per run');
+  await expect(confirm).toContainText('Nothing has been sent.');
+  await expect(confirm.getByTestId('spend-confirm-decline')).toBeFocused();
+  await page.screenshot({ path: testInfo.outputPath('spend-confirm.png'), fullPage: true });
+  await page.keyboard.press('Escape');
+  await expect(confirm).toBeHidden();
+  // Declining loses nothing: the plan is still in review, as edited, and nothing left.
+  await expect(editor.getByTestId('run-plan')).toBeFocused();
+  await expect(editor.getByTestId('edit-step-1').getByLabel('Task')).toHaveValue('Check the greeting.');
+  await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'review');
+  expect(chats()).toBe(sentBefore);
+
+  // Agreed from the keyboard, it runs with a raised limit for this run.
+  await page.keyboard.press('Enter');
+  await expect(confirm).toBeVisible();
+  await page.keyboard.press('Shift+Tab');
+  await expect(confirm.getByTestId('spend-confirm-run')).toBeFocused();
+  await expect(confirm.getByTestId('spend-confirm-run')).toHaveText(
+    /^Run it, with a \$0\.\d\d limit for this run$/,
+  );
+  await page.keyboard.press('Enter');
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  expect(chats()).toBe(sentBefore + 2);
+  // The estimate and the actual cost side by side.
+  const totals = page.getByTestId('run-totals');
+  await expect(totals.getByTestId('run-estimate')).toHaveText(/^Estimated≈ \$0\.\d+$/);
+  await expect(totals.getByTestId('run-cost')).toHaveText(/^Cost\$0\.\d+$/);
+  await page.screenshot({ path: testInfo.outputPath('estimate-beside-cost.png'), fullPage: true });
+});
+
+test('a run whose spend passes the limit stops with a message naming both, its done steps kept', async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  logErrors(page);
+  // The plan is estimated at about $0.12 (400-token answers), under $0.15; step 1 writes 3,000 words.
+  await setUp(page, 'long', '0.15');
+  await askQuestion(page, 'Say hello, then go on at length.', { review: true });
+  await editPlan(page, [
+    { worker: 'w1', task: 'Say hello.', sees: [] },
+    { worker: 'w2', task: 'Go on at length.', sees: [0] },
+  ]);
+  await expect(page.getByTestId('plan-over-limit')).toHaveCount(0);
+  await page.getByTestId('run-plan').click();
+
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'failed', { timeout: 120_000 });
+  await expect(run.getByRole('alert')).toContainText(
+    /Stopped at your \$0\.15 spend limit per run: \$0\.1\d+ spent\. Steps done are kept/,
+  );
+  await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('step-card-0')).toContainText('Say hello.');
+  await expect(page.getByTestId('step-card-1')).toHaveAttribute('data-state', 'cancelled');
+  await expect(page.getByTestId('step-card-1')).toContainText('stopped at its spend limit');
+  // The stored run keeps step 0's answer: History opens it so.
+  const id = await run.getAttribute('data-run-id');
+  await page.goto(`/#/run/${id}`);
+  await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'failed');
+});

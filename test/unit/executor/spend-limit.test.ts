@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRun } from '../../../src/executor/executor.ts';
+import { liveSpend, overSpendLimit, spendLimitMessage } from '../../../src/executor/spend-limit.ts';
+import type { StepStatus } from '../../../src/executor/types.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+// The per-run spend limit, over real HTTP against the test provider: the run stops once what it has
+// spent passes the limit, and the steps done before keep their answers.
+
+let provider: TestProvider;
+const transport = createOpenAITransport();
+const LONG = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
+
+beforeAll(async () => {
+  provider = await startProvider();
+});
+afterAll(() => provider.close());
+
+let nextId = 0;
+function model(text: string, perTokenMs = 0): string {
+  const id = `limit${nextId++}`;
+  provider.setModel({
+    id,
+    behaviour: { kind: 'fixed', text },
+    ...(perTokenMs ? { latency: { firstTokenMs: 0, perTokenMs } } : {}),
+  });
+  return id;
+}
+
+/** A dear worker: $0.001 a prompt token, $0.002 an answer token. */
+function worker(modelId: string): WorkerSpec {
+  return {
+    id: 'w1',
+    label: 'Writer',
+    strengths: '',
+    providerId: 'custom',
+    baseURL: provider.baseURL,
+    model: modelId,
+    maxConcurrency: 4,
+    enabled: true,
+    price: { inputPerM: 1000, outputPerM: 2000 },
+  };
+}
+
+function sentFor(modelId: string): number {
+  return provider.requests.filter(
+    (r) => r.method === 'POST' && (r.body as { model?: string } | undefined)?.model === modelId,
+  ).length;
+}
+
+describe('spend limit rules', () => {
+  const running: StepStatus = {
+    index: 0,
+    worker: 'w1',
+    task: 't',
+    sees: [],
+    depth: 0,
+    state: 'running',
+    text: 'x'.repeat(400),
+    timings: {},
+    attempts: 1,
+    requests: [{ attempt: 1, outcome: 'in-flight', promptTokens: 100, completionTokens: 0, estimated: true }],
+  };
+  const workers = (): Map<string, WorkerSpec> => new Map([['w1', worker('m')]]);
+
+  it('counts the answer streaming so far, priced as output, beside the requests sent', () => {
+    // 100 prompt tokens at $0.001 (counted by totalsOf once the cost is set) and 100 streamed answer tokens at $0.002.
+    const withCost = { ...running, requests: [{ ...running.requests![0]!, cost: 0.1 }] };
+    expect(liveSpend([withCost], workers())).toBeCloseTo(0.1 + 0.2, 12);
+    expect(liveSpend([{ ...withCost, state: 'done' }], workers())).toBeCloseTo(0.1, 12);
+  });
+
+  it('is over only past the limit, and no limit is never over', () => {
+    expect(overSpendLimit(0.5, 0.5)).toBe(false);
+    expect(overSpendLimit(0.5001, 0.5)).toBe(true);
+    expect(overSpendLimit(1e9, undefined)).toBe(false);
+  });
+
+  it('names the limit and the spend', () => {
+    expect(spendLimitMessage(0.5, 0.5123)).toBe(
+      'Stopped at your $0.50 spend limit per run: $0.512 spent. Steps done are kept; raise the limit in Settings to go further.',
+    );
+  });
+});
+
+describe('a run with a spend limit', () => {
+  it("stops once step 1 takes the run past the limit, keeping step 0's answer and never sending step 2", async () => {
+    const m = model(LONG);
+    const handle = startRun({
+      question: 'Q?',
+      transport,
+      pool: [worker(m)],
+      spendLimitUsd: 0.5,
+      plan: {
+        steps: [
+          { worker: 'w1', task: 'Write.', sees: [] },
+          { worker: 'w1', task: 'Improve it.', sees: [0] },
+          { worker: 'w1', task: 'Improve it again.', sees: [1] },
+        ],
+      },
+    });
+    const result = await handle.result;
+    // Step 0 costs about $0.25; step 1 (step 0's answer in its prompt, then its own) passes $0.50.
+    expect(result.steps.map((s) => s.state)).toEqual(['done', 'cancelled', 'cancelled']);
+    expect(result.steps[0]?.text).toBe(LONG);
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatch(/^Stopped at your \$0\.50 spend limit per run: \$0\.\d+ spent\./);
+    expect(result.steps[2]?.error).toBe('Not finished: the run stopped at its spend limit.');
+    // Step 2 never left.
+    expect(sentFor(m)).toBe(2);
+    expect(result.totals.cost).toBeGreaterThan(0.5);
+  });
+
+  it('stops an answer while it streams once it passes the limit', async () => {
+    const m = model(LONG, 5);
+    const handle = startRun({
+      question: 'Q?',
+      transport,
+      pool: [worker(m)],
+      spendLimitUsd: 0.1,
+      plan: { steps: [{ worker: 'w1', task: 'Write.', sees: [] }] },
+    });
+    const result = await handle.result;
+    const step = result.steps[0]!;
+    expect(step.state).toBe('cancelled');
+    expect(step.text.length).toBeGreaterThan(0);
+    expect(step.text.length).toBeLessThan(LONG.length);
+    expect(step.requests?.[0]?.outcome).toBe('cancelled');
+    expect(result.error).toContain('$0.10 spend limit');
+    // The stopped request still counts: it was paid for.
+    expect(result.totals.cost).toBeGreaterThan(0);
+  });
+
+  it('is simply done when only its last answer passes the limit (nothing was stopped)', async () => {
+    // One-letter words: the prompt counted as it leaves (4 characters a token) is half what the provider
+    // counts, so the limit is passed only when the answer's usage arrives.
+    const question = Array.from({ length: 200 }, () => 'a').join(' ');
+    const m = model('ok');
+    const handle = startRun({
+      question,
+      transport,
+      pool: [worker(m)],
+      spendLimitUsd: 0.15,
+      plan: { steps: [{ worker: 'w1', task: 'Answer.', sees: [] }] },
+    });
+    const result = await handle.result;
+    expect(result.totals.cost).toBeGreaterThan(0.15);
+    expect(result.status).toBe('done');
+    expect(result.error).toBeUndefined();
+  });
+
+  it('runs to the end under the limit', async () => {
+    const m = model('short answer');
+    const handle = startRun({
+      question: 'Q?',
+      transport,
+      pool: [worker(m)],
+      spendLimitUsd: 0.5,
+      plan: {
+        steps: [
+          { worker: 'w1', task: 'Write.', sees: [] },
+          { worker: 'w1', task: 'Check.', sees: [0] },
+        ],
+      },
+    });
+    const result = await handle.result;
+    expect(result.status).toBe('done');
+    expect(result.error).toBeUndefined();
+  });
+});
