@@ -101,6 +101,7 @@ export function planPrompt(request: PlanRequest) {
     mode: request.mode,
     maxSteps,
     maxDepth,
+    ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
   });
   return { messages, jsonSchema, schemaFor, limits, pool };
 }
@@ -129,6 +130,7 @@ function replanPrompt(request: ReplanRequest) {
     depth: request.depth,
     maxSteps,
     maxDepth,
+    ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
   });
   return { messages, schemaFor, limits };
 }

@@ -143,6 +143,19 @@ describe('EngineHost.plan', () => {
     expect(host.cancel('d')).toBe(false);
   });
 
+  it('tells the model what the executor sends workers: the question by default, else only their tasks', async () => {
+    const systemOf = async (extra: Partial<PlanRequest>) => {
+      const s = scripted([good]);
+      const host = new EngineHost(async () => s.engine);
+      await host.plan({ ...request('q'), ...extra }, () => {});
+      return s.requests[0]!.messages[0]!.content;
+    };
+    expect(await systemOf({})).toContain('Every worker gets the question too');
+    const alone = await systemOf({ includeQuestion: false });
+    expect(alone).toContain('Workers never get the question');
+    expect(alone).not.toContain('the question too');
+  });
+
   it('picks the highest cost tier as the strongest worker', () => {
     expect(strongestWorker(pool)?.id).toBe('w2');
     expect(strongestWorker([])).toBeUndefined();
