@@ -52,7 +52,10 @@ export function PlanEditor({
   const [steps, setSteps] = useState<DraftStep[]>(() => toDraft(plan));
   const workerIds = workers.map((w) => w.id);
   const result = useMemo(
-    () => validatePlan({ thought, steps }, poolValidateOptions(workers, { maxSteps, allowSelf })),
+    () => validatePlan(
+        { thought, steps },
+        { ...poolValidateOptions(workers, { maxSteps, allowSelf }), selfOnlyLast: true },
+      ),
     [steps, thought, workers.map((w) => `${w.id}\u0000${w.label}`).join('\u0001'), maxSteps, allowSelf],
   );
   const choosable = allowSelf ? [...workerIds, SELF_WORKER] : workerIds;

@@ -111,6 +111,16 @@ describe('EngineHost.plan', () => {
     expect(events.some((e) => e.kind === 'restart' && e.attempt === 2)).toBe(true);
   });
 
+  it('rejects a self-check before the last step and has the model repair it', async () => {
+    const selfFirst =
+      '{"thought":"t","steps":[{"worker":"self","task":"check","sees":[]},{"worker":"w1","task":"do it","sees":[]}]}';
+    const s = scripted([selfFirst, good]);
+    const host = new EngineHost(async () => s.engine);
+    const response = await host.plan({ ...request('s'), maxDepth: 2 }, () => {});
+    expect(response.repaired?.error).toContain('may only be the last step');
+    expect(response.plan.steps.map((step) => step.worker)).toEqual(['w1', 'w2']);
+  });
+
   it('falls back to one step on the strongest worker after two invalid outputs, and says so', async () => {
     const s = scripted(['{"steps":[', 'not json']);
     const host = new EngineHost(async () => s.engine);
