@@ -8,8 +8,10 @@ import type { RunHandle } from '../executor/executor.ts';
 import { finalStepIndex } from '../executor/status.ts';
 import type { RunHistoryStore, RunRecord, StepRecord } from '../executor/store.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { presetById } from '../providers/catalog.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import type { StepEvent } from '../shared/conductor-api.ts';
+import { checkPlan, describeFindings } from '../shared/plan/checks.ts';
 import type { Plan, Step } from '../shared/plan/index.ts';
 import { downloadText } from './download.ts';
 import { PlanFeed } from './plan-feed.ts';
@@ -29,7 +31,7 @@ export type RunConductor = Pick<ConductorBridge, 'plan' | 'replan' | 'chat'>;
 export interface RunServices {
   runStore(): Promise<RunHistoryStore>;
   ledger(): Promise<Ledger>;
-  egress(): Promise<Pick<Egress, 'fetchFor'>>;
+  egress(): Promise<Pick<Egress, 'fetchFor' | 'hasKey'>>;
   bridge(): Promise<RunConductor>;
   /** Resolves once the vault can give `pool`'s keys (it may ask the user), false when the user declined. */
   ensureUnlocked(pool: readonly WorkerSpec[], purpose: string): Promise<boolean>;
@@ -58,6 +60,23 @@ export async function transports(
   ]);
   const cloud = chatTransports(egress);
   return (worker) => (worker.id === LOCAL_WORKER ? local : cloud(worker));
+}
+
+/** Whether a worker's provider needs a key; an unknown provider is assumed to (egress refuses it anyway). */
+function needsKey(worker: WorkerSpec): boolean {
+  return worker.id !== LOCAL_WORKER && (presetById(worker.providerId)?.needsKey ?? true);
+}
+
+/** Ids of the workers of `pool` that cannot authenticate: their provider needs a key and none is saved. */
+export async function keylessWorkers(
+  pool: readonly WorkerSpec[],
+  services: Pick<RunServices, 'egress'>,
+): Promise<Set<string>> {
+  const needing = pool.filter(needsKey);
+  if (needing.length === 0) return new Set();
+  const egress = await services.egress();
+  const has = await Promise.all(needing.map((w) => egress.hasKey(w)));
+  return new Set(needing.filter((_, i) => !has[i]).map((w) => w.id));
 }
 
 /** A stored run as the Watch screen shows it. */
@@ -151,8 +170,26 @@ export function createRuns(services: RunServices) {
     mode: Mode,
     plan: Plan | AsyncIterable<Step>,
     pool: WorkerSpec[],
+    /** Apply the plan checks' fixes (a plan nobody reviewed); a reviewed plan runs as the user left it. */
+    fix = false,
   ): Promise<RunHandle> {
-    if (!(await services.ensureUnlocked(pool, 'to run your question'))) throw stillLocked();
+    const unlocked = await services.ensureUnlocked(pool, 'to run your question');
+    if ('steps' in plan) {
+      // Every step is known: a missing key or a locked vault fails here, naming the worker, before any send.
+      const keyless = await keylessWorkers(pool, services);
+      const check = checkPlan(plan, {
+        workerLabels: labelsOf(pool),
+        hasKey: (id) => !keyless.has(id),
+        vaultLocked: !unlocked,
+        needsVault: (id) => id !== LOCAL_WORKER,
+      });
+      if (check.blocked)
+        throw new Error(describeFindings(check.findings.filter((f) => f.blocking)).join(' '));
+      if (fix) {
+        showChecks(runId, describeFindings(check.findings), check.plan.steps);
+        plan = check.plan;
+      }
+    } else if (!unlocked) throw stillLocked();
     const [{ startRun }, store, transport, bridge] = await Promise.all([
       import('../executor/executor.ts'),
       services.runStore(),
@@ -175,6 +212,12 @@ export function createRuns(services: RunServices) {
     });
     track(run);
     return run;
+  }
+
+  /** Shows under the plan, one line each, what the plan checks found and what was done about it. */
+  function showChecks(runId: string, lines: string[], steps?: Step[]): void {
+    if (lines.length === 0) return;
+    update(runId, (v) => ({ ...v, planChecks: lines, ...(steps ? { plannedSteps: steps } : {}) }));
   }
 
   /** Makes `run` the live one until it ends; then the history (and the unfinished list) are read again. */
@@ -219,7 +262,10 @@ export function createRuns(services: RunServices) {
     const prefs = services.planPrefs();
     const { maxSteps } = planLimits(input.mode, prefs);
 
-    const feed = input.review ? undefined : new PlanFeed();
+    // Steps stream to the executor as they are written, unless a worker of the pool has no key: then the
+    // whole plan is awaited and checked, so a step for that worker fails the run before anything is sent.
+    const hold = !input.review && (await keylessWorkers(enabled, services)).size > 0;
+    const feed = input.review || hold ? undefined : new PlanFeed();
     if (feed) {
       void execute(runId, input.question, input.mode, feed.steps, enabled).catch((error: unknown) => {
         abort.abort();
@@ -276,8 +322,22 @@ export function createRuns(services: RunServices) {
         extras.fallback = `The conductor's first plan was invalid (${response.repaired.error}); it was repaired.`;
       }
       update(runId, (v) => ({ ...v, ...extras }));
-      if (feed) {
+      if (hold) {
+        await execute(runId, input.question, input.mode, plan, enabled, true).catch((error: unknown) =>
+          failRun(runId, error),
+        );
+      } else if (feed) {
         const outcome = feed.finish(plan);
+        if (outcome.kind === 'streamed') {
+          // Streamed steps started as they were written: what the checks find is shown, not undone.
+          const { findings } = checkPlan(plan, { workerLabels: labelsOf(enabled) });
+          showChecks(
+            runId,
+            findings.map(
+              (f) => `${f.message} It ran as planned: steps start while the plan is being written.`,
+            ),
+          );
+        }
         if (outcome.kind === 'restart') {
           // What streamed is not the plan's beginning: drop that run, start one from the final plan.
           console.warn(`Restarting the run from the final plan: ${outcome.reason}`);
@@ -287,7 +347,7 @@ export function createRuns(services: RunServices) {
           const oldId = runId;
           runId = crypto.randomUUID();
           update(oldId, (v) => ({ ...v, id: runId, steps: [], phase: 'running' }));
-          await execute(runId, input.question, input.mode, plan, enabled);
+          await execute(runId, input.question, input.mode, plan, enabled, true);
         }
       } else {
         update(runId, (v) => enterReview(v));

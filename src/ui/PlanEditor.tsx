@@ -52,7 +52,8 @@ export function PlanEditor({
   const [steps, setSteps] = useState<DraftStep[]>(() => toDraft(plan));
   const workerIds = workers.map((w) => w.id);
   const result = useMemo(
-    () => validatePlan(
+    () =>
+      validatePlan(
         { thought, steps },
         { ...poolValidateOptions(workers, { maxSteps, allowSelf }), selfOnlyLast: true },
       ),

@@ -12,7 +12,7 @@ import { workerName } from './validate.ts';
  * - `blind-last-step`: the last step sees nothing while earlier steps exist, so the final answer uses none
  *   of them. Fixed by letting it see every earlier step (the likeliest intent: a last step that checks
  *   or combines), which also keeps them from being dropped as unread.
- * - `no-key` / `vault-locked`: a step's worker has no key saved, or its key is behind a locked vault. The
+ * - `no-key` / `vault-locked`: a step's worker has no key saved, or the vault is locked. The
  *   run cannot work; it must fail before anything is sent, naming the worker.
  */
 export type PlanCheckRule = 'unread-step' | 'blind-last-step' | 'no-key' | 'vault-locked';
@@ -37,10 +37,13 @@ export interface PlanCheckOptions {
    * key check is made (planning only, or a pool of local workers).
    */
   hasKey?: (workerId: string) => boolean;
-  /** The vault is locked (and the user declined to unlock it): every worker that needs a key is stuck. */
+  /**
+   * The vault is locked (the user declined to unlock it): egress sends nothing to a cloud worker then (it
+   * needs the keys to send, and to check a request carries none of them).
+   */
   vaultLocked?: boolean;
-  /** Whether `hasKey`'s worker needs a key at all; with a locked vault only those are stuck (default: all). */
-  needsKey?: (workerId: string) => boolean;
+  /** Whether a worker goes through the vault at all (default: every worker); the on-device one does not. */
+  needsVault?: (workerId: string) => boolean;
 }
 
 export interface PlanCheck {
@@ -78,11 +81,11 @@ export function checkPlan(plan: Plan, options: PlanCheckOptions = {}): PlanCheck
 
   for (const [index, step] of steps.entries()) {
     if (step.worker === SELF_WORKER) continue;
-    if (options.vaultLocked && (options.needsKey?.(step.worker) ?? true)) {
+    if (options.vaultLocked && (options.needsVault?.(step.worker) ?? true)) {
       findings.push({
         rule: 'vault-locked',
         stepIndex: index,
-        message: `Step ${index} goes to ${name(step.worker)}, whose key is in the locked vault.`,
+        message: `Step ${index} goes to ${name(step.worker)}, and the vault is locked: nothing can be sent while it is.`,
         fix: 'Unlock the vault with your passphrase, then run again.',
         blocking: true,
       });

@@ -113,17 +113,17 @@ describe('checkPlan', () => {
       ]);
     });
 
-    it('blocks a run whose keys are in a locked vault, naming each worker that needs one', () => {
+    it('blocks a run while the vault is locked, naming each worker that goes through it', () => {
       const check = checkPlan(plan, {
         workerLabels,
         vaultLocked: true,
         hasKey: () => true,
-        needsKey: (id) => id === 'w2',
+        needsVault: (id) => id === 'w2',
       });
       expect(check.blocked).toBe(true);
       expect(check.findings.map((f) => [f.rule, f.stepIndex])).toEqual([['vault-locked', 1]]);
       expect(check.findings[0]?.message).toBe(
-        'Step 1 goes to "Claude" (w2), whose key is in the locked vault.',
+        'Step 1 goes to "Claude" (w2), and the vault is locked: nothing can be sent while it is.',
       );
     });
 
