@@ -2,7 +2,9 @@ import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/graph.ts';
 import { poolValidateOptions } from '../app/plan-limits.ts';
 import { SELF_WORKER } from '../pool/types.ts';
+import { checkPlan } from '../shared/plan/checks.ts';
 import { type Plan, type PlanIssue, validatePlan } from '../shared/plan/index.ts';
+import { PlanWarnings } from './PlanWarnings.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
 export interface EditorWorker {
@@ -58,6 +60,14 @@ export function PlanEditor({
         { ...poolValidateOptions(workers, { maxSteps, allowSelf }), selfOnlyLast: true },
       ),
     [steps, thought, workers.map((w) => `${w.id}\u0000${w.label}`).join('\u0001'), maxSteps, allowSelf],
+  );
+  // Wasted work is a warning here: the user decides, and may apply the fixes (checks.ts) before running.
+  const check = useMemo(
+    () =>
+      result.ok
+        ? checkPlan(result.plan, { workerLabels: Object.fromEntries(workers.map((w) => [w.id, w.label])) })
+        : undefined,
+    [result, workers],
   );
   const choosable = allowSelf ? [...workerIds, SELF_WORKER] : workerIds;
   const issues: PlanIssue[] = result.ok ? [] : result.issues;
@@ -185,9 +195,10 @@ export function PlanEditor({
           ))}
         </ul>
       )}
+      {check && <PlanWarnings check={check} onApply={() => setSteps(toDraft(check.plan))} />}
       <p class="visually-hidden" role="status">
         {result.ok
-          ? 'The plan is valid.'
+          ? `The plan is valid${check?.findings.length ? `, with ${check.findings.length === 1 ? 'a warning' : `${check.findings.length} warnings`}` : ''}.`
           : `${issues.length} problem${issues.length === 1 ? '' : 's'} in the plan.`}
       </p>
       <div class="row">
