@@ -264,7 +264,8 @@ export function createRuns(services: RunServices) {
 
     // Steps stream to the executor as they are written, unless a worker of the pool has no key: then the
     // whole plan is awaited and checked, so a step for that worker fails the run before anything is sent.
-    const hold = !input.review && (await keylessWorkers(enabled, services)).size > 0;
+    const hold =
+      !input.review && (await keylessWorkers(enabled, services).catch(() => new Set<string>())).size > 0;
     const feed = input.review || hold ? undefined : new PlanFeed();
     if (feed) {
       void execute(runId, input.question, input.mode, feed.steps, enabled).catch((error: unknown) => {
