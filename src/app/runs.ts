@@ -109,6 +109,8 @@ export interface PendingReview {
   plan: Plan;
   pool: WorkerSpec[];
   limits: PlanLimits;
+  /** Ids of the pool's workers with no key saved (their provider needs one): the review says so per step. */
+  keyless?: ReadonlySet<string>;
 }
 
 /** Why the last resume did not start (another tab runs it, or its record cannot be read). */
@@ -352,7 +354,13 @@ export function createRuns(services: RunServices) {
         }
       } else {
         update(runId, (v) => enterReview(v));
-        pendingReview.value = { plan, pool: enabled, limits: planLimits(input.mode, prefs) };
+        const keyless = await keylessWorkers(enabled, services).catch(() => undefined);
+        pendingReview.value = {
+          plan,
+          pool: enabled,
+          limits: planLimits(input.mode, prefs),
+          ...(keyless ? { keyless } : {}),
+        };
       }
     } catch (error) {
       feed?.cancel();

@@ -37,6 +37,7 @@ export function PlanEditor({
   workers,
   maxSteps,
   allowSelf = false,
+  hasKey,
   onRun,
   onDiscard,
   runLabel = 'Run this plan',
@@ -46,6 +47,8 @@ export function PlanEditor({
   maxSteps: number;
   /** Steps may go to the conductor itself (`self`), as the plan it wrote may. */
   allowSelf?: boolean;
+  /** Whether a worker can authenticate; a step for one that cannot blocks Run, naming the worker. */
+  hasKey?: (workerId: string) => boolean;
   onRun: (plan: Plan) => void;
   onDiscard?: () => void;
   runLabel?: string;
@@ -65,9 +68,12 @@ export function PlanEditor({
   const check = useMemo(
     () =>
       result.ok
-        ? checkPlan(result.plan, { workerLabels: Object.fromEntries(workers.map((w) => [w.id, w.label])) })
+        ? checkPlan(result.plan, {
+            workerLabels: Object.fromEntries(workers.map((w) => [w.id, w.label])),
+            ...(hasKey ? { hasKey } : {}),
+          })
         : undefined,
-    [result, workers],
+    [result, workers, hasKey],
   );
   const choosable = allowSelf ? [...workerIds, SELF_WORKER] : workerIds;
   const issues: PlanIssue[] = result.ok ? [] : result.issues;
@@ -214,7 +220,7 @@ export function PlanEditor({
         <button
           type="button"
           class="primary"
-          disabled={!result.ok}
+          disabled={!result.ok || check?.blocked}
           data-testid="run-plan"
           onClick={() => {
             if (result.ok) onRun(result.plan);

@@ -130,6 +130,20 @@ describe('plan checks where runs start (issue 14)', () => {
     expect(await ledger.list({ runId: view.id })).toEqual([]);
   });
 
+  it('tells the review which workers have no key, so it can name them before Run', async () => {
+    const plan =
+      '{"thought":"t","steps":[{"worker":"w1","task":"Say hello","sees":[]},{"worker":"w2","task":"Repeat it","sees":[0]}]}';
+    const { app } = await appWith('checks-review', plan);
+    const pool = [
+      worker('w1', 'Shouter', 'upper'),
+      { ...worker('w2', 'Parrot', 'echo'), providerId: 'p-none' },
+    ];
+    await app.runs.ask({ question: 'Greet me.', mode: 'conductor', review: true }, pool);
+    const review = app.runs.pendingReview.value;
+    expect(review?.keyless).toEqual(new Set(['w2']));
+    app.runs.discardReview();
+  });
+
   it('drops a step nobody reads from a plan checked whole, and says so under the plan', async () => {
     const before = chats().length;
     const plan =
