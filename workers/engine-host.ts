@@ -29,6 +29,7 @@ import {
   type Step,
   validatePlan,
 } from '../src/shared/plan/index.ts';
+import { SELF_WORKER } from '../src/shared/worker-ids.ts';
 import {
   type ConductorEngine,
   type GenerateResult,
@@ -86,6 +87,7 @@ export function planPrompt(request: PlanRequest) {
     workerLabels: labelsOf(pool),
     maxSteps,
     allowSelf,
+    selfOnlyLast: true,
     minSteps: 1,
     offset: 0,
     ...lengthLimits(request),
@@ -101,6 +103,7 @@ export function planPrompt(request: PlanRequest) {
     mode: request.mode,
     maxSteps,
     maxDepth,
+    ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
   });
   return { messages, jsonSchema, schemaFor, limits, pool };
 }
@@ -116,6 +119,7 @@ function replanPrompt(request: ReplanRequest) {
     workerLabels: labelsOf(pool),
     maxSteps,
     allowSelf: request.depth < maxDepth,
+    selfOnlyLast: true,
     minSteps: 0,
     offset: request.steps.length,
     ...lengthLimits(request),
@@ -129,6 +133,7 @@ function replanPrompt(request: ReplanRequest) {
     depth: request.depth,
     maxSteps,
     maxDepth,
+    ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
   });
   return { messages, schemaFor, limits };
 }
@@ -395,16 +400,31 @@ export class EngineHost implements ConductorService {
   ): Promise<Attempt> {
     const parser = new IncrementalPlanParser(limits);
     const streamed: Step[] = [];
+    const send = (index: number, step: Step) => {
+      streamed.push(step);
+      call.emit({ kind: 'step', index, step, attempt: attemptNo });
+    };
+    // A self-check may only be the last step, which is known only when the plan closes: it is held until
+    // then (it cannot start before the steps it checks anyway). A step after it ends the streaming, so an
+    // invalid plan's self-check is never one of the steps that stand.
+    let held: { index: number; step: Step } | undefined;
+    let stopped = false;
     const result = await this.generate(prompt, { ...gen, jsonSchema: schema }, call.signal, (piece) => {
       call.emit({ kind: 'token', text: piece });
       for (const event of parser.push(piece)) {
-        if (event.type !== 'step') continue;
-        streamed.push(event.step);
-        call.emit({ kind: 'step', index: event.index, step: event.step, attempt: attemptNo });
+        if (event.type !== 'step' || stopped) continue;
+        if (held && limits.selfOnlyLast) {
+          stopped = true;
+          continue;
+        }
+        if (event.step.worker === SELF_WORKER && limits.selfOnlyLast) held = event;
+        else send(event.index, event.step);
       }
     });
     call.stats.add(result);
-    return { result, parsed: parsePlan(result.text, limits), streamed };
+    const parsed = parsePlan(result.text, limits);
+    if (held && !stopped && parsed.ok) send(held.index, held.step);
+    return { result, parsed, streamed };
   }
 
   private async generate(

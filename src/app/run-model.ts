@@ -30,6 +30,8 @@ export interface RunView {
   error?: string;
   /** Set when the conductor's plan was replaced by a single-step fallback, with why. */
   fallback?: string;
+  /** What the plan checks (src/shared/plan/checks.ts) found before the run, and what was done: one line each. */
+  planChecks?: string[];
   /** Worker ids in the run's pool order, for stable colours. */
   workerOrder?: string[];
   /** The run's pool's labels by worker id: the run view names workers by these, not by ids. */

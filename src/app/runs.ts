@@ -14,6 +14,7 @@ import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import type { StepEvent } from '../shared/conductor-api.ts';
+import { checkPlan, describeFindings } from '../shared/plan/checks.ts';
 import type { Plan, Step } from '../shared/plan/index.ts';
 import { downloadText } from './download.ts';
 import { formatCost } from './format.ts';
@@ -86,6 +87,23 @@ export async function failoverFor(
   };
 }
 
+/** Whether a worker's provider needs a key; an unknown provider is assumed to (egress refuses it anyway). */
+function needsKey(worker: WorkerSpec): boolean {
+  return worker.id !== LOCAL_WORKER && (presetById(worker.providerId)?.needsKey ?? true);
+}
+
+/** Ids of the workers of `pool` that cannot authenticate: their provider needs a key and none is saved. */
+export async function keylessWorkers(
+  pool: readonly WorkerSpec[],
+  services: Pick<RunServices, 'egress'>,
+): Promise<Set<string>> {
+  const needing = pool.filter(needsKey);
+  if (needing.length === 0) return new Set();
+  const egress = await services.egress();
+  const has = await Promise.all(needing.map((w) => egress.hasKey(w)));
+  return new Set(needing.filter((_, i) => !has[i]).map((w) => w.id));
+}
+
 /** A stored run as the Watch screen shows it. */
 export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): RunView {
   const view: RunView = {
@@ -116,6 +134,8 @@ export interface PendingReview {
   plan: Plan;
   pool: WorkerSpec[];
   limits: PlanLimits;
+  /** Ids of the pool's workers with no key saved (their provider needs one): the review says so per step. */
+  keyless?: ReadonlySet<string>;
   /** Planned with Plan only: nothing has been sent, and running it asks for the keys only then. */
   planOnly?: boolean;
   /** Each model's past answer lengths, for the price of the plan as the user edits it. */
@@ -306,8 +326,26 @@ export function createRuns(services: RunServices) {
     plan: Plan | AsyncIterable<Step>,
     pool: WorkerSpec[],
     spendLimitUsd: number | undefined = spendLimit(),
+    /** Apply the plan checks' fixes (a plan nobody reviewed); a reviewed plan runs as the user left it. */
+    fix = false,
   ): Promise<RunHandle> {
-    if (!(await services.ensureUnlocked(pool, 'to run your question'))) throw stillLocked();
+    const unlocked = await services.ensureUnlocked(pool, 'to run your question');
+    if ('steps' in plan) {
+      // Every step is known: a missing key or a locked vault fails here, naming the worker, before any send.
+      const keyless = await keylessWorkers(pool, services);
+      const check = checkPlan(plan, {
+        workerLabels: labelsOf(pool),
+        hasKey: (id) => !keyless.has(id),
+        vaultLocked: !unlocked,
+        needsVault: (id) => id !== LOCAL_WORKER,
+      });
+      if (check.blocked)
+        throw new Error(describeFindings(check.findings.filter((f) => f.blocking)).join(' '));
+      if (fix) {
+        showChecks(runId, describeFindings(check.findings), check.plan.steps);
+        plan = check.plan;
+      }
+    } else if (!unlocked) throw stillLocked();
     const [{ startRun }, store, transport, bridge, failover] = await Promise.all([
       import('../executor/executor.ts'),
       services.runStore(),
@@ -333,6 +371,12 @@ export function createRuns(services: RunServices) {
     });
     track(run);
     return run;
+  }
+
+  /** Shows under the plan, one line each, what the plan checks found and what was done about it. */
+  function showChecks(runId: string, lines: string[], steps?: Step[]): void {
+    if (lines.length === 0) return;
+    update(runId, (v) => ({ ...v, planChecks: lines, ...(steps ? { plannedSteps: steps } : {}) }));
   }
 
   /** Makes `run` the live one until it ends; then the history (and the unfinished list) are read again. */
@@ -383,8 +427,30 @@ export function createRuns(services: RunServices) {
       estimatePlan({ question: input.question, steps, pool: enabled, answerLengths: pastLengths });
     const withEstimate = (view: RunView): RunView =>
       view.plannedSteps.length > 0 ? { ...view, estimate: estimateOf(view.plannedSteps) } : view;
+    /**
+     * Runs a whole plan nobody reviewed, with the plan checks' fixes: once the user has agreed to a plan
+     * estimated over the spend limit (declining ends the run before anything is sent).
+     */
+    const runWhole = async (id: string, plan: Plan): Promise<void> => {
+      const limitUsd = spendLimit();
+      const estimate = estimateOf(plan.steps);
+      if (!(await approveSpend(id, estimate, false))) {
+        update(id, (v) => ({
+          ...v,
+          phase: 'cancelled',
+          error: declinedText(estimate, limitUsd ?? 0),
+          endedAt: Date.now(),
+        }));
+        return;
+      }
+      await execute(id, input.question, input.mode, plan, enabled, runSpendLimit(estimate.cost, limitUsd), true);
+    };
 
-    const feed = review ? undefined : new PlanFeed();
+    // Steps stream to the executor as they are written, unless a worker of the pool has no key: then the
+    // whole plan is awaited and checked, so a step for that worker fails the run before anything is sent.
+    const hold =
+      !review && (await keylessWorkers(enabled, services).catch(() => new Set<string>())).size > 0;
+    const feed = review || hold ? undefined : new PlanFeed();
     if (feed) {
       const steps = withinSpendLimit(feed.steps, runId, estimateOf);
       void execute(runId, input.question, input.mode, steps, enabled).catch((error: unknown) => {
@@ -445,8 +511,20 @@ export function createRuns(services: RunServices) {
         extras.fallback = `The conductor's first plan was invalid (${response.repaired.error}); it was repaired.`;
       }
       update(runId, (v) => ({ ...v, ...extras }));
-      if (feed) {
+      if (hold) {
+        await runWhole(runId, plan).catch((error: unknown) => failRun(runId, error));
+      } else if (feed) {
         const outcome = feed.finish(plan);
+        if (outcome.kind === 'streamed') {
+          // Streamed steps started as they were written: what the checks find is shown, not undone.
+          const { findings } = checkPlan(plan, { workerLabels: labelsOf(enabled) });
+          showChecks(
+            runId,
+            findings.map(
+              (f) => `${f.message} It ran as planned: steps start while the plan is being written.`,
+            ),
+          );
+        }
         if (outcome.kind === 'restart') {
           // What streamed is not the plan's beginning: drop that run, start one from the final plan.
           console.warn(`Restarting the run from the final plan: ${outcome.reason}`);
@@ -456,27 +534,18 @@ export function createRuns(services: RunServices) {
           const oldId = runId;
           runId = crypto.randomUUID();
           update(oldId, (v) => ({ ...v, id: runId, steps: [], phase: 'running' }));
-          const limitUsd = spendLimit();
-          if (!(await approveSpend(runId, estimateOf(plan.steps), false))) {
-            update(runId, (v) => ({
-              ...v,
-              phase: 'cancelled',
-              error: declinedText(estimateOf(plan.steps), limitUsd ?? 0),
-              endedAt: Date.now(),
-            }));
-            return;
-          }
-          const estimate = estimateOf(plan.steps).cost;
-          await execute(runId, input.question, input.mode, plan, enabled, runSpendLimit(estimate, limitUsd));
+          await runWhole(runId, plan);
         }
       } else {
         update(runId, (v) => enterReview(v));
+        const keyless = await keylessWorkers(enabled, services).catch(() => undefined);
         pendingReview.value = {
           plan,
           pool: enabled,
           limits: planLimits(input.mode, prefs),
           planOnly: input.planOnly === true,
           answerLengths: pastLengths,
+          ...(keyless ? { keyless } : {}),
         };
       }
     } catch (error) {

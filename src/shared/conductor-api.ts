@@ -52,6 +52,11 @@ export interface PlanRequest extends GenerationOptions {
   maxTaskLength?: number;
   /** `maxLength` of `thought` in the constrained output. */
   maxThoughtLength?: number;
+  /**
+   * Whether the executor will send every worker the question (its `includeQuestion`, default true): the
+   * prompt then asks for instructions rather than tasks that restate the question.
+   */
+  includeQuestion?: boolean;
 }
 
 export interface ReplanRequest extends Omit<PlanRequest, 'mode'> {

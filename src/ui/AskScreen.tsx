@@ -166,6 +166,7 @@ export function AskScreen({ runId }: { runId?: string }) {
           workers={review.pool.map((w) => ({ id: w.id, label: w.label }))}
           maxSteps={shown.mode === 'router' ? 1 : planPrefs.value.maxSteps}
           allowSelf={review.limits.allowSelf}
+          {...(review.keyless ? { hasKey: (id: string) => !review.keyless?.has(id) } : {})}
           onRun={(plan) => void runReviewed(plan)}
           onDiscard={discardReview}
         />

@@ -2,7 +2,9 @@ import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/graph.ts';
 import { poolValidateOptions } from '../app/plan-limits.ts';
 import { SELF_WORKER } from '../pool/types.ts';
+import { checkPlan } from '../shared/plan/checks.ts';
 import { type Plan, type PlanIssue, type Step, validatePlan } from '../shared/plan/index.ts';
+import { PlanWarnings } from './PlanWarnings.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
 export interface EditorWorker {
@@ -51,6 +53,7 @@ export function PlanEditor({
   workers,
   maxSteps,
   allowSelf = false,
+  hasKey,
   onRun,
   onDiscard,
   runLabel = 'Run this plan',
@@ -61,6 +64,8 @@ export function PlanEditor({
   maxSteps: number;
   /** Steps may go to the conductor itself (`self`), as the plan it wrote may. */
   allowSelf?: boolean;
+  /** Whether a worker can authenticate; a step for one that cannot blocks Run, naming the worker. */
+  hasKey?: (workerId: string) => boolean;
   onRun: (plan: Plan) => void;
   onDiscard?: () => void;
   runLabel?: string;
@@ -71,10 +76,25 @@ export function PlanEditor({
   const [steps, setSteps] = useState<DraftStep[]>(() => toDraft(plan));
   const workerIds = workers.map((w) => w.id);
   const result = useMemo(
-    () => validatePlan({ thought, steps }, poolValidateOptions(workers, { maxSteps, allowSelf })),
+    () =>
+      validatePlan(
+        { thought, steps },
+        { ...poolValidateOptions(workers, { maxSteps, allowSelf }), selfOnlyLast: true },
+      ),
     [steps, thought, workers.map((w) => `${w.id}\u0000${w.label}`).join('\u0001'), maxSteps, allowSelf],
   );
   const shownPrice = useMemo(() => price?.(fromDraft(steps)), [price, steps]);
+  // Wasted work is a warning here: the user decides, and may apply the fixes (checks.ts) before running.
+  const check = useMemo(
+    () =>
+      result.ok
+        ? checkPlan(result.plan, {
+            workerLabels: Object.fromEntries(workers.map((w) => [w.id, w.label])),
+            ...(hasKey ? { hasKey } : {}),
+          })
+        : undefined,
+    [result, workers, hasKey],
+  );
   const choosable = allowSelf ? [...workerIds, SELF_WORKER] : workerIds;
   const issues: PlanIssue[] = result.ok ? [] : result.issues;
   const issuesFor = (index: number) => issues.filter((issue) => issue.step === index);
@@ -229,9 +249,10 @@ export function PlanEditor({
           )}
         </div>
       )}
+      {check && <PlanWarnings check={check} onApply={() => setSteps(toDraft(check.plan))} />}
       <p class="visually-hidden" role="status">
         {result.ok
-          ? 'The plan is valid.'
+          ? `The plan is valid${check?.findings.length ? `, with ${check.findings.length === 1 ? 'a warning' : `${check.findings.length} warnings`}` : ''}.`
           : `${issues.length} problem${issues.length === 1 ? '' : 's'} in the plan.`}
       </p>
       <div class="row">
@@ -247,7 +268,7 @@ export function PlanEditor({
         <button
           type="button"
           class="primary"
-          disabled={!result.ok}
+          disabled={!result.ok || check?.blocked}
           data-testid="run-plan"
           onClick={() => {
             if (result.ok) onRun(result.plan);

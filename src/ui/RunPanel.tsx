@@ -123,6 +123,13 @@ export function RunPanel({
             {view.fallback}
           </p>
         )}
+        {view.planChecks && (
+          <ul class="alert" data-kind="warn" data-testid="plan-checks">
+            {view.planChecks.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        )}
         {view.notSaved && (
           <div class="alert" data-kind="error" role="alert" data-testid="run-not-saved">
             <p>

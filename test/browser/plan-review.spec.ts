@@ -35,3 +35,47 @@ test("review accepts the conductor's own self-check step and runs it (issue 10, 
   await expect(page.getByTestId('step-card-1')).toContainText('Check the greeting.');
   await expect(page.getByTestId('final-answer')).toBeVisible();
 });
+
+test('review flags a step whose answer no later step reads, and applying the fix leaves it out (issue 14)', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  await loadTinyConductor(page, servers.models.url);
+  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '3' });
+  await addWorker(page, {
+    baseURL: servers.provider.baseURL,
+    model: 'echo',
+    label: 'Echo one',
+    strengths: 'echoes',
+  });
+
+  await askQuestion(page, 'Say hello.', { review: true });
+  // Step 1 is read by nobody, and it is not the last step: paid for, then thrown away.
+  await editPlan(page, [
+    { worker: 'w1', task: 'Say hello.', sees: [] },
+    { worker: 'w1', task: 'Say goodbye.', sees: [] },
+    { worker: 'w1', task: 'Repeat the greeting.', sees: [0] },
+  ]);
+
+  const editor = page.getByTestId('plan-editor');
+  const warnings = editor.getByTestId('plan-warnings');
+  await expect(warnings.getByRole('listitem')).toHaveCount(1);
+  await expect(warnings.getByRole('listitem')).toHaveAttribute('data-rule', 'unread-step');
+  await expect(warnings).toContainText(
+    'No later step reads the answer of step 1 ("Echo one" (w1)), and it is not the last step',
+  );
+  await expect(warnings).toContainText('Fix: Step 1 is left out.');
+  // A warning, not an error: the plan may still run as it is.
+  await expect(editor.getByTestId('run-plan')).toBeEnabled();
+
+  await editor.getByTestId('apply-plan-fixes').click();
+  await expect(editor.getByTestId('plan-warnings')).toHaveCount(0);
+  await expect(editor.locator('fieldset.edit-step')).toHaveCount(2);
+  await expect(editor.getByTestId('edit-step-1').getByLabel('Task')).toHaveValue('Repeat the greeting.');
+  await expect(editor.getByTestId('edit-step-1').getByLabel('step 0', { exact: true })).toBeChecked();
+
+  await editor.getByTestId('run-plan').click();
+  await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
+  await expect(page.getByTestId('step-card-1')).toContainText('Repeat the greeting.');
+  await expect(page.getByTestId('step-card-2')).toHaveCount(0);
+});

@@ -1,4 +1,4 @@
-import type { Plan } from '../../src/shared/plan/index.ts';
+import type { Plan, Step } from '../../src/shared/plan/index.ts';
 import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
 
 /**
@@ -71,136 +71,174 @@ export interface Shot {
   plan: Plan;
 }
 
-/** Full workflows for `conductor` mode, filtered to the step limit and to whether `self` is allowed. */
-export function conductorShots(roles: Roles, options: { maxSteps: number; allowSelf: boolean }): Shot[] {
-  const shots: Shot[] = [
+/**
+ * A step of an example with its task twice: as an instruction, for workers that are sent the question
+ * (the executor's default), and restated in full, for workers that are not.
+ */
+interface ShotStep {
+  worker: string;
+  task: string;
+  alone: string;
+  sees: Step['sees'];
+}
+
+interface ShotDraft {
+  shape: Shot['shape'];
+  question: string;
+  thought?: string;
+  steps: ShotStep[];
+}
+
+/** What the examples' workers receive: the question too (default), or only their tasks. */
+export interface ShotOptions {
+  includeQuestion?: boolean;
+}
+
+function finish(draft: ShotDraft, options: ShotOptions): Shot {
+  const withQuestion = options.includeQuestion ?? true;
+  const steps = draft.steps.map((s) => ({
+    worker: s.worker,
+    task: withQuestion ? s.task : s.alone,
+    sees: s.sees,
+  }));
+  const plan: Plan = draft.thought === undefined ? { steps } : { thought: draft.thought, steps };
+  return { shape: draft.shape, question: draft.question, plan };
+}
+
+/**
+ * Full workflows for `conductor` mode, filtered to the step limit and to whether `self` is allowed. Short on
+ * purpose: the conductor prefills every token of them before it writes a plan, and copies their length.
+ */
+export function conductorShots(
+  roles: Roles,
+  options: { maxSteps: number; allowSelf: boolean } & ShotOptions,
+): Shot[] {
+  const drafts: ShotDraft[] = [
     {
       shape: 'one-step',
       question: 'What is the capital of Australia?',
-      plan: {
-        thought: 'A simple fact: one cheap worker is enough.',
-        steps: [
-          {
-            worker: roles.cheap,
-            task: 'What is the capital of Australia? Answer in one sentence.',
-            sees: [],
-          },
-        ],
-      },
+      thought: 'A simple fact.',
+      steps: [
+        {
+          worker: roles.cheap,
+          task: 'Answer in one sentence.',
+          alone: 'What is the capital of Australia? One sentence.',
+          sees: [],
+        },
+      ],
     },
     {
       shape: 'pipeline',
       question: 'Write a Python function that merges overlapping intervals.',
-      plan: {
-        thought: 'Plan, then code, then check the code against the plan.',
-        steps: [
-          {
-            worker: roles.reasoner,
-            task: 'Explain step by step how to merge overlapping intervals given as [start, end] pairs, with edge cases.',
-            sees: [],
-          },
-          {
-            worker: roles.coder,
-            task: 'Write a Python function merge(intervals) that follows this plan. Return only the code.',
-            sees: [0],
-          },
-          {
-            worker: roles.strong,
-            task: 'Check this code against the plan and the edge cases. Reply with the final, corrected code.',
-            sees: 'all',
-          },
-        ],
-      },
+      thought: 'Plan, code, check.',
+      steps: [
+        {
+          worker: roles.reasoner,
+          task: 'List the steps and edge cases.',
+          alone: 'List the steps and edge cases of merging overlapping intervals.',
+          sees: [],
+        },
+        {
+          worker: roles.coder,
+          task: 'Code this plan.',
+          alone: 'Write Python merge(intervals) following this plan.',
+          sees: [0],
+        },
+        {
+          worker: roles.strong,
+          task: 'Check the code; give the final version.',
+          alone: 'Check this merge code against the plan; give the final code.',
+          sees: 'all',
+        },
+      ],
     },
     {
       shape: 'parallel',
-      question: 'Should a small team use a monorepo or many repositories?',
-      plan: {
-        thought: 'Two independent views in parallel, then one balanced answer.',
-        steps: [
-          {
-            worker: roles.proposerA,
-            task: 'Give the strongest case for a monorepo for a team of five.',
-            sees: [],
-          },
-          {
-            worker: roles.proposerB,
-            task: 'Give the strongest case for many repositories for a team of five.',
-            sees: [],
-          },
-          {
-            worker: roles.strong,
-            task: 'Should a team of five use a monorepo or many repositories? Weigh both views and give a clear recommendation.',
-            sees: [0, 1],
-          },
-        ],
-      },
+      question: 'Monorepo or many repos for a team of five?',
+      thought: 'Two views, then a verdict.',
+      steps: [
+        {
+          worker: roles.proposerA,
+          task: 'Argue for a monorepo.',
+          alone: 'Argue for a monorepo for a team of five.',
+          sees: [],
+        },
+        {
+          worker: roles.proposerB,
+          task: 'Argue for many repos.',
+          alone: 'Argue for many repos for a team of five.',
+          sees: [],
+        },
+        {
+          worker: roles.strong,
+          task: 'Weigh both; recommend one.',
+          alone: 'Monorepo or many repos for a team of five? Weigh both views; recommend one.',
+          sees: [0, 1],
+        },
+      ],
     },
   ];
   if (options.allowSelf) {
-    shots.push({
+    drafts.push({
       shape: 'recursion',
       question: 'Prove that the sum of two odd numbers is even.',
-      plan: {
-        thought: 'One proof, then I check it and add a fix only if needed.',
-        steps: [
-          {
-            worker: roles.reasoner,
-            task: 'Prove that the sum of two odd integers is even. Be rigorous and short.',
-            sees: [],
-          },
-          { worker: SELF_WORKER, task: 'Check the proof; accept it or add a corrective step.', sees: 'all' },
-        ],
-      },
+      thought: 'Prove, then I check.',
+      steps: [
+        {
+          worker: roles.reasoner,
+          task: 'Prove it, briefly.',
+          alone: 'Prove that the sum of two odd integers is even, briefly.',
+          sees: [],
+        },
+        { worker: SELF_WORKER, task: 'Check the proof.', alone: 'Check the proof.', sees: 'all' },
+      ],
     });
   }
-  return shots.filter((s) => s.plan.steps.length <= options.maxSteps);
+  return drafts.map((d) => finish(d, options)).filter((s) => s.plan.steps.length <= options.maxSteps);
 }
 
-/** One-step examples for `router` mode: each picks the single best worker. */
-export function routerShots(roles: Roles): Shot[] {
-  return [
+/**
+ * One-step examples for `router` mode: each picks the single best worker. No thought: the router's output
+ * constraint does not ask for one (it answers fast), so the examples do not show one.
+ */
+export function routerShots(roles: Roles, options: ShotOptions = {}): Shot[] {
+  const drafts: ShotDraft[] = [
     {
       shape: 'one-step',
       question: 'What is the capital of Australia?',
-      plan: {
-        thought: 'A simple fact: the cheapest worker.',
-        steps: [
-          {
-            worker: roles.cheap,
-            task: 'What is the capital of Australia? Answer in one sentence.',
-            sees: [],
-          },
-        ],
-      },
+      steps: [
+        {
+          worker: roles.cheap,
+          task: 'Answer in one sentence.',
+          alone: 'What is the capital of Australia? One sentence.',
+          sees: [],
+        },
+      ],
     },
     {
       shape: 'one-step',
       question: 'Write a Python function that merges overlapping intervals.',
-      plan: {
-        thought: 'A coding task: the best coder.',
-        steps: [
-          {
-            worker: roles.coder,
-            task: 'Write a Python function merge(intervals) that merges overlapping [start, end] intervals. Handle edge cases.',
-            sees: [],
-          },
-        ],
-      },
+      steps: [
+        {
+          worker: roles.coder,
+          task: 'Write the code; handle edge cases.',
+          alone: 'Write Python merge(intervals) for overlapping intervals; handle edge cases.',
+          sees: [],
+        },
+      ],
     },
     {
       shape: 'one-step',
       question: 'Prove that the sum of two odd numbers is even.',
-      plan: {
-        thought: 'A proof: the best reasoner.',
-        steps: [
-          {
-            worker: roles.reasoner,
-            task: 'Prove that the sum of two odd integers is even. Be rigorous and short.',
-            sees: [],
-          },
-        ],
-      },
+      steps: [
+        {
+          worker: roles.reasoner,
+          task: 'Prove it, briefly.',
+          alone: 'Prove that the sum of two odd integers is even, briefly.',
+          sees: [],
+        },
+      ],
     },
   ];
+  return drafts.map((d) => finish(d, options));
 }

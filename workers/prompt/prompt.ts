@@ -20,9 +20,14 @@ export interface PlanPromptInput {
   maxDepth: number;
   /** Offer the worker `self` (recursion). Default: conductor mode with maxDepth above 0. */
   allowSelf?: boolean;
+  /**
+   * Whether the executor sends every worker the question as its first turn (its `includeQuestion`, default
+   * true). The prompt must say what is true: with it, tasks are instructions; without it, they restate.
+   */
+  includeQuestion?: boolean;
 }
 
-function poolLines(pool: readonly PromptWorker[], allowSelf: boolean): string {
+function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
   const lines = pool.map((w) => {
     const cost = w.costTier ? ` (cost ${w.costTier})` : '';
     const strengths = w.strengths.trim() ? ` ${w.strengths.trim()}` : '';
@@ -30,37 +35,31 @@ function poolLines(pool: readonly PromptWorker[], allowSelf: boolean): string {
   });
   if (allowSelf) {
     lines.push(
-      `- ${SELF_WORKER}: you, the conductor. As a last step it reviews the answers so far and adds corrective steps or accepts.`,
+      `- ${SELF_WORKER}: you, the conductor. Last step only: check the answers, fix or accept (at most ${maxDepth} level${maxDepth === 1 ? '' : 's'} deep).`,
     );
   }
   return lines.join('\n');
 }
 
-const ROLE =
-  'You are the conductor. You do not answer questions yourself: you write a short workflow that a pool of AI workers runs.';
-
 const FORMAT =
-  'Reply with JSON only: {"thought": "...", "steps": [{"worker": "<id>", "task": "<prompt>", "sees": []}]}';
+  'Reply with JSON only: {"thought": "...", "steps": [{"worker": "<id>", "task": "...", "sees": []}]}';
 
-function rules(maxSteps: number, allowSelf: boolean, maxDepth: number, replan = false): string {
-  const lines = [
-    '- worker: one of the ids above.',
-    '- task: the complete prompt for that worker. A worker sees only its task and the steps it sees, never the question, so restate what it needs.',
-    '- sees: [] for none, "all" for every earlier step, or a list of earlier step numbers (0-based; earlier steps only).',
-    '- Steps that do not see each other run in parallel.',
-    `- At most ${maxSteps} step${maxSteps === 1 ? '' : 's'}. The last step's answer is the final answer, so the last step must give the complete answer.`,
-  ];
-  lines.push(
+/** What a task must be, given what the executor sends each worker (src/executor/context.ts). */
+function taskRule(includeQuestion: boolean, workers: 'every worker' | 'the worker'): string {
+  return includeQuestion
+    ? `- task: an instruction. ${workers === 'every worker' ? 'Every worker gets' : 'The worker gets'} the question too: do not restate it.`
+    : `- task: the whole prompt. ${workers === 'every worker' ? 'Workers never get' : 'The worker never gets'} the question: restate what is needed.`;
+}
+
+function rules(maxSteps: number, includeQuestion: boolean, replan = false): string {
+  return [
+    taskRule(includeQuestion, 'every worker'),
+    '- sees: [] none, "all" every earlier step, or earlier step numbers (from 0). Steps not seeing each other run in parallel.',
+    `- At most ${maxSteps} step${maxSteps === 1 ? '' : 's'}. The last step's answer is the final answer: make it complete.`,
     replan
-      ? '- Keep "thought" to one sentence.'
-      : '- Easy question: one step on a cheap worker. Hard question: plan, solve, check. Keep "thought" to one sentence.',
-  );
-  if (allowSelf) {
-    lines.push(
-      `- "${SELF_WORKER}" may be the last step, to check the answers and fix them (at most ${maxDepth} level${maxDepth === 1 ? '' : 's'} deep).`,
-    );
-  }
-  return lines.join('\n');
+      ? '- "thought": a few words.'
+      : '- Easy: one cheap step. Hard: plan, solve, check. "thought": a few words.',
+  ].join('\n');
 }
 
 function planJson(plan: Plan): string {
@@ -74,30 +73,36 @@ function shotTurns(shots: readonly Shot[]): ChatMessage[] {
   ]);
 }
 
-/** The first plan: system prompt (pool, rules, limits), few-shot workflows as earlier turns, then the question. */
+/**
+ * The first plan: system prompt (pool, rules, limits), few-shot workflows as earlier turns, then the question.
+ * Every token of it is prefilled on the user's device before planning starts, so it says each thing once.
+ */
 export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
   if (input.pool.length === 0) throw new Error('buildPlanMessages: the pool has no workers');
   const router = input.mode === 'router';
   const maxSteps = router ? 1 : Math.max(1, input.maxSteps);
   const allowSelf = !router && (input.allowSelf ?? input.maxDepth > 0) && maxSteps > 1;
+  const includeQuestion = input.includeQuestion ?? true;
   const roles = mapRoles(input.pool);
-  const shots = router ? routerShots(roles) : conductorShots(roles, { maxSteps, allowSelf });
-  const modeLine = router
-    ? 'Router mode: exactly one step. Pick the single best worker for the question and write its task.'
-    : 'Conductor mode: choose the workers, split the work, and decide what each step sees.';
-  const system = [
-    ROLE,
-    '',
-    'Workers:',
-    poolLines(input.pool, allowSelf),
-    '',
-    FORMAT,
-    'Rules:',
-    rules(maxSteps, allowSelf, input.maxDepth),
-    modeLine,
-  ].join('\n');
+  const system = router
+    ? [
+        'You are the conductor in router mode: you do not answer, you pick the one best worker for the question.',
+        poolLines(input.pool, false, 0),
+        'Reply with JSON only: {"steps": [{"worker": "<id>", "task": "...", "sees": []}]}',
+        'Router mode: exactly one step. Easy question: a cheap worker. Hard: the strongest one that fits.',
+        taskRule(includeQuestion, 'the worker'),
+      ]
+    : [
+        'You are the conductor. Do not answer: plan a short workflow for these workers.',
+        poolLines(input.pool, allowSelf, input.maxDepth),
+        'Reply with a JSON workflow like the examples:',
+        rules(maxSteps, includeQuestion),
+      ];
+  const shots = router
+    ? routerShots(roles, { includeQuestion })
+    : conductorShots(roles, { maxSteps, allowSelf, includeQuestion });
   return [
-    { role: 'system', content: system },
+    { role: 'system', content: system.join('\n') },
     ...shotTurns(shots),
     { role: 'user', content: input.question },
   ];
@@ -120,6 +125,8 @@ export interface ReplanPromptInput {
   maxSteps?: number;
   /** Characters of answers shown in all (default 6000); long answers keep their start and end. */
   answerBudget?: number;
+  /** Whether every worker is sent the question (see PlanPromptInput). */
+  includeQuestion?: boolean;
 }
 
 /** Shortens `text` to about `budget` characters, keeping its start and end. */
@@ -166,13 +173,13 @@ export function buildReplanMessages(input: ReplanPromptInput): ChatMessage[] {
   const roles = mapRoles(input.pool);
   const system = [
     'You are the conductor, checking a workflow you wrote. Workers:',
-    poolLines(input.pool, allowSelf),
+    poolLines(input.pool, allowSelf, input.maxDepth),
     '',
     'If the last answer fully and correctly answers the question, accept it with {"steps": []}.',
     `Otherwise add at most ${maxSteps} corrective step${maxSteps === 1 ? '' : 's'}, numbered after the workflow's steps; they may see any earlier step, and the last one must give the complete, corrected answer.`,
     FORMAT,
     'Rules:',
-    rules(maxSteps, allowSelf, input.maxDepth, true),
+    rules(maxSteps, input.includeQuestion ?? true, true),
   ].join('\n');
   // One accepting example and one correcting example, on the real pool ids.
   const acceptExample: Plan = { thought: 'The answer is correct and complete.', steps: [] };

@@ -19,6 +19,7 @@ export type PlanIssueCode =
   | 'task-too-long'
   | 'thought-too-long'
   | 'no-worker-step'
+  | 'self-not-last'
   | 'sees-forward'
   | 'sees-self'
   | 'sees-out-of-range'
@@ -57,6 +58,12 @@ export interface ValidateOptions {
   maxTaskLength?: number;
   /** Longest thought, in characters (default 800, the JSON Schema's `maxLength`). */
   maxThoughtLength?: number;
+  /**
+   * Reject a `self` step that is not the last of these steps (a plan the conductor writes, or one the user
+   * edits): the check would run before the steps after it had answered. Off for workflows that already
+   * ran, where corrective steps follow the `self` step that added them.
+   */
+  selfOnlyLast?: boolean;
 }
 
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; issues: PlanIssue[]; message: string };
@@ -253,6 +260,21 @@ export function validateStep(
   return { ok: true, step: parsed.data };
 }
 
+/** A `self` step anywhere but last: its check would run before the steps after it had answered. */
+export function selfNotLast(steps: readonly Step[], offset = 0): PlanIssue[] {
+  return steps.flatMap((step, i): PlanIssue[] =>
+    step.worker === SELF_WORKER && i < steps.length - 1
+      ? [
+          {
+            code: 'self-not-last',
+            step: offset + i,
+            message: `Step ${offset + i} is the conductor's self-check (self), which may only be the last step: it would check the answers before step ${offset + i + 1} had given one.`,
+          },
+        ]
+      : [],
+  );
+}
+
 /**
  * Checks a parsed plan against the pool and the limits, collecting every fault (not just the first),
  * each with a message specific enough to show a user or to feed back to the model.
@@ -317,6 +339,7 @@ export function validatePlan(raw: unknown, options: ValidateOptions): PlanResult
       });
     }
   }
+  if (options.selfOnlyLast) for (const issue of selfNotLast(valid, offset)) issues.push(issue);
   let keptThought: string | undefined;
   if (typeof thought === 'string') {
     const limit = options.maxThoughtLength ?? DEFAULT_MAX_THOUGHT_LENGTH;

@@ -1,8 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppState } from '../../../src/app/app-state.ts';
 import type { RunConductor } from '../../../src/app/runs.ts';
-import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import { openRunStore } from '../../../src/executor/store.ts';
@@ -12,6 +10,7 @@ import { openVault } from '../../../src/vault/vault.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';
 import type { ConductorEngine, ModelRef } from '../../../workers/engines/engine.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { testAppState } from './test-app-state.ts';
 
 const KEY = 'sk-ask-test-AAAAAAAAAAAAAAAA';
 const model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
@@ -97,17 +96,7 @@ describe('ask() in an app state built from real services', () => {
     });
     const plan =
       '{"thought":"shout, then repeat","steps":[{"worker":"w1","task":"Say hello","sees":[]},{"worker":"w2","task":"Repeat it","sees":[0]}]}';
-    const app = createAppState({
-      runStore: async () => runStore,
-      ledger: async () => ledger,
-      egress: async () => egress,
-      vault: async () => vault,
-      poolStore: async () => {
-        throw new Error('this test passes its pool to ask()');
-      },
-      // A run calls only plan, replan and chat; nothing here loads a model.
-      openBridge: async () => scriptedConductor(plan) as unknown as ConductorBridge,
-    });
+    const app = testAppState({ runStore, ledger, egress, vault, conductor: scriptedConductor(plan) });
     app.prefs.planPrefs.value = { maxSteps: 3, maxDepth: 0 };
     const pool = [worker('w1', 'Shouter', 'upper'), worker('w2', 'Parrot', 'echo')];
 

@@ -1,7 +1,5 @@
-import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppState } from '../../../src/app/app-state.ts';
 import { estimateText } from '../../../src/app/price.ts';
 import { declinedText, type RunConductor, raisedLimit, runSpendLimit } from '../../../src/app/runs.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
@@ -13,6 +11,7 @@ import { openVault } from '../../../src/vault/vault.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';
 import type { ConductorEngine, ModelRef } from '../../../workers/engines/engine.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { testAppState } from './test-app-state.ts';
 
 // The price before the spend, in an app state built from real services (fake-indexeddb, egress, the real
 // in-thread planner over a scripted engine, the test provider over HTTP): Plan only sends nothing, a plan
@@ -105,17 +104,7 @@ async function appWith(options: { passphrase?: string } = {}) {
         ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
         : presetById(id),
   });
-  const app = createAppState({
-    runStore: async () => runStore,
-    ledger: async () => ledger,
-    egress: async () => egress,
-    vault: async () => vault,
-    poolStore: async () => {
-      throw new Error('this test passes its pool to ask()');
-    },
-    // A run calls only plan, replan and chat; nothing here loads a model.
-    openBridge: async () => scriptedConductor(PLAN) as unknown as ConductorBridge,
-  });
+  const app = testAppState({ runStore, ledger, egress, vault, conductor: scriptedConductor(PLAN) });
   app.prefs.planPrefs.value = { maxSteps: 3, maxDepth: 0 };
   return { app, ledger, runStore, vault };
 }

@@ -111,6 +111,16 @@ describe('EngineHost.plan', () => {
     expect(events.some((e) => e.kind === 'restart' && e.attempt === 2)).toBe(true);
   });
 
+  it('rejects a self-check before the last step and has the model repair it', async () => {
+    const selfFirst =
+      '{"thought":"t","steps":[{"worker":"self","task":"check","sees":[]},{"worker":"w1","task":"do it","sees":[]}]}';
+    const s = scripted([selfFirst, good]);
+    const host = new EngineHost(async () => s.engine);
+    const response = await host.plan({ ...request('s'), maxDepth: 2 }, () => {});
+    expect(response.repaired?.error).toContain('may only be the last step');
+    expect(response.plan.steps.map((step) => step.worker)).toEqual(['w1', 'w2']);
+  });
+
   it('falls back to one step on the strongest worker after two invalid outputs, and says so', async () => {
     const s = scripted(['{"steps":[', 'not json']);
     const host = new EngineHost(async () => s.engine);
@@ -141,6 +151,19 @@ describe('EngineHost.plan', () => {
     );
     await expect(running).rejects.toMatchObject({ name: 'PlanCancelled' });
     expect(host.cancel('d')).toBe(false);
+  });
+
+  it('tells the model what the executor sends workers: the question by default, else only their tasks', async () => {
+    const systemOf = async (extra: Partial<PlanRequest>) => {
+      const s = scripted([good]);
+      const host = new EngineHost(async () => s.engine);
+      await host.plan({ ...request('q'), ...extra }, () => {});
+      return s.requests[0]!.messages[0]!.content;
+    };
+    expect(await systemOf({})).toContain('Every worker gets the question too');
+    const alone = await systemOf({ includeQuestion: false });
+    expect(alone).toContain('Workers never get the question');
+    expect(alone).not.toContain('the question too');
   });
 
   it('picks the highest cost tier as the strongest worker', () => {

@@ -112,7 +112,8 @@ describe('buildPlanMessages', () => {
     expect(text).toContain('- self: you, the conductor');
     expect(text).toContain('At most 4 steps.');
     expect(text).toContain("The last step's answer is the final answer");
-    expect(text).toContain('"all" for every earlier step');
+    expect(text).toContain('"all" every earlier step');
+    expect(text).toContain('- self: you, the conductor. Last step only');
     expect(text).toContain('at most 2 levels deep');
   });
 
@@ -139,7 +140,8 @@ describe('buildPlanMessages', () => {
       maxDepth: 2,
     });
     expect(messages[0]?.content).toContain('Router mode: exactly one step.');
-    expect(messages[0]?.content).toContain('At most 1 step.');
+    // One step sees nothing, so the router's prompt spends no tokens on sees, limits or recursion.
+    expect(messages[0]?.content).not.toMatch(/sees:|At most/);
     expect(messages[0]?.content).not.toMatch(/- self:|"self"/);
     const plans = assistantPlans(messages);
     expect(plans.length).toBeGreaterThanOrEqual(3);
@@ -150,6 +152,53 @@ describe('buildPlanMessages', () => {
     const workers = (plans as Array<{ steps: Array<{ worker: string }> }>).map((p) => p.steps[0]?.worker);
     expect(new Set(workers).size).toBe(3);
   });
+
+  /** What the example questions are about: a task that names it restates the question. */
+  const SUBJECTS = /australia|interval|odd|team of five/i;
+  const shotSteps = (messages: ChatMessage[]) =>
+    messages.flatMap((m, i) =>
+      m.role === 'assistant'
+        ? (JSON.parse(m.content) as { steps: Array<{ task: string; sees: unknown }> }).steps.map((step) => ({
+            question: messages[i - 1]?.content ?? '',
+            ...step,
+          }))
+        : [],
+    );
+
+  it.each(['router', 'conductor'] as const)(
+    '%s mode: with the question sent to every worker (the default), tasks are instructions that do not restate it',
+    (mode) => {
+      const messages = buildPlanMessages({ question: 'Q?', pool: POOL, mode, maxSteps: 5, maxDepth: 2 });
+      expect(messages[0]?.content).toMatch(/gets the question too: do not restate it/);
+      const steps = shotSteps(messages);
+      expect(steps.length).toBeGreaterThan(2);
+      for (const step of steps) expect(step.task).not.toMatch(SUBJECTS);
+    },
+  );
+
+  it.each(['router', 'conductor'] as const)(
+    '%s mode: when workers are not sent the question, the prompt says so and the tasks restate it',
+    (mode) => {
+      const messages = buildPlanMessages({
+        question: 'Q?',
+        pool: POOL,
+        mode,
+        maxSteps: 5,
+        maxDepth: 2,
+        includeQuestion: false,
+      });
+      expect(messages[0]?.content).toMatch(/never gets? the question: restate what is needed/);
+      expect(messages[0]?.content).not.toContain('the question too');
+      // Every step that sees nothing else gets only its task, so that task names its subject.
+      const alone = shotSteps(messages).filter((s) => Array.isArray(s.sees) && s.sees.length === 0);
+      expect(alone.length).toBeGreaterThan(2);
+      for (const step of alone) expect(step.task).toMatch(SUBJECTS);
+      // The same shapes and workers either way: only the wording of the tasks changes.
+      const withQuestion = buildPlanMessages({ question: 'Q?', pool: POOL, mode, maxSteps: 5, maxDepth: 2 });
+      const shape = (ms: ChatMessage[]) => shotSteps(ms).map((s) => s.sees);
+      expect(shape(messages)).toEqual(shape(withQuestion));
+    },
+  );
 
   it('is ASCII only and compact', () => {
     for (const mode of ['router', 'conductor'] as const) {

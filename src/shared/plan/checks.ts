@@ -1,0 +1,163 @@
+import { SELF_WORKER } from '../worker-ids.ts';
+import type { Plan, Sees, Step } from './schema.ts';
+import { workerName } from './validate.ts';
+
+/**
+ * Checks of a valid plan before it runs, deterministic and pure: the plan is well formed (validate.ts),
+ * but would it waste the user's money or fail half way? `self` anywhere but last is already rejected by
+ * validation (`self-not-last`), so it never reaches these checks.
+ *
+ * - `unread-step`: a step (not the last) whose answer no later step reads is paid for and thrown away.
+ *   Dropped; a step read only by dropped steps is dropped too.
+ * - `blind-last-step`: the last step sees nothing while earlier steps exist, so the final answer uses none
+ *   of them. Fixed by letting it see every earlier step (the likeliest intent: a last step that checks
+ *   or combines), which also keeps them from being dropped as unread.
+ * - `no-key` / `vault-locked`: a step's worker has no key saved, or the vault is locked. The
+ *   run cannot work; it must fail before anything is sent, naming the worker.
+ */
+export type PlanCheckRule = 'unread-step' | 'blind-last-step' | 'no-key' | 'vault-locked';
+
+export interface PlanFinding {
+  rule: PlanCheckRule;
+  /** The step it is about, numbered as in the plan that was checked. */
+  stepIndex: number;
+  /** What is wrong, naming the worker by the user's label. */
+  message: string;
+  /** What the fixed plan does about it, or (when `blocking`) what the user must do. */
+  fix: string;
+  /** The plan cannot run until the user acts (no fix is possible here). */
+  blocking: boolean;
+}
+
+export interface PlanCheckOptions {
+  /** The user's names for the workers, by id. */
+  workerLabels?: Readonly<Record<string, string>>;
+  /**
+   * Whether a worker can authenticate: a key is saved for it, or its provider needs none. Without it no
+   * key check is made (planning only, or a pool of local workers).
+   */
+  hasKey?: (workerId: string) => boolean;
+  /**
+   * The vault is locked (the user declined to unlock it): egress sends nothing to a cloud worker then (it
+   * needs the keys to send, and to check a request carries none of them).
+   */
+  vaultLocked?: boolean;
+  /** Whether a worker goes through the vault at all (default: every worker); the on-device one does not. */
+  needsVault?: (workerId: string) => boolean;
+}
+
+export interface PlanCheck {
+  /** The plan with every fix applied (the input when nothing needed fixing). */
+  plan: Plan;
+  findings: PlanFinding[];
+  /** Indices (in the checked plan) of the steps the fixed plan leaves out. */
+  dropped: number[];
+  /** Some finding blocks the run: run neither `plan` nor the original. */
+  blocked: boolean;
+}
+
+function reads(sees: Sees, index: number): boolean {
+  return sees === 'all' || sees.includes(index);
+}
+
+/** `steps` without the steps in `drop`, each `sees` renumbered so it points at the same steps as before. */
+function without(steps: readonly Step[], drop: ReadonlySet<number>): Step[] {
+  const newIndex: number[] = [];
+  let next = 0;
+  for (let i = 0; i < steps.length; i++) newIndex[i] = drop.has(i) ? -1 : next++;
+  return steps.flatMap((step, i): Step[] => {
+    if (drop.has(i)) return [];
+    if (step.sees === 'all') return [step];
+    return [{ ...step, sees: step.sees.filter((s) => !drop.has(s)).map((s) => newIndex[s] as number) }];
+  });
+}
+
+/** The findings about `plan`, and the plan with the fixes applied. */
+export function checkPlan(plan: Plan, options: PlanCheckOptions = {}): PlanCheck {
+  const findings: PlanFinding[] = [];
+  const name = (id: string) => workerName(id, { workerLabels: options.workerLabels ?? {} });
+  const steps = plan.steps.map((step) => ({ ...step }));
+  const last = steps.length - 1;
+
+  for (const [index, step] of steps.entries()) {
+    if (step.worker === SELF_WORKER) continue;
+    if (options.vaultLocked && (options.needsVault?.(step.worker) ?? true)) {
+      findings.push({
+        rule: 'vault-locked',
+        stepIndex: index,
+        message: `Step ${index} goes to ${name(step.worker)}, and the vault is locked: nothing can be sent while it is.`,
+        fix: 'Unlock the vault with your passphrase, then run again.',
+        blocking: true,
+      });
+    } else if (options.hasKey && !options.hasKey(step.worker)) {
+      findings.push({
+        rule: 'no-key',
+        stepIndex: index,
+        message: `Step ${index} goes to ${name(step.worker)}, which has no API key saved.`,
+        fix: `Add a key for ${name(step.worker)} in Settings, or give the step to another worker.`,
+        blocking: true,
+      });
+    }
+  }
+
+  const lastStep = steps[last];
+  if (lastStep && last > 0 && lastStep.worker !== SELF_WORKER && Array.isArray(lastStep.sees)) {
+    if (lastStep.sees.length === 0) {
+      findings.push({
+        rule: 'blind-last-step',
+        stepIndex: last,
+        message: `The last step (${name(lastStep.worker)}) gives the final answer but sees no earlier step, so the work of the ${last === 1 ? 'step' : `${last} steps`} before it would be wasted.`,
+        fix: 'The last step now sees every earlier step.',
+        blocking: false,
+      });
+      steps[last] = { ...lastStep, sees: 'all' };
+    }
+  }
+
+  // A `self` step reads every answer (the conductor checks the whole workflow), whatever its `sees`.
+  const drop = new Set<number>();
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (let index = last - 1; index >= 0; index--) {
+      if (drop.has(index)) continue;
+      const readers = steps.slice(index + 1).filter((later, offset) => {
+        const at = index + 1 + offset;
+        return !drop.has(at) && (later.worker === SELF_WORKER || reads(later.sees, index));
+      });
+      if (readers.length === 0) {
+        drop.add(index);
+        changed = true;
+      }
+    }
+  }
+  for (const index of [...drop].sort((a, b) => a - b)) {
+    const step = steps[index] as Step;
+    const readByDropped = steps.some((later, at) => at > index && drop.has(at) && reads(later.sees, index));
+    findings.push({
+      rule: 'unread-step',
+      stepIndex: index,
+      message: readByDropped
+        ? `Step ${index} (${name(step.worker)}) is read only by steps that are themselves unread, so its answer would be wasted.`
+        : `No later step reads the answer of step ${index} (${name(step.worker)}), and it is not the last step, so its work would be wasted.`,
+      fix: `Step ${index} is left out.`,
+      blocking: false,
+    });
+  }
+
+  const fixedSteps = drop.size > 0 ? without(steps, drop) : steps;
+  const changedPlan = drop.size > 0 || findings.some((f) => f.rule === 'blind-last-step');
+  const fixed: Plan = changedPlan ? { ...plan, steps: fixedSteps } : plan;
+  findings.sort((a, b) => a.stepIndex - b.stepIndex || a.rule.localeCompare(b.rule));
+  return {
+    plan: fixed,
+    findings,
+    dropped: [...drop].sort((a, b) => a - b),
+    blocked: findings.some((f) => f.blocking),
+  };
+}
+
+/** One line for the user per finding: what is wrong and what was done about it. */
+export function describeFindings(findings: readonly PlanFinding[]): string[] {
+  return findings.map((f) => `${f.message} ${f.fix}`);
+}

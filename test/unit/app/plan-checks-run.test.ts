@@ -1,0 +1,166 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunConductor } from '../../../src/app/runs.ts';
+import { createEgress } from '../../../src/egress/egress.ts';
+import { openLedger } from '../../../src/egress/ledger.ts';
+import { openRunStore } from '../../../src/executor/store.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { presetById } from '../../../src/providers/catalog.ts';
+import { openVault } from '../../../src/vault/vault.ts';
+import { EngineHost } from '../../../workers/engine-host.ts';
+import type { ConductorEngine, ModelRef } from '../../../workers/engines/engine.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { testAppState } from './test-app-state.ts';
+
+const KEY = 'sk-checks-test-AAAAAAAAAAAAAAAA';
+const model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
+
+/** The conductor's engine, "generating" a scripted output a few characters at a time. */
+function scriptedEngine(output: string): ConductorEngine {
+  let loaded: ModelRef | undefined;
+  return {
+    kind: 'wllama',
+    loaded: () => loaded,
+    async load(m) {
+      loaded = m;
+    },
+    async generate(request) {
+      const pieces = output.match(/.{1,4}/gs) ?? [];
+      for (const piece of pieces) {
+        request.onToken(piece);
+        await Promise.resolve();
+      }
+      return { text: output, promptTokens: 10, completionTokens: pieces.length, finishReason: 'stop' };
+    },
+    interrupt() {},
+    async unload() {
+      loaded = undefined;
+    },
+  };
+}
+
+/** The real in-thread host (prompt, grammar, incremental parse) over the scripted engine, as the bridge calls it. */
+function scriptedConductor(output: string): RunConductor {
+  const host = new EngineHost(async () => scriptedEngine(output));
+  let requests = 0;
+  return {
+    plan(request, onEvent) {
+      return host.plan({ ...request, model, requestId: `plan-${++requests}` }, onEvent);
+    },
+    replan(request, onEvent) {
+      return host.replan({ ...request, model, requestId: `replan-${++requests}` }, onEvent);
+    },
+    chat() {
+      return Promise.reject(new Error('This test has no on-device worker.'));
+    },
+  };
+}
+
+let provider: TestProvider;
+beforeAll(async () => {
+  provider = await startProvider({ apiKey: KEY });
+});
+afterAll(async () => {
+  await provider.close();
+});
+
+function worker(id: string, label: string, modelId: string): WorkerSpec {
+  return {
+    id,
+    label,
+    strengths: 'test',
+    providerId: 'p-test',
+    baseURL: provider.baseURL,
+    model: modelId,
+    maxConcurrency: 1,
+    price: { inputPerM: 0, outputPerM: 0 },
+    enabled: true,
+  };
+}
+
+/** An app state over real services; the vault holds a key for `p-test` only, so `p-none` has none. */
+async function appWith(name: string, plan: string) {
+  const [runStore, ledger, vault] = await Promise.all([
+    openRunStore(`${name}-runs`),
+    openLedger(`${name}-ledger`),
+    openVault(`${name}-vault`),
+  ]);
+  await vault.saveKey({ providerId: 'p-test', origin: provider.url, key: KEY });
+  const egress = createEgress({
+    vault,
+    ledger,
+    presetFor: (id) =>
+      id === 'p-test' || id === 'p-none'
+        ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
+        : presetById(id),
+  });
+  const app = testAppState({ runStore, ledger, egress, vault, conductor: scriptedConductor(plan) });
+  app.prefs.planPrefs.value = { maxSteps: 4, maxDepth: 0 };
+  return { app, ledger, runStore };
+}
+
+const chats = () => provider.requests.filter((r) => r.path === '/v1/chat/completions');
+
+describe('plan checks where runs start (issue 14)', () => {
+  it('fails a plan that gives a step to a worker with no key before anything is sent, naming the worker', async () => {
+    const before = chats().length;
+    const plan =
+      '{"thought":"t","steps":[{"worker":"w1","task":"Say hello","sees":[]},{"worker":"w2","task":"Repeat it","sees":[0]}]}';
+    const { app, ledger } = await appWith('checks-nokey', plan);
+    const pool = [
+      worker('w1', 'Shouter', 'upper'),
+      { ...worker('w2', 'Parrot', 'echo'), providerId: 'p-none' },
+    ];
+    await app.runs.ask({ question: 'Greet me.', mode: 'conductor', review: false }, pool);
+    await app.runs.whenIdle();
+    const view = app.runs.currentRun.value!;
+    expect(view.phase).toBe('failed');
+    expect(view.error).toBe(
+      'The run could not start: Step 1 goes to "Parrot" (w2), which has no API key saved. ' +
+        'Add a key for "Parrot" (w2) in Settings, or give the step to another worker.',
+    );
+    // Not even step 0, whose worker has a key, went out: the plan was checked whole first.
+    expect(chats().length).toBe(before);
+    expect(await ledger.list({ runId: view.id })).toEqual([]);
+  });
+
+  it('tells the review which workers have no key, so it can name them before Run', async () => {
+    const plan =
+      '{"thought":"t","steps":[{"worker":"w1","task":"Say hello","sees":[]},{"worker":"w2","task":"Repeat it","sees":[0]}]}';
+    const { app } = await appWith('checks-review', plan);
+    const pool = [
+      worker('w1', 'Shouter', 'upper'),
+      { ...worker('w2', 'Parrot', 'echo'), providerId: 'p-none' },
+    ];
+    await app.runs.ask({ question: 'Greet me.', mode: 'conductor', review: true }, pool);
+    const review = app.runs.pendingReview.value;
+    expect(review?.keyless).toEqual(new Set(['w2']));
+    app.runs.discardReview();
+  });
+
+  it('drops a step nobody reads from a plan checked whole, and says so under the plan', async () => {
+    const before = chats().length;
+    const plan =
+      '{"thought":"t","steps":[{"worker":"w1","task":"Say hello","sees":[]},{"worker":"w2","task":"Say bye","sees":[]},{"worker":"w2","task":"Repeat it","sees":[0]}]}';
+    const { app, runStore } = await appWith('checks-drop', plan);
+    // A keyless worker in the pool (unused by the plan) makes the page wait for the whole plan.
+    const pool = [
+      worker('w1', 'Shouter', 'upper'),
+      worker('w2', 'Parrot', 'echo'),
+      { ...worker('w3', 'Silent', 'echo'), providerId: 'p-none' },
+    ];
+    await app.runs.ask({ question: 'Greet me.', mode: 'conductor', review: false }, pool);
+    await app.runs.whenIdle();
+    const view = app.runs.currentRun.value!;
+    expect(view.error).toBeUndefined();
+    expect(view.phase).toBe('done');
+    expect(view.planChecks).toEqual([
+      'No later step reads the answer of step 1 ("Parrot" (w2)), and it is not the last step, so its work would be wasted. Step 1 is left out.',
+    ]);
+    const sent = chats().slice(before);
+    expect(sent.map((r) => (r.body as { model: string }).model)).toEqual(['upper', 'echo']);
+    const stored = await runStore.getRun(view.id);
+    expect(stored?.run.plan.steps.map((s) => s.task)).toEqual(['Say hello', 'Repeat it']);
+    expect(stored?.run.plan.steps[1]?.sees).toEqual([0]);
+  });
+});
