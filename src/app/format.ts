@@ -15,14 +15,22 @@ export function formatBytes(bytes: number): string {
 /** 1.2 s, 850 ms, 2 min 5 s, 1 h 3 min. */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
-  const m = Math.floor(s / 60);
-  const rest = Math.round(s - m * 60);
-  if (m < 60) return rest ? `${m} min ${rest} s` : `${m} min`;
-  const h = Math.floor(m / 60);
-  return `${h} h ${m - h * 60} min`;
+  // Each unit rounds to what it shows before it splits, so 119.6 s reads "2 min", not "1 min 60 s".
+  const millis = Math.round(ms);
+  if (millis < 1000) return `${millis} ms`;
+  const tenths = Math.round(ms / 100);
+  if (tenths < 100) return `${(tenths / 10).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) {
+    const m = Math.floor(seconds / 60);
+    const rest = seconds % 60;
+    return rest ? `${m} min ${rest} s` : `${m} min`;
+  }
+  const minutes = Math.round(ms / 60_000);
+  const h = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest ? `${h} h ${rest} min` : `${h} h`;
 }
 
 /** US dollars; sub-cent amounts keep significant digits, since a step often costs a fraction of a cent. */
