@@ -1,4 +1,5 @@
 /** Small display formatters shared by the screens. */
+import type { Estimator } from '../executor/types.ts';
 
 const KiB = 1024;
 const MiB = KiB * 1024;
@@ -39,6 +40,16 @@ export function formatCost(usd: number | undefined): string {
   if (usd === 0) return '$0';
   if (usd < 0.01) return `$${usd.toPrecision(2)}`;
   return `$${usd.toFixed(usd < 1 ? 3 : 2)}`;
+}
+
+/** The mark before a count (tokens, cost) the provider did not send and Baton estimated. */
+export const ESTIMATED = '≈';
+
+/** What the ≈ means, for a tooltip or a legend: which estimator counted, and why there was a need. */
+export function estimateNote(estimator: Estimator | undefined): string {
+  return estimator === 'o200k'
+    ? `${ESTIMATED} estimated with the o200k tokenizer: the provider sent no usage`
+    : `${ESTIMATED} estimated at 4 characters a token (the o200k tokenizer was not loaded): the provider sent no usage`;
 }
 
 export function formatTokens(n: number | undefined): string {

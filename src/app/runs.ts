@@ -12,6 +12,7 @@ import type { ChatTransport } from '../providers/transport.ts';
 import type { StepEvent } from '../shared/conductor-api.ts';
 import type { Plan, Step } from '../shared/plan/index.ts';
 import { downloadText } from './download.ts';
+import { withLedgerEstimates } from './ledger-estimates.ts';
 import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { poolEntries } from './pool-entries.ts';
@@ -171,7 +172,11 @@ export function createRuns(services: RunServices) {
       transport,
       conductor: replannerFor(bridge, replanContext(pool)),
       store,
-      onEvent: frameCoalescedUpdates((apply) => update(runId, apply)),
+      onEvent: withLedgerEstimates(
+        services.ledger,
+        runId,
+        frameCoalescedUpdates((apply) => update(runId, apply)),
+      ),
     });
     track(run);
     return run;
@@ -415,7 +420,11 @@ export function createRuns(services: RunServices) {
       ledger,
       transport: await transports(stored.run.pool, services),
       conductor: replannerFor(bridge, replanContext(stored.run.pool)),
-      onEvent: frameCoalescedUpdates((apply) => update(id, apply)),
+      onEvent: withLedgerEstimates(
+        services.ledger,
+        id,
+        frameCoalescedUpdates((apply) => update(id, apply)),
+      ),
     });
     track(run);
     return run;

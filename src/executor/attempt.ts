@@ -5,6 +5,7 @@ import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
 import type { assembleMessages } from './context.ts';
 import { decideRetry, type RetryPolicy } from './retry.ts';
 import { inFlightSpend, requestSpend } from './spend.ts';
+import { loadTokenizer } from './token-estimate.ts';
 import type { RequestSpend, StepEventBody, StepStatus, StepWait } from './types.ts';
 
 type Messages = ReturnType<typeof assembleMessages>;
@@ -80,6 +81,8 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       const stopped = error !== undefined && stepController.signal.aborted;
       // A step timeout stops the request too, but as a failure, not a cancel.
       const timedOut = stopped && (stepController.signal.reason as StopSignal).why === 'step-timeout';
+      // No usage from the provider: its tokens are counted by the tokenizer, loaded on this first need.
+      if (!status.usage) await loadTokenizer();
       settleRequest(
         host,
         status,
@@ -101,6 +104,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
             promptTokens: answered.promptTokens,
             completionTokens: answered.completionTokens,
             estimated: true,
+            ...(answered.estimator ? { estimator: answered.estimator } : {}),
           };
         }
         if (answered.cost !== undefined) status.cost = answered.cost;

@@ -33,6 +33,7 @@ const UsageSchema = z.looseObject({
   promptTokens: count,
   completionTokens: count,
   estimated: z.literal(true).optional(),
+  estimator: z.enum(['o200k', 'chars']).optional().catch(undefined),
 });
 
 const RequestSpendSchema = UsageSchema.extend({
@@ -45,6 +46,8 @@ export const RunTotalsSchema = z.looseObject({
   promptTokens: count,
   completionTokens: count,
   cost: count,
+  estimated: z.literal(true).optional().catch(undefined),
+  estimator: z.enum(['o200k', 'chars']).optional().catch(undefined),
   steps: count,
   done: count,
   failed: count,
@@ -102,6 +105,8 @@ export const RunSummarySchema = z.object({
   updatedAt: epochMs,
   steps: count,
   cost: count,
+  estimated: z.literal(true).optional().catch(undefined),
+  estimator: z.enum(['o200k', 'chars']).optional().catch(undefined),
   answer: z.string().optional(),
 });
 

@@ -1,22 +1,11 @@
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatMessage } from '../shared/chat.ts';
-import type { RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from './types.ts';
+import { currentEstimator, estimatePromptTokens, estimateTokens } from './token-estimate.ts';
+import type { Estimator, RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from './types.ts';
 
-/**
- * A rough tokens-per-character ratio for text a provider did not count: about 4 characters a token for
- * English under the common BPE tokenizers. Good enough to keep spend from reading as zero; a real
- * tokenizer can replace `estimateTokens` without changing its callers.
- */
-const CHARS_PER_TOKEN = 4;
-
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
-}
-
-export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
-  return messages.reduce((sum, m) => sum + estimateTokens(m.content), 0);
-}
+// Estimates for what a provider did not count live with the tokenizer that makes them.
+export { estimatePromptTokens, estimateTokens } from './token-estimate.ts';
 
 /** US dollars for `usage` at the worker's prices; undefined when the worker has no price. */
 export function priceOf(worker: WorkerSpec | undefined, usage: Usage | undefined): number | undefined {
@@ -57,6 +46,7 @@ export function requestSpend(input: {
       promptTokens: estimatePromptTokens(input.messages),
       completionTokens: estimateTokens(input.answer),
       estimated: true,
+      estimator: currentEstimator(),
     };
   else usage = { promptTokens: 0, completionTokens: 0 };
   const spend: RequestSpend = { attempt: input.attempt, outcome: input.outcome, ...usage };
@@ -71,7 +61,12 @@ export function inFlightSpend(
   worker: WorkerSpec,
   messages: readonly ChatMessage[],
 ): RequestSpend {
-  const usage: Usage = { promptTokens: estimatePromptTokens(messages), completionTokens: 0, estimated: true };
+  const usage: Usage = {
+    promptTokens: estimatePromptTokens(messages),
+    completionTokens: 0,
+    estimated: true,
+    estimator: currentEstimator(),
+  };
   const spend: RequestSpend = { attempt, outcome: 'in-flight', ...usage };
   const cost = priceOf(worker, usage);
   if (cost !== undefined) spend.cost = cost;
@@ -91,6 +86,8 @@ export function interruptedSpend(
     promptTokens: spend.promptTokens,
     completionTokens: Math.max(spend.completionTokens, estimateTokens(partialAnswer)),
     estimated: true,
+    // The prompt was counted when it left, by whichever estimator it was then: the rougher one is named.
+    estimator: spend.estimator === 'o200k' && currentEstimator() === 'o200k' ? 'o200k' : 'chars',
   };
   const next: RequestSpend = { attempt: spend.attempt, outcome: 'interrupted', ...usage };
   const cost = priceOf(worker, usage) ?? spend.cost;
@@ -115,6 +112,12 @@ export function totalsOf(steps: readonly StepStatus[]): RunTotals {
     cancelled: 0,
   };
   let estimated = false;
+  let estimator: Estimator = 'o200k';
+  const note = (usage: Usage | undefined) => {
+    if (!usage?.estimated) return;
+    estimated = true;
+    if (usage.estimator !== 'o200k') estimator = 'chars';
+  };
   for (const step of steps) {
     if (step.requests) {
       for (const request of step.requests) {
@@ -122,18 +125,21 @@ export function totalsOf(steps: readonly StepStatus[]): RunTotals {
         totals.completionTokens += request.completionTokens;
         totals.cost += request.cost ?? 0;
         totals.requests = (totals.requests ?? 0) + 1;
-        if (request.estimated) estimated = true;
+        note(request);
       }
     } else {
       totals.promptTokens += step.usage?.promptTokens ?? 0;
       totals.completionTokens += step.usage?.completionTokens ?? 0;
       totals.cost += step.cost ?? 0;
-      if (step.usage?.estimated) estimated = true;
+      note(step.usage);
     }
     if (step.state === 'done') totals.done++;
     if (step.state === 'failed') totals.failed++;
     if (step.state === 'cancelled') totals.cancelled++;
   }
-  if (estimated) totals.estimated = true;
+  if (estimated) {
+    totals.estimated = true;
+    totals.estimator = estimator;
+  }
   return totals;
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { downloadText } from '../app/download.ts';
-import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
 import { workerName } from '../app/worker-names.ts';
@@ -68,7 +68,8 @@ export function RunPanel({
   const finalIndex = view.finalStep;
   const finalStep = finalIndex !== undefined ? view.steps[finalIndex] : undefined;
   const elapsed = runElapsed(view, now);
-  const approx = totals.estimated ? '~' : '';
+  const approx = totals.estimated ? ESTIMATED : '';
+  const estimateTitle = totals.estimated ? `In part ${estimateNote(totals.estimator)}` : undefined;
   const titleRef = useRef<HTMLHeadingElement>(null);
   // The Cancel button disappears with the run it stops: without this, focus would fall to the body. The
   // question box is where a keyboard user goes next (ask again); without one (a run opened from History),
@@ -170,21 +171,21 @@ export function RunPanel({
               <dd>{totals.requests}</dd>
             </div>
           )}
-          <div title={totals.estimated ? 'Estimated in part: a provider sent no token counts' : undefined}>
+          <div title={estimateTitle}>
             <dt>Tokens in</dt>
             <dd>
               {approx}
               {formatTokens(totals.promptTokens)}
             </dd>
           </div>
-          <div title={totals.estimated ? 'Estimated in part: a provider sent no token counts' : undefined}>
+          <div title={estimateTitle}>
             <dt>Tokens out</dt>
             <dd>
               {approx}
               {formatTokens(totals.completionTokens)}
             </dd>
           </div>
-          <div>
+          <div title={estimateTitle}>
             <dt>Cost</dt>
             <dd>
               {approx}

@@ -1,4 +1,4 @@
-import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import { totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/status.ts';
 import type { StepStatus } from '../executor/types.ts';
@@ -49,7 +49,7 @@ export function StepCard({
   const counted = requests > 0 || step.usage !== undefined;
   // An unpriced worker shows no cost rather than a $0 it does not know.
   const priced = step.requests ? step.requests.some((r) => r.cost !== undefined) : step.cost !== undefined;
-  const approx = spend.estimated ? '~' : '';
+  const approx = spend.estimated ? ESTIMATED : '';
   const headingId = `step-${step.index}-title`;
   return (
     <article
@@ -110,7 +110,11 @@ export function StepCard({
       {(step.text || step.state === 'running') && (
         <Answer text={step.text} streaming={step.state === 'running'} />
       )}
-      <p class="step-metrics" data-testid={`step-metrics-${step.index}`}>
+      <p
+        class="step-metrics"
+        data-testid={`step-metrics-${step.index}`}
+        title={spend.estimated ? estimateNote(spend.estimator) : undefined}
+      >
         {counted
           ? `${approx}${formatTokens(spend.promptTokens)} in · ${approx}${formatTokens(spend.completionTokens)} out`
           : 'tokens —'}{' '}

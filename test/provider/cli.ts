@@ -1,4 +1,4 @@
-// `npm run provider [-- --port N] [-- --cors strict|anthropic|open]`: the test provider for local demos.
+// `npm run provider [-- --port N] [-- --cors strict|anthropic|open|off] [-- --no-usage]`: the test provider for local demos.
 import { parseArgs } from 'node:util';
 import { type CorsMode, startProvider } from './server.ts';
 
@@ -7,17 +7,19 @@ const { values } = parseArgs({
     port: { type: 'string', default: '8787' },
     cors: { type: 'string', default: 'open' },
     'api-key': { type: 'string' },
+    'no-usage': { type: 'boolean', default: false },
   },
 });
 const cors = values.cors as CorsMode;
-if (!['strict', 'anthropic', 'open'].includes(cors)) {
-  console.error(`--cors must be strict, anthropic or open (got ${values.cors})`);
+if (!['strict', 'anthropic', 'open', 'off'].includes(cors)) {
+  console.error(`--cors must be strict, anthropic, open or off (got ${values.cors})`);
   process.exit(2);
 }
 
 const provider = await startProvider({
   port: Number(values.port),
   cors,
+  ...(values['no-usage'] ? { usage: 'never' as const } : {}),
   ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
 });
 const list = (

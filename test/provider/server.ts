@@ -7,7 +7,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type CorsMode = 'strict' | 'anthropic' | 'open';
+/** `off`: a server that knows nothing of browsers (LM Studio without `--cors`): no CORS or CORP headers. */
+export type CorsMode = 'strict' | 'anthropic' | 'open' | 'off';
 
 export type Behaviour =
   | { kind: 'echo' }
@@ -97,6 +98,11 @@ export interface ProviderOptions {
   apiKey?: string;
   /** Default Retry-After for 429/503 faults that do not give their own. Default 1000 ms. */
   retryAfterMs?: number;
+  /**
+   * `never`: no `usage` anywhere, asked for or not (many local and proxy servers; a stream cut short
+   * never gets to it either), so a client must count the tokens itself. Default: as OpenAI does.
+   */
+  usage?: 'openai' | 'never';
 }
 
 export interface RecordedRequest {
@@ -294,6 +300,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
   let nextId = 1;
 
   function corsHeaders(req: IncomingMessage): Record<string, string> {
+    if (cors === 'off') return {};
     const origin = req.headers.origin;
     const headers: Record<string, string> = { 'cross-origin-resource-policy': 'cross-origin' };
     if (origin) {
@@ -344,6 +351,11 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     // header, so the browser rejects the request before it is sent.
     const headersOk = cors !== 'strict' || requested.every((h) => allowed.includes(h));
     const methodOk = ['GET', 'POST', 'OPTIONS', ''].includes(method);
+    if (cors === 'off') {
+      res.writeHead(404, { 'content-length': '0' });
+      res.end();
+      return;
+    }
     if (!origin || !headersOk || !methodOk) {
       res.writeHead(403, { 'cross-origin-resource-policy': 'cross-origin', 'content-length': '0' });
       res.end();
@@ -433,7 +445,8 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
 
     const messages = request.messages as Message[];
     const stream = request.stream === true;
-    const includeUsage = stream && request.stream_options?.include_usage === true;
+    const sendsUsage = options.usage !== 'never';
+    const includeUsage = sendsUsage && stream && request.stream_options?.include_usage === true;
     const limit = Number(request.max_completion_tokens ?? request.max_tokens);
     let tokens = fault?.kind === 'empty-finish' ? [] : tokenize(answer(model.behaviour, messages));
     let finishReason = 'stop';
@@ -480,7 +493,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
           finish_reason: finishReason,
         },
       ],
-      usage,
+      ...(sendsUsage ? { usage } : {}),
     });
 
     if (fault?.kind === '302' || fault?.kind === '307') {
