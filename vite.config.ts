@@ -9,6 +9,12 @@ import {
   engineAssetName,
   engineChunkName,
 } from './src/app/engine-assets.ts';
+import {
+  pageChunkName,
+  TOKENIZER_ASSET,
+  TOKENIZER_CACHE,
+  TOKENIZER_DIR,
+} from './src/app/tokenizer-assets.ts';
 import { cspPlugin, LOCAL_HOSTS, parseConnectSrc, parseSandboxOrigin } from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
@@ -42,7 +48,7 @@ export default defineConfig(({ mode }) => ({
     target: 'es2022',
     outDir: mode === 'test' ? 'dist-test' : 'dist',
     emptyOutDir: true,
-    rollupOptions: { input: inputs(mode) },
+    rollupOptions: { input: inputs(mode), output: { chunkFileNames: pageChunkName } },
   },
   // Content-Security-Policy from the provider catalog; BATON_CONNECT_SRC adds custom hosts (README).
   plugins: [
@@ -78,7 +84,7 @@ export default defineConfig(({ mode }) => ({
       workbox: {
         globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
         // Harness pages of test builds, the code sandbox and the engines are not part of the app shell.
-        globIgnores: ['test/**', 'sandbox/**', `assets/${ENGINE_DIR}/**`],
+        globIgnores: ['test/**', 'sandbox/**', `assets/${ENGINE_DIR}/**`, `assets/${TOKENIZER_DIR}/**`],
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/test\//, /^\/sandbox\//],
         cleanupOutdatedCaches: true,
@@ -93,6 +99,16 @@ export default defineConfig(({ mode }) => ({
             options: {
               cacheName: ENGINE_CACHE,
               expiration: { maxEntries: 12 },
+              cacheableResponse: { statuses: [200] },
+            },
+          },
+          {
+            // The o200k tokenizer (src/app/tokenizer-assets.ts): cached when a provider first sent no usage.
+            urlPattern: TOKENIZER_ASSET,
+            handler: 'CacheFirst',
+            options: {
+              cacheName: TOKENIZER_CACHE,
+              expiration: { maxEntries: 4 },
               cacheableResponse: { statuses: [200] },
             },
           },
