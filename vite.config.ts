@@ -18,9 +18,14 @@ import {
 import { cspPlugin, LOCAL_HOSTS, parseConnectSrc, parseSandboxOrigin } from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
+// COEP `credentialless` rather than `require-corp`: isolated all the same (Chromium 96+, Firefox 119+), but a
+// no-cors request gets an answer from a host without a Cross-Origin-Resource-Policy header, so the
+// connection test can tell a server that is running without CORS from a port where nothing listens.
+// Safari does not know `credentialless` and is then not isolated: the CPU engine runs on one thread there.
+const COEP = 'credentialless';
 const isolationHeaders = {
   'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Embedder-Policy': COEP,
   // The code-runner sandbox (public/sandbox/) is an opaque origin: under COEP it may load our script only
   // when the response opts in to cross-origin use. Our assets are public, so nothing is lost.
   'Cross-Origin-Resource-Policy': 'cross-origin',
@@ -43,7 +48,11 @@ function inputs(mode: string): Record<string, string> {
 const sandboxOrigin = parseSandboxOrigin(process.env.BATON_SANDBOX_ORIGIN);
 
 export default defineConfig(({ mode }) => ({
-  define: { 'import.meta.env.BATON_SANDBOX_ORIGIN': JSON.stringify(sandboxOrigin ?? '') },
+  define: {
+    'import.meta.env.BATON_SANDBOX_ORIGIN': JSON.stringify(sandboxOrigin ?? ''),
+    // The connection test reads it: under `require-corp` a failed no-cors probe proves nothing.
+    'import.meta.env.BATON_COEP': JSON.stringify(COEP),
+  },
   build: {
     target: 'es2022',
     outDir: mode === 'test' ? 'dist-test' : 'dist',
