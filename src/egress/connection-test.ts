@@ -111,6 +111,13 @@ function forConnectionTest(egress: Pick<Egress, 'fetchFor'>): Pick<Egress, 'fetc
   };
 }
 
+/** Whether a 400's text says the model is unknown (rather than some other field being wrong). */
+function namesUnknownModel(detail: string, model: string | undefined): boolean {
+  if (/invalid model|not a valid model|unknown model|model[^.]*(not found|does not exist)/i.test(detail))
+    return true;
+  return model !== undefined && model.length > 0 && detail.includes(model) && /model/i.test(detail);
+}
+
 /** What the provider said, without the "Provider error (404): " our messages start with. */
 function detailOf(error: ProviderError): string {
   return error.message.replace(/^[^:]*\(\d{3}\):?\s*/, '').trim();
@@ -201,10 +208,10 @@ export async function testConnection(
   };
 
   /** A 404 to the chat route: the model is unknown, or nothing is at that path (the base URL is wrong). */
-  const notFound = async (detail: string): Promise<ConnectionResult> => {
+  const notFound = async (detail: string, status = 404): Promise<ConnectionResult> => {
     const models = await modelsHere();
     const modelNamed = /model/i.test(detail);
-    if (Array.isArray(models) || modelNamed) {
+    if (Array.isArray(models) || modelNamed || status !== 404) {
       const listed =
         Array.isArray(models) && models.length > 0
           ? ` It lists: ${models.slice(0, 8).join(', ')}${models.length > 8 ? ', …' : ''}.`
@@ -212,8 +219,8 @@ export async function testConnection(
       return {
         ok: false,
         problem: 'unknown-model',
-        status: 404,
-        message: `${name} answers at this base URL but does not know the model "${target.model}" (404).${listed}${said(detail)}`,
+        status,
+        message: `${name} answers at this base URL but does not know the model "${target.model}" (${status}).${listed}${said(detail)}`,
       };
     }
     return {
@@ -306,6 +313,8 @@ export async function testConnection(
         status: error.status,
         message: `${name} had an error (${error.status}); try again later.${said(detail)}`,
       };
+    // Mistral ("Invalid model: x") and OpenRouter ("x is not a valid model ID") say 400, not 404.
+    if (error.status === 400 && namesUnknownModel(detail, target.model)) return notFound(detail, 400);
     if (error.status !== undefined)
       return {
         ok: false,

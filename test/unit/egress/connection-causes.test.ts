@@ -22,18 +22,20 @@ beforeAll(async () => {
   provider = await startProvider({ apiKey: KEY, cors: 'open' });
   // Lists its model, then refuses the request a step sends (as Mistral does `stream_options`).
   mistralLike = createServer((req, res) => {
-    req.resume();
-    const models = req.url?.endsWith('/models');
-    res.writeHead(models ? 200 : 422, { 'content-type': 'application/json' });
-    res.end(
-      models
-        ? JSON.stringify({ object: 'list', data: [{ id: 'm' }] })
-        : JSON.stringify({
-            object: 'error',
-            message: 'Extra inputs are not permitted',
-            type: 'invalid_request',
-          }),
-    );
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const models = req.url?.endsWith('/models');
+      // A model id starting "unknown-" gets what OpenRouter answers an unknown model: 400, not 404.
+      const unknown = !models && Buffer.concat(chunks).toString().includes('"unknown-');
+      const [status, body] = models
+        ? [200, { object: 'list', data: [{ id: 'm' }] }]
+        : unknown
+          ? [400, { error: { message: 'unknown-x is not a valid model ID', code: 400 } }]
+          : [422, { object: 'error', message: 'Extra inputs are not permitted', type: 'invalid_request' }];
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    });
   });
   await new Promise<void>((resolve) => mistralLike.listen(0, '127.0.0.1', resolve));
   mistralURL = `http://127.0.0.1:${(mistralLike.address() as AddressInfo).port}/v1`;
@@ -138,5 +140,15 @@ describe('connection test causes', () => {
     });
     expect(result).toMatchObject({ ok: false, problem: 'bad-request', status: 422 });
     expect(message(result)).toContain('rejected the request a step would send (422)');
+  });
+
+  it('names an unknown model that a provider answers with 400 (OpenRouter, Mistral), not "rejected the request"', async () => {
+    const result = await testConnection(await egressWith(undefined), {
+      providerId: 'custom',
+      baseURL: mistralURL,
+      model: 'unknown-x',
+    });
+    expect(result).toMatchObject({ ok: false, problem: 'unknown-model', status: 400 });
+    expect(message(result)).toContain('does not know the model "unknown-x" (400). It lists: m.');
   });
 });
