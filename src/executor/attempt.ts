@@ -4,7 +4,7 @@ import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
 import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
 import type { assembleMessages } from './context.ts';
 import { decideRetry, type RetryPolicy } from './retry.ts';
-import { inFlightSpend, requestSpend } from './spend.ts';
+import { inFlightSpend, needsEstimate, requestSpend } from './spend.ts';
 import { loadTokenizer } from './token-estimate.ts';
 import type { RequestSpend, StepEventBody, StepStatus, StepWait } from './types.ts';
 
@@ -82,7 +82,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       // A step timeout stops the request too, but as a failure, not a cancel.
       const timedOut = stopped && (stepController.signal.reason as StopSignal).why === 'step-timeout';
       // No usage from the provider: its tokens are counted by the tokenizer, loaded on this first need.
-      if (!status.usage) await loadTokenizer();
+      if (needsEstimate(status.usage, error, status.text)) await loadTokenizer();
       settleRequest(
         host,
         status,

@@ -28,6 +28,11 @@ function mayHaveBeenBilled(error: unknown, answer: string): boolean {
   return error.kind === 'timeout' || error.kind === 'stream' || error.kind === 'aborted';
 }
 
+/** Whether `requestSpend` will estimate this request's tokens: no usage came, and it may have been billed. */
+export function needsEstimate(usage: Usage | undefined, error: unknown, answer: string): boolean {
+  return !usage && mayHaveBeenBilled(error, answer);
+}
+
 /** What one finished request used: the provider's usage when it sent one, else an estimate (or none). */
 export function requestSpend(input: {
   attempt: number;
