@@ -64,7 +64,8 @@ export function LedgerPanel() {
       </div>
       <p class="small muted">
         Every request this page sends goes through one module and is written here, and so is every file the
-        conductor model downloads. Keys and prompts are never recorded.
+        conductor model downloads. Keys and prompts are never recorded. Tokens marked ≈ are the run's own
+        estimate, where the provider sent no usage.
       </p>
       {entries === undefined ? (
         <p class="muted">Loading…</p>
