@@ -199,6 +199,14 @@ export async function testConnection(
         message: `${name} at ${host} asks for a key (401), and no key is saved for ${host}: add one in Settings → API keys.`,
       };
     }
+    // Anthropic answers 401 to a browser request that did not opt in: that is about CORS, not the key.
+    if (/cors|browser/i.test(detail))
+      return withHint({
+        ok: false,
+        problem: 'cors',
+        status: 401,
+        message: `${name} refused the request because it came from a web page (401).${said(detail)}`,
+      });
     return {
       ok: false,
       problem: 'bad-key',

@@ -151,4 +151,36 @@ describe('connection test causes', () => {
     expect(result).toMatchObject({ ok: false, problem: 'unknown-model', status: 400 });
     expect(message(result)).toContain('does not know the model "unknown-x" (400). It lists: m.');
   });
+
+  it('tells Anthropic’s 401 for a browser request that did not opt in from a rejected key, with its hint', async () => {
+    const anthropic = await startProvider({ cors: 'anthropic' });
+    try {
+      const egress = await egressWith('sk-ant-causes-0000000000000000');
+      const plain: ChatTransport = {
+        // What a client without the opt-in header gets: the provider's 401, from a page (Origin set).
+        async *stream(_worker, request) {
+          const response = await fetch(`${anthropic.baseURL}/chat/completions`, {
+            method: 'POST',
+            headers: { origin: 'https://baton.example', 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'echo', messages: request.messages }),
+          });
+          const body = (await response.json()) as { error: { message: string } };
+          throw new ProviderError('auth', `Provider error (401): ${body.error.message}`, 401);
+          // biome-ignore lint/correctness/noUnreachable: a generator must yield its type once
+          yield { type: 'delta' as const, text: '' };
+        },
+      };
+      const result = await testConnection(
+        egress,
+        { providerId: 'anthropic', baseURL: 'https://api.anthropic.com/v1', model: 'claude-haiku-4-5' },
+        { transportFor: () => plain },
+      );
+      expect(result).toMatchObject({ ok: false, problem: 'cors', status: 401 });
+      expect(message(result)).toContain('refused the request because it came from a web page (401)');
+      expect(result.ok === false && result.hint).toContain('anthropic-dangerous-direct-browser-access: true');
+      expect(result.ok === false && result.hint).toContain('organisation');
+    } finally {
+      await anthropic.close();
+    }
+  });
 });
