@@ -200,7 +200,7 @@ export async function testConnection(
       };
     }
     // Anthropic answers 401 to a browser request that did not opt in: that is about CORS, not the key.
-    if (/cors|browser/i.test(detail))
+    if (/\bCORS\b|browser-access|browser access/i.test(detail))
       return withHint({
         ok: false,
         problem: 'cors',
