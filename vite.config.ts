@@ -9,12 +9,23 @@ import {
   engineAssetName,
   engineChunkName,
 } from './src/app/engine-assets.ts';
+import {
+  pageChunkName,
+  TOKENIZER_ASSET,
+  TOKENIZER_CACHE,
+  TOKENIZER_DIR,
+} from './src/app/tokenizer-assets.ts';
 import { cspPlugin, LOCAL_HOSTS, parseConnectSrc, parseSandboxOrigin } from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
+// COEP `credentialless` rather than `require-corp`: isolated all the same (Chromium 96+, Firefox 119+), but a
+// no-cors request gets an answer from a host without a Cross-Origin-Resource-Policy header, so the
+// connection test can tell a server that is running without CORS from a port where nothing listens.
+// Safari does not know `credentialless` and is then not isolated: the CPU engine runs on one thread there.
+const COEP = 'credentialless';
 const isolationHeaders = {
   'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Embedder-Policy': COEP,
   // The code-runner sandbox (public/sandbox/) is an opaque origin: under COEP it may load our script only
   // when the response opts in to cross-origin use. Our assets are public, so nothing is lost.
   'Cross-Origin-Resource-Policy': 'cross-origin',
@@ -37,12 +48,16 @@ function inputs(mode: string): Record<string, string> {
 const sandboxOrigin = parseSandboxOrigin(process.env.BATON_SANDBOX_ORIGIN);
 
 export default defineConfig(({ mode }) => ({
-  define: { 'import.meta.env.BATON_SANDBOX_ORIGIN': JSON.stringify(sandboxOrigin ?? '') },
+  define: {
+    'import.meta.env.BATON_SANDBOX_ORIGIN': JSON.stringify(sandboxOrigin ?? ''),
+    // The connection test reads it: under `require-corp` a failed no-cors probe proves nothing.
+    'import.meta.env.BATON_COEP': JSON.stringify(COEP),
+  },
   build: {
     target: 'es2022',
     outDir: mode === 'test' ? 'dist-test' : 'dist',
     emptyOutDir: true,
-    rollupOptions: { input: inputs(mode) },
+    rollupOptions: { input: inputs(mode), output: { chunkFileNames: pageChunkName } },
   },
   // Content-Security-Policy from the provider catalog; BATON_CONNECT_SRC adds custom hosts (README).
   plugins: [
@@ -78,7 +93,7 @@ export default defineConfig(({ mode }) => ({
       workbox: {
         globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
         // Harness pages of test builds, the code sandbox and the engines are not part of the app shell.
-        globIgnores: ['test/**', 'sandbox/**', `assets/${ENGINE_DIR}/**`],
+        globIgnores: ['test/**', 'sandbox/**', `assets/${ENGINE_DIR}/**`, `assets/${TOKENIZER_DIR}/**`],
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/test\//, /^\/sandbox\//],
         cleanupOutdatedCaches: true,
@@ -93,6 +108,16 @@ export default defineConfig(({ mode }) => ({
             options: {
               cacheName: ENGINE_CACHE,
               expiration: { maxEntries: 12 },
+              cacheableResponse: { statuses: [200] },
+            },
+          },
+          {
+            // The o200k tokenizer (src/app/tokenizer-assets.ts): cached when a provider first sent no usage.
+            urlPattern: TOKENIZER_ASSET,
+            handler: 'CacheFirst',
+            options: {
+              cacheName: TOKENIZER_CACHE,
+              expiration: { maxEntries: 4 },
               cacheableResponse: { statuses: [200] },
             },
           },

@@ -3,6 +3,7 @@ import { check, RunRecordSchema, StepRecordSchema } from '../executor/record-sch
 import type { RunRecord, StepRecord } from '../executor/store.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import { validatePlan } from '../shared/plan/index.ts';
+import { ESTIMATED, estimateNote } from './format.ts';
 
 /** A run as a portable file. Keys are never part of a run; worker URLs lose credentials and queries too. */
 export interface RunExport {
@@ -98,12 +99,14 @@ export function exportRunMarkdown(run: RunRecord, steps: readonly StepRecord[]):
   const lines: string[] = [];
   lines.push(`# ${inline(run.question.split('\n')[0] ?? '')}`, '');
   if (run.question.includes('\n')) lines.push(...fenced(run.question), '');
+  const approx = run.totals.estimated ? ESTIMATED : '';
   lines.push(
     `- Mode: ${inline(run.mode)}`,
     `- Status: ${run.status}`,
     `- Started: ${new Date(run.createdAt).toISOString()}`,
-    `- Tokens: ${run.totals.promptTokens} in, ${run.totals.completionTokens} out`,
-    `- Cost: $${run.totals.cost.toFixed(6)}`,
+    `- Tokens: ${approx}${run.totals.promptTokens} in, ${approx}${run.totals.completionTokens} out`,
+    `- Cost: ${approx}$${run.totals.cost.toFixed(6)}`,
+    ...(run.totals.estimated ? [`- In part ${estimateNote(run.totals.estimator)}.`] : []),
     '',
   );
   if (run.error) lines.push(`**Error:** ${inline(run.error)}`, '');
@@ -120,7 +123,13 @@ export function exportRunMarkdown(run: RunRecord, steps: readonly StepRecord[]):
       `- State: ${step.state}`,
       `- Sees: ${sees}`,
     );
-    if (step.usage) lines.push(`- Tokens: ${step.usage.promptTokens} in, ${step.usage.completionTokens} out`);
+    if (step.usage) {
+      const mark = step.usage.estimated ? ESTIMATED : '';
+      const note = step.usage.estimated ? ` (${estimateNote(step.usage.estimator)})` : '';
+      lines.push(
+        `- Tokens: ${mark}${step.usage.promptTokens} in, ${mark}${step.usage.completionTokens} out${note}`,
+      );
+    }
     if (step.timings.startedAt !== undefined && step.timings.endedAt !== undefined) {
       lines.push(`- Time: ${step.timings.endedAt - step.timings.startedAt} ms`);
     }

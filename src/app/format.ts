@@ -1,4 +1,5 @@
 /** Small display formatters shared by the screens. */
+import type { Estimator } from '../executor/types.ts';
 
 const KiB = 1024;
 const MiB = KiB * 1024;
@@ -15,14 +16,22 @@ export function formatBytes(bytes: number): string {
 /** 1.2 s, 850 ms, 2 min 5 s, 1 h 3 min. */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
-  const m = Math.floor(s / 60);
-  const rest = Math.round(s - m * 60);
-  if (m < 60) return rest ? `${m} min ${rest} s` : `${m} min`;
-  const h = Math.floor(m / 60);
-  return `${h} h ${m - h * 60} min`;
+  // Each unit rounds to what it shows before it splits, so 119.6 s reads "2 min", not "1 min 60 s".
+  const millis = Math.round(ms);
+  if (millis < 1000) return `${millis} ms`;
+  const tenths = Math.round(ms / 100);
+  if (tenths < 100) return `${(tenths / 10).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) {
+    const m = Math.floor(seconds / 60);
+    const rest = seconds % 60;
+    return rest ? `${m} min ${rest} s` : `${m} min`;
+  }
+  const minutes = Math.round(ms / 60_000);
+  const h = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest ? `${h} h ${rest} min` : `${h} h`;
 }
 
 /** US dollars; sub-cent amounts keep significant digits, since a step often costs a fraction of a cent. */
@@ -31,6 +40,16 @@ export function formatCost(usd: number | undefined): string {
   if (usd === 0) return '$0';
   if (usd < 0.01) return `$${usd.toPrecision(2)}`;
   return `$${usd.toFixed(usd < 1 ? 3 : 2)}`;
+}
+
+/** The mark before a count (tokens, cost) the provider did not send and Baton estimated. */
+export const ESTIMATED = '≈';
+
+/** What the ≈ means, for a tooltip or a legend: which estimator counted, and why there was a need. */
+export function estimateNote(estimator: Estimator | undefined): string {
+  return estimator === 'o200k'
+    ? `${ESTIMATED} estimated with the o200k tokenizer: the provider sent no usage`
+    : `${ESTIMATED} estimated at 4 characters a token (the o200k tokenizer was not loaded): the provider sent no usage`;
 }
 
 export function formatTokens(n: number | undefined): string {

@@ -18,6 +18,7 @@ import { checkPlan, describeFindings } from '../shared/plan/checks.ts';
 import type { Plan, Step } from '../shared/plan/index.ts';
 import { downloadText } from './download.ts';
 import { formatCost } from './format.ts';
+import { withLedgerEstimates } from './ledger-estimates.ts';
 import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { poolEntries } from './pool-entries.ts';
@@ -367,7 +368,11 @@ export function createRuns(services: RunServices) {
       store,
       ...(failover ? { failover } : {}),
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
-      onEvent: frameCoalescedUpdates((apply) => update(runId, apply)),
+      onEvent: withLedgerEstimates(
+        services.ledger,
+        runId,
+        frameCoalescedUpdates((apply) => update(runId, apply)),
+      ),
     });
     track(run);
     return run;
@@ -443,13 +448,20 @@ export function createRuns(services: RunServices) {
         }));
         return;
       }
-      await execute(id, input.question, input.mode, plan, enabled, runSpendLimit(estimate.cost, limitUsd), true);
+      await execute(
+        id,
+        input.question,
+        input.mode,
+        plan,
+        enabled,
+        runSpendLimit(estimate.cost, limitUsd),
+        true,
+      );
     };
 
     // Steps stream to the executor as they are written, unless a worker of the pool has no key: then the
     // whole plan is awaited and checked, so a step for that worker fails the run before anything is sent.
-    const hold =
-      !review && (await keylessWorkers(enabled, services).catch(() => new Set<string>())).size > 0;
+    const hold = !review && (await keylessWorkers(enabled, services).catch(() => new Set<string>())).size > 0;
     const feed = review || hold ? undefined : new PlanFeed();
     if (feed) {
       const steps = withinSpendLimit(feed.steps, runId, estimateOf);
@@ -690,7 +702,11 @@ export function createRuns(services: RunServices) {
       conductor: replannerFor(bridge, replanContext(stored.run.pool)),
       ...(failover ? { failover } : {}),
       ...(spendLimit() !== undefined ? { spendLimitUsd: spendLimit() } : {}),
-      onEvent: frameCoalescedUpdates((apply) => update(id, apply)),
+      onEvent: withLedgerEstimates(
+        services.ledger,
+        id,
+        frameCoalescedUpdates((apply) => update(id, apply)),
+      ),
     });
     track(run);
     return run;

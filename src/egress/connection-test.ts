@@ -1,11 +1,17 @@
 /**
- * "Test connection": the cheapest request that proves the key, the base URL, CORS and the model work,
- * through egress, with a specific message for each way it can fail.
+ * "Test connection": sends what a step sends (a streamed chat request for the model, through the same
+ * transport a step uses, so the same dialect, headers and preflight), stopped at its first token, and
+ * when it fails tells the causes apart with a specific message each: not running, running without CORS,
+ * wrong key, wrong model, wrong path, and the rest. Listing models alone proves little: a server can list
+ * a model and still refuse every step (a field it rejects, a header its preflight does not allow).
  */
 
+import type { WorkerSpec } from '../pool/types.ts';
 import { isLoopback, type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
-import { errorDetail, listModels } from './discovery.ts';
+import type { BatonRequestInit, ChatTransport } from '../providers/transport.ts';
+import { chatTransports } from './chat-transports.ts';
+import { listModels } from './discovery.ts';
 import type { Egress } from './egress.ts';
 
 export type ConnectionProblem =
@@ -17,6 +23,7 @@ export type ConnectionProblem =
   | 'unreachable'
   | 'unreachable-or-cors'
   | 'unknown-model'
+  | 'wrong-path'
   | 'refused'
   | 'rate-limit'
   | 'server'
@@ -30,148 +37,161 @@ export type ConnectionResult =
 export interface ConnectionTarget {
   providerId: string;
   baseURL: string;
-  /** When given, a one-token chat request checks that the model exists (unless /models lists it). */
+  /** When given, a streamed chat request to it is what is tested; else the model list. */
   model?: string;
   signal?: AbortSignal;
   /** Put in the CORS hints (`OLLAMA_ORIGINS=<origin>`); defaults to the page's origin. */
   pageOrigin?: string;
 }
 
-class NetworkFailure extends Error {}
-
-function hintFor(preset: ProviderPreset | undefined, pageOrigin: string): string | undefined {
-  return preset?.corsHint?.replaceAll('<this page origin>', pageOrigin);
+export interface ConnectionTestOptions {
+  /** The transport a step of this worker would use. Default: `chatTransports(egress)`, as a run's. */
+  transportFor?: (worker: WorkerSpec) => ChatTransport;
+  /**
+   * Whether a no-cors probe that fails proves nothing is listening. False on a page whose COEP is
+   * `require-corp` (there an answer without a Cross-Origin-Resource-Policy header fails too); true when
+   * the page is not cross-origin isolated or its COEP is `credentialless`. Default: from the page.
+   */
+  probeConclusive?: boolean;
 }
 
-function fromStatus(
-  status: number,
-  detail: string,
-  name: string,
-  during: 'models' | 'chat',
-  model?: string,
-): ConnectionResult {
-  const suffix = detail ? ` The provider said: "${detail}"` : '';
-  if (status === 401)
-    return { ok: false, problem: 'bad-key', status, message: `${name} rejected the key (401).${suffix}` };
-  if (status === 403)
-    return {
-      ok: false,
-      problem: 'forbidden',
-      status,
-      message: `${name} accepted the key but refused access (403): check the key's permissions or billing.${suffix}`,
-    };
-  if (status === 404)
-    return during === 'chat'
-      ? {
-          ok: false,
-          problem: 'unknown-model',
-          status,
-          message: `${name} does not know the model "${model}" (404).${suffix}`,
-        }
-      : {
-          ok: false,
-          problem: 'unknown-model',
-          status,
-          message: `Nothing at the base URL's /models (404): is the base URL right?${suffix}`,
-        };
-  if (status === 429)
-    return {
-      ok: false,
-      problem: 'rate-limit',
-      status,
-      message: `The key works, but ${name} is rate limiting it (429).${suffix}`,
-    };
-  if (status >= 500)
-    return {
-      ok: false,
-      problem: 'server',
-      status,
-      message: `${name} had an error (${status}); try again later.${suffix}`,
-    };
+/** The COEP the build serves the app with (vite.config.ts defines it); undefined outside a Vite build. */
+function servedCoep(): string | undefined {
+  const value: unknown = import.meta.env?.BATON_COEP;
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+function probeConclusiveHere(): boolean {
+  if (!(globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated) return true;
+  return servedCoep() === 'credentialless';
+}
+
+function hostOf(url: string): string {
+  return new URL(url).host;
+}
+
+/**
+ * The preset's own CORS hint, and Chrome's local-network prompt where it applies: a page served from a
+ * public https origin that calls http://localhost asks the user first (Chrome 142+), and a refused prompt
+ * looks like a dead port.
+ */
+function hintFor(
+  preset: ProviderPreset | undefined,
+  pageOrigin: string,
+  baseURL: string,
+): string | undefined {
+  const parts: string[] = [];
+  if (preset?.corsHint) parts.push(preset.corsHint.replaceAll('<this page origin>', pageOrigin));
+  let publicPage = false;
+  try {
+    const page = new URL(pageOrigin);
+    publicPage = page.protocol === 'https:' && !isLoopback(page.href);
+  } catch {
+    publicPage = false;
+  }
+  if (publicPage && isLoopback(baseURL)) {
+    parts.push(
+      'Chrome 142 and later ask before a web page may reach a server on your own computer or network: ' +
+        'allow "local network access" for this site when asked (or in the site settings by the address bar).',
+    );
+  }
+  return parts.length > 0 ? parts.join(' ') : undefined;
+}
+
+/** The egress a connection test's chat request goes through: its own ledger purpose, no run or step. */
+function forConnectionTest(egress: Pick<Egress, 'fetchFor'>): Pick<Egress, 'fetchFor'> {
   return {
-    ok: false,
-    problem: 'bad-request',
-    status,
-    message: `${name} rejected the test request (${status}).${suffix}`,
+    fetchFor(target) {
+      const inner = egress.fetchFor({ ...target, purpose: 'connection-test' });
+      return (input, init) => {
+        const { baton: _baton, ...rest } = (init ?? {}) as BatonRequestInit;
+        return inner(input, rest);
+      };
+    },
   };
 }
 
-export async function testConnection(egress: Egress, target: ConnectionTarget): Promise<ConnectionResult> {
+/** Whether a 400's text says the model is unknown (rather than some other field being wrong). */
+function namesUnknownModel(detail: string, model: string | undefined): boolean {
+  if (/invalid model|not a valid model|unknown model|model[^.]*(not found|does not exist)/i.test(detail))
+    return true;
+  return model !== undefined && model.length > 0 && detail.includes(model) && /model/i.test(detail);
+}
+
+/** What the provider said, without the "Provider error (404): " our messages start with. */
+function detailOf(error: ProviderError): string {
+  return error.message.replace(/^[^:]*\(\d{3}\):?\s*/, '').trim();
+}
+
+const said = (detail: string) => (detail ? ` The provider said: "${detail}"` : '');
+
+/** The chat request a step would send, stopped at its first token. Resolves undefined on success. */
+async function sendFirstToken(
+  transport: ChatTransport,
+  worker: WorkerSpec,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  const controller = new AbortController();
+  const forward = () => controller.abort(signal?.reason);
+  if (signal?.aborted) forward();
+  signal?.addEventListener('abort', forward, { once: true });
+  try {
+    const events = transport.stream(worker, {
+      messages: [{ role: 'user', content: 'Reply with OK.' }],
+      signal: controller.signal,
+      runId: '',
+      stepIndex: 0,
+    });
+    // The first token (or reasoning) proves the whole path; the rest of the answer is not worth paying for.
+    for await (const event of events) if (event.type === 'delta' || event.type === 'reasoning') break;
+    return undefined;
+  } catch (error) {
+    // An answer that ended without text still came back through the whole path.
+    if (error instanceof ProviderError && error.kind === 'empty') return undefined;
+    return error;
+  } finally {
+    signal?.removeEventListener('abort', forward);
+  }
+}
+
+export async function testConnection(
+  egress: Egress,
+  target: ConnectionTarget,
+  options: ConnectionTestOptions = {},
+): Promise<ConnectionResult> {
   const preset = presetById(target.providerId);
   const name = preset?.name ?? target.providerId;
   const pageOrigin =
     target.pageOrigin ?? (typeof location !== 'undefined' ? location.origin : '<this page origin>');
-  const signal = target.signal;
-
-  const classify = async (error: unknown): Promise<ConnectionResult> => {
-    if (error instanceof ProviderError && error.status === 401) return unauthorized('', 'chat');
-    if (error instanceof ProviderError) {
-      if (error.kind === 'aborted') return { ok: false, problem: 'aborted', message: 'Cancelled.' };
-      if (error.kind === 'auth' && error.status === undefined)
-        return { ok: false, problem: 'no-key', message: error.message };
-      if (error.kind === 'refused') return { ok: false, problem: 'refused', message: error.message };
-      if (error.kind !== 'connection') return { ok: false, problem: 'bad-request', message: error.message };
-    }
-    if (error instanceof Error && error.name === 'AbortError')
-      return { ok: false, problem: 'aborted', message: 'Cancelled.' };
-    // The browser does not say whether CORS or the network failed. A no-cors probe does: it gets an
-    // (opaque) answer from any host that is up, CORS or not. Except on a cross-origin isolated page
-    // (COEP require-corp, which wllama's threads need): there a no-cors answer without a
-    // Cross-Origin-Resource-Policy header is blocked too, so a failed probe proves nothing.
-    const conclusive = !(globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
-    let reachable = false;
-    try {
-      reachable = await egress.probe({ providerId: target.providerId, baseURL: target.baseURL }, signal);
-    } catch {
-      reachable = false;
-    }
-    const local = preset?.kind === 'local' || isLoopback(target.baseURL);
-    const hint = hintFor(preset, pageOrigin);
-    if (reachable) {
-      return local
-        ? {
-            ok: false,
-            problem: 'local-cors',
-            message: `The server at ${new URL(target.baseURL).host} is running but does not allow requests from this page (CORS).`,
-            ...(hint ? { hint } : {}),
-          }
-        : {
-            ok: false,
-            problem: 'cors',
-            message: `${name} answered, but the browser blocked the answer (CORS): this endpoint does not accept requests from web pages, or rejected a header.`,
-            ...(hint ? { hint } : {}),
-          };
-    }
-    if (!conclusive) {
-      return {
-        ok: false,
-        problem: 'unreachable-or-cors',
-        message: local
-          ? `No readable answer from ${new URL(target.baseURL).host}: either nothing is running there, or the server does not allow requests from this page (CORS).`
-          : `Could not get a readable answer from ${new URL(target.baseURL).host}: the host is unreachable, or it refuses requests from web pages (CORS). Check the base URL and your connection.`,
-        ...(hint ? { hint } : {}),
-      };
-    }
-    return {
-      ok: false,
-      problem: 'unreachable',
-      message: local
-        ? `Nothing answers at ${new URL(target.baseURL).host}: is the server running, on this port?`
-        : `Could not reach ${new URL(target.baseURL).host}: check the base URL and your connection (or this app's Content-Security-Policy, for a custom host).`,
-      ...(local && hint ? { hint } : {}),
-    };
-  };
-
+  const { signal } = target;
   try {
     new URL(target.baseURL);
   } catch {
     return { ok: false, problem: 'refused', message: 'The base URL is not a valid URL.' };
   }
+  const host = hostOf(target.baseURL);
+  const local = preset?.kind === 'local' || isLoopback(target.baseURL);
+  const hint = hintFor(preset, pageOrigin, target.baseURL);
+  const withHint = (result: ConnectionResult): ConnectionResult =>
+    hint && !result.ok ? { ...result, hint } : result;
 
-  // A 401 after a request that carried no key means no key is saved for this host, not a bad key.
-  const unauthorized = async (detail: string, during: 'models' | 'chat'): Promise<ConnectionResult> => {
+  /** The models the base URL lists, or why not (`not-found`: nothing answers there at /models). */
+  const modelsHere = async (): Promise<string[] | 'not-found' | 'unknown'> => {
+    if (preset?.hasModelsEndpoint === false) return 'unknown';
+    try {
+      return await listModels(egress, {
+        providerId: target.providerId,
+        baseURL: target.baseURL,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      return error instanceof ProviderError && error.status === 404 ? 'not-found' : 'unknown';
+    }
+  };
+
+  /** A 401: no key saved for the host, or the key was rejected. */
+  const unauthorized = async (detail: string): Promise<ConnectionResult> => {
     if (!(await egress.hasKey(target))) {
-      const host = new URL(target.baseURL).host;
       return {
         ok: false,
         problem: 'no-key',
@@ -179,60 +199,181 @@ export async function testConnection(egress: Egress, target: ConnectionTarget): 
         message: `${name} at ${host} asks for a key (401), and no key is saved for ${host}: add one in Settings → API keys.`,
       };
     }
-    return fromStatus(401, detail, name, during, target.model);
+    // Anthropic answers 401 to a browser request that did not opt in: that is about CORS, not the key.
+    if (/\bCORS\b|browser-access|browser access/i.test(detail))
+      return withHint({
+        ok: false,
+        problem: 'cors',
+        status: 401,
+        message: `${name} refused the request because it came from a web page (401).${said(detail)}`,
+      });
+    return {
+      ok: false,
+      problem: 'bad-key',
+      status: 401,
+      message: `${name} rejected the key (401): check that it is the right key for ${host}, and not revoked.${said(detail)}`,
+    };
   };
 
-  let models: string[] | undefined;
-  if (preset?.hasModelsEndpoint !== false) {
+  /** A 404 to the chat route: the model is unknown, or nothing is at that path (the base URL is wrong). */
+  const notFound = async (detail: string, status = 404): Promise<ConnectionResult> => {
+    const models = await modelsHere();
+    const modelNamed = /model/i.test(detail);
+    if (Array.isArray(models) || modelNamed || status !== 404) {
+      const listed =
+        Array.isArray(models) && models.length > 0
+          ? ` It lists: ${models.slice(0, 8).join(', ')}${models.length > 8 ? ', …' : ''}.`
+          : '';
+      return {
+        ok: false,
+        problem: 'unknown-model',
+        status,
+        message: `${name} answers at this base URL but does not know the model "${target.model}" (${status}).${listed}${said(detail)}`,
+      };
+    }
+    return {
+      ok: false,
+      problem: 'wrong-path',
+      status: 404,
+      message: `Nothing at ${target.baseURL.replace(/\/+$/, '')}/chat/completions (404): the server answers at ${host}, but the base URL's path is wrong (OpenAI-compatible servers usually end it in /v1).${said(detail)}`,
+    };
+  };
+
+  /** No response at all: tells "nothing listening" from "answered, but without CORS" with a no-cors probe. */
+  const unreadable = async (): Promise<ConnectionResult> => {
+    let reachable = false;
     try {
-      models = await listModels(egress, {
+      reachable = await egress.probe({ providerId: target.providerId, baseURL: target.baseURL }, signal);
+    } catch (error) {
+      if (error instanceof Error && error.name === 'AbortError')
+        return { ok: false, problem: 'aborted', message: 'Cancelled.' };
+      reachable = false;
+    }
+    if (reachable) {
+      return withHint(
+        local
+          ? {
+              ok: false,
+              problem: 'local-cors',
+              message: `The server at ${host} is running, but it does not allow requests from this page (CORS), so the browser hid its answer.`,
+            }
+          : {
+              ok: false,
+              problem: 'cors',
+              message: `${name} answered, but the browser blocked the answer (CORS): this endpoint does not accept requests from web pages, or rejected a header.`,
+            },
+      );
+    }
+    if (!(options.probeConclusive ?? probeConclusiveHere())) {
+      return withHint({
+        ok: false,
+        problem: 'unreachable-or-cors',
+        message: local
+          ? `No readable answer from ${host}: either nothing is running there, or the server does not allow requests from this page (CORS). This browser cannot tell the two apart on this page.`
+          : `Could not get a readable answer from ${host}: the host is unreachable, or it refuses requests from web pages (CORS). Check the base URL and your connection.`,
+      });
+    }
+    return local
+      ? withHint({
+          ok: false,
+          problem: 'unreachable',
+          message: `Nothing is listening at ${host} (connection refused): is the server running, on this port?`,
+        })
+      : {
+          ok: false,
+          problem: 'unreachable',
+          message: `Could not reach ${host}: check the base URL and your connection (or this app's Content-Security-Policy, for a custom host).`,
+        };
+  };
+
+  const classify = async (error: unknown): Promise<ConnectionResult> => {
+    if (error instanceof Error && error.name === 'AbortError')
+      return { ok: false, problem: 'aborted', message: 'Cancelled.' };
+    if (!(error instanceof ProviderError)) return unreadable();
+    const detail = detailOf(error);
+    if (error.kind === 'aborted') return { ok: false, problem: 'aborted', message: 'Cancelled.' };
+    if (error.kind === 'refused') return { ok: false, problem: 'refused', message: error.message };
+    // A redirect, a web page: its own message says what came back and what to change.
+    if (error.kind === 'unexpected-response')
+      return { ok: false, problem: 'bad-request', message: error.message };
+    if (error.status === 401) return unauthorized(detail);
+    if (error.kind === 'auth' && error.status === undefined)
+      return { ok: false, problem: 'no-key', message: error.message };
+    if (error.status === 403)
+      return withHint({
+        ok: false,
+        problem: 'forbidden',
+        status: 403,
+        message: `${name} accepted the key but refused access (403): check the key's permissions, billing or organisation settings.${said(detail)}`,
+      });
+    if (error.status === 404) return notFound(detail);
+    if (error.status === 429)
+      return {
+        ok: false,
+        problem: 'rate-limit',
+        status: 429,
+        message: `The key works, but ${name} is rate limiting it (429).${said(detail)}`,
+      };
+    if (error.status !== undefined && error.status >= 500)
+      return {
+        ok: false,
+        problem: 'server',
+        status: error.status,
+        message: `${name} had an error (${error.status}); try again later.${said(detail)}`,
+      };
+    // Mistral ("Invalid model: x") and OpenRouter ("x is not a valid model ID") say 400, not 404.
+    if (error.status === 400 && namesUnknownModel(detail, target.model)) return notFound(detail, 400);
+    if (error.status !== undefined)
+      return {
+        ok: false,
+        problem: 'bad-request',
+        status: error.status,
+        message: `${name} rejected the request a step would send (${error.status}).${said(detail)}`,
+      };
+    if (error.kind === 'connection') return unreadable();
+    // A redirect, a web page, a broken stream: its own message says what came back.
+    return { ok: false, problem: 'bad-request', message: error.message };
+  };
+
+  if (!target.model) {
+    try {
+      const models = await listModels(egress, {
         providerId: target.providerId,
         baseURL: target.baseURL,
         ...(signal ? { signal } : {}),
       });
+      return { ok: true, message: `Connected to ${name}: ${models.length} models.`, models };
     } catch (error) {
-      // A redirect or a web page: its own message says what it was and what to change.
-      if (error instanceof ProviderError && error.kind === 'unexpected-response')
-        return { ok: false, problem: 'bad-request', message: error.message };
-      if (error instanceof ProviderError && error.status !== undefined) {
-        const detail = error.message.replace(/^[^:]*\(\d{3}\): ?/, '');
-        if (error.status === 401) return unauthorized(detail, 'models');
-        return fromStatus(error.status, detail, name, 'models');
-      }
-      if (error instanceof ProviderError && error.kind === 'connection')
-        return classify(new NetworkFailure());
+      if (error instanceof ProviderError && error.kind === 'not-found' && error.status === undefined)
+        return { ok: true, message: `${name} is configured; choose a model to test it.` };
+      if (error instanceof ProviderError && error.status === 404)
+        return {
+          ok: false,
+          problem: 'wrong-path',
+          status: 404,
+          message: `Nothing at ${target.baseURL.replace(/\/+$/, '')}/models (404): is the base URL right?${said(detailOf(error))}`,
+        };
       return classify(error);
     }
-    if (!target.model) return { ok: true, message: `Connected to ${name}: ${models.length} models.`, models };
-    if (models.includes(target.model)) {
-      return { ok: true, message: `Connected to ${name}; "${target.model}" is available.`, models };
-    }
   }
-  if (!target.model) return { ok: true, message: `${name} is configured.` };
 
-  // The model is not listed (aliases often are not) or there is no list: one tiny chat request.
-  let response: Response;
-  try {
-    response = await egress.request({
-      providerId: target.providerId,
-      baseURL: target.baseURL,
-      path: '/chat/completions',
-      purpose: 'connection-test',
-      body: { model: target.model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1 },
-      ...(signal ? { signal } : {}),
-    });
-  } catch (error) {
-    return classify(error);
-  }
-  if (!response.ok) {
-    const detail = await errorDetail(response);
-    if (response.status === 401) return unauthorized(detail, 'chat');
-    return fromStatus(response.status, detail, name, 'chat', target.model);
-  }
-  await response.text().catch(() => '');
+  const worker: WorkerSpec = {
+    id: 'connection-test',
+    label: 'Connection test',
+    strengths: '',
+    providerId: target.providerId,
+    baseURL: target.baseURL,
+    model: target.model,
+    maxConcurrency: 1,
+    enabled: true,
+  };
+  const transportFor = options.transportFor ?? chatTransports(forConnectionTest(egress));
+  const failure = await sendFirstToken(transportFor(worker), worker, signal);
+  if (failure !== undefined) return classify(failure);
+  const models = await modelsHere();
   return {
     ok: true,
-    message: `Connected to ${name}; "${target.model}" answered.`,
-    ...(models ? { models } : {}),
+    message: `Connected to ${name}: "${target.model}" answered a streamed request, as a step sends it.`,
+    ...(Array.isArray(models) ? { models } : {}),
   };
 }

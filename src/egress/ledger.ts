@@ -3,6 +3,7 @@
  * IndexedDB so the user can read and export it. Entries hold no keys and no headers.
  */
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
+import type { Estimator } from '../executor/types.ts';
 
 /** `model-download`: a file of the on-device conductor model, fetched by its Web Worker. */
 export type LedgerPurpose = 'chat' | 'models' | 'connection-test' | 'probe' | 'model-download' | 'other';
@@ -48,6 +49,22 @@ export interface LedgerEntry {
   durationMs?: number;
   promptTokens?: number;
   completionTokens?: number;
+  /**
+   * Set when the provider sent no usage and the tokens above are Baton's estimate (the run's own count
+   * of that request), with the estimator that made it.
+   */
+  tokensEstimatedBy?: Estimator;
+}
+
+/** A request's tokens as estimated by the run, for its ledger entry (see `Ledger.noteEstimate`). */
+export interface EstimatedTokens {
+  runId: string;
+  stepIndex: number;
+  promptTokens: number;
+  completionTokens: number;
+  estimator: Estimator;
+  /** When the request ended (Date.now()): the entry is the step's newest chat request sent before then. */
+  endedAt: number;
 }
 
 export type NewLedgerEntry = Omit<LedgerEntry, 'id'>;
@@ -68,8 +85,13 @@ interface LedgerDB extends DBSchema {
 export interface Ledger {
   /** Writes a new entry and returns its id. */
   add(entry: NewLedgerEntry): Promise<LedgerEntry>;
-  /** Replaces an entry written by `add` (state, status, bytes, tokens). */
+  /** Replaces an entry written by `add` (state, status, bytes, tokens); an estimate noted on it stays. */
   update(entry: LedgerEntry): Promise<void>;
+  /**
+   * Writes a run's estimate into the entry of a chat request whose provider sent no usage. Returns the
+   * entry, or undefined when there is none to fill (the ledger was cleared, or the provider did count).
+   */
+  noteEstimate(estimate: EstimatedTokens): Promise<LedgerEntry | undefined>;
   /** Oldest first. */
   list(filter?: { runId?: string }): Promise<LedgerEntry[]>;
   /**
@@ -122,6 +144,7 @@ export const CSV_COLUMNS = [
   'durationMs',
   'promptTokens',
   'completionTokens',
+  'tokensEstimatedBy',
 ] as const satisfies readonly (keyof LedgerEntry)[];
 
 export async function openLedger(name = LEDGER_DB): Promise<Ledger> {
@@ -179,8 +202,52 @@ export async function openLedger(name = LEDGER_DB): Promise<Ledger> {
       return saved;
     },
     async update(entry) {
-      await db.put('entries', entry);
-      emit({ type: 'updated', entry });
+      const tx = db.transaction('entries', 'readwrite');
+      const stored = await tx.store.get(entry.id);
+      // A request's own writes do not know of an estimate the run noted meanwhile (a cancelled stream
+      // ends on both sides at once): they must not wipe it.
+      const next =
+        stored?.tokensEstimatedBy !== undefined && entry.promptTokens === undefined
+          ? {
+              ...entry,
+              promptTokens: stored.promptTokens,
+              completionTokens: stored.completionTokens,
+              tokensEstimatedBy: stored.tokensEstimatedBy,
+            }
+          : entry;
+      await tx.store.put(next);
+      await tx.done;
+      emit({ type: 'updated', entry: next });
+    },
+    async noteEstimate(estimate) {
+      const tx = db.transaction('entries', 'readwrite');
+      const candidates = await tx.store.index('by-run').getAll(estimate.runId);
+      const entry = candidates
+        .filter(
+          (e) =>
+            e.stepIndex === estimate.stepIndex &&
+            e.purpose === 'chat' &&
+            e.sent &&
+            e.time <= estimate.endedAt &&
+            e.promptTokens === undefined &&
+            e.completionTokens === undefined &&
+            e.tokensEstimatedBy === undefined,
+        )
+        .sort((a, b) => b.id - a.id)[0];
+      if (!entry) {
+        await tx.done;
+        return undefined;
+      }
+      const next: LedgerEntry = {
+        ...entry,
+        promptTokens: estimate.promptTokens,
+        completionTokens: estimate.completionTokens,
+        tokensEstimatedBy: estimate.estimator,
+      };
+      await tx.store.put(next);
+      await tx.done;
+      emit({ type: 'updated', entry: next });
+      return next;
     },
     list,
     async exportJSON() {

@@ -4,7 +4,8 @@ import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
 import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
 import type { assembleMessages } from './context.ts';
 import { decideRetry, type RetryPolicy } from './retry.ts';
-import { inFlightSpend, requestSpend } from './spend.ts';
+import { inFlightSpend, needsEstimate, requestSpend } from './spend.ts';
+import { loadTokenizer } from './token-estimate.ts';
 import type { RequestSpend, StepEventBody, StepStatus, StepWait } from './types.ts';
 
 type Messages = ReturnType<typeof assembleMessages>;
@@ -82,6 +83,8 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       const stopped = error !== undefined && stepController.signal.aborted;
       // A step timeout stops the request too, but as a failure, not a cancel.
       const timedOut = stopped && (stepController.signal.reason as StopSignal).why === 'step-timeout';
+      // No usage from the provider: its tokens are counted by the tokenizer, loaded on this first need.
+      if (needsEstimate(status.usage, error, status.text)) await loadTokenizer();
       settleRequest(
         host,
         status,
@@ -105,6 +108,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
             promptTokens: answered.promptTokens,
             completionTokens: answered.completionTokens,
             estimated: true,
+            ...(answered.estimator ? { estimator: answered.estimator } : {}),
           };
           if (answered.reasoningTokens !== undefined) status.usage.reasoningTokens = answered.reasoningTokens;
         }

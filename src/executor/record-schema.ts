@@ -36,6 +36,7 @@ const UsageSchema = z.looseObject({
   // Details a newer writer adds: a damaged one is dropped, never the record.
   reasoningTokens: count.optional().catch(undefined),
   cachedPromptTokens: count.optional().catch(undefined),
+  estimator: z.enum(['o200k', 'chars']).optional().catch(undefined),
 });
 
 const RequestSpendSchema = UsageSchema.extend({
@@ -49,6 +50,8 @@ export const RunTotalsSchema = z.looseObject({
   promptTokens: count,
   completionTokens: count,
   cost: count,
+  estimated: z.literal(true).optional().catch(undefined),
+  estimator: z.enum(['o200k', 'chars']).optional().catch(undefined),
   steps: count,
   done: count,
   failed: count,
@@ -114,6 +117,8 @@ export const RunSummarySchema = z.object({
   updatedAt: epochMs,
   steps: count,
   cost: count,
+  estimated: z.literal(true).optional().catch(undefined),
+  estimator: z.enum(['o200k', 'chars']).optional().catch(undefined),
   answer: z.string().optional(),
 });
 

@@ -1,22 +1,11 @@
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatMessage } from '../shared/chat.ts';
-import type { RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from './types.ts';
+import { currentEstimator, estimatePromptTokens, estimateTokens } from './token-estimate.ts';
+import type { Estimator, RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from './types.ts';
 
-/**
- * A rough tokens-per-character ratio for text a provider did not count: about 4 characters a token for
- * English under the common BPE tokenizers. Good enough to keep spend from reading as zero; a real
- * tokenizer can replace `estimateTokens` without changing its callers.
- */
-const CHARS_PER_TOKEN = 4;
-
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
-}
-
-export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
-  return messages.reduce((sum, m) => sum + estimateTokens(m.content), 0);
-}
+// Estimates for what a provider did not count live with the tokenizer that makes them.
+export { estimatePromptTokens, estimateTokens } from './token-estimate.ts';
 
 /** US dollars for `usage` at the worker's prices; undefined when the worker has no price. */
 export function priceOf(worker: WorkerSpec | undefined, usage: Usage | undefined): number | undefined {
@@ -37,6 +26,11 @@ function mayHaveBeenBilled(error: unknown, answer: string): boolean {
   if (!(error instanceof ProviderError)) return true; // our own stop (cancel, step timeout): it was out
   if (error.status !== undefined) return false;
   return error.kind === 'timeout' || error.kind === 'stream' || error.kind === 'aborted';
+}
+
+/** Whether `requestSpend` will estimate this request's tokens: no usage came, and it may have been billed. */
+export function needsEstimate(usage: Usage | undefined, error: unknown, answer: string): boolean {
+  return !usage && mayHaveBeenBilled(error, answer);
 }
 
 /** What one finished request used: the provider's usage when it sent one, else an estimate (or none). */
@@ -65,6 +59,7 @@ export function requestSpend(input: {
       promptTokens: estimatePromptTokens(input.messages),
       completionTokens: estimateTokens(input.answer) + estimateTokens(reasoning),
       estimated: true,
+      estimator: currentEstimator(),
     };
     if (reasoning) usage.reasoningTokens = estimateTokens(reasoning);
   } else usage = { promptTokens: 0, completionTokens: 0 };
@@ -85,7 +80,12 @@ export function inFlightSpend(
   worker: WorkerSpec,
   messages: readonly ChatMessage[],
 ): RequestSpend {
-  const usage: Usage = { promptTokens: estimatePromptTokens(messages), completionTokens: 0, estimated: true };
+  const usage: Usage = {
+    promptTokens: estimatePromptTokens(messages),
+    completionTokens: 0,
+    estimated: true,
+    estimator: currentEstimator(),
+  };
   const spend: RequestSpend = { attempt, outcome: 'in-flight', ...usage };
   const cost = priceOf(worker, usage);
   if (cost !== undefined) spend.cost = cost;
@@ -107,6 +107,8 @@ export function interruptedSpend(
     promptTokens: spend.promptTokens,
     completionTokens: Math.max(spend.completionTokens, estimateTokens(partialAnswer) + reasoningTokens),
     estimated: true,
+    // The prompt was counted when it left, by whichever estimator it was then: the rougher one is named.
+    estimator: spend.estimator === 'o200k' && currentEstimator() === 'o200k' ? 'o200k' : 'chars',
   };
   if (reasoningTokens > 0) usage.reasoningTokens = reasoningTokens;
   const next: RequestSpend = { attempt: spend.attempt, outcome: 'interrupted', ...usage };
@@ -133,6 +135,12 @@ export function totalsOf(steps: readonly StepStatus[]): RunTotals {
   };
   let estimated = false;
   let reasoningTokens = 0;
+  let estimator: Estimator = 'o200k';
+  const note = (usage: Usage | undefined) => {
+    if (!usage?.estimated) return;
+    estimated = true;
+    if (usage.estimator !== 'o200k') estimator = 'chars';
+  };
   for (const step of steps) {
     if (step.requests) {
       for (const request of step.requests) {
@@ -141,19 +149,22 @@ export function totalsOf(steps: readonly StepStatus[]): RunTotals {
         reasoningTokens += request.reasoningTokens ?? 0;
         totals.cost += request.cost ?? 0;
         totals.requests = (totals.requests ?? 0) + 1;
-        if (request.estimated) estimated = true;
+        note(request);
       }
     } else {
       totals.promptTokens += step.usage?.promptTokens ?? 0;
       totals.completionTokens += step.usage?.completionTokens ?? 0;
       totals.cost += step.cost ?? 0;
-      if (step.usage?.estimated) estimated = true;
+      note(step.usage);
     }
     if (step.state === 'done') totals.done++;
     if (step.state === 'failed') totals.failed++;
     if (step.state === 'cancelled') totals.cancelled++;
   }
-  if (estimated) totals.estimated = true;
+  if (estimated) {
+    totals.estimated = true;
+    totals.estimator = estimator;
+  }
   if (reasoningTokens > 0) totals.reasoningTokens = reasoningTokens;
   return totals;
 }

@@ -2,7 +2,7 @@ import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { Plan } from '../shared/plan/index.ts';
 import { check, RunRecordSchema, RunSummarySchema, StepRecordSchema } from './record-schema.ts';
-import type { RunStatus, RunTotals, StepStatus } from './types.ts';
+import type { Estimator, RunStatus, RunTotals, StepStatus } from './types.ts';
 
 export const RUNS_DB_NAME = 'baton-runs';
 /** 2 added `summaries`: what History lists, written with each run, so listing never reads whole runs. */
@@ -42,6 +42,9 @@ export interface RunSummary {
   updatedAt: number;
   steps: number;
   cost: number;
+  /** Set when some of the run's tokens (so its cost) were estimated: a provider sent no usage. */
+  estimated?: true;
+  estimator?: Estimator;
   answer?: string;
 }
 
@@ -108,6 +111,10 @@ export function summarize(record: unknown): SummaryRow {
     steps: run.totals.steps,
     cost: run.totals.cost,
   };
+  if (run.totals.estimated) {
+    summary.estimated = true;
+    summary.estimator = run.totals.estimator === 'o200k' ? 'o200k' : 'chars';
+  }
   if (run.answer !== undefined) summary.answer = run.answer;
   return summary;
 }

@@ -33,15 +33,23 @@ export type StepState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
  */
 export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled' | 'partial';
 
+/**
+ * What counted tokens the provider did not: the o200k tokenizer, or characters / 4 (while it loads, when it
+ * cannot be loaded, and in records from before the tokenizer).
+ */
+export type Estimator = 'o200k' | 'chars';
+
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
-  /** Set when the provider sent no usage and the tokens were estimated (characters / 4). */
+  /** Set when the provider sent no usage and the tokens were estimated (see `estimator`). */
   estimated?: true;
   /** Of `completionTokens`, how many were reasoning (the provider's count, or an estimate of its text). */
   reasoningTokens?: number;
   /** Of `promptTokens`, how many the provider read from its cache (when it says). */
   cachedPromptTokens?: number;
+  /** Which estimator counted them, when `estimated`; absent in older records (characters / 4). */
+  estimator?: Estimator;
 }
 
 /**
@@ -151,6 +159,8 @@ export interface RunTotals {
   requests?: number;
   /** Set when some of the tokens (and so the cost) are estimates: a provider sent no usage. */
   estimated?: true;
+  /** With `estimated`: 'o200k' when the o200k tokenizer counted every estimate, else 'chars'. */
+  estimator?: Estimator;
   steps: number;
   done: number;
   failed: number;

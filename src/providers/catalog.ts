@@ -119,6 +119,8 @@ export const CATALOG: readonly ProviderPreset[] = [
     // no CORS headers, which the page sees as an opaque network failure.
     headers: { 'anthropic-dangerous-direct-browser-access': 'true', 'anthropic-version': '2023-06-01' },
     keyURL: 'https://console.anthropic.com/settings/keys',
+    corsHint:
+      'Anthropic answers a web page only when the request opts in with the header anthropic-dangerous-direct-browser-access: true (Baton sends it). An organisation admin can turn direct browser access off for the whole organisation: if so, ask them, or reach Claude through OpenRouter.',
     models: [
       model('claude-sonnet-4-5', 'Claude Sonnet 4.5', 'careful code, writing and review', 3, 15, 'high'),
       model('claude-haiku-4-5', 'Claude Haiku 4.5', 'fast, cheap, good at short tasks', 1, 5, 'medium'),

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatCost, formatTime } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatCost, formatTime } from '../app/format.ts';
 import { HISTORY_PAGE_SIZE } from '../app/history.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
@@ -42,7 +42,14 @@ function HistoryRow({ run }: { run: RunSummary }) {
         {run.status}
       </span>
       <span class="small muted">
-        {formatTime(run.createdAt)} · {run.steps} step{run.steps === 1 ? '' : 's'} · {formatCost(run.cost)}
+        {formatTime(run.createdAt)} · {run.steps} step{run.steps === 1 ? '' : 's'} ·{' '}
+        <span
+          data-testid="history-cost"
+          title={run.estimated ? `In part ${estimateNote(run.estimator)}` : undefined}
+        >
+          {run.estimated ? ESTIMATED : ''}
+          {formatCost(run.cost)}
+        </span>
       </span>
       <button
         type="button"

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { downloadText } from '../app/download.ts';
-import { formatBytes, formatTime } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatBytes, formatTime } from '../app/format.ts';
 import { takeoversIn } from '../app/ledger-takeovers.ts';
 import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPage, type LedgerPurpose } from '../egress/ledger.ts';
 import { useAppState } from './app-context.ts';
@@ -67,7 +67,8 @@ export function LedgerPanel() {
       </div>
       <p class="small muted">
         Every request this page sends goes through one module and is written here, and so is every file the
-        conductor model downloads. Keys and prompts are never recorded.
+        conductor model downloads. Keys and prompts are never recorded. Tokens marked ≈ are the run's own
+        estimate, where the provider sent no usage.
       </p>
       {entries === undefined ? (
         <p class="muted">Loading…</p>
@@ -135,8 +136,11 @@ export function LedgerPanel() {
                   </td>
                   <td>{formatBytes(e.bytesOut)}</td>
                   <td>{formatBytes(e.bytesIn)}</td>
-                  <td>
-                    {e.promptTokens !== undefined ? `${e.promptTokens} / ${e.completionTokens ?? 0}` : '—'}
+                  <td
+                    data-testid="ledger-tokens"
+                    title={e.tokensEstimatedBy ? estimateNote(e.tokensEstimatedBy) : undefined}
+                  >
+                    {tokensText(e)}
                   </td>
                 </tr>
               ))}
@@ -146,6 +150,13 @@ export function LedgerPanel() {
       )}
     </section>
   );
+}
+
+/** "12 / 40", or "≈12 / ≈40" when the provider sent no usage and the run estimated it. */
+function tokensText(e: LedgerEntry): string {
+  if (e.promptTokens === undefined) return '—';
+  const mark = e.tokensEstimatedBy ? ESTIMATED : '';
+  return `${mark}${e.promptTokens} / ${mark}${e.completionTokens ?? 0}`;
 }
 
 /** What egress took out of a request or its answer: saved keys that did not belong there. */

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { downloadText } from '../app/download.ts';
-import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
 import { estimateText } from '../app/price.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
@@ -69,7 +69,8 @@ export function RunPanel({
   const finalIndex = view.finalStep;
   const finalStep = finalIndex !== undefined ? view.steps[finalIndex] : undefined;
   const elapsed = runElapsed(view, now);
-  const approx = totals.estimated ? '~' : '';
+  const approx = totals.estimated ? ESTIMATED : '';
+  const estimateTitle = totals.estimated ? `In part ${estimateNote(totals.estimator)}` : undefined;
   const titleRef = useRef<HTMLHeadingElement>(null);
   // The Cancel button disappears with the run it stops: without this, focus would fall to the body. The
   // question box is where a keyboard user goes next (ask again); without one (a run opened from History),
@@ -183,14 +184,14 @@ export function RunPanel({
               <dd>{totals.requests}</dd>
             </div>
           )}
-          <div title={totals.estimated ? 'Estimated in part: a provider sent no token counts' : undefined}>
+          <div title={estimateTitle}>
             <dt>Tokens in</dt>
             <dd>
               {approx}
               {formatTokens(totals.promptTokens)}
             </dd>
           </div>
-          <div title={totals.estimated ? 'Estimated in part: a provider sent no token counts' : undefined}>
+          <div title={estimateTitle}>
             <dt>Tokens out</dt>
             <dd>
               {approx}
@@ -203,7 +204,7 @@ export function RunPanel({
               <dd>≈ {formatCost(view.estimate.cost)}</dd>
             </div>
           )}
-          <div data-testid="run-cost">
+          <div data-testid="run-cost" title={estimateTitle}>
             <dt>Cost</dt>
             <dd>
               {approx}

@@ -1,4 +1,4 @@
-import { formatCost, formatDuration, formatTokens } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatCost, formatDuration, formatTokens } from '../app/format.ts';
 import { workerName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/status.ts';
@@ -76,7 +76,7 @@ export function StepCard({
   const counted = requests > 0 || step.usage !== undefined;
   // An unpriced worker shows no cost rather than a $0 it does not know.
   const priced = step.requests ? step.requests.some((r) => r.cost !== undefined) : step.cost !== undefined;
-  const approx = spend.estimated ? '~' : '';
+  const approx = spend.estimated ? ESTIMATED : '';
   const headingId = `step-${step.index}-title`;
   return (
     <article
@@ -142,7 +142,11 @@ export function StepCard({
       )}
       <Reasoning step={step} />
       {(step.text || step.state === 'running') && <Answer text={step.text} />}
-      <p class="step-metrics" data-testid={`step-metrics-${step.index}`}>
+      <p
+        class="step-metrics"
+        data-testid={`step-metrics-${step.index}`}
+        title={spend.estimated ? estimateNote(spend.estimator) : undefined}
+      >
         {counted
           ? `${approx}${formatTokens(spend.promptTokens)} in · ${approx}${formatTokens(spend.completionTokens)} out`
           : 'tokens —'}{' '}

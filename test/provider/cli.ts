@@ -1,5 +1,5 @@
-// `npm run provider [-- --port N] [-- --cors strict|anthropic|open] [-- --dialect mistral|…]`: the test
-// provider for local demos.
+// `npm run provider [-- --port N] [-- --cors strict|anthropic|open|off] [-- --dialect mistral|…] [-- --no-usage]`:
+// the test provider for local demos.
 import { parseArgs } from 'node:util';
 import { DIALECT_MODES, type DialectMode } from './dialects/index.ts';
 import { type CorsMode, startProvider } from './server.ts';
@@ -10,11 +10,12 @@ const { values } = parseArgs({
     cors: { type: 'string', default: 'open' },
     'api-key': { type: 'string' },
     dialect: { type: 'string', default: 'openai' },
+    'no-usage': { type: 'boolean', default: false },
   },
 });
 const cors = values.cors as CorsMode;
-if (!['strict', 'anthropic', 'open'].includes(cors)) {
-  console.error(`--cors must be strict, anthropic or open (got ${values.cors})`);
+if (!['strict', 'anthropic', 'open', 'off'].includes(cors)) {
+  console.error(`--cors must be strict, anthropic, open or off (got ${values.cors})`);
   process.exit(2);
 }
 
@@ -28,6 +29,7 @@ const provider = await startProvider({
   port: Number(values.port),
   cors,
   dialect,
+  ...(values['no-usage'] ? { usage: 'never' as const } : {}),
   ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
 });
 const list = (

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { ANTHROPIC_ALLOWED_HEADERS, anthropicMode, isAnthropicRequest } from './dialects/anthropic.ts';
 import { type DialectMode, wireDialect } from './dialects/index.ts';
 
-export type CorsMode = 'strict' | 'anthropic' | 'open';
+/** `off`: a server that knows nothing of browsers (LM Studio without `--cors`): no CORS or CORP headers. */
+export type CorsMode = 'strict' | 'anthropic' | 'open' | 'off';
 
 export type Behaviour =
   | { kind: 'echo' }
@@ -103,6 +104,11 @@ export interface ProviderOptions {
   retryAfterMs?: number;
   /** Speak as this provider's OpenAI-compatible API does (test/provider/dialects/). Default 'openai'. */
   dialect?: DialectMode;
+  /**
+   * `never`: no `usage` anywhere, asked for or not (many local and proxy servers; a stream cut short
+   * never gets to it either), so a client must count the tokens itself. Default: as OpenAI does.
+   */
+  usage?: 'openai' | 'never';
 }
 
 export interface RecordedRequest {
@@ -301,6 +307,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
   let nextId = 1;
 
   function corsHeaders(req: IncomingMessage): Record<string, string> {
+    if (cors === 'off') return {};
     const origin = req.headers.origin;
     const headers: Record<string, string> = { 'cross-origin-resource-policy': 'cross-origin' };
     if (origin) {
@@ -356,6 +363,11 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     const headersOk =
       (cors !== 'strict' || requested.every((h) => allowed.includes(h))) && wire.preflightAllows(requested);
     const methodOk = ['GET', 'POST', 'OPTIONS', ''].includes(method);
+    if (cors === 'off') {
+      res.writeHead(404, { 'content-length': '0' });
+      res.end();
+      return;
+    }
     if (!origin || !headersOk || !methodOk) {
       res.writeHead(403, { 'cross-origin-resource-policy': 'cross-origin', 'content-length': '0' });
       res.end();
@@ -450,7 +462,10 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
 
     const messages = request.messages as Message[];
     const stream = request.stream === true;
-    const plan = wire.streamPlan(request.stream_options?.include_usage === true);
+    const sendsUsage = options.usage !== 'never';
+    const wirePlan = wire.streamPlan(request.stream_options?.include_usage === true);
+    // `usage: 'never'`: no usage anywhere, whatever the dialect would send.
+    const plan: typeof wirePlan = sendsUsage ? wirePlan : { ...wirePlan, perChunk: 'absent', final: 'none' };
     const limit = Number(request.max_completion_tokens ?? request.max_tokens);
     let tokens = fault?.kind === 'empty-finish' ? [] : tokenize(answer(model.behaviour, messages));
     let finishReason = 'stop';
@@ -506,7 +521,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
           finish_reason: finishReason,
         },
       ],
-      usage,
+      ...(sendsUsage ? { usage } : {}),
     });
 
     if (fault?.kind === '302' || fault?.kind === '307') {

@@ -69,6 +69,23 @@ function fixture(): { run: RunRecord; steps: StepRecord[] } {
 }
 
 describe('run export and import', () => {
+  it('marks estimated tokens and cost with ≈ and names the tokenizer, in Markdown and JSON', () => {
+    const { run, steps } = fixture();
+    run.totals = { ...run.totals, estimated: true, estimator: 'o200k' };
+    steps[0]!.usage = { promptTokens: 10, completionTokens: 2, estimated: true, estimator: 'o200k' };
+    const md = exportRunMarkdown(run, steps);
+    expect(md).toContain('- Tokens: ≈10 in, ≈2 out');
+    expect(md).toContain('- Cost: ≈$0.000100');
+    expect(md).toContain('estimated with the o200k tokenizer: the provider sent no usage');
+    const json = JSON.parse(exportRunJson(run, steps)) as { run: RunRecord; steps: StepRecord[] };
+    expect(json.run.totals).toMatchObject({ estimated: true, estimator: 'o200k' });
+    expect(json.steps[0]!.usage).toMatchObject({ estimated: true, estimator: 'o200k' });
+    // Counts the provider sent carry no mark.
+    const plain = exportRunMarkdown(fixture().run, fixture().steps);
+    expect(plain).toContain('- Tokens: 10 in, 2 out');
+    expect(plain).not.toContain('≈');
+  });
+
   it('never exports a key, even one left in a worker or its URL', () => {
     const { run, steps } = fixture();
     const json = exportRunJson(run, steps);

@@ -29,4 +29,16 @@ describe('display formatters', () => {
     expect(formatDuration(1500)).toBe('1.5 s');
     expect(formatCost(0.004)).toBe('$0.0040');
   });
+
+  it('rounds a duration before splitting it into units: never "1 min 60 s" or "60 s"', () => {
+    expect(formatDuration(119_600)).toBe('2 min');
+    expect(formatDuration(59_600)).toBe('1 min');
+    expect(formatDuration(9_960)).toBe('10 s');
+    expect(formatDuration(999.6)).toBe('1.0 s');
+    expect(formatDuration(3_599_600)).toBe('1 h');
+    expect(formatDuration(7_170_000)).toBe('2 h');
+    expect(formatDuration(125_000)).toBe('2 min 5 s');
+    expect(formatDuration(3_780_000)).toBe('1 h 3 min');
+    expect(formatDuration(850)).toBe('850 ms');
+  });
 });

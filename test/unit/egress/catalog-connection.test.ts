@@ -37,18 +37,23 @@ describe('model discovery', () => {
 });
 
 describe('test connection', () => {
-  it('is ok when the key works and the model is listed, without spending a chat request', async () => {
+  it('sends what a step sends, a streamed chat request, even for a listed model (a list proves little)', async () => {
     const { egress, ledger } = await egressWith(KEY);
+    provider.clearRequests();
     const result = await testConnection(egress, {
       providerId: 'vllm',
       baseURL: provider.baseURL,
       model: 'echo',
     });
     expect(result).toMatchObject({ ok: true });
-    expect((await ledger.list()).map((e) => e.purpose)).toEqual(['models']);
+    expect(result.ok && result.models).toContain('echo');
+    // The chat request first (through the step's own transport, streamed), then the list for the picker.
+    expect((await ledger.list()).map((e) => e.purpose)).toEqual(['connection-test', 'models']);
+    const chat = provider.requests.find((r) => r.path === '/v1/chat/completions');
+    expect(chat?.body).toMatchObject({ model: 'echo', stream: true });
   });
 
-  it('tries one tiny chat request for a model the list does not show', async () => {
+  it('is ok for a model the list does not show, when it answers', async () => {
     const { egress, ledger } = await egressWith(KEY);
     const result = await testConnection(egress, {
       providerId: 'vllm',
@@ -56,7 +61,7 @@ describe('test connection', () => {
       model: 'fixed:hi',
     });
     expect(result).toMatchObject({ ok: true });
-    expect((await ledger.list()).map((e) => e.purpose)).toEqual(['models', 'connection-test']);
+    expect((await ledger.list()).map((e) => e.purpose)).toEqual(['connection-test', 'models']);
   });
 
   it('names a base URL that redirects, instead of "rejected the test request (301)"', async () => {

@@ -83,7 +83,11 @@ describe('estimatePlan', () => {
   it('leaves the question out of every input when the question is not sent', () => {
     const sent = estimatePlan({ question, steps: plan, pool });
     const notSent = estimatePlan({ question, steps: plan, pool, includeQuestion: false });
-    const questionTokens = estimatePromptTokens([{ role: 'user', content: question }]);
+    // The question is a message of its own: its text and that message's overhead (a prompt of one message
+    // also counts the reply's priming, which a prompt of several counts once).
+    const other = { role: 'user' as const, content: 'x' };
+    const questionTokens =
+      estimatePromptTokens([other, { role: 'user', content: question }]) - estimatePromptTokens([other]);
     for (const [i, step] of notSent.steps.entries()) {
       expect((sent.steps[i]?.inputTokens ?? 0) - step.inputTokens).toBe(questionTokens);
     }

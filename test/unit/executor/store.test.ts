@@ -360,6 +360,17 @@ describe('damaged records (issue 11, defect 2)', () => {
     store.close();
   });
 
+  it('tells History that a run’s cost was estimated, and by which estimator', async () => {
+    const store = await openRunStore(dbName());
+    const base = goodRun('est', 100);
+    await store.putRun({ ...base, totals: { ...base.totals, estimated: true, estimator: 'o200k' } });
+    await store.putRun(goodRun('sent', 200));
+    const { summaries } = await store.listSummaries({ limit: 10 });
+    expect(summaries.find((s) => s.id === 'est')).toMatchObject({ estimated: true, estimator: 'o200k' });
+    expect(summaries.find((s) => s.id === 'sent')?.estimated).toBeUndefined();
+    store.close();
+  });
+
   it('never offers a damaged running run for resume (the banner read its question)', async () => {
     const name = dbName();
     await writeVersion1(

@@ -1,0 +1,97 @@
+import { type Download, expect, type Page, test } from '@playwright/test';
+import { askQuestion, limitPlans, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+
+// A worker on a server that sends no usage at all (as many local and proxy servers do): its tokens are
+// counted with the o200k tokenizer and shown as estimates (≈, the tokenizer named), never as 0 or $0, in
+// the step card, the run totals, History, both exports and the egress ledger. A real run: the tiny
+// conductor plans on the CPU engine, the step goes to the test provider over real HTTP.
+
+const servers = useServers({ cors: 'strict', usage: 'never' });
+
+const O200K = 'estimated with the o200k tokenizer: the provider sent no usage';
+
+async function read(download: Promise<Download>): Promise<string> {
+  return Buffer.concat(await (await (await download).createReadStream()).toArray()).toString('utf8');
+}
+
+async function addPricedWorker(page: Page): Promise<void> {
+  const form = page.getByTestId('add-worker');
+  await form.getByLabel('Provider').selectOption('custom');
+  await form.getByLabel('Base URL').fill(servers.provider.baseURL);
+  await form.getByLabel('Model').fill('echo');
+  await form.getByLabel('Label').fill('Quiet echo');
+  await form.getByLabel(/Strengths/).fill('repeats what it is told');
+  await form.getByLabel('Input $ per million tokens').fill('2');
+  await form.getByLabel('Output $ per million tokens').fill('8');
+  await form.getByTestId('add-worker-submit').click();
+  await expect(page.getByTestId('pool-table')).toContainText('Quiet echo');
+}
+
+test('no usage from the provider: ≈ tokens and cost, with the tokenizer named, everywhere they are shown', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  logErrors(page);
+  await loadTinyConductor(page, servers.models.url);
+  await limitPlans(page, { selfCheckDepth: '0' });
+  await addPricedWorker(page);
+  await askQuestion(page, 'Say something quietly.', { mode: 'router' });
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
+  const runId = (await run.getAttribute('data-run-id')) ?? '';
+  // The provider really sent no usage: no chunk of any answer carried it.
+  expect(servers.provider.requests.some((r) => r.path === '/v1/chat/completions')).toBe(true);
+
+  // The step card: ≈ before every count and the cost, the tokenizer named in its tooltip.
+  const metrics = page.getByTestId('step-metrics-0');
+  await expect(metrics).toHaveText(/^≈[1-9]\d* in · ≈[1-9]\d* out · ≈\$\d/);
+  await expect(metrics).toHaveAttribute('title', `≈ ${O200K}`);
+
+  // The run totals.
+  const totals = page.getByTestId('run-totals');
+  for (const name of ['Tokens in', 'Tokens out']) {
+    const row = totals.locator('div', { has: page.getByText(name, { exact: true }) });
+    await expect(row.locator('dd')).toHaveText(/^≈[1-9]\d*$/);
+    await expect(row).toHaveAttribute('title', `In part ≈ ${O200K}`);
+  }
+  const cost = totals.locator('div', { has: page.getByText('Cost', { exact: true }) }).locator('dd');
+  await expect(cost).toHaveText(/^≈\$0\.0\d*[1-9]\d* \(estimated\)$/);
+
+  // Both exports.
+  const md = await read(
+    (async () => {
+      const download = page.waitForEvent('download');
+      await page.getByRole('button', { name: 'Export Markdown' }).click();
+      return download;
+    })(),
+  );
+  expect(md).toMatch(/- Tokens: ≈[1-9]\d* in, ≈[1-9]\d* out/);
+  expect(md).toMatch(/- Cost: ≈\$0\.\d*[1-9]/);
+  expect(md).toContain(O200K);
+  const json = JSON.parse(
+    await read(
+      (async () => {
+        const download = page.waitForEvent('download');
+        await page.getByRole('button', { name: 'Export JSON' }).click();
+        return download;
+      })(),
+    ),
+  ) as { run: { totals: Record<string, unknown> }; steps: { requests: Record<string, unknown>[] }[] };
+  expect(json.run.totals).toMatchObject({ estimated: true, estimator: 'o200k' });
+  expect(json.run.totals.cost).toBeGreaterThan(0);
+  expect(json.steps[0]!.requests[0]).toMatchObject({ estimated: true, estimator: 'o200k' });
+
+  // History.
+  await page.goto('/#/history');
+  const historyCost = page.getByTestId('history-item').first().getByTestId('history-cost');
+  await expect(historyCost).toHaveText(/^≈\$0\.\d*[1-9]/);
+  await expect(historyCost).toHaveAttribute('title', `In part ≈ ${O200K}`);
+
+  // The egress ledger: the chat request's tokens are the run's estimate, marked as one.
+  await page.goto('/#/settings');
+  const row = page.getByTestId('ledger-panel').locator('tbody tr', { hasText: runId.slice(0, 6) });
+  await expect(row).toHaveCount(1);
+  const tokens = row.getByTestId('ledger-tokens');
+  await expect(tokens).toHaveText(/^≈[1-9]\d* \/ ≈[1-9]\d*$/);
+  await expect(tokens).toHaveAttribute('title', `≈ ${O200K}`);
+});
