@@ -2,7 +2,7 @@ import { expose, releaseProxy } from 'comlink';
 import { type Capabilities, probeCapabilities } from '../src/shared/capabilities.ts';
 import type { ConductorListener, ModelDownloadReport, ModelRef } from '../src/shared/conductor-api.ts';
 import { chooseConductorModel, listConductorModels } from '../src/shared/model-choice.ts';
-import { installDownloadReporter, setDownloadListener } from './download-reporter.ts';
+import { installDownloadReporter, localPlanningFetch, setDownloadListener } from './download-reporter.ts';
 import { EngineHost, type HostDevice } from './engine-host.ts';
 import type { ConductorEngine } from './engines/engine.ts';
 import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engines/wllama.ts';
@@ -14,9 +14,14 @@ import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engi
  */
 
 const webLlmEngine = () => import('./engines/webllm.ts');
+// The openai SDK it streams with is loaded only when a local server is the conductor.
+const localServerEngine = () => import('./engines/local-server.ts');
 
 async function createEngine(kind: ModelRef['engine']): Promise<ConductorEngine> {
   if (kind === 'wllama') return createWllamaEngine();
+  if (kind === 'local-server') {
+    return (await localServerEngine()).createLocalServerEngine({ fetch: localPlanningFetch() });
+  }
   return (await webLlmEngine()).createWebLlmEngine();
 }
 
@@ -32,11 +37,17 @@ const device: HostDevice = {
   },
   async cacheStatus(model) {
     if (model.engine === 'wllama') return wllamaCacheStatus(model.url);
+    // Nothing to download: the model lives in the server (so a saved choice is loaded again on start-up).
+    if (model.engine === 'local-server') return { cached: true };
     return (await webLlmEngine()).webLlmCacheStatus(model);
   },
   async deleteCache(model) {
     if (model.engine === 'wllama') return wllamaDeleteCache(model.url);
+    if (model.engine === 'local-server') return false;
     return (await webLlmEngine()).webLlmDeleteCache(model);
+  },
+  async serverModels(baseURL) {
+    return (await localServerEngine()).listServerModels(baseURL, localPlanningFetch());
   },
 };
 

@@ -36,7 +36,8 @@ function isModelRef(value: unknown): value is ModelRef {
   const v = value as Record<string, unknown>;
   return (
     (v.engine === 'webllm' && typeof v.modelId === 'string') ||
-    (v.engine === 'wllama' && typeof v.url === 'string')
+    (v.engine === 'wllama' && typeof v.url === 'string') ||
+    (v.engine === 'local-server' && typeof v.baseURL === 'string' && typeof v.model === 'string')
   );
 }
 

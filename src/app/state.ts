@@ -35,6 +35,7 @@ export const loadedModel = computed<ModelRef | undefined>(() => {
 });
 
 export function modelLabel(model: ModelRef): string {
+  if (model.engine === 'local-server') return `${model.model} (local server)`;
   return model.engine === 'webllm' ? model.modelId : (model.name ?? model.url.split('/').pop() ?? model.url);
 }
 

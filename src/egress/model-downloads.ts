@@ -1,5 +1,6 @@
 /**
- * Writes the conductor thread's model downloads in the egress ledger. The thread reports them
+ * Writes the conductor thread's requests (model downloads, and calls to a local planner server) in the
+ * egress ledger. The thread reports them
  * (workers/download-reporter.ts) through the bridge; this side owns the ledger, so the entries go through
  * the same `Ledger` object as every other request and the ledger panel sees them at once.
  */
@@ -8,6 +9,8 @@ import type { Ledger, LedgerEntry } from './ledger.ts';
 
 /** Who fetched them: the conductor model (the ledger's `providerId` column). */
 export const MODEL_DOWNLOAD_PROVIDER = 'conductor-model';
+/** Who called the local planner server: the conductor (the ledger's `providerId` column). */
+export const LOCAL_PLANNER_PROVIDER = 'local-planner';
 
 /**
  * A report handler for `ConductorBridge`'s `onModelDownload`. `start` resolves once the entry is written
@@ -42,15 +45,15 @@ export function modelDownloadRecorder(
       }
       const entry = await (await ledger()).add({
         time: now(),
-        purpose: 'model-download',
-        providerId: MODEL_DOWNLOAD_PROVIDER,
+        purpose: report.purpose ?? 'model-download',
+        providerId: report.purpose === 'local-planning' ? LOCAL_PLANNER_PROVIDER : MODEL_DOWNLOAD_PROVIDER,
         host: url?.host ?? '(invalid URL)',
         method: report.method,
         path: url?.pathname ?? '',
         sent: true,
         keyAttached: false,
         state: 'pending',
-        bytesOut: 0,
+        bytesOut: report.bytesOut ?? 0,
         bytesIn: 0,
       });
       open.set(report.id, entry);

@@ -17,6 +17,8 @@ export type EngineErrorName =
   | 'UnsupportedModelError'
   /** The model id or URL is wrong. */
   | 'InvalidModelError'
+  /** The local planner server did not answer (not running, another port, or CORS). */
+  | 'ServerUnreachableError'
   /** Anything else while loading or generating. */
   | 'EngineFailure';
 
@@ -30,6 +32,7 @@ const SUGGESTIONS: Record<EngineErrorName, EngineSuggestion[]> = {
   WebGpuUnavailableError: ['cpu'],
   UnsupportedModelError: ['smaller-model', 'cpu'],
   InvalidModelError: ['pick-model'],
+  ServerUnreachableError: ['retry', 'cpu'],
   EngineFailure: ['retry', 'cpu'],
 };
 

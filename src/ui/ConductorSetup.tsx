@@ -10,6 +10,7 @@ import { Field } from './Field.tsx';
 import { ProgressBar } from './ProgressBar.tsx';
 
 function refKey(model: ModelRef): string {
+  if (model.engine === 'local-server') return `local-server:${model.baseURL}#${model.model}`;
   return model.engine === 'webllm' ? `webllm:${model.modelId}` : `wllama:${model.url}`;
 }
 

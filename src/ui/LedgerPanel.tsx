@@ -6,6 +6,7 @@ import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPage, type LedgerPurpose
 
 const PURPOSE_LABELS: Partial<Record<LedgerPurpose, string>> = {
   'model-download': 'model download',
+  'local-planning': 'local planning',
   'connection-test': 'connection test',
 };
 
