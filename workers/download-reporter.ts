@@ -139,8 +139,8 @@ let plainFetch: typeof fetch | undefined;
  * The fetch of the local planner engine: reported as local planning, over the thread's own `fetch` (not
  * the global one, which reports as a model download).
  */
-export function localPlanningFetch(): typeof fetch {
-  const inner = plainFetch ?? ((input, init) => globalThis.fetch(input, init));
+export function localPlanningFetch(inner: typeof fetch | undefined = plainFetch): typeof fetch {
+  if (!inner) throw new Error('Install the download reporter first: it keeps the plain fetch');
   return reportingFetch(inner, 'local-planning');
 }
 

@@ -41,6 +41,7 @@ export function localServerUrlProblem(url: string): string | undefined {
       'is not: planning never leaves the device, so Baton does not send the prompt there.'
     );
   }
-  if (parsed.username || parsed.password) return 'The planner server URL must not contain a user name or password.';
+  if (parsed.username || parsed.password)
+    return 'The planner server URL must not contain a user name or password.';
   return undefined;
 }

@@ -24,8 +24,8 @@ import {
 export type LocalServerModel = Extract<ModelRef, { engine: 'local-server' }>;
 
 export interface LocalServerEngineOptions {
-  /** Every request goes through it (the thread's reporting fetch; tests pass their own). */
-  fetch?: typeof fetch;
+  /** Every request goes through it: the thread's reporting fetch (tests pass their own). */
+  fetch: typeof fetch;
   /** Give up on the model list after this long (default 10 s): a server that accepts but never answers. */
   connectTimeoutMs?: number;
 }
@@ -37,7 +37,8 @@ const KEPT_HEADERS = new Set(['content-type', 'accept']);
 function plainHeaders(inner: typeof fetch): typeof fetch {
   return (input, init) => {
     const headers = new Headers();
-    for (const [name, value] of new Headers(init?.headers)) if (KEPT_HEADERS.has(name)) headers.set(name, value);
+    for (const [name, value] of new Headers(init?.headers))
+      if (KEPT_HEADERS.has(name)) headers.set(name, value);
     return inner(input, { ...init, headers });
   };
 }
@@ -122,7 +123,7 @@ function idsOf(body: unknown): string[] {
  */
 export async function listServerModels(
   baseURL: string,
-  fetchImpl: typeof fetch = (input, init) => globalThis.fetch(input, init),
+  fetchImpl: typeof fetch,
   timeoutMs = 10_000,
 ): Promise<string[]> {
   checkLoopback(baseURL);
@@ -159,8 +160,8 @@ function listed(ids: readonly string[], model: string): boolean {
 }
 
 /** An OpenAI-compatible server on loopback as the conductor's engine. */
-export function createLocalServerEngine(options: LocalServerEngineOptions = {}): ConductorEngine {
-  const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+export function createLocalServerEngine(options: LocalServerEngineOptions): ConductorEngine {
+  const fetchImpl = options.fetch;
   let current: LocalServerModel | undefined;
   let generation: AbortController | undefined;
 
@@ -175,7 +176,7 @@ export function createLocalServerEngine(options: LocalServerEngineOptions = {}):
       }
       checkLoopback(model.baseURL);
       if (!model.model.trim()) {
-        throw new EngineError('InvalidModelError', "Enter the model id the server knows (e.g. qwen2.5:14b).");
+        throw new EngineError('InvalidModelError', 'Enter the model id the server knows (e.g. qwen2.5:14b).');
       }
       if (sameModel(current, model)) return;
       current = undefined;
@@ -248,6 +249,8 @@ export function createLocalServerEngine(options: LocalServerEngineOptions = {}):
           }
           if (choice?.finish_reason === 'length') finishReason = 'length';
         }
+        // The SDK's stream ends quietly when its signal aborts.
+        if (controller.signal.aborted) finishReason = 'abort';
       } catch (error) {
         if (controller.signal.aborted || error instanceof APIUserAbortError) {
           finishReason = 'abort';
