@@ -1,13 +1,25 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { cancelLoad, loadConductor } from '../app/conductor.ts';
+import { cancelLoad, loadConductor, savedModel } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
 import { capabilities, conductor, loadedModel, modelLabel } from '../app/state.ts';
 import type { EngineSuggestion } from '../shared/engine-errors.ts';
+import { localServerUrlProblem } from '../shared/loopback.ts';
 import type { ModelRef } from '../shared/model.ts';
 import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
+import {
+  corsHintFor,
+  defaultDraft,
+  draftOf,
+  type LocalServerDraft,
+  LocalServerFields,
+  localServerModel,
+} from './LocalServerFields.tsx';
 import { ProgressBar } from './ProgressBar.tsx';
+
+/** The select's value for the local planner server (its fields say which server and model). */
+const LOCAL_SERVER = 'local-server';
 
 function refKey(model: ModelRef): string {
   if (model.engine === 'local-server') return `local-server:${model.baseURL}#${model.model}`;
@@ -95,16 +107,27 @@ export function ConductorSetup() {
   const [customLib, setCustomLib] = useState('');
   const [customError, setCustomError] = useState<string | undefined>();
   const [switchTo, setSwitchTo] = useState<ModelRef | undefined>();
+  // The server and model chosen last (or loaded now) fill the form again.
+  const [serverDraft, setServerDraft] = useState<LocalServerDraft>(
+    () => draftOf(loadedModel.value) ?? draftOf(savedModel()) ?? defaultDraft(),
+  );
+  const [serverError, setServerError] = useState<string | undefined>();
   const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (switchTo) confirmRef.current?.focus();
   }, [switchTo]);
-  const selectedKey = selected || (choice ? refKey(choice.model) : '');
-  const loading = state.status === 'loading';
   const loaded = loadedModel.value;
-  const custom = selectedKey === 'custom' ? customModel(customUrl, customLib) : undefined;
-  const selectedModel =
+  const selectedKey =
+    selected || (loaded?.engine === 'local-server' ? LOCAL_SERVER : choice ? refKey(choice.model) : '');
+  const loading = state.status === 'loading';
+  const custom =
     selectedKey === 'custom'
+      ? customModel(customUrl, customLib)
+      : selectedKey === LOCAL_SERVER
+        ? localServerModel(serverDraft)
+        : undefined;
+  const selectedModel =
+    selectedKey === 'custom' || selectedKey === LOCAL_SERVER
       ? typeof custom === 'object'
         ? custom
         : undefined
@@ -114,10 +137,16 @@ export function ConductorSetup() {
 
   const start = () => {
     if (typeof custom === 'string') {
-      setCustomError(custom);
+      if (selectedKey === LOCAL_SERVER) {
+        // A refused URL is explained under its field as it is typed: go there; the alert says the rest.
+        const urlRefused = localServerUrlProblem(serverDraft.baseURL) !== undefined;
+        setServerError(urlRefused ? undefined : custom);
+        if (urlRefused) document.getElementById('local-server-url')?.focus();
+      } else setCustomError(custom);
       return;
     }
     setCustomError(undefined);
+    setServerError(undefined);
     const model = selectedModel;
     if (!model) return;
     if (loaded && refKey(loaded) !== refKey(model)) setSwitchTo(model);
@@ -159,8 +188,23 @@ export function ConductorSetup() {
               </option>
             ))}
             <option value="custom">Custom model by URL…</option>
+            <option value={LOCAL_SERVER}>
+              A bigger planner on a local server (Ollama, LM Studio, llama.cpp, vLLM)…
+            </option>
           </select>
         </div>
+      )}
+      {selectedKey === LOCAL_SERVER && (
+        <LocalServerFields
+          draft={serverDraft}
+          onDraft={(draft) => {
+            setServerDraft(draft);
+            setServerError(undefined);
+            setSwitchTo(undefined);
+          }}
+          error={serverError}
+          disabled={loading}
+        />
       )}
       {selectedKey === 'custom' && (
         <>
@@ -192,7 +236,11 @@ export function ConductorSetup() {
       <div class="row">
         {!loading && !selectedIsLoaded && !switchTo && (
           <button type="button" class="primary" onClick={start} disabled={!choice} data-testid="load-model">
-            {loaded ? 'Switch to this model…' : 'Download and load'}
+            {loaded
+              ? 'Switch to this model…'
+              : selectedKey === LOCAL_SERVER
+                ? 'Connect'
+                : 'Download and load'}
           </button>
         )}
         {loading && (
@@ -242,6 +290,11 @@ export function ConductorSetup() {
           <p style={{ margin: 0 }}>
             Could not load {state.label}: {state.error}
           </p>
+          {state.model?.engine === 'local-server' && state.suggestions?.[0] === 'retry' && (
+            <p style={{ margin: '0.25rem 0 0' }} data-testid="hint-cors">
+              {corsHintFor(state.model.server ?? 'ollama', location.origin)}
+            </p>
+          )}
           {hints.map((hint) => (
             <p key={hint.kind} style={{ margin: '0.25rem 0 0' }} data-testid={`hint-${hint.kind}`}>
               {hint.text}{' '}
