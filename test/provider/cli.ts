@@ -1,5 +1,6 @@
 // `npm run provider [-- --port N] [-- --cors strict|anthropic|open]`: the test provider for local demos.
 import { parseArgs } from 'node:util';
+import { plannerModel } from './planner-model.ts';
 import { type CorsMode, startProvider } from './server.ts';
 
 const { values } = parseArgs({
@@ -18,6 +19,8 @@ if (!['strict', 'anthropic', 'open'].includes(cors)) {
 const provider = await startProvider({
   port: Number(values.port),
   cors,
+  // A local planner for the setup screen's "local server" engine (base URL above, model `planner`).
+  models: [plannerModel()],
   ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
 });
 const list = (

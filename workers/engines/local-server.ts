@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { ConductorError } from '../../src/shared/conductor-api.ts';
+import { cspBlocked } from '../../src/shared/csp-violations.ts';
 import { EngineError } from '../../src/shared/engine-errors.ts';
 import { localServerUrlProblem } from '../../src/shared/loopback.ts';
 import {
@@ -55,11 +56,26 @@ function originOf(baseURL: string): string {
 
 const trimSlash = (url: string) => url.trim().replace(/\/+$/, '');
 
-function unreachable(baseURL: string, cause: unknown): EngineError {
+/**
+ * A request that got no answer: the app's CSP blocked the origin (it lists http://localhost:* and
+ * http://127.0.0.1:* only), or the server is not running there, or it does not allow this page (CORS).
+ */
+async function unreachable(baseURL: string, cause: unknown): Promise<EngineError> {
+  const origin = originOf(baseURL);
+  // The CSP violation event is queued as its own task: let it arrive before the cause is named.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (cspBlocked(origin)) {
+    return new EngineError(
+      'ServerUnreachableError',
+      `This app's Content-Security-Policy does not allow ${origin}: use http://localhost or ` +
+        `http://127.0.0.1, or build the app with BATON_CONNECT_SRC="${origin}" (see "Allowing a custom host" in the README).`,
+      { cause },
+    );
+  }
   const detail = cause instanceof Error && cause.message ? ` (${cause.message})` : '';
   return new EngineError(
     'ServerUnreachableError',
-    `The planner server at ${originOf(baseURL)} did not answer${detail}: it is not running there, or it ` +
+    `The planner server at ${origin} did not answer${detail}: it is not running there, or it ` +
       'does not allow this page (CORS).',
     { cause },
   );
@@ -135,7 +151,7 @@ export async function listServerModels(
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    throw unreachable(base, error);
+    throw await unreachable(base, error);
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => {});
@@ -255,7 +271,7 @@ export function createLocalServerEngine(options: LocalServerEngineOptions): Cond
         if (controller.signal.aborted || error instanceof APIUserAbortError) {
           finishReason = 'abort';
         } else if (error instanceof APIConnectionError) {
-          throw unreachable(model.baseURL, (error as { cause?: unknown }).cause ?? error);
+          throw await unreachable(model.baseURL, (error as { cause?: unknown }).cause ?? error);
         } else if (error instanceof APIError && error.status !== undefined) {
           throw statusError(model, error);
         } else {
