@@ -23,7 +23,14 @@ export type EngineErrorName =
   | 'EngineFailure';
 
 /** What the page should offer next, best first. */
-export type EngineSuggestion = 'reload' | 'smaller-model' | 'cpu' | 'retry' | 'pick-model';
+export type EngineSuggestion =
+  | 'reload'
+  | 'smaller-model'
+  | 'cpu'
+  | 'retry'
+  | 'pick-model'
+  /** Start the local server, or let this page call it (its CORS setting). */
+  | 'server-setup';
 
 const SUGGESTIONS: Record<EngineErrorName, EngineSuggestion[]> = {
   DeviceLostError: ['reload', 'smaller-model', 'cpu'],
@@ -32,7 +39,7 @@ const SUGGESTIONS: Record<EngineErrorName, EngineSuggestion[]> = {
   WebGpuUnavailableError: ['cpu'],
   UnsupportedModelError: ['smaller-model', 'cpu'],
   InvalidModelError: ['pick-model'],
-  ServerUnreachableError: ['retry', 'cpu'],
+  ServerUnreachableError: ['server-setup', 'retry', 'cpu'],
   EngineFailure: ['retry', 'cpu'],
 };
 

@@ -68,6 +68,13 @@ export function loadFailureHints(
         text: `Use the CPU engine instead (${modelLabel(cpuModel)}): slower, but it needs no GPU.`,
         action: { label: 'Use the CPU engine', run: () => load(cpuModel) },
       });
+    } else if (kind === 'server-setup') {
+      const server = failed?.engine === 'local-server' ? failed : undefined;
+      const cors = corsHintFor(server?.server ?? 'ollama', location.origin);
+      hints.push({
+        kind,
+        text: `Check that the server is running${server ? ` at ${new URL(server.baseURL).origin}` : ''}. ${cors ?? ''}`.trim(),
+      });
     } else if (kind === 'smaller-model') {
       hints.push({ kind, text: 'Choose a smaller model above: this one needs more than the GPU can give.' });
     } else if (kind === 'reload') {
@@ -290,11 +297,6 @@ export function ConductorSetup() {
           <p style={{ margin: 0 }}>
             Could not load {state.label}: {state.error}
           </p>
-          {state.model?.engine === 'local-server' && state.suggestions?.[0] === 'retry' && (
-            <p style={{ margin: '0.25rem 0 0' }} data-testid="hint-cors">
-              {corsHintFor(state.model.server ?? 'ollama', location.origin)}
-            </p>
-          )}
           {hints.map((hint) => (
             <p key={hint.kind} style={{ margin: '0.25rem 0 0' }} data-testid={`hint-${hint.kind}`}>
               {hint.text}{' '}

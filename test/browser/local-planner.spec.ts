@@ -116,3 +116,23 @@ test('a planner URL that is not on this machine is refused with a clear message,
   await expect(page.getByTestId('model-ready')).toHaveCount(0);
   expect(sent.filter((url) => url.includes('example'))).toEqual([]);
 });
+
+test('a local server that does not answer: the error names it and says how to let the page call it', async ({
+  page,
+}) => {
+  const setup = await openLocalServerSetup(page);
+  await setup.getByLabel('Server', { exact: true }).selectOption('lmstudio');
+  // Nothing listens on port 9 here.
+  await setup.getByLabel('Server base URL').fill('http://127.0.0.1:9/v1');
+  await expect(setup.getByTestId('local-server-models')).toContainText(
+    'The planner server at http://127.0.0.1:9 did not answer',
+  );
+  await setup.getByLabel('Server model id').fill('qwen2.5-14b-instruct');
+  await setup.getByTestId('load-model').click();
+  const error = page.getByTestId('model-error');
+  await expect(error).toContainText('The planner server at http://127.0.0.1:9 did not answer');
+  await expect(error).toHaveAttribute('data-suggestion', 'server-setup');
+  await expect(error.getByTestId('hint-server-setup')).toContainText(
+    'Check that the server is running at http://127.0.0.1:9. Enable CORS for LM Studio',
+  );
+});

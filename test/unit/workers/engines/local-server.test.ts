@@ -200,7 +200,7 @@ describe('local server engine', () => {
     expect(down.name).toBe('ServerUnreachableError');
     expect(down.message).toContain('http://127.0.0.1:1 did not answer');
     expect(down.message).toContain('CORS');
-    expect(down.suggestions).toEqual(['retry', 'cpu']);
+    expect(down.suggestions).toEqual(['server-setup', 'retry', 'cpu']);
 
     const missing = await failure(engine.load({ ...planner(), model: 'qwen2.5:32b' }, () => {}));
     expect(missing.name).toBe('InvalidModelError');
