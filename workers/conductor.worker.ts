@@ -37,8 +37,10 @@ const device: HostDevice = {
   },
   async cacheStatus(model) {
     if (model.engine === 'wllama') return wllamaCacheStatus(model.url);
-    // Nothing to download: the model lives in the server (so a saved choice is loaded again on start-up).
-    if (model.engine === 'local-server') return { cached: true };
+    // Nothing to download: a saved choice is loaded again on start-up when the server answers with it.
+    if (model.engine === 'local-server') {
+      return { cached: await (await localServerEngine()).serverReady(model, localPlanningFetch()) };
+    }
     return (await webLlmEngine()).webLlmCacheStatus(model);
   },
   async deleteCache(model) {

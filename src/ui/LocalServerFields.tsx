@@ -54,6 +54,13 @@ const SERVER_NAMES: Record<LocalServerKind, string> = {
   vllm: 'vLLM',
 };
 
+/** The first ids of a long list (all of them are in the model field's suggestions). */
+function shortList(ids: readonly string[], most = 12): string {
+  return ids.length <= most
+    ? ids.join(', ')
+    : `${ids.slice(0, most).join(', ')} and ${ids.length - most} more`;
+}
+
 type Discovery =
   | { state: 'idle' }
   | { state: 'asking' }
@@ -159,7 +166,7 @@ export function LocalServerFields(props: {
         {discovery.state === 'asking' && 'Asking the server for its models…'}
         {discovery.state === 'found' &&
           (ids.length > 0
-            ? `The server lists ${ids.length === 1 ? 'one model' : `${ids.length} models`}: ${ids.join(', ')}.`
+            ? `The server lists ${ids.length === 1 ? 'one model' : `${ids.length} models`}: ${shortList(ids)}.`
             : 'The server answered but lists no models: load one in it first.')}
         {discovery.state === 'failed' && (
           <>

@@ -89,6 +89,8 @@ function ModelCachePanel() {
   const [cache, setCache] = useState<{ cached: boolean; bytes?: number } | undefined>();
   const [message, setMessage] = useState<string | undefined>();
   const model = state.model;
+  // A local server keeps its model itself: this browser stores nothing of it.
+  const inServer = model?.engine === 'local-server';
   useEffect(() => {
     void refreshStorage();
     if (!model || state.status !== 'ready') return;
@@ -105,11 +107,13 @@ function ModelCachePanel() {
         <dd>{state.status === 'ready' ? state.label : 'none'}</dd>
         <dt>In the cache</dt>
         <dd>
-          {cache === undefined
-            ? '—'
-            : cache.cached
-              ? `yes${cache.bytes ? ` (${formatBytes(cache.bytes)})` : ''}`
-              : 'no'}
+          {inServer
+            ? 'nothing: the model stays in the local server'
+            : cache === undefined
+              ? '—'
+              : cache.cached
+                ? `yes${cache.bytes ? ` (${formatBytes(cache.bytes)})` : ''}`
+                : 'no'}
         </dd>
         <dt>Storage used</dt>
         <dd>
@@ -137,7 +141,7 @@ function ModelCachePanel() {
             Unload
           </button>
         )}
-        {model && (
+        {model && !inServer && (
           <button
             type="button"
             class="danger"

@@ -50,7 +50,11 @@ test('a local server plans a question, the pool runs it, and the ledger lists th
 
   await setup.getByLabel('Server base URL').fill(provider.baseURL);
   // The server's models are asked for as soon as the URL is one on this machine.
-  await expect(setup.getByTestId('local-server-models')).toContainText(PLANNER_MODEL_ID);
+  await expect(setup.getByTestId('local-server-models')).toContainText(/The server lists \d+ models: echo, /);
+  // Every id is offered in the model field, the long list shortened in the line above.
+  await expect(setup.locator(`#local-server-model-options option[value="${PLANNER_MODEL_ID}"]`)).toHaveCount(
+    1,
+  );
   await setup.getByLabel('Server model id').fill(PLANNER_MODEL_ID);
   await setup.getByTestId('load-model').click();
   await expect(page.getByTestId('model-ready')).toContainText(`${PLANNER_MODEL_ID} (local server)`);
@@ -75,6 +79,10 @@ test('a local server plans a question, the pool runs it, and the ledger lists th
   expect(planned?.headers.origin).toBe(new URL(page.url()).origin);
 
   await page.goto('/#/settings');
+  // This browser keeps nothing of the model, so there is nothing to delete.
+  const storage = page.getByTestId('model-cache');
+  await expect(storage).toContainText('nothing: the model stays in the local server');
+  await expect(storage.getByRole('button', { name: /Delete/ })).toHaveCount(0);
   const host = new URL(provider.url).host;
   const planning = page.getByTestId('ledger-panel').locator('tbody tr', { hasText: 'local planning' });
   // The model list asked while typing, the one at Connect, and the plan itself.

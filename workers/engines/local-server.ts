@@ -171,8 +171,17 @@ export async function listServerModels(
 }
 
 /** Whether the server's list names `model` (Ollama lists `qwen2.5:latest` for `qwen2.5`). */
-function listed(ids: readonly string[], model: string): boolean {
+export function listed(ids: readonly string[], model: string): boolean {
   return ids.includes(model) || (!model.includes(':') && ids.includes(`${model}:latest`));
+}
+
+/**
+ * Whether `model` can be used now, with nothing to download: the server answers and lists it (or lists
+ * nothing, as a server that does not say). What "cached" means for a local server.
+ */
+export async function serverReady(model: LocalServerModel, fetchImpl: typeof fetch): Promise<boolean> {
+  const ids = await listServerModels(model.baseURL, fetchImpl).catch(() => undefined);
+  return ids !== undefined && (ids.length === 0 || listed(ids, model.model));
 }
 
 /** An OpenAI-compatible server on loopback as the conductor's engine. */

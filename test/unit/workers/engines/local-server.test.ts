@@ -9,7 +9,11 @@ import type { ModelRef } from '../../../../src/shared/model.ts';
 import { parsePlan, planJsonSchema } from '../../../../src/shared/plan/index.ts';
 import { EngineHost } from '../../../../workers/engine-host.ts';
 import type { GenerateRequest } from '../../../../workers/engines/engine.ts';
-import { createLocalServerEngine, listServerModels } from '../../../../workers/engines/local-server.ts';
+import {
+  createLocalServerEngine,
+  listServerModels,
+  serverReady,
+} from '../../../../workers/engines/local-server.ts';
 import {
   PLANNER_MODEL_ID,
   PLANNER_PROSE,
@@ -221,5 +225,11 @@ describe('local server engine', () => {
     const ids = await listServerModels(provider.baseURL, realFetch);
     expect(ids).toContain(PLANNER_MODEL_ID);
     expect(ids).toContain('echo');
+  });
+
+  it('is ready with nothing to download when the server answers with the model (a saved choice reloads then)', async () => {
+    expect(await serverReady(planner(), realFetch)).toBe(true);
+    expect(await serverReady({ ...planner(), model: 'absent' }, realFetch)).toBe(false);
+    expect(await serverReady({ ...planner(), baseURL: 'http://127.0.0.1:1/v1' }, realFetch)).toBe(false);
   });
 });
