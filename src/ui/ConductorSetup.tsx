@@ -8,14 +8,14 @@ import type { ModelRef } from '../shared/model.ts';
 import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
+import { LocalServerFields } from './LocalServerFields.tsx';
 import {
   corsHintFor,
   defaultDraft,
   draftOf,
   type LocalServerDraft,
-  LocalServerFields,
   localServerModel,
-} from './LocalServerFields.tsx';
+} from './local-server-draft.ts';
 import { ProgressBar } from './ProgressBar.tsx';
 
 /** The select's value for the local planner server (its fields say which server and model). */

@@ -1,65 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getBridge } from '../app/conductor.ts';
-import { presetById } from '../providers/catalog.ts';
-import { isLoopbackHostname, localServerUrlProblem } from '../shared/loopback.ts';
-import { LOCAL_SERVER_KINDS, type LocalServerKind, type ModelRef } from '../shared/model.ts';
+import { localServerUrlProblem } from '../shared/loopback.ts';
+import { LOCAL_SERVER_KINDS, type LocalServerKind } from '../shared/model.ts';
 import { Field } from './Field.tsx';
-
-export type LocalServerModel = Extract<ModelRef, { engine: 'local-server' }>;
-
-/** What the form holds while the user types. */
-export interface LocalServerDraft {
-  server: LocalServerKind;
-  baseURL: string;
-  model: string;
-}
-
-export function defaultDraft(server: LocalServerKind = 'ollama'): LocalServerDraft {
-  return { server, baseURL: presetById(server)?.baseURL ?? 'http://localhost:11434/v1', model: '' };
-}
-
-export function draftOf(model: ModelRef | undefined): LocalServerDraft | undefined {
-  if (model?.engine !== 'local-server') return undefined;
-  return { server: model.server ?? 'ollama', baseURL: model.baseURL, model: model.model };
-}
-
-/** Reads the form: the model to load, or why it cannot be loaded (a non-loopback URL above all). */
-export function localServerModel(draft: LocalServerDraft): LocalServerModel | string {
-  const problem = localServerUrlProblem(draft.baseURL);
-  if (problem) return problem;
-  const model = draft.model.trim();
-  if (!model) return 'Enter the model id the server knows (for Ollama, a name like qwen2.5:14b).';
-  return {
-    engine: 'local-server',
-    baseURL: draft.baseURL.trim().replace(/\/+$/, ''),
-    model,
-    server: draft.server,
-  };
-}
-
-/** How to let this page call the server (its CORS setting), with this page's origin filled in. */
-export function corsHintFor(server: LocalServerKind, origin: string): string | undefined {
-  return presetById(server)?.corsHint?.replaceAll('<this page origin>', origin);
-}
-
-/** A public https page reaching a server on this machine: Chrome asks the user first (Local Network Access). */
-function needsLocalNetworkAccess(): boolean {
-  return location.protocol === 'https:' && !isLoopbackHostname(location.hostname);
-}
-
-const SERVER_NAMES: Record<LocalServerKind, string> = {
-  ollama: 'Ollama',
-  lmstudio: 'LM Studio',
-  llamacpp: 'llama.cpp server',
-  vllm: 'vLLM',
-};
-
-/** The first ids of a long list (all of them are in the model field's suggestions). */
-function shortList(ids: readonly string[], most = 12): string {
-  return ids.length <= most
-    ? ids.join(', ')
-    : `${ids.slice(0, most).join(', ')} and ${ids.length - most} more`;
-}
+import {
+  corsHintFor,
+  type LocalServerDraft,
+  needsLocalNetworkAccess,
+  SERVER_NAMES,
+  shortList,
+  withServer,
+} from './local-server-draft.ts';
 
 type Discovery =
   | { state: 'idle' }
@@ -122,12 +73,7 @@ export function LocalServerFields(props: {
           id="local-server-kind"
           value={draft.server}
           disabled={disabled}
-          onChange={(e) => {
-            const server = e.currentTarget.value as LocalServerKind;
-            // The base URL follows the server unless the user changed it.
-            const typed = draft.baseURL !== defaultDraft(draft.server).baseURL;
-            onDraft({ ...draft, server, baseURL: typed ? draft.baseURL : defaultDraft(server).baseURL });
-          }}
+          onChange={(e) => onDraft(withServer(draft, e.currentTarget.value as LocalServerKind))}
         >
           {LOCAL_SERVER_KINDS.map((kind) => (
             <option key={kind} value={kind}>
@@ -182,7 +128,7 @@ export function LocalServerFields(props: {
           {hint}
         </p>
       )}
-      {needsLocalNetworkAccess() && (
+      {needsLocalNetworkAccess(location.href) && (
         <p class="small muted" data-testid="local-network-access">
           This page is on the internet and the server on your machine: Chrome asks whether this site may reach
           apps on your device (local network access) the first time. Allow it, or the page cannot reach the
