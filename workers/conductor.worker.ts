@@ -1,6 +1,7 @@
 import { expose, releaseProxy } from 'comlink';
 import { type Capabilities, probeCapabilities } from '../src/shared/capabilities.ts';
 import type { ConductorListener, ModelDownloadReport, ModelRef } from '../src/shared/conductor-api.ts';
+import { EngineError } from '../src/shared/engine-errors.ts';
 import { chooseConductorModel, listConductorModels } from '../src/shared/model-choice.ts';
 import { installDownloadReporter, localPlanningFetch, setDownloadListener } from './download-reporter.ts';
 import { EngineHost, type HostDevice } from './engine-host.ts';
@@ -14,8 +15,16 @@ import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engi
  */
 
 const webLlmEngine = () => import('./engines/webllm.ts');
-// The openai SDK it streams with is loaded only when a local server is the conductor.
-const localServerEngine = () => import('./engines/local-server.ts');
+// The openai SDK it streams with is loaded only when a local server is the conductor (an engine file:
+// cached by the service worker once used, not precached with the shell).
+const localServerEngine = () =>
+  import('./engines/local-server.ts').catch((error: unknown) => {
+    throw new EngineError(
+      'EngineFailure',
+      `Could not load the local server engine's code (${(error as Error).message}): it is fetched the ` +
+        'first time it is used, so connect to the network once, then try again.',
+    );
+  });
 
 async function createEngine(kind: ModelRef['engine']): Promise<ConductorEngine> {
   if (kind === 'wllama') return createWllamaEngine();

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
+import { ENGINE_CACHE } from '../../src/app/engine-assets.ts';
 import { PLANNER_MODEL_ID, PLANNER_TASKS, plannerModel, requestedSchema } from '../provider/planner-model.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { addModelWorker, askQuestion, logErrors } from './app-steps.ts';
@@ -90,6 +91,13 @@ test('a local server plans a question, the pool runs it, and the ledger lists th
   expect(await planning.count()).toBeGreaterThanOrEqual(3);
   await expect(planning.first()).toContainText(host);
   await expect(planning.first()).toContainText('200');
+
+  // The engine's code came from the engine folder and is kept for offline use (it is not precached).
+  const engineFiles = await page.evaluate(async (name) => {
+    const keys = await (await caches.open(name)).keys();
+    return keys.map((request) => new URL(request.url).pathname);
+  }, ENGINE_CACHE);
+  expect(engineFiles.some((path) => /\/assets\/engine\/local-server-[^/]+\.js$/.test(path))).toBe(true);
 
   // The choice is remembered: after a reload the same server and model are the conductor again.
   await page.goto('/#/start');
