@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import { ENGINE_CACHE } from '../../src/app/engine-assets.ts';
 import { PLANNER_MODEL_ID, PLANNER_TASKS, plannerModel, requestedSchema } from '../provider/planner-model.ts';
@@ -130,6 +131,14 @@ test('a planner URL that is not on this machine is refused with a clear message,
   }
   await expect(page.getByTestId('conductor-status')).not.toHaveAttribute('data-state', 'loading');
   await expect(page.getByTestId('model-ready')).toHaveCount(0);
+  // The form, with its error showing, is usable with a screen reader and a keyboard.
+  const results = await new AxeBuilder({ page })
+    .include('[data-testid="local-server-setup"]')
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21aa'])
+    .analyze();
+  expect(
+    results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+  ).toEqual([]);
   expect(sent.filter((url) => url.includes('example'))).toEqual([]);
 });
 
