@@ -97,8 +97,8 @@ export function loadFailureHints(
 }
 
 /**
- * The conductor model: the recommendation for this device and why, a choice of others (or a custom URL),
- * the download with a real progress bar, and the storage status. Each engine holds one model at a time,
+ * The conductor model: the recommendation for this device and why, a choice of others (a custom URL, or a
+ * bigger planner on a local server), the download with a real progress bar, and the storage status. Each engine holds one model at a time,
  * so switching unloads the current model first: the user confirms that before it happens.
  */
 export function ConductorSetup() {

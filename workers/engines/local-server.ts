@@ -44,6 +44,27 @@ function plainHeaders(inner: typeof fetch): typeof fetch {
   };
 }
 
+/**
+ * `fetch` that never follows a redirect: a loopback server answering 307 to another host would otherwise
+ * send the prompt there (the body goes along with a 307).
+ */
+function noRedirects(inner: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await inner(input, { ...init, redirect: 'manual' });
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      await response.body?.cancel().catch(() => {});
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const status = response.status ? ` (HTTP ${response.status})` : '';
+      throw new EngineError(
+        'EngineFailure',
+        `The planner server at ${url.origin} answered with a redirect${status}: Baton does not follow it, ` +
+          'so the prompt stays on this machine. Use the URL the server itself serves.',
+      );
+    }
+    return response;
+  };
+}
+
 /** Refuses a non-loopback base URL before any request exists. */
 function checkLoopback(baseURL: string): void {
   const problem = localServerUrlProblem(baseURL);
@@ -146,11 +167,12 @@ export async function listServerModels(
   const base = trimSlash(baseURL);
   let response: Response;
   try {
-    response = await fetchImpl(`${base}/models`, {
+    response = await noRedirects(fetchImpl)(`${base}/models`, {
       headers: { accept: 'application/json' },
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
+    if (error instanceof EngineError) throw error;
     throw await unreachable(base, error);
   }
   if (!response.ok) {
@@ -186,7 +208,7 @@ export async function serverReady(model: LocalServerModel, fetchImpl: typeof fet
 
 /** An OpenAI-compatible server on loopback as the conductor's engine. */
 export function createLocalServerEngine(options: LocalServerEngineOptions): ConductorEngine {
-  const fetchImpl = options.fetch;
+  const fetchImpl = noRedirects(options.fetch);
   let current: LocalServerModel | undefined;
   let generation: AbortController | undefined;
 
@@ -280,7 +302,10 @@ export function createLocalServerEngine(options: LocalServerEngineOptions): Cond
         if (controller.signal.aborted || error instanceof APIUserAbortError) {
           finishReason = 'abort';
         } else if (error instanceof APIConnectionError) {
-          throw await unreachable(model.baseURL, (error as { cause?: unknown }).cause ?? error);
+          const cause = (error as { cause?: unknown }).cause;
+          // A redirect refused by our own fetch: the SDK wraps what fetch throws.
+          if (cause instanceof EngineError) throw cause;
+          throw await unreachable(model.baseURL, cause ?? error);
         } else if (error instanceof APIError && error.status !== undefined) {
           throw statusError(model, error);
         } else {

@@ -215,6 +215,14 @@ describe('local server engine', () => {
     expect(wrongBase.name).toBe('InvalidModelError');
     expect(wrongBase.message).toContain('usually ends in /v1');
 
+    // A redirect is not followed (a 307 would carry the prompt to wherever it points).
+    await engine.load({ ...planner(), model: 'fault:307' }, () => {});
+    provider.clearRequests();
+    const redirected = await failure(engine.generate(request({ jsonSchema: schema() })));
+    expect(redirected.name).toBe('EngineFailure');
+    expect(redirected.message).toContain('answered with a redirect (HTTP 307): Baton does not follow it');
+    expect(provider.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
+
     await engine.load({ ...planner(), model: 'fault:500' }, () => {});
     const broken = await failure(engine.generate(request({ jsonSchema: schema() })));
     expect(broken.name).toBe('EngineFailure');
