@@ -3,7 +3,12 @@ import { type Capabilities, probeCapabilities } from '../src/shared/capabilities
 import type { ConductorListener, ModelDownloadReport, ModelRef } from '../src/shared/conductor-api.ts';
 import { EngineError } from '../src/shared/engine-errors.ts';
 import { chooseConductorModel, listConductorModels } from '../src/shared/model-choice.ts';
-import { installDownloadReporter, localPlanningFetch, setDownloadListener } from './download-reporter.ts';
+import {
+  installDownloadReporter,
+  localPlanningFetch,
+  reportUsage,
+  setDownloadListener,
+} from './download-reporter.ts';
 import { EngineHost, type HostDevice } from './engine-host.ts';
 import type { ConductorEngine } from './engines/engine.ts';
 import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engines/wllama.ts';
@@ -29,7 +34,10 @@ const localServerEngine = () =>
 async function createEngine(kind: ModelRef['engine']): Promise<ConductorEngine> {
   if (kind === 'wllama') return createWllamaEngine();
   if (kind === 'local-server') {
-    return (await localServerEngine()).createLocalServerEngine({ fetch: localPlanningFetch() });
+    return (await localServerEngine()).createLocalServerEngine({
+      fetch: localPlanningFetch(),
+      onUsage: reportUsage,
+    });
   }
   return (await webLlmEngine()).createWebLlmEngine();
 }

@@ -17,6 +17,8 @@ type Listener = (report: ModelDownloadReport) => unknown;
 
 let listener: Listener | undefined;
 let next = 0;
+/** The report id of each response a reporting fetch returned, so its tokens can be reported later. */
+const reportIds = new WeakMap<Response, string>();
 /** Report ids must not collide with those of an earlier thread whose entries are still open on the page. */
 const prefix = Math.random().toString(36).slice(2, 10);
 
@@ -127,8 +129,21 @@ export function reportingFetch(
       headers: response.headers,
     });
     Object.defineProperty(wrapped, 'url', { value: response.url });
+    reportIds.set(wrapped, id);
     return wrapped;
   };
+}
+
+/**
+ * Reports the tokens of a request made with a reporting fetch (`response` is what it returned), so its
+ * ledger entry shows them. Nothing for a response it did not return.
+ */
+export function reportUsage(
+  response: Response,
+  usage: { promptTokens: number; completionTokens: number },
+): void {
+  const id = reportIds.get(response);
+  if (id !== undefined) tell({ kind: 'usage', id, ...usage });
 }
 
 let installed = false;

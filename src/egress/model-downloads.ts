@@ -21,14 +21,23 @@ export function modelDownloadRecorder(
   now: () => number = Date.now,
 ): (report: ModelDownloadReport) => Promise<void> {
   const open = new Map<string, LedgerEntry>();
+  /** Entries ended lately: a planner request's tokens may be reported after its body ended. */
+  const ended = new Map<string, LedgerEntry>();
+  const ENDED_KEPT = 32;
   /** Updates run one after another, so a late `response` cannot overwrite an `end`. */
   let writes: Promise<unknown> = Promise.resolve();
-  const update = (id: string, changes: Partial<LedgerEntry>, close: boolean) => {
-    const entry = open.get(id);
+  /** `afterEnd`: the change may also apply to an entry that has ended (tokens, never a state). */
+  const update = (id: string, changes: Partial<LedgerEntry>, close: boolean, afterEnd = false) => {
+    const entry = open.get(id) ?? (afterEnd ? ended.get(id) : undefined);
     if (!entry) return writes;
     const next = { ...entry, ...changes };
-    if (close) open.delete(id);
-    else open.set(id, next);
+    if (open.has(id)) {
+      if (close) {
+        open.delete(id);
+        ended.set(id, next);
+        if (ended.size > ENDED_KEPT) ended.delete(ended.keys().next().value as string);
+      } else open.set(id, next);
+    } else ended.set(id, next);
     writes = writes
       .then(async () => (await ledger()).update(next))
       .catch((error) => console.error('ledger write failed', error));
@@ -57,6 +66,15 @@ export function modelDownloadRecorder(
         bytesIn: 0,
       });
       open.set(report.id, entry);
+      return;
+    }
+    if (report.kind === 'usage') {
+      await update(
+        report.id,
+        { promptTokens: report.promptTokens, completionTokens: report.completionTokens },
+        false,
+        true,
+      );
       return;
     }
     if (report.kind === 'response') {

@@ -208,5 +208,7 @@ export type ModelDownloadReport =
       bytesOut?: number;
     }
   | { kind: 'response'; id: string; status: number }
+  /** The tokens a planner request used, as its server counted them (may come after `end`). */
+  | { kind: 'usage'; id: string; promptTokens: number; completionTokens: number }
   | { kind: 'end'; id: string; status?: number; bytes: number; error?: string }
   | { kind: 'gone'; reason: string };

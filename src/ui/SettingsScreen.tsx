@@ -93,7 +93,8 @@ function ModelCachePanel() {
   const inServer = model?.engine === 'local-server';
   useEffect(() => {
     void refreshStorage();
-    if (!model || state.status !== 'ready') return;
+    // A local server's "cache" is the server answering: not worth a request each time Settings opens.
+    if (!model || state.status !== 'ready' || inServer) return;
     void getBridge()
       .then((b) => b.cacheStatus(model))
       .then(setCache)

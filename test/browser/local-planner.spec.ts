@@ -92,6 +92,9 @@ test('a local server plans a question, the pool runs it, and the ledger lists th
   expect(await planning.count()).toBeGreaterThanOrEqual(3);
   await expect(planning.first()).toContainText(host);
   await expect(planning.first()).toContainText('200');
+  // The plan itself carries the tokens the server counted (prompt / completion); the model lists none.
+  // (The row's text runs its cells together: "…8.7 KB401 / 40".)
+  await expect(planning.filter({ hasText: /[1-9]\d* \/ [1-9]\d*$/ })).toHaveCount(1);
 
   // The engine's code came from the engine folder and is kept for offline use (it is not precached).
   const engineFiles = await page.evaluate(async (name) => {

@@ -27,6 +27,8 @@ export type LocalServerModel = Extract<ModelRef, { engine: 'local-server' }>;
 export interface LocalServerEngineOptions {
   /** Every request goes through it: the thread's reporting fetch (tests pass their own). */
   fetch: typeof fetch;
+  /** Told the tokens of each chat request, with the response `fetch` gave (the ledger shows them). */
+  onUsage?: (response: Response, usage: { promptTokens: number; completionTokens: number }) => void;
   /** Give up on the model list after this long (default 10 s): a server that accepts but never answers. */
   connectTimeoutMs?: number;
 }
@@ -265,27 +267,35 @@ export function createLocalServerEngine(options: LocalServerEngineOptions): Cond
       const started = performance.now();
       let firstAt: number | undefined;
       try {
-        const stream = await client.chat.completions.create(
-          {
-            model: model.model,
-            messages: request.messages,
-            stream: true,
-            stream_options: { include_usage: true },
-            max_tokens: request.maxTokens,
-            temperature: request.temperature,
-            ...(request.jsonSchema
-              ? {
-                  response_format: {
-                    type: 'json_schema' as const,
-                    json_schema: { name: 'plan', schema: request.jsonSchema, strict: true },
-                  },
-                }
-              : {}),
-          },
-          { signal: controller.signal },
-        );
+        const { data: stream, response } = await client.chat.completions
+          .create(
+            {
+              model: model.model,
+              messages: request.messages,
+              stream: true,
+              stream_options: { include_usage: true },
+              max_tokens: request.maxTokens,
+              temperature: request.temperature,
+              ...(request.jsonSchema
+                ? {
+                    response_format: {
+                      type: 'json_schema' as const,
+                      json_schema: { name: 'plan', schema: request.jsonSchema, strict: true },
+                    },
+                  }
+                : {}),
+            },
+            { signal: controller.signal },
+          )
+          .withResponse();
         for await (const chunk of stream) {
-          if (chunk.usage) usage = chunk.usage;
+          if (chunk.usage) {
+            usage = chunk.usage;
+            options.onUsage?.(response, {
+              promptTokens: usage.prompt_tokens,
+              completionTokens: usage.completion_tokens,
+            });
+          }
           const choice = chunk.choices[0];
           const piece = choice?.delta?.content;
           if (piece) {

@@ -16,6 +16,7 @@ import { planJsonSchema } from '../../../src/shared/plan/index.ts';
 import {
   localPlanningFetch,
   reportingFetch,
+  reportUsage,
   setDownloadListener,
 } from '../../../workers/download-reporter.ts';
 import { createLocalServerEngine } from '../../../workers/engines/local-server.ts';
@@ -125,6 +126,7 @@ describe('model downloads in the ledger', () => {
     try {
       const engine = createLocalServerEngine({
         fetch: localPlanningFetch((input, init) => fetch(input, init)),
+        onUsage: reportUsage,
       });
       await engine.load(
         { engine: 'local-server', baseURL: provider.baseURL, model: PLANNER_MODEL_ID },
@@ -159,9 +161,36 @@ describe('model downloads in the ledger', () => {
         status: 200,
       });
       expect(chat?.bytesOut).toBeGreaterThan(100);
+      // The server's own count of the plan's tokens, as for a worker's request.
+      await expect.poll(async () => (await ledger.list())[1]?.completionTokens).toBe(result.completionTokens);
+      expect((await ledger.list())[1]?.promptTokens).toBe(result.promptTokens);
+      expect(result.promptTokens).toBeGreaterThan(0);
       expect(chat?.bytesIn).toBeGreaterThan(result.text.length);
     } finally {
       await provider.close();
     }
+  });
+
+  it("writes a planner request's tokens even when they come after its end, and nothing else after it", async () => {
+    const ledger = await openLedger(`ledger-downloads-${n++}`);
+    const record = modelDownloadRecorder(async () => ledger);
+    const url = 'http://127.0.0.1:11434/v1/chat/completions';
+    await record({ kind: 'start', id: 'p1', url, method: 'POST', purpose: 'local-planning', bytesOut: 900 });
+    await record({ kind: 'response', id: 'p1', status: 200 });
+    await record({ kind: 'end', id: 'p1', status: 200, bytes: 4000 });
+    await record({ kind: 'usage', id: 'p1', promptTokens: 512, completionTokens: 88 });
+    await record({ kind: 'response', id: 'p1', status: 500 });
+    const [entry] = await ledger.list();
+    expect(entry).toMatchObject({
+      purpose: 'local-planning',
+      providerId: LOCAL_PLANNER_PROVIDER,
+      path: '/v1/chat/completions',
+      state: 'done',
+      status: 200,
+      bytesOut: 900,
+      bytesIn: 4000,
+      promptTokens: 512,
+      completionTokens: 88,
+    });
   });
 });
