@@ -1,8 +1,14 @@
 import { expose, releaseProxy } from 'comlink';
 import { type Capabilities, probeCapabilities } from '../src/shared/capabilities.ts';
 import type { ConductorListener, ModelDownloadReport, ModelRef } from '../src/shared/conductor-api.ts';
+import { EngineError } from '../src/shared/engine-errors.ts';
 import { chooseConductorModel, listConductorModels } from '../src/shared/model-choice.ts';
-import { installDownloadReporter, setDownloadListener } from './download-reporter.ts';
+import {
+  installDownloadReporter,
+  localPlanningFetch,
+  reportUsage,
+  setDownloadListener,
+} from './download-reporter.ts';
 import { EngineHost, type HostDevice } from './engine-host.ts';
 import type { ConductorEngine } from './engines/engine.ts';
 import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engines/wllama.ts';
@@ -14,9 +20,25 @@ import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engi
  */
 
 const webLlmEngine = () => import('./engines/webllm.ts');
+// The openai SDK it streams with is loaded only when a local server is the conductor (an engine file:
+// cached by the service worker once used, not precached with the shell).
+const localServerEngine = () =>
+  import('./engines/local-server.ts').catch((error: unknown) => {
+    throw new EngineError(
+      'EngineFailure',
+      `Could not load the local server engine's code (${(error as Error).message}): it is fetched the ` +
+        'first time it is used, so connect to the network once, then try again.',
+    );
+  });
 
 async function createEngine(kind: ModelRef['engine']): Promise<ConductorEngine> {
   if (kind === 'wllama') return createWllamaEngine();
+  if (kind === 'local-server') {
+    return (await localServerEngine()).createLocalServerEngine({
+      fetch: localPlanningFetch(),
+      onUsage: reportUsage,
+    });
+  }
   return (await webLlmEngine()).createWebLlmEngine();
 }
 
@@ -32,11 +54,19 @@ const device: HostDevice = {
   },
   async cacheStatus(model) {
     if (model.engine === 'wllama') return wllamaCacheStatus(model.url);
+    // Nothing to download: a saved choice is loaded again on start-up when the server answers with it.
+    if (model.engine === 'local-server') {
+      return { cached: await (await localServerEngine()).serverReady(model, localPlanningFetch()) };
+    }
     return (await webLlmEngine()).webLlmCacheStatus(model);
   },
   async deleteCache(model) {
     if (model.engine === 'wllama') return wllamaDeleteCache(model.url);
+    if (model.engine === 'local-server') return false;
     return (await webLlmEngine()).webLlmDeleteCache(model);
+  },
+  async serverModels(baseURL) {
+    return (await localServerEngine()).listServerModels(baseURL, localPlanningFetch());
   },
 };
 

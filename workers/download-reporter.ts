@@ -7,14 +7,18 @@
  * Both engines are covered: wllama downloads a GGUF with `fetch`; web-llm fills the Cache API with
  * `Cache.prototype.add`, which fetches without going through `fetch`, so `add` is redefined in the thread
  * as what it does by specification (fetch, refuse a non-ok answer, put) with the reporting fetch.
+ * The local planner server's requests are reported the same way, marked as local planning
+ * (`localPlanningFetch`), so the ledger tells them from downloads.
  */
-import type { ModelDownloadReport } from '../src/shared/conductor-api.ts';
+import type { ModelDownloadReport, ThreadRequestPurpose } from '../src/shared/conductor-api.ts';
 import { watchCspViolations } from '../src/shared/csp-violations.ts';
 
 type Listener = (report: ModelDownloadReport) => unknown;
 
 let listener: Listener | undefined;
 let next = 0;
+/** The report id of each response a reporting fetch returned, so its tokens can be reported later. */
+const reportIds = new WeakMap<Response, string>();
 /** Report ids must not collide with those of an earlier thread whose entries are still open on the page. */
 const prefix = Math.random().toString(36).slice(2, 10);
 
@@ -34,18 +38,35 @@ function tell(report: ModelDownloadReport): void {
   void Promise.resolve(listener?.(report)).catch(() => {});
 }
 
-/** `fetch`, reporting each request; without a listener it is the plain `fetch`. */
-export function reportingFetch(inner: typeof fetch): typeof fetch {
+/** The size of a text body (what the SDK sends); 0 for none or a stream. */
+function textBytes(body: BodyInit | null | undefined): number {
+  return typeof body === 'string' ? new TextEncoder().encode(body).byteLength : 0;
+}
+
+/** `fetch`, reporting each request as `purpose`; without a listener it is the plain `fetch`. */
+export function reportingFetch(
+  inner: typeof fetch,
+  purpose: ThreadRequestPurpose = 'model-download',
+): typeof fetch {
   return async (input, init) => {
     const report = listener;
     if (!report) return inner(input, init);
     const request = new Request(input, init);
     const id = `${prefix}-${++next}`;
+    const bytesOut = textBytes(init?.body);
     try {
-      await report({ kind: 'start', id, url: request.url, method: request.method });
+      await report({
+        kind: 'start',
+        id,
+        url: request.url,
+        method: request.method,
+        ...(purpose === 'model-download' ? {} : { purpose }),
+        ...(bytesOut > 0 ? { bytesOut } : {}),
+      });
     } catch (error) {
       // As in the page's egress: a request the ledger cannot record does not leave.
-      throw new TypeError(`Could not record the model download in the ledger (${errorText(error)})`);
+      const what = purpose === 'model-download' ? 'the model download' : 'the planner request';
+      throw new TypeError(`Could not record ${what} in the ledger (${errorText(error)})`);
     }
     let response: Response;
     try {
@@ -108,11 +129,35 @@ export function reportingFetch(inner: typeof fetch): typeof fetch {
       headers: response.headers,
     });
     Object.defineProperty(wrapped, 'url', { value: response.url });
+    reportIds.set(wrapped, id);
     return wrapped;
   };
 }
 
+/**
+ * Reports the tokens of a request made with a reporting fetch (`response` is what it returned), so its
+ * ledger entry shows them. Nothing for a response it did not return.
+ */
+export function reportUsage(
+  response: Response,
+  usage: { promptTokens: number; completionTokens: number },
+): void {
+  const id = reportIds.get(response);
+  if (id !== undefined) tell({ kind: 'usage', id, ...usage });
+}
+
 let installed = false;
+/** The thread's `fetch` before the reporter wrapped it. */
+let plainFetch: typeof fetch | undefined;
+
+/**
+ * The fetch of the local planner engine: reported as local planning, over the thread's own `fetch` (not
+ * the global one, which reports as a model download).
+ */
+export function localPlanningFetch(inner: typeof fetch | undefined = plainFetch): typeof fetch {
+  if (!inner) throw new Error('Install the download reporter first: it keeps the plain fetch');
+  return reportingFetch(inner, 'local-planning');
+}
 
 /** Routes the thread's `fetch` and `Cache.prototype.add` through `reportingFetch`. Once per thread. */
 export function installDownloadReporter(scope: typeof globalThis = globalThis): void {
@@ -121,6 +166,7 @@ export function installDownloadReporter(scope: typeof globalThis = globalThis): 
   // A thread loaded from a URL has its own CSP (its response headers): its violations are seen here.
   watchCspViolations(scope);
   const plain = scope.fetch.bind(scope);
+  plainFetch = plain;
   const reporting = reportingFetch(plain);
   scope.fetch = reporting;
   const CacheClass = (scope as { Cache?: typeof Cache }).Cache;

@@ -47,6 +47,8 @@ export interface HostDevice {
   models(): Promise<ConductorModels>;
   cacheStatus(model: ModelRef): Promise<CacheStatus>;
   deleteCache(model: ModelRef): Promise<boolean>;
+  /** The model ids a local planner server lists (it refuses a non-loopback URL). */
+  serverModels(baseURL: string): Promise<string[]>;
 }
 
 /** Unit tests drive the host without a device: planning needs none. */
@@ -55,6 +57,7 @@ const NO_DEVICE: HostDevice = {
   models: () => Promise.reject(new Error('This host has no device to probe')),
   cacheStatus: () => Promise.reject(new Error('This host has no model cache')),
   deleteCache: () => Promise.reject(new Error('This host has no model cache')),
+  serverModels: () => Promise.reject(new Error('This host has no local server engine')),
 };
 
 const DEFAULT_PLAN_TOKENS = 1024;
@@ -268,6 +271,10 @@ export class EngineHost implements ConductorService {
 
   cacheStatus(model: ModelRef): Promise<CacheStatus> {
     return this.device.cacheStatus(model);
+  }
+
+  serverModels(baseURL: string): Promise<string[]> {
+    return this.device.serverModels(baseURL);
   }
 
   /** Deletes a model's files, unloading it first when it is the loaded one. */

@@ -22,6 +22,7 @@ export interface ConductorState {
 }
 
 export function modelLabel(model: ModelRef): string {
+  if (model.engine === 'local-server') return `${model.model} (local server)`;
   return model.engine === 'webllm' ? model.modelId : (model.name ?? model.url.split('/').pop() ?? model.url);
 }
 
@@ -40,7 +41,8 @@ function isModelRef(value: unknown): value is ModelRef {
   const v = value as Record<string, unknown>;
   return (
     (v.engine === 'webllm' && typeof v.modelId === 'string') ||
-    (v.engine === 'wllama' && typeof v.url === 'string')
+    (v.engine === 'wllama' && typeof v.url === 'string') ||
+    (v.engine === 'local-server' && typeof v.baseURL === 'string' && typeof v.model === 'string')
   );
 }
 

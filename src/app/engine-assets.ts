@@ -18,13 +18,16 @@ interface ChunkInfo {
 }
 
 /**
- * Worker chunk names: web-llm's bundle (its `lib/index.js`, ~6 MB) goes to the engine folder; everything else
- * keeps Vite's default name. Our small glue that imports web-llm stays in the shell, so that offline, with
- * web-llm never fetched, loading a WebLLM model still fails with the engine's own typed error.
+ * Worker chunk names: web-llm's bundle (its `lib/index.js`, ~6 MB) and the local server engine (the openai
+ * SDK it streams with, ~150 KB) go to the engine folder; everything else keeps Vite's default name. Our
+ * small glue that imports web-llm stays in the shell, so that offline, with web-llm never fetched, loading a
+ * WebLLM model still fails with the engine's own typed error.
  */
 export function engineChunkName(chunk: ChunkInfo): string {
   if (chunk.moduleIds.some((id) => id.includes('/@mlc-ai/web-llm/')))
     return `assets/${ENGINE_DIR}/webllm-[hash].js`;
+  if (chunk.moduleIds.some((id) => id.endsWith('/workers/engines/local-server.ts')))
+    return `assets/${ENGINE_DIR}/local-server-[hash].js`;
   return 'assets/[name]-[hash].js';
 }
 

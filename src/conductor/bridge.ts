@@ -210,6 +210,10 @@ export class ConductorBridge implements ConductorService {
     return this.guarded((api) => api.deleteCache(model));
   }
 
+  async serverModels(baseURL: string) {
+    return this.guarded((api) => api.serverModels(baseURL));
+  }
+
   /** Stops a generation, queued or running: the one cancel path (a request's `signal` comes here too). */
   cancel(requestId: string): void {
     this.calls.get(requestId)?.();

@@ -5,8 +5,18 @@
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 import type { Estimator } from '../executor/types.ts';
 
-/** `model-download`: a file of the on-device conductor model, fetched by its Web Worker. */
-export type LedgerPurpose = 'chat' | 'models' | 'connection-test' | 'probe' | 'model-download' | 'other';
+/**
+ * `model-download`: a file of the on-device conductor model, fetched by its Web Worker. `local-planning`:
+ * the conductor's call to a planner server on this machine (it never leaves the device).
+ */
+export type LedgerPurpose =
+  | 'chat'
+  | 'models'
+  | 'connection-test'
+  | 'probe'
+  | 'model-download'
+  | 'local-planning'
+  | 'other';
 
 export interface LedgerEntry {
   id: number;

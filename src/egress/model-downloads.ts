@@ -1,5 +1,6 @@
 /**
- * Writes the conductor thread's model downloads in the egress ledger. The thread reports them
+ * Writes the conductor thread's requests (model downloads, and calls to a local planner server) in the
+ * egress ledger. The thread reports them
  * (workers/download-reporter.ts) through the bridge; this side owns the ledger, so the entries go through
  * the same `Ledger` object as every other request and the ledger panel sees them at once.
  */
@@ -8,6 +9,8 @@ import type { Ledger, LedgerEntry } from './ledger.ts';
 
 /** Who fetched them: the conductor model (the ledger's `providerId` column). */
 export const MODEL_DOWNLOAD_PROVIDER = 'conductor-model';
+/** Who called the local planner server: the conductor (the ledger's `providerId` column). */
+export const LOCAL_PLANNER_PROVIDER = 'local-planner';
 
 /**
  * A report handler for `ConductorBridge`'s `onModelDownload`. `start` resolves once the entry is written
@@ -18,14 +21,23 @@ export function modelDownloadRecorder(
   now: () => number = Date.now,
 ): (report: ModelDownloadReport) => Promise<void> {
   const open = new Map<string, LedgerEntry>();
+  /** Entries ended lately: a planner request's tokens may be reported after its body ended. */
+  const ended = new Map<string, LedgerEntry>();
+  const ENDED_KEPT = 32;
   /** Updates run one after another, so a late `response` cannot overwrite an `end`. */
   let writes: Promise<unknown> = Promise.resolve();
-  const update = (id: string, changes: Partial<LedgerEntry>, close: boolean) => {
-    const entry = open.get(id);
+  /** `afterEnd`: the change may also apply to an entry that has ended (tokens, never a state). */
+  const update = (id: string, changes: Partial<LedgerEntry>, close: boolean, afterEnd = false) => {
+    const entry = open.get(id) ?? (afterEnd ? ended.get(id) : undefined);
     if (!entry) return writes;
     const next = { ...entry, ...changes };
-    if (close) open.delete(id);
-    else open.set(id, next);
+    if (open.has(id)) {
+      if (close) {
+        open.delete(id);
+        ended.set(id, next);
+        if (ended.size > ENDED_KEPT) ended.delete(ended.keys().next().value as string);
+      } else open.set(id, next);
+    } else ended.set(id, next);
     writes = writes
       .then(async () => (await ledger()).update(next))
       .catch((error) => console.error('ledger write failed', error));
@@ -42,18 +54,27 @@ export function modelDownloadRecorder(
       }
       const entry = await (await ledger()).add({
         time: now(),
-        purpose: 'model-download',
-        providerId: MODEL_DOWNLOAD_PROVIDER,
+        purpose: report.purpose ?? 'model-download',
+        providerId: report.purpose === 'local-planning' ? LOCAL_PLANNER_PROVIDER : MODEL_DOWNLOAD_PROVIDER,
         host: url?.host ?? '(invalid URL)',
         method: report.method,
         path: url?.pathname ?? '',
         sent: true,
         keyAttached: false,
         state: 'pending',
-        bytesOut: 0,
+        bytesOut: report.bytesOut ?? 0,
         bytesIn: 0,
       });
       open.set(report.id, entry);
+      return;
+    }
+    if (report.kind === 'usage') {
+      await update(
+        report.id,
+        { promptTokens: report.promptTokens, completionTokens: report.completionTokens },
+        false,
+        true,
+      );
       return;
     }
     if (report.kind === 'response') {

@@ -306,13 +306,5 @@ export function cloudOrigins(catalog: readonly ProviderPreset[] = CATALOG): stri
   return [...new Set(catalog.filter((p) => p.kind === 'cloud').map((p) => originOf(p.baseURL)))];
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /** Whether a URL points at this machine (where a local server without CORS is the usual failure). */
-export function isLoopback(url: string): boolean {
-  try {
-    return LOOPBACK.has(new URL(url).hostname);
-  } catch {
-    return false;
-  }
-}
+export { isLoopback } from '../shared/loopback.ts';

@@ -186,16 +186,34 @@ export interface ConductorService {
   models(): Promise<ConductorModels>;
   cacheStatus(model: ModelRef): Promise<CacheStatus>;
   deleteCache(model: ModelRef): Promise<boolean>;
+  /** The model ids a local planner server on this machine lists (`GET {baseURL}/models`). */
+  serverModels(baseURL: string): Promise<string[]>;
 }
 
 /**
- * The model files the thread fetches (weights, configs, tokenizer, compiled library), reported to the page
- * so that they appear in the egress ledger like every other request (workers/download-reporter.ts).
+ * Why the thread made a request: a file of the on-device model (weights, configs, tokenizer, compiled
+ * library), or a call to the local planner server (workers/engines/local-server.ts).
+ */
+export type ThreadRequestPurpose = 'model-download' | 'local-planning';
+
+/**
+ * The requests the thread makes (model files, and the local planner server's), reported to the page so
+ * that they appear in the egress ledger like every other request (workers/download-reporter.ts).
  * `start` is awaited: its ledger entry exists before the request leaves. `gone` is sent by the bridge when
- * a thread dies: its open downloads ended with it.
+ * a thread dies: its open requests ended with it. A `start` without `purpose` is a model download.
  */
 export type ModelDownloadReport =
-  | { kind: 'start'; id: string; url: string; method: string }
+  | {
+      kind: 'start';
+      id: string;
+      url: string;
+      method: string;
+      purpose?: ThreadRequestPurpose;
+      /** Request body bytes, when the body is text (the planner server's requests). */
+      bytesOut?: number;
+    }
   | { kind: 'response'; id: string; status: number }
+  /** The tokens a planner request used, as its server counted them (may come after `end`). */
+  | { kind: 'usage'; id: string; promptTokens: number; completionTokens: number }
   | { kind: 'end'; id: string; status?: number; bytes: number; error?: string }
   | { kind: 'gone'; reason: string };

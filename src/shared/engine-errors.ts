@@ -17,11 +17,20 @@ export type EngineErrorName =
   | 'UnsupportedModelError'
   /** The model id or URL is wrong. */
   | 'InvalidModelError'
+  /** The local planner server did not answer (not running, another port, or CORS). */
+  | 'ServerUnreachableError'
   /** Anything else while loading or generating. */
   | 'EngineFailure';
 
 /** What the page should offer next, best first. */
-export type EngineSuggestion = 'reload' | 'smaller-model' | 'cpu' | 'retry' | 'pick-model';
+export type EngineSuggestion =
+  | 'reload'
+  | 'smaller-model'
+  | 'cpu'
+  | 'retry'
+  | 'pick-model'
+  /** Start the local server, or let this page call it (its CORS setting). */
+  | 'server-setup';
 
 const SUGGESTIONS: Record<EngineErrorName, EngineSuggestion[]> = {
   DeviceLostError: ['reload', 'smaller-model', 'cpu'],
@@ -30,6 +39,7 @@ const SUGGESTIONS: Record<EngineErrorName, EngineSuggestion[]> = {
   WebGpuUnavailableError: ['cpu'],
   UnsupportedModelError: ['smaller-model', 'cpu'],
   InvalidModelError: ['pick-model'],
+  ServerUnreachableError: ['server-setup', 'retry', 'cpu'],
   EngineFailure: ['retry', 'cpu'],
 };
 

@@ -349,6 +349,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
  */
 export function modelOptionLabel(model: ModelRef): string {
   if (model.engine === 'wllama') return `${model.name ?? model.url.split('/').pop() ?? model.url} (CPU)`;
+  if (model.engine === 'local-server') return `${model.model} on ${model.baseURL} (local server)`;
   const info = conductorModelInfo(model.modelId);
   if (!info) return `${model.modelId} (WebGPU)`;
   return `${info.label} · ${info.quantization} · ${gb(info.vramMB)} GPU memory (WebGPU)`;

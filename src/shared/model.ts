@@ -19,7 +19,25 @@ export type ModelRef =
       name?: string;
       /** llama.cpp threads (default: every core when cross-origin isolated, else 1). */
       threads?: number;
+    }
+  | {
+      /**
+       * An OpenAI-compatible server on this machine (Ollama, LM Studio, llama.cpp server, vLLM), for a
+       * planner bigger than the page can hold. Planning still never leaves the device: the engine refuses
+       * any base URL that is not loopback (src/shared/loopback.ts).
+       */
+      engine: 'local-server';
+      /** Base URL ending before `/chat/completions`, e.g. `http://localhost:11434/v1`. */
+      baseURL: string;
+      /** The model id the server knows (e.g. `qwen2.5:14b`). */
+      model: string;
+      /** Which server it is (a catalog preset id), for its CORS hint. */
+      server?: LocalServerKind;
     };
+
+/** The local servers the setup screen offers, by their catalog preset ids. */
+export const LOCAL_SERVER_KINDS = ['ollama', 'lmstudio', 'llamacpp', 'vllm'] as const;
+export type LocalServerKind = (typeof LOCAL_SERVER_KINDS)[number];
 
 export interface LoadProgress {
   phase: 'download' | 'cache' | 'compile' | 'init';

@@ -2,13 +2,26 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { modelLabel } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
 import type { EngineSuggestion } from '../shared/engine-errors.ts';
+import { localServerUrlProblem } from '../shared/loopback.ts';
 import type { ModelRef } from '../shared/model.ts';
 import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
+import { LocalServerFields } from './LocalServerFields.tsx';
+import {
+  corsHintFor,
+  defaultDraft,
+  draftOf,
+  type LocalServerDraft,
+  localServerModel,
+} from './local-server-draft.ts';
 import { ProgressBar } from './ProgressBar.tsx';
 
+/** The select's value for the local planner server (its fields say which server and model). */
+const LOCAL_SERVER = 'local-server';
+
 function refKey(model: ModelRef): string {
+  if (model.engine === 'local-server') return `local-server:${model.baseURL}#${model.model}`;
   return model.engine === 'webllm' ? `webllm:${model.modelId}` : `wllama:${model.url}`;
 }
 
@@ -54,6 +67,13 @@ export function loadFailureHints(
         text: `Use the CPU engine instead (${modelLabel(cpuModel)}): slower, but it needs no GPU.`,
         action: { label: 'Use the CPU engine', run: () => load(cpuModel) },
       });
+    } else if (kind === 'server-setup') {
+      const server = failed?.engine === 'local-server' ? failed : undefined;
+      const cors = corsHintFor(server?.server ?? 'ollama', location.origin);
+      hints.push({
+        kind,
+        text: `Check that the server is running${server ? ` at ${new URL(server.baseURL).origin}` : ''}. ${cors ?? ''}`.trim(),
+      });
     } else if (kind === 'smaller-model') {
       hints.push({ kind, text: 'Choose a smaller model above: this one needs more than the GPU can give.' });
     } else if (kind === 'reload') {
@@ -76,8 +96,8 @@ export function loadFailureHints(
 }
 
 /**
- * The conductor model: the recommendation for this device and why, a choice of others (or a custom URL),
- * the download with a real progress bar, and the storage status. Each engine holds one model at a time,
+ * The conductor model: the recommendation for this device and why, a choice of others (a custom URL, or a
+ * bigger planner on a local server), the download with a real progress bar, and the storage status. Each engine holds one model at a time,
  * so switching unloads the current model first: the user confirms that before it happens.
  */
 export function ConductorSetup() {
@@ -93,16 +113,27 @@ export function ConductorSetup() {
   const [customLib, setCustomLib] = useState('');
   const [customError, setCustomError] = useState<string | undefined>();
   const [switchTo, setSwitchTo] = useState<ModelRef | undefined>();
+  // The server and model chosen last (or loaded now) fill the form again.
+  const [serverDraft, setServerDraft] = useState<LocalServerDraft>(
+    () => draftOf(app.conductor.loadedModel.value) ?? draftOf(app.conductor.savedModel()) ?? defaultDraft(),
+  );
+  const [serverError, setServerError] = useState<string | undefined>();
   const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (switchTo) confirmRef.current?.focus();
   }, [switchTo]);
-  const selectedKey = selected || (choice ? refKey(choice.model) : '');
-  const loading = state.status === 'loading';
   const loaded = app.conductor.loadedModel.value;
-  const custom = selectedKey === 'custom' ? customModel(customUrl, customLib) : undefined;
-  const selectedModel =
+  const selectedKey =
+    selected || (loaded?.engine === 'local-server' ? LOCAL_SERVER : choice ? refKey(choice.model) : '');
+  const loading = state.status === 'loading';
+  const custom =
     selectedKey === 'custom'
+      ? customModel(customUrl, customLib)
+      : selectedKey === LOCAL_SERVER
+        ? localServerModel(serverDraft)
+        : undefined;
+  const selectedModel =
+    selectedKey === 'custom' || selectedKey === LOCAL_SERVER
       ? typeof custom === 'object'
         ? custom
         : undefined
@@ -112,10 +143,16 @@ export function ConductorSetup() {
 
   const start = () => {
     if (typeof custom === 'string') {
-      setCustomError(custom);
+      if (selectedKey === LOCAL_SERVER) {
+        // A refused URL is explained under its field as it is typed: go there; the alert says the rest.
+        const urlRefused = localServerUrlProblem(serverDraft.baseURL) !== undefined;
+        setServerError(urlRefused ? undefined : custom);
+        if (urlRefused) document.getElementById('local-server-url')?.focus();
+      } else setCustomError(custom);
       return;
     }
     setCustomError(undefined);
+    setServerError(undefined);
     const model = selectedModel;
     if (!model) return;
     if (loaded && refKey(loaded) !== refKey(model)) setSwitchTo(model);
@@ -157,8 +194,23 @@ export function ConductorSetup() {
               </option>
             ))}
             <option value="custom">Custom model by URL…</option>
+            <option value={LOCAL_SERVER}>
+              A bigger planner on a local server (Ollama, LM Studio, llama.cpp, vLLM)…
+            </option>
           </select>
         </div>
+      )}
+      {selectedKey === LOCAL_SERVER && (
+        <LocalServerFields
+          draft={serverDraft}
+          onDraft={(draft) => {
+            setServerDraft(draft);
+            setServerError(undefined);
+            setSwitchTo(undefined);
+          }}
+          error={serverError}
+          disabled={loading}
+        />
       )}
       {selectedKey === 'custom' && (
         <>
@@ -190,7 +242,11 @@ export function ConductorSetup() {
       <div class="row">
         {!loading && !selectedIsLoaded && !switchTo && (
           <button type="button" class="primary" onClick={start} disabled={!choice} data-testid="load-model">
-            {loaded ? 'Switch to this model…' : 'Download and load'}
+            {loaded
+              ? 'Switch to this model…'
+              : selectedKey === LOCAL_SERVER
+                ? 'Connect'
+                : 'Download and load'}
           </button>
         )}
         {loading && (

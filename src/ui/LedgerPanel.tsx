@@ -7,6 +7,7 @@ import { useAppState } from './app-context.ts';
 
 const PURPOSE_LABELS: Partial<Record<LedgerPurpose, string>> = {
   'model-download': 'model download',
+  'local-planning': 'local planning',
   'connection-test': 'connection test',
 };
 

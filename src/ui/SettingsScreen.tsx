@@ -142,9 +142,12 @@ function ModelCachePanel() {
   const [cache, setCache] = useState<{ cached: boolean; bytes?: number } | undefined>();
   const [message, setMessage] = useState<string | undefined>();
   const model = state.model;
+  // A local server keeps its model itself: this browser stores nothing of it.
+  const inServer = model?.engine === 'local-server';
   useEffect(() => {
     void refreshStorage();
-    if (!model || state.status !== 'ready') return;
+    // A local server's "cache" is the server answering: not worth a request each time Settings opens.
+    if (!model || state.status !== 'ready' || inServer) return;
     void getBridge()
       .then((b) => b.cacheStatus(model))
       .then(setCache)
@@ -158,11 +161,13 @@ function ModelCachePanel() {
         <dd>{state.status === 'ready' ? state.label : 'none'}</dd>
         <dt>In the cache</dt>
         <dd>
-          {cache === undefined
-            ? '—'
-            : cache.cached
-              ? `yes${cache.bytes ? ` (${formatBytes(cache.bytes)})` : ''}`
-              : 'no'}
+          {inServer
+            ? 'nothing: the model stays in the local server'
+            : cache === undefined
+              ? '—'
+              : cache.cached
+                ? `yes${cache.bytes ? ` (${formatBytes(cache.bytes)})` : ''}`
+                : 'no'}
         </dd>
         <dt>Storage used</dt>
         <dd>
@@ -190,7 +195,7 @@ function ModelCachePanel() {
             Unload
           </button>
         )}
-        {model && (
+        {model && !inServer && (
           <button
             type="button"
             class="danger"

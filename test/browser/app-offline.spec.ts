@@ -65,6 +65,8 @@ test('a first visit precaches the app shell only: neither engine is downloaded b
     return found;
   }, cached);
   expect(withWebLlm).toEqual([]);
+  // Nor the local server engine (the openai SDK it streams with), which few users choose.
+  expect(cached.filter((path) => path.includes('/local-server-'))).toEqual([]);
 });
 
 /** The same-origin wasm files in the engines' runtime cache. */

@@ -2,6 +2,7 @@
 // the test provider for local demos.
 import { parseArgs } from 'node:util';
 import { DIALECT_MODES, type DialectMode } from './dialects/index.ts';
+import { plannerModel } from './planner-model.ts';
 import { type CorsMode, startProvider } from './server.ts';
 
 const { values } = parseArgs({
@@ -30,6 +31,8 @@ const provider = await startProvider({
   cors,
   dialect,
   ...(values['no-usage'] ? { usage: 'never' as const } : {}),
+  // A local planner for the setup screen's "local server" engine (base URL above, model `planner`).
+  models: [plannerModel()],
   ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
 });
 const list = (

@@ -16,7 +16,9 @@ export type Behaviour =
   | { kind: 'echo' }
   | { kind: 'transform'; fn: (question: string) => string }
   | { kind: 'table'; answers: Record<string, string>; fallback?: string }
-  | { kind: 'fixed'; text: string };
+  | { kind: 'fixed'; text: string }
+  /** The answer from the whole request body (e.g. a planner that reads `response_format`: planner-model.ts). */
+  | { kind: 'request'; fn: (body: Record<string, unknown>) => string };
 
 export interface Latency {
   /** Delay before the first content token (headers are sent at once, as real providers do). */
@@ -200,7 +202,11 @@ function userMessages(messages: readonly Message[]): string[] {
 }
 
 /** The answer a behaviour gives to a conversation. */
-export function answer(behaviour: Behaviour, messages: readonly Message[]): string {
+export function answer(
+  behaviour: Behaviour,
+  messages: readonly Message[],
+  body: Record<string, unknown> = { messages },
+): string {
   const users = userMessages(messages);
   const last = users.at(-1) ?? '';
   switch (behaviour.kind) {
@@ -210,6 +216,8 @@ export function answer(behaviour: Behaviour, messages: readonly Message[]): stri
       return behaviour.fn(last);
     case 'fixed':
       return behaviour.text;
+    case 'request':
+      return behaviour.fn(body);
     case 'table': {
       // The question is the last user message; Baton sends the user's question as the first user turn
       // and may add context after it, so the first user message is tried next.
@@ -467,7 +475,10 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     // `usage: 'never'`: no usage anywhere, whatever the dialect would send.
     const plan: typeof wirePlan = sendsUsage ? wirePlan : { ...wirePlan, perChunk: 'absent', final: 'none' };
     const limit = Number(request.max_completion_tokens ?? request.max_tokens);
-    let tokens = fault?.kind === 'empty-finish' ? [] : tokenize(answer(model.behaviour, messages));
+    let tokens =
+      fault?.kind === 'empty-finish'
+        ? []
+        : tokenize(answer(model.behaviour, messages, request as Record<string, unknown>));
     let finishReason = 'stop';
     if (Number.isInteger(limit) && limit > 0 && tokens.length > limit) {
       tokens = tokens.slice(0, limit);

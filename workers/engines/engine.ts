@@ -4,10 +4,13 @@ import type { LoadProgress, ModelRef } from '../../src/shared/model.ts';
 // The engine interface speaks these; thread code may import them from here or from src/shared/model.ts.
 export type { LoadProgress, ModelRef };
 
-/** Whether two refs name the same loaded model: same engine and files (and, for wllama, threads). */
+/** Whether two refs name the same loaded model: same engine and files (wllama: and threads; a local server: URL and model). */
 export function sameModel(a: ModelRef | undefined, b: ModelRef): boolean {
   if (!a) return false;
   if (a.engine === 'wllama') return b.engine === 'wllama' && a.url === b.url && a.threads === b.threads;
+  if (a.engine === 'local-server') {
+    return b.engine === 'local-server' && a.baseURL === b.baseURL && a.model === b.model;
+  }
   return (
     b.engine === 'webllm' &&
     a.modelId === b.modelId &&
@@ -37,7 +40,7 @@ export interface GenerateResult {
 }
 
 /**
- * One interface for every on-device engine (WebLLM on WebGPU, wllama on the CPU), as web-llm's
+ * One interface for every engine (WebLLM on WebGPU, wllama on the CPU, a local server on loopback), as web-llm's
  * MLCEngineInterface is one interface for its in-process and worker engines: callers do not care which.
  */
 export interface ConductorEngine {

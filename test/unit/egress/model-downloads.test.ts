@@ -7,9 +7,22 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedger } from '../../../src/egress/ledger.ts';
-import { MODEL_DOWNLOAD_PROVIDER, modelDownloadRecorder } from '../../../src/egress/model-downloads.ts';
-import { reportingFetch, setDownloadListener } from '../../../workers/download-reporter.ts';
+import {
+  LOCAL_PLANNER_PROVIDER,
+  MODEL_DOWNLOAD_PROVIDER,
+  modelDownloadRecorder,
+} from '../../../src/egress/model-downloads.ts';
+import { planJsonSchema } from '../../../src/shared/plan/index.ts';
+import {
+  localPlanningFetch,
+  reportingFetch,
+  reportUsage,
+  setDownloadListener,
+} from '../../../workers/download-reporter.ts';
+import { createLocalServerEngine } from '../../../workers/engines/local-server.ts';
 import { type ModelServer, startModelServer } from '../../fixtures/model-server.ts';
+import { PLANNER_MODEL_ID, plannerModel } from '../../provider/planner-model.ts';
+import { startProvider } from '../../provider/server.ts';
 
 let models: ModelServer;
 beforeAll(async () => {
@@ -105,5 +118,79 @@ describe('model downloads in the ledger', () => {
     const [entry] = await ledger.list();
     expect(entry).toMatchObject({ state: 'error', error: 'Stopped: Model load cancelled', status: 200 });
     await response.body?.cancel();
+  });
+
+  it("records the local planner server's requests as local planning, with the bytes sent", async () => {
+    const { ledger } = await setup();
+    const provider = await startProvider({ models: [plannerModel()] });
+    try {
+      const engine = createLocalServerEngine({
+        fetch: localPlanningFetch((input, init) => fetch(input, init)),
+        onUsage: reportUsage,
+      });
+      await engine.load(
+        { engine: 'local-server', baseURL: provider.baseURL, model: PLANNER_MODEL_ID },
+        () => {},
+      );
+      const result = await engine.generate({
+        messages: [{ role: 'user', content: 'What is 2+2?' }],
+        jsonSchema: planJsonSchema({ workerIds: ['w1'], maxSteps: 2 }),
+        maxTokens: 256,
+        temperature: 0,
+        signal: new AbortController().signal,
+        onToken: () => {},
+      });
+      expect(result.text).toContain('"steps"');
+      await expect.poll(async () => (await ledger.list()).map((e) => e.state)).toEqual(['done', 'done']);
+      const [models, chat] = await ledger.list();
+      const host = new URL(provider.url).host;
+      expect(models).toMatchObject({
+        purpose: 'local-planning',
+        providerId: LOCAL_PLANNER_PROVIDER,
+        host,
+        method: 'GET',
+        path: '/v1/models',
+        status: 200,
+      });
+      expect(chat).toMatchObject({
+        purpose: 'local-planning',
+        providerId: LOCAL_PLANNER_PROVIDER,
+        host,
+        method: 'POST',
+        path: '/v1/chat/completions',
+        status: 200,
+      });
+      expect(chat?.bytesOut).toBeGreaterThan(100);
+      // The server's own count of the plan's tokens, as for a worker's request.
+      await expect.poll(async () => (await ledger.list())[1]?.completionTokens).toBe(result.completionTokens);
+      expect((await ledger.list())[1]?.promptTokens).toBe(result.promptTokens);
+      expect(result.promptTokens).toBeGreaterThan(0);
+      expect(chat?.bytesIn).toBeGreaterThan(result.text.length);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("writes a planner request's tokens even when they come after its end, and nothing else after it", async () => {
+    const ledger = await openLedger(`ledger-downloads-${n++}`);
+    const record = modelDownloadRecorder(async () => ledger);
+    const url = 'http://127.0.0.1:11434/v1/chat/completions';
+    await record({ kind: 'start', id: 'p1', url, method: 'POST', purpose: 'local-planning', bytesOut: 900 });
+    await record({ kind: 'response', id: 'p1', status: 200 });
+    await record({ kind: 'end', id: 'p1', status: 200, bytes: 4000 });
+    await record({ kind: 'usage', id: 'p1', promptTokens: 512, completionTokens: 88 });
+    await record({ kind: 'response', id: 'p1', status: 500 });
+    const [entry] = await ledger.list();
+    expect(entry).toMatchObject({
+      purpose: 'local-planning',
+      providerId: LOCAL_PLANNER_PROVIDER,
+      path: '/v1/chat/completions',
+      state: 'done',
+      status: 200,
+      bytesOut: 900,
+      bytesIn: 4000,
+      promptTokens: 512,
+      completionTokens: 88,
+    });
   });
 });

@@ -30,6 +30,11 @@ const ALLOWED: Record<string, { rules: string[]; reason: string }> = {
     reason:
       'downloads the on-device GGUF model from a model host (Hugging Face, or a URL the user chose): no key, no provider, and no prompt in it',
   },
+  'workers/engines/local-server.ts': {
+    rules: ['openai client'],
+    reason:
+      'the local planner engine builds the openai client with the fetch the thread injects (reported to the ledger as local planning), and only for a loopback base URL',
+  },
   'src/providers/openai-transport.ts': {
     rules: ['global fetch', 'openai client'],
     reason:

@@ -63,7 +63,9 @@ function caps(gpu: GpuInfo | undefined, deviceMemoryGiB?: number): Capabilities 
 }
 
 function chosenId(choice: ReturnType<typeof chooseConductorModel>): string {
-  return choice.model.engine === 'webllm' ? choice.model.modelId : `wllama:${choice.model.url}`;
+  const model = choice.model;
+  if (model.engine === 'local-server') return `local-server:${model.baseURL}`;
+  return model.engine === 'webllm' ? model.modelId : `wllama:${model.url}`;
 }
 
 describe('the candidate table', () => {
@@ -182,7 +184,9 @@ describe('chooseConductorModel', () => {
 
   it('on a real GPU still lets the user pick, by hand, models over the budget it can run', () => {
     const choice = chooseConductorModel(caps(discreteF16), { vramBudgetMB: 3000 });
-    const ids = choice.byHand.map((ref) => (ref.engine === 'webllm' ? ref.modelId : ref.url));
+    const ids = choice.byHand.map((ref) =>
+      ref.engine === 'webllm' ? ref.modelId : ref.engine === 'wllama' ? ref.url : ref.baseURL,
+    );
     expect(ids).toEqual(['Qwen3-4B-q4f16_1-MLC']);
   });
 
