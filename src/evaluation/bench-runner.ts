@@ -184,10 +184,12 @@ export function runBench(options: BenchOptions): BenchController {
         run.answer !== undefined
           ? await scoreAnswer(task, run.answer, options.codeRunner)
           : { correct: false, extracted: '' };
+      const unscored = 'unscored' in score && score.unscored === true;
       return {
         taskId: task.id,
         strategyId: strategy.id,
-        status: run.answer !== undefined ? 'done' : 'failed',
+        // An answer that cannot be scored here is a failure with its reason, never a silent "wrong".
+        status: run.answer !== undefined && !unscored ? 'done' : 'failed',
         correct: score.correct,
         parsed: run.parsed,
         ...(run.answer !== undefined ? { answer: run.answer } : {}),
@@ -196,7 +198,9 @@ export function runBench(options: BenchOptions): BenchController {
           ? { error: run.result.failed.map((f) => `step ${f.index}: ${f.reason}`).join('; ') }
           : run.result.error
             ? { error: run.result.error }
-            : {}),
+            : unscored
+              ? { error: score.detail ?? 'not scored' }
+              : {}),
         promptTokens: run.result.totals.promptTokens,
         completionTokens: run.result.totals.completionTokens,
         tokensByWorker,
