@@ -22,7 +22,15 @@ export interface BenchItemResult {
   cost: number;
   latencyMs: number;
   plan: { thought?: string; steps: { worker: string; task: string; sees: 'all' | number[] }[] };
-  steps: { worker: string; task: string; sees: 'all' | number[]; answer?: string; state: string }[];
+  steps: {
+    worker: string;
+    task: string;
+    sees: 'all' | number[];
+    answer?: string;
+    state: string;
+    /** Whether this step's own answer would have scored right (see src/evaluation/attribution.ts). */
+    correct?: boolean;
+  }[];
   finishedAt: number;
 }
 
@@ -185,6 +193,14 @@ export function runBench(options: BenchOptions): BenchController {
           ? await scoreAnswer(task, run.answer, options.codeRunner)
           : { correct: false, extracted: '' };
       const unscored = 'unscored' in score && score.unscored === true;
+      // Each step's own answer is scored too, to tell a lost right answer from one no step had.
+      const stepScores = await Promise.all(
+        run.result.steps.map(async (s) => {
+          if (s.state !== 'done' || unscored) return undefined;
+          if (s.text === run.answer) return score;
+          return scoreAnswer(task, s.text, options.codeRunner);
+        }),
+      );
       return {
         taskId: task.id,
         strategyId: strategy.id,
@@ -207,13 +223,17 @@ export function runBench(options: BenchOptions): BenchController {
         cost: run.result.totals.cost,
         latencyMs: now() - started,
         plan: run.plan,
-        steps: run.result.steps.map((s) => ({
-          worker: s.worker,
-          task: s.task,
-          sees: s.sees,
-          state: s.state,
-          ...(s.state === 'done' ? { answer: s.text } : {}),
-        })),
+        steps: run.result.steps.map((s, i) => {
+          const stepScore = stepScores[i];
+          return {
+            worker: s.worker,
+            task: s.task,
+            sees: s.sees,
+            state: s.state,
+            ...(s.state === 'done' ? { answer: s.text } : {}),
+            ...(stepScore && !stepScore.unscored ? { correct: stepScore.correct } : {}),
+          };
+        }),
         finishedAt: now(),
       };
     } catch (error) {

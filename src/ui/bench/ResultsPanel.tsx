@@ -5,6 +5,7 @@ import type { Interval, PairedComparison } from '../../evaluation/stats.ts';
 import { compareWithBestSingle, type StrategySummary, summarize } from '../../evaluation/summary.ts';
 import { AccuracyCostChart, TokensByWorkerChart } from './charts.tsx';
 import { MissedItems } from './MissedItems.tsx';
+import { WrongCauses } from './WrongCauses.tsx';
 
 export function accuracyText(s: Pick<StrategySummary, 'accuracy' | 'correct' | 'items'>): string {
   return `${Math.round(s.accuracy * 100)}% (${s.correct}/${s.items})`;
@@ -109,6 +110,13 @@ export function ResultsPanel({
               the reverse (lost). A gain whose interval includes 0 may be noise; run more items.
             </p>
           )}
+          <WrongCauses
+            results={results}
+            tasks={run.tasks}
+            strategyOrder={order}
+            labelOf={labelOf}
+            workerLabelOf={(id) => workerLabels.get(id) ?? id}
+          />
           <MissedItems results={results} tasks={run.tasks} strategyOrder={order} labelOf={labelOf} />
           <div class="bench-charts">
             <AccuracyCostChart summaries={summaries} labelOf={labelOf} />
