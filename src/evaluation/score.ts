@@ -148,6 +148,7 @@ export async function scoreAnswer(
 ): Promise<Score> {
   const text = scoreText(task, response);
   if (text) return text;
+  // The programs that would check it are ready (python-program.ts); the sandboxed Python runner is not.
   if (task.kind === 'python')
     return {
       correct: false,
