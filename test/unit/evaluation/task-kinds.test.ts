@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_TASKS } from '../../../src/evaluation/sample-tasks.ts';
 import { PYTHON_NOT_AVAILABLE, scoreAnswer } from '../../../src/evaluation/score.ts';
+import { majorityVote } from '../../../src/evaluation/strategies.ts';
 import { parseTaskSet, serializeTaskSet, type Task } from '../../../src/evaluation/taskset.ts';
 
 const python: Task = {
@@ -47,5 +48,11 @@ describe('the python and math kinds', () => {
       detail: PYTHON_NOT_AVAILABLE,
       unscored: true,
     });
+  });
+
+  it('self-consistency votes on math answers by their normal form', () => {
+    expect(majorityVote(['\\boxed{3}', 'so \\boxed{\\dfrac{1}{2}}', 'Answer: 1/2'], { kind: 'math' })).toBe(
+      'so \\boxed{\\dfrac{1}{2}}',
+    );
   });
 });
