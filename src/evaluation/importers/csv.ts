@@ -4,13 +4,15 @@
  * imported on first use so the page that never reads a CSV never loads it.
  */
 export async function csvRows(
-  text: string,
+  file: string,
 ): Promise<({ line: number; row: string[] } | { line: number; error: string })[]> {
   const { default: Papa } = await import('papaparse');
+  // A byte-order mark (Excel writes one) is not part of the first field; the offsets below count without it.
+  const text = file.replace(/^\uFEFF/, '');
   const out: ({ line: number; row: string[] } | { line: number; error: string })[] = [];
   let start = 0;
   let line = 1;
-  Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), {
+  Papa.parse<string[]>(text, {
     skipEmptyLines: false,
     step(result) {
       const end = result.meta.cursor;

@@ -23,6 +23,12 @@ describe('MMLU importer', () => {
     expect(errors).toEqual([{ line: 5, message: 'the answer "Z" is not one of A, B, C, D' }]);
   });
 
+  it('numbers lines the same in a file that starts with a byte-order mark', async () => {
+    const { tasks, errors } = await mmlu.parse(`\uFEFF"Q1",a,b,c,d,A\n"Q2",a,b,c,d,Z\n`);
+    expect(tasks[0]!.question).toBe('Q1');
+    expect(errors).toEqual([{ line: 2, message: 'the answer "Z" is not one of A, B, C, D' }]);
+  });
+
   it('reports too few fields, a bad answer letter, an empty question and an unclosed quote', async () => {
     const { tasks, errors } = await mmlu.parse(fixture('mmlu-baton-bad_test.csv'));
     expect(tasks).toHaveLength(1);
