@@ -139,7 +139,8 @@ export function collectTasks(
 export function* jsonLines(
   text: string,
 ): Generator<{ line: number; record: unknown } | { line: number; error: string }> {
-  const lines = text.split(/\r?\n/);
+  // A byte-order mark is not part of the first record.
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     if (raw.trim() === '') continue;

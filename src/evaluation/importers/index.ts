@@ -27,7 +27,10 @@ const ALL: readonly TaskSetImporter[] = [batonTaskSet, ...BENCHMARK_IMPORTERS];
 
 /** The first record of a text: a JSON object of its first line, else its first CSV row. */
 async function firstRecord(text: string): Promise<unknown> {
-  const first = text.split(/\r?\n/).find((line) => line.trim() !== '');
+  const first = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .find((line) => line.trim() !== '');
   if (first === undefined) return undefined;
   try {
     return JSON.parse(first);

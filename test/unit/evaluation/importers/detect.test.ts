@@ -23,6 +23,12 @@ describe('choosing the importer', () => {
     expect(imported.errors[0]!.line).toBe(1);
   });
 
+  it('reads a JSONL file that starts with a byte-order mark', async () => {
+    const imported = await importTaskSet(`\uFEFF${fixture('gsm8k.jsonl')}`);
+    expect(imported.format.id).toBe('gsm8k');
+    expect(imported.errors).toEqual([]);
+  });
+
   it('imports a whole file in one call', async () => {
     const imported = await importTaskSet(fixture('gsm8k.jsonl'), 'test.jsonl');
     expect(imported.format.label).toBe('GSM8K');
