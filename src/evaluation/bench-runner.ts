@@ -23,7 +23,15 @@ export interface BenchItemResult {
   cost: number;
   latencyMs: number;
   plan: { thought?: string; steps: { worker: string; task: string; sees: 'all' | number[] }[] };
-  steps: { worker: string; task: string; sees: 'all' | number[]; answer?: string; state: string }[];
+  steps: {
+    worker: string;
+    task: string;
+    sees: 'all' | number[];
+    answer?: string;
+    state: string;
+    /** Whether this step's own answer would have scored right (see src/evaluation/attribution.ts). */
+    correct?: boolean;
+  }[];
   finishedAt: number;
 }
 
@@ -186,10 +194,20 @@ export function runBench(options: BenchOptions): BenchController {
         run.answer !== undefined
           ? await scoreAnswer(task, run.answer, options.codeRunner)
           : { correct: false, extracted: '' };
+      const unscored = 'unscored' in score && score.unscored === true;
+      // Each step's own answer is scored too, to tell a lost right answer from one no step had.
+      const stepScores = await Promise.all(
+        run.result.steps.map(async (s) => {
+          if (s.state !== 'done' || unscored) return undefined;
+          if (s.text === run.answer) return score;
+          return scoreAnswer(task, s.text, options.codeRunner);
+        }),
+      );
       return {
         taskId: task.id,
         strategyId: strategy.id,
-        status: run.answer !== undefined ? 'done' : 'failed',
+        // An answer that cannot be scored here is a failure with its reason, never a silent "wrong".
+        status: run.answer !== undefined && !unscored ? 'done' : 'failed',
         correct: score.correct,
         parsed: run.parsed,
         ...(run.answer !== undefined ? { answer: run.answer } : {}),
@@ -198,20 +216,26 @@ export function runBench(options: BenchOptions): BenchController {
           ? { error: run.result.failed.map((f) => `step ${f.index}: ${f.reason}`).join('; ') }
           : run.result.error
             ? { error: run.result.error }
-            : {}),
+            : unscored
+              ? { error: score.detail ?? 'not scored' }
+              : {}),
         promptTokens: run.result.totals.promptTokens,
         completionTokens: run.result.totals.completionTokens,
         tokensByWorker,
         cost: run.result.totals.cost,
         latencyMs: now() - started,
         plan: run.plan,
-        steps: run.result.steps.map((s) => ({
-          worker: s.worker,
-          task: s.task,
-          sees: s.sees,
-          state: s.state,
-          ...(s.state === 'done' ? { answer: s.text } : {}),
-        })),
+        steps: run.result.steps.map((s, i) => {
+          const stepScore = stepScores[i];
+          return {
+            worker: s.worker,
+            task: s.task,
+            sees: s.sees,
+            state: s.state,
+            ...(s.state === 'done' ? { answer: s.text } : {}),
+            ...(stepScore && !stepScore.unscored ? { correct: stepScore.correct } : {}),
+          };
+        }),
         finishedAt: now(),
       };
     } catch (error) {

@@ -1,3 +1,4 @@
+import { extractMathAnswer, normalizeMathAnswer } from './math-answer.ts';
 import type { Task } from './taskset.ts';
 
 export interface Score {
@@ -5,6 +6,8 @@ export interface Score {
   /** What was compared, after extraction and normalisation, so a person can see why. */
   extracted: string;
   detail?: string;
+  /** Set when the answer could not be scored here at all (`detail` says why): not a wrong answer. */
+  unscored?: true;
 }
 
 /** Runs a code answer against a task's tests somewhere safe (see src/evaluation/sandbox.ts). */
@@ -83,18 +86,20 @@ export function extractNumber(response: string): number | undefined {
   return undefined;
 }
 
-/** The code of an answer: the last fenced block (js/javascript/ts or none), else the whole text. */
-export function extractCode(response: string): string {
-  const blocks = [...response.matchAll(/```(?:javascript|js|typescript|ts|mjs)?[^\n]*\n([\s\S]*?)```/g)];
+/** The Python of an answer: the last ```python (or unlabelled) block, else the whole text. */
+export function extractPython(response: string): string {
+  const blocks = [...response.matchAll(/```(?:python|py|python3)?[^\n]*\n([\s\S]*?)```/g)];
   return (blocks.at(-1)?.[1] ?? response).trim();
 }
 
-export async function scoreAnswer(
-  task: Task,
-  response: string,
-  codeRunner?: CodeRunner,
-  codeTimeoutMs = 5000,
-): Promise<Score> {
+/** Said instead of a score until the sandbox can run Python: a missing runner must not look like a wrong answer. */
+export const PYTHON_NOT_AVAILABLE = 'Python scoring is not available yet';
+
+/**
+ * Scores the kinds whose answer is text (everything but `code` and `python`) without running anything;
+ * undefined for the kinds that need a runner. Used for each step's answer as well as the final one.
+ */
+export function scoreText(task: Task, response: string): Score | undefined {
   switch (task.kind) {
     case 'exact':
       return scoreExact(task, response);
@@ -116,11 +121,43 @@ export async function scoreAnswer(
       const pattern = new RegExp(task.answer, 'i');
       return { correct: pattern.test(final) || pattern.test(response), extracted: final };
     }
-    case 'code': {
-      const code = extractCode(response);
-      if (!codeRunner) return { correct: false, extracted: code, detail: 'no code runner available here' };
-      const result = await codeRunner.run(code, task.tests ?? '', codeTimeoutMs);
-      return { correct: result.passed, extracted: code, detail: result.message };
+    case 'math': {
+      const extracted = extractMathAnswer(response);
+      return {
+        correct: normalizeMathAnswer(extracted) === normalizeMathAnswer(task.answer),
+        extracted,
+      };
     }
+    case 'code':
+    case 'python':
+      return undefined;
   }
+}
+
+/** The code of an answer: the last fenced block (js/javascript/ts or none), else the whole text. */
+export function extractCode(response: string): string {
+  const blocks = [...response.matchAll(/```(?:javascript|js|typescript|ts|mjs)?[^\n]*\n([\s\S]*?)```/g)];
+  return (blocks.at(-1)?.[1] ?? response).trim();
+}
+
+export async function scoreAnswer(
+  task: Task,
+  response: string,
+  codeRunner?: CodeRunner,
+  codeTimeoutMs = 5000,
+): Promise<Score> {
+  const text = scoreText(task, response);
+  if (text) return text;
+  // The programs that would check it are ready (python-program.ts); the sandboxed Python runner is not.
+  if (task.kind === 'python')
+    return {
+      correct: false,
+      extracted: extractPython(response),
+      detail: PYTHON_NOT_AVAILABLE,
+      unscored: true,
+    };
+  const code = extractCode(response);
+  if (!codeRunner) return { correct: false, extracted: code, detail: 'no code runner available here' };
+  const result = await codeRunner.run(code, task.tests ?? '', codeTimeoutMs);
+  return { correct: result.passed, extracted: code, detail: result.message };
 }

@@ -3,6 +3,7 @@ import { startRun } from '../executor/executor.ts';
 import type { RunResult } from '../executor/types.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { Plan, Step } from '../shared/plan/index.ts';
+import { extractMathAnswer, normalizeMathAnswer } from './math-answer.ts';
 import { extractChoiceLetter, extractFinalAnswer, extractNumber, normalizeAnswer } from './score.ts';
 import type { Task } from './taskset.ts';
 
@@ -114,6 +115,7 @@ export function majorityVote(answers: string[], task: Pick<Task, 'kind' | 'choic
   const keyOf = (answer: string): string => {
     if (task.kind === 'numeric') return String(extractNumber(answer) ?? '');
     if (task.kind === 'choice') return extractChoiceLetter(answer, task.choices?.length ?? 4) ?? '';
+    if (task.kind === 'math') return normalizeMathAnswer(extractMathAnswer(answer));
     return normalizeAnswer(extractFinalAnswer(answer));
   };
   const counts = new Map<string, { count: number; first: number }>();
@@ -126,6 +128,16 @@ export function majorityVote(answers: string[], task: Pick<Task, 'kind' | 'choic
   });
   const best = [...counts.values()].sort((a, b) => b.count - a.count || a.first - b.first)[0];
   return best ? answers[best.first]! : (answers[0] ?? '');
+}
+
+/**
+ * The question as a worker sees it: a multiple-choice task's options are listed under it, lettered, since
+ * the letter is what is scored (MMLU's and GPQA's own prompts do the same).
+ */
+export function questionOf(task: Pick<Task, 'question' | 'kind' | 'choices'>): string {
+  if (task.kind !== 'choice' || !task.choices) return task.question;
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  return `${task.question}\n\n${task.choices.map((choice, i) => `${letters[i]}) ${choice}`).join('\n')}`;
 }
 
 export async function planFor(
@@ -141,7 +153,7 @@ export async function planFor(
     case 'conductor': {
       if (!planner)
         throw new Error(`The ${config.kind} strategy needs the on-device conductor; load a model first.`);
-      const { plan, parsed } = await planner.plan(task.question, config.kind, signal);
+      const { plan, parsed } = await planner.plan(questionOf(task), config.kind, signal);
       return { plan, parsed };
     }
     case 'moa':
@@ -185,7 +197,7 @@ export async function runStrategy(
   const handle = startRun({
     ...executor,
     ...(runId ? { runId } : {}),
-    question: task.question,
+    question: questionOf(task),
     mode: config.kind,
     plan,
     // Baselines are not bound by the conductor's step cap (MoA 3×2 has 7 steps).

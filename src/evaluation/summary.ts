@@ -1,11 +1,14 @@
 import type { BenchItemResult } from './bench-runner.ts';
-import { quantile } from './stats.ts';
+import { comparePaired, type Interval, type PairedComparison, quantile, wilsonInterval } from './stats.ts';
+import type { Strategy } from './strategies.ts';
 
 export interface StrategySummary {
   strategyId: string;
   items: number;
   correct: number;
   accuracy: number;
+  /** 95% Wilson interval for the accuracy. */
+  accuracyInterval: Interval;
   failures: number;
   promptTokens: number;
   completionTokens: number;
@@ -36,6 +39,7 @@ export function summarize(results: readonly BenchItemResult[]): StrategySummary[
       items: items.length,
       correct,
       accuracy: correct / items.length,
+      accuracyInterval: wilsonInterval(correct, items.length)!,
       failures: items.filter((r) => r.status === 'failed').length,
       promptTokens,
       completionTokens,
@@ -46,4 +50,52 @@ export function summarize(results: readonly BenchItemResult[]): StrategySummary[
       tokensByWorker,
     };
   });
+}
+
+export interface BestSingleComparison {
+  /** The single-worker strategy with the highest accuracy (the earliest on ties). */
+  bestId: string;
+  /** Every other strategy against it, on the items both have a result for. */
+  against: Map<string, PairedComparison>;
+}
+
+/**
+ * Each strategy against the best single worker on the same items: the gain a conductor has to beat, with a
+ * paired interval and the wins/losses behind it. Undefined when the bench ran no single-worker strategy.
+ */
+export function compareWithBestSingle(
+  results: readonly BenchItemResult[],
+  strategies: readonly Strategy[],
+): BestSingleComparison | undefined {
+  const byStrategy = new Map<string, Map<string, boolean>>();
+  for (const r of results) {
+    const items = byStrategy.get(r.strategyId) ?? new Map<string, boolean>();
+    items.set(r.taskId, r.correct);
+    byStrategy.set(r.strategyId, items);
+  }
+  const accuracy = (id: string) => {
+    const items = [...(byStrategy.get(id)?.values() ?? [])];
+    return items.length ? items.filter(Boolean).length / items.length : -1;
+  };
+  const singles = strategies.filter((s) => s.config.kind === 'single' && byStrategy.has(s.id));
+  const best = singles.reduce<Strategy | undefined>(
+    (top, s) => (top === undefined || accuracy(s.id) > accuracy(top.id) ? s : top),
+    undefined,
+  );
+  if (!best) return undefined;
+  const bestItems = byStrategy.get(best.id)!;
+  const against = new Map<string, PairedComparison>();
+  for (const strategy of strategies) {
+    const items = byStrategy.get(strategy.id);
+    if (strategy.id === best.id || !items) continue;
+    const shared = [...items.keys()].filter((taskId) => bestItems.has(taskId));
+    against.set(
+      strategy.id,
+      comparePaired(
+        shared.map((taskId) => items.get(taskId)!),
+        shared.map((taskId) => bestItems.get(taskId)!),
+      ),
+    );
+  }
+  return { bestId: best.id, against };
 }

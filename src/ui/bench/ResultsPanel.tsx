@@ -1,15 +1,29 @@
 import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
 import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
-import { type StrategySummary, summarize } from '../../evaluation/summary.ts';
+import type { Interval, PairedComparison } from '../../evaluation/stats.ts';
+import { compareWithBestSingle, type StrategySummary, summarize } from '../../evaluation/summary.ts';
 import { AccuracyCostChart, TokensByWorkerChart } from './charts.tsx';
 import { MissedItems } from './MissedItems.tsx';
+import { WrongCauses } from './WrongCauses.tsx';
 
 export function accuracyText(s: Pick<StrategySummary, 'accuracy' | 'correct' | 'items'>): string {
   return `${Math.round(s.accuracy * 100)}% (${s.correct}/${s.items})`;
 }
 
 const tokens = (n: number) => String(Math.round(n));
+
+const percent = (x: number) => `${Math.round(x * 100)}%`;
+export const intervalText = (ci: Interval) => `${percent(ci.low)}–${percent(ci.high)}`;
+
+const points = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(Math.round(x * 100))}`;
+
+/** "+12 points (−3 to +27), 5 won, 1 lost": a gain whose interval includes 0 is called noise in words too. */
+export function comparisonText(c: PairedComparison): string {
+  const range = `${points(c.interval.low)} to ${points(c.interval.high)}`;
+  const verdict = c.interval.low > 0 ? 'better' : c.interval.high < 0 ? 'worse' : 'no clear difference';
+  return `${points(c.difference)} points (${range}), ${c.wins} won, ${c.losses} lost: ${verdict}`;
+}
 
 /** One bench run's results: the table per strategy (the charts' text alternative) and both charts. */
 export function ResultsPanel({
@@ -30,6 +44,7 @@ export function ResultsPanel({
   const labels = new Map(run.strategies.map((s) => [s.id, s.label]));
   const labelOf = (id: string) => labels.get(id) ?? id;
   const workerLabels = new Map(run.pool.map((w) => [w.id, w.label]));
+  const versus = compareWithBestSingle(results, run.strategies);
   const captionId = `${testid}-caption`;
   return (
     <section class="card bench-results" data-testid={testid} data-run={run.id} aria-labelledby={captionId}>
@@ -53,6 +68,8 @@ export function ResultsPanel({
                 <tr>
                   <th scope="col">Strategy</th>
                   <th scope="col">Accuracy</th>
+                  <th scope="col">95% interval</th>
+                  {versus && <th scope="col">Against {labelOf(versus.bestId)}, same items</th>}
                   <th scope="col">Tokens per task</th>
                   <th scope="col">Cost</th>
                   <th scope="col">Latency median</th>
@@ -65,6 +82,16 @@ export function ResultsPanel({
                   <tr key={s.strategyId} data-strategy={s.strategyId}>
                     <th scope="row">{labelOf(s.strategyId)}</th>
                     <td data-col="accuracy">{accuracyText(s)}</td>
+                    <td data-col="interval">{intervalText(s.accuracyInterval)}</td>
+                    {versus && (
+                      <td data-col="vs-best">
+                        {s.strategyId === versus.bestId
+                          ? 'best single worker'
+                          : versus.against.get(s.strategyId)
+                            ? comparisonText(versus.against.get(s.strategyId)!)
+                            : '—'}
+                      </td>
+                    )}
                     <td data-col="tokens">{tokens(s.tokensPerItem)}</td>
                     <td data-col="cost">{formatCost(s.cost)}</td>
                     <td data-col="latency-median">{formatDuration(s.latencyMedianMs)}</td>
@@ -75,6 +102,21 @@ export function ResultsPanel({
               </tbody>
             </table>
           </section>
+          {versus && (
+            <p class="small muted">
+              The interval is where the true accuracy lies with 95% confidence (Wilson). Against the best
+              single worker, each strategy is compared on the items both answered: points gained, a 95%
+              interval for the gain (paired), and the items it got right where that worker did not (won) and
+              the reverse (lost). A gain whose interval includes 0 may be noise; run more items.
+            </p>
+          )}
+          <WrongCauses
+            results={results}
+            tasks={run.tasks}
+            strategyOrder={order}
+            labelOf={labelOf}
+            workerLabelOf={(id) => workerLabels.get(id) ?? id}
+          />
           <MissedItems results={results} tasks={run.tasks} strategyOrder={order} labelOf={labelOf} />
           <div class="bench-charts">
             <AccuracyCostChart summaries={summaries} labelOf={labelOf} />

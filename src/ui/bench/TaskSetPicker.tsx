@@ -1,10 +1,39 @@
 import { useState } from 'preact/hooks';
+import { BENCHMARK_IMPORTERS, importTaskSet } from '../../evaluation/importers/index.ts';
+import { sampleItems } from '../../evaluation/random.ts';
 import { SAMPLE_TASKS } from '../../evaluation/sample-tasks.ts';
-import { parseTaskSet, type Task, type TaskSetLineError } from '../../evaluation/taskset.ts';
+import { PYTHON_NOT_AVAILABLE } from '../../evaluation/score.ts';
+import type { Task, TaskSetLineError } from '../../evaluation/taskset.ts';
 
 export interface TaskSetChoice {
   source: 'sample' | 'import';
+  /** The tasks the bench runs: every strategy gets these same items. */
   tasks: Task[];
+  /** Set when `tasks` is a seeded sample of a larger set. */
+  sample?: { of: number; seed: number };
+}
+
+/** Where each published file comes from; the app reads a file the user picks and downloads nothing. */
+function FormatNotes() {
+  return (
+    <details class="bench-formats" data-testid="taskset-formats">
+      <summary>Published benchmark files this reads</summary>
+      <p class="small">
+        Pick the file as published; its format is recognised from its first record (or its name). Nothing is
+        downloaded by Baton.
+      </p>
+      <ul class="small">
+        {BENCHMARK_IMPORTERS.map((importer) => (
+          <li key={importer.id}>
+            <strong>{importer.label}</strong>: <code>{importer.source.file}</code> from{' '}
+            <a href={importer.source.url} target="_blank" rel="noopener noreferrer">
+              {importer.source.url.replace(/^https:\/\//, '')}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
 }
 
 function countByKind(tasks: readonly Task[]): string {
@@ -26,22 +55,36 @@ export function TaskSetPicker({
   const [paste, setPaste] = useState('');
   const [errors, setErrors] = useState<TaskSetLineError[]>([]);
   const [origin, setOrigin] = useState<string | undefined>();
+  const [format, setFormat] = useState<string | undefined>();
   // Imported tasks survive a switch to the sample and back.
   const [imported, setImported] = useState<Task[]>([]);
+  const [sampleSize, setSampleSize] = useState('');
+  const [seed, setSeed] = useState(1);
 
-  const read = (text: string, from: string) => {
-    const parsed = parseTaskSet(text);
+  /** The chosen set, cut to a seeded sample when a size smaller than the set is given. */
+  const choose = (source: TaskSetChoice['source'], all: Task[], size = sampleSize, withSeed = seed) => {
+    const n = Number.parseInt(size, 10);
+    if (Number.isFinite(n) && n > 0 && n < all.length)
+      onChange({ source, tasks: sampleItems(all, n, withSeed), sample: { of: all.length, seed: withSeed } });
+    else onChange({ source, tasks: all });
+  };
+  const full = value.source === 'sample' ? SAMPLE_TASKS : imported;
+
+  const read = async (text: string, from: string, fileName = '') => {
+    const parsed = await importTaskSet(text, fileName);
     setErrors(parsed.errors);
     setOrigin(from);
+    setFormat(parsed.format.label);
     setImported(parsed.tasks);
-    onChange({ source: 'import', tasks: parsed.tasks });
+    choose('import', parsed.tasks);
   };
 
   const onFile = async (input: HTMLInputElement) => {
     const file = input.files?.[0];
     input.value = '';
-    if (file) read(await file.text(), file.name);
+    if (file) await read(await file.text(), file.name, file.name);
   };
+  const pythonTasks = value.tasks.filter((t) => t.kind === 'python').length;
 
   return (
     <fieldset disabled={disabled} data-testid="taskset">
@@ -52,7 +95,7 @@ export function TaskSetPicker({
             type="radio"
             name="bench-taskset"
             checked={value.source === 'sample'}
-            onChange={() => onChange({ source: 'sample', tasks: SAMPLE_TASKS })}
+            onChange={() => choose('sample', SAMPLE_TASKS)}
           />
           Built-in sample ({SAMPLE_TASKS.length} tasks)
         </label>
@@ -61,29 +104,31 @@ export function TaskSetPicker({
             type="radio"
             name="bench-taskset"
             checked={value.source === 'import'}
-            onChange={() => onChange({ source: 'import', tasks: imported })}
+            onChange={() => choose('import', imported)}
           />
-          Import JSONL
+          Import JSONL or CSV
         </label>
       </div>
       {value.source === 'import' && (
         <div class="bench-import">
           <p class="field-hint">
-            One task a line: <code>{'{"id","question","answer","kind"}'}</code>, kind one of exact, choice,
-            numeric, regex, code; optional <code>choices</code> (a list) and <code>tests</code> (JavaScript
-            that calls <code>assert</code>).
+            A published benchmark file (below), or Baton's own JSONL, one task a line:{' '}
+            <code>{'{"id","question","answer","kind"}'}</code>, kind one of exact, choice, numeric, regex,
+            code, math, python; optional <code>choices</code> (a list) and <code>tests</code> (JavaScript that
+            calls <code>assert</code>).
           </p>
+          <FormatNotes />
           <div class="field">
-            <label for="bench-file">JSONL file</label>
+            <label for="bench-file">JSONL or CSV file</label>
             <input
               id="bench-file"
               type="file"
-              accept=".jsonl,.ndjson,.json,.txt,application/x-ndjson,application/json,text/plain"
+              accept=".jsonl,.ndjson,.json,.csv,.txt,application/x-ndjson,application/json,text/csv,text/plain"
               onChange={(e) => void onFile(e.currentTarget)}
             />
           </div>
           <div class="field">
-            <label for="bench-paste">Or paste JSONL</label>
+            <label for="bench-paste">Or paste JSONL or CSV</label>
             <textarea
               id="bench-paste"
               rows={5}
@@ -93,18 +138,60 @@ export function TaskSetPicker({
               onInput={(e) => setPaste(e.currentTarget.value)}
             />
           </div>
-          <button type="button" onClick={() => read(paste, 'the pasted text')} disabled={!paste.trim()}>
+          <button type="button" onClick={() => void read(paste, 'the pasted text')} disabled={!paste.trim()}>
             Read pasted tasks
           </button>
         </div>
       )}
+      <div class="bench-sample">
+        <div class="field">
+          <label for="bench-sample-size">Items to run</label>
+          <input
+            id="bench-sample-size"
+            type="number"
+            min={1}
+            inputMode="numeric"
+            placeholder={`all ${full.length}`}
+            value={sampleSize}
+            onInput={(e) => {
+              setSampleSize(e.currentTarget.value);
+              choose(value.source, full, e.currentTarget.value);
+            }}
+          />
+        </div>
+        <div class="field">
+          <label for="bench-sample-seed">Seed</label>
+          <input
+            id="bench-sample-seed"
+            type="number"
+            inputMode="numeric"
+            value={seed}
+            onInput={(e) => {
+              const next = Number.parseInt(e.currentTarget.value, 10) || 0;
+              setSeed(next);
+              choose(value.source, full, sampleSize, next);
+            }}
+          />
+        </div>
+        <p class="field-hint">
+          The same seed picks the same items, and every strategy answers those same items.
+        </p>
+      </div>
       <p class="small" data-testid="taskset-summary" role="status">
         {value.tasks.length === 0
           ? 'No tasks chosen yet.'
           : `${value.tasks.length} task${value.tasks.length === 1 ? '' : 's'} (${countByKind(value.tasks)})${
-              value.source === 'import' && origin ? ` from ${origin}` : ''
+              value.sample ? `, a sample of ${value.sample.of} with seed ${value.sample.seed}` : ''
+            }${value.source === 'import' && origin ? ` from ${origin}` : ''}${
+              value.source === 'import' && format ? `, read as ${format}` : ''
             }.`}
       </p>
+      {pythonTasks > 0 && (
+        <p class="alert" data-kind="warn" data-testid="taskset-python">
+          {PYTHON_NOT_AVAILABLE}: the {pythonTasks} Python task{pythonTasks === 1 ? '' : 's'} will be reported
+          as failed with that reason, not scored.
+        </p>
+      )}
       {value.source === 'import' && errors.length > 0 && (
         <div class="alert" data-kind="error">
           <p style={{ margin: 0 }}>

@@ -18,6 +18,14 @@ export function expectedText(task: Task | undefined): string {
   switch (task.kind) {
     case 'code':
       return 'code that passes the task’s tests';
+    case 'python':
+      return 'Python that passes the task’s tests';
+    case 'choice': {
+      // The letter alone says little once the choices were shuffled (GPQA).
+      const letter = task.answer.trim().toUpperCase();
+      const text = task.choices?.['ABCDEFGHIJKLMNOPQRSTUVWXYZ'.indexOf(letter)];
+      return text === undefined ? task.answer : `${letter}) ${text}`;
+    }
     case 'numeric':
       return task.tolerance !== undefined ? `${task.answer} (± ${task.tolerance})` : task.answer;
     default:

@@ -56,5 +56,17 @@ describe('failed and wrong bench items', () => {
       '3.14 (± 0.01)',
     );
     expect(expectedText(undefined)).toMatch(/unknown/);
+    expect(expectedText({ id: 'm', kind: 'choice', question: 'q', choices: ['x', 'y'], answer: 'B' })).toBe(
+      'B) y',
+    );
+    expect(
+      expectedText({
+        id: 'p',
+        kind: 'python',
+        question: 'q',
+        answer: '',
+        python: { style: 'asserts', tests: 'assert f() == 1' },
+      }),
+    ).toBe('Python that passes the task’s tests');
   });
 });
