@@ -14,16 +14,20 @@ import {
 } from '../provider/server.ts';
 import { logErrors } from './app-steps.ts';
 
-// One run whose pool has a worker of each OpenAI-compatible dialect, each on a test provider of its own
-// (its own origin and key) that speaks that provider's API as its docs say, under strict CORS: the run
-// completes through the app's own run state, egress and step cards (test/pages/dialects.tsx).
+// One run whose pool has a worker of each dialect (every OpenAI-compatible one, and Anthropic's native
+// Messages API), each on a test provider of its own (its own origin and key) that speaks that provider's
+// API as its docs say, under strict CORS: the run completes through the app's own run state, egress and
+// step cards (test/pages/dialects.tsx).
 
 /** Reasoning a DeepSeek reasoner streams before its answer; markup in it must stay text. */
 const THOUGHT = 'Paris is the capital. <b>Check</b> it twice.';
 
+/** A dialect of the table: the test provider answers `/v1/messages` as Anthropic does in any mode. */
+type Mode = DialectMode | 'anthropic';
+
 interface DialectWorker {
   /** Also the catalog preset id, which picks the dialect. */
-  mode: DialectMode;
+  mode: Mode;
   model: string;
   key: string;
 }
@@ -36,18 +40,17 @@ const WORKERS: DialectWorker[] = [
   { mode: 'mistral', model: 'echo', key: 'mistral55555555555555555' },
   { mode: 'deepseek', model: 'thinker', key: 'sk-deepseek-666666666666' },
   { mode: 'xai', model: 'reverse', key: 'xai-77777777777777777777' },
-  // The Anthropic worker (native Messages API, test/provider's `anthropic` wire mode) joins this pool once
-  // the Anthropic transport is merged: add its row here and its expectations below.
+  { mode: 'anthropic', model: 'reverse', key: 'sk-ant-api03-8888888888888888' },
 ];
 
-const providers = new Map<DialectMode, TestProvider>();
+const providers = new Map<Mode, TestProvider>();
 
 test.beforeAll(async () => {
   for (const w of WORKERS) {
     providers.set(
       w.mode,
       await startProvider({
-        dialect: w.mode,
+        dialect: w.mode === 'anthropic' ? 'openai' : w.mode,
         cors: 'strict',
         apiKey: w.key,
         models: [
@@ -61,7 +64,7 @@ test.afterAll(async () => {
   await Promise.all([...providers.values()].map((p) => p.close()));
 });
 
-function providerOf(mode: DialectMode): TestProvider {
+function providerOf(mode: Mode): TestProvider {
   const provider = providers.get(mode);
   if (!provider) throw new Error(`no ${mode} provider`);
   return provider;
@@ -102,8 +105,7 @@ interface DialectsHarness {
   ): Promise<{ status: string; failed: { index: number; reason: string }[] }>;
 }
 
-const posts = (mode: DialectMode): RecordedRequest[] =>
-  providerOf(mode).requests.filter((r) => r.method === 'POST');
+const posts = (mode: Mode): RecordedRequest[] => providerOf(mode).requests.filter((r) => r.method === 'POST');
 
 async function runAll(page: Page) {
   logErrors(page);
@@ -126,15 +128,25 @@ test('a pool with a worker of each dialect completes under strict CORS, each spe
     await expect(page.getByTestId(`step-card-${i}`)).toHaveAttribute('data-state', 'done');
   }
 
-  // Mistral and OpenRouter get no stream_options; the rest ask for usage.
+  // Mistral, OpenRouter and Anthropic get no stream_options; the rest ask for usage.
   for (const w of WORKERS) {
     const bodies = posts(w.mode).map((r) => r.body as Record<string, unknown>);
     expect(bodies.length, w.mode).toBeGreaterThan(0);
     for (const body of bodies) {
-      if (w.mode === 'mistral' || w.mode === 'openrouter')
+      if (w.mode === 'mistral' || w.mode === 'openrouter' || w.mode === 'anthropic')
         expect(body, w.mode).not.toHaveProperty('stream_options');
       else expect(body, w.mode).toMatchObject({ stream_options: { include_usage: true } });
     }
+  }
+
+  // Anthropic got native Messages requests, with its browser opt-in header and its key in x-api-key.
+  for (const r of posts('anthropic')) {
+    expect(r.path).toBe('/v1/messages');
+    expect(r.headers).toMatchObject({
+      'anthropic-dangerous-direct-browser-access': 'true',
+      'x-api-key': WORKERS.find((w) => w.mode === 'anthropic')?.key,
+    });
+    expect(r.body).toMatchObject({ stream: true, max_tokens: expect.any(Number) });
   }
 
   // Each key reached its own origin only, and no SDK header reached any (Gemini's preflight would fail).
