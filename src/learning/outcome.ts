@@ -1,0 +1,41 @@
+/**
+ * What Baton learns from, on the device only (issue 15): one outcome per finished run the user marked, or
+ * per bench item its scorer scored. Never sent anywhere: no request body may contain it.
+ */
+import type { Plan } from '../shared/plan/index.ts';
+
+/** How a question was answered: the conductor's plan, the router's pick, one worker directly, or another. */
+export type StrategyId = 'conductor' | 'router' | `single:${string}` | (string & {});
+
+export interface Outcome {
+  /** The run (or bench item run) it is about; one outcome per run, the latest mark wins. */
+  runId: string;
+  question: string;
+  strategy: StrategyId;
+  /** The workflow that ran (absent for a direct call to one worker). */
+  plan?: Plan;
+  /** Worker ids the run used, in the pool of that day. */
+  workerIds: string[];
+  /** The user's mark (good/bad), or the bench scorer's verdict. */
+  good: boolean;
+  source: 'user' | 'bench';
+  /** US dollars the run spent (estimated where the provider sent no usage). */
+  costUsd: number;
+  latencyMs: number;
+  /** Epoch ms of the mark. */
+  at: number;
+}
+
+/** The outcome store (IndexedDB, `src/learning/outcome-store.ts`): the one place outcomes are kept. */
+export interface OutcomeStore {
+  /** Adds or replaces the outcome of `outcome.runId`. */
+  put(outcome: Outcome): Promise<void>;
+  get(runId: string): Promise<Outcome | undefined>;
+  /** Every outcome, oldest first. */
+  list(): Promise<Outcome[]>;
+  remove(runId: string): Promise<void>;
+  /** Removes every outcome (the user's "reset what Baton learned"). */
+  clear(): Promise<void>;
+  /** Listeners are told after every change. */
+  subscribe(listener: () => void): () => void;
+}
