@@ -107,6 +107,7 @@ export function planPrompt(request: PlanRequest) {
     maxSteps,
     maxDepth,
     ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
+    ...(request.examples ? { examples: request.examples } : {}),
   });
   return { messages, jsonSchema, schemaFor, limits, pool };
 }

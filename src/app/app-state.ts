@@ -7,6 +7,7 @@
 import { createCapabilityProbe } from './capability-probe.ts';
 import { type ConductorServices, createConductor } from './conductor.ts';
 import { createHistory } from './history.ts';
+import { createOutcomes } from './outcomes.ts';
 import { createPool } from './pool.ts';
 import { createPrefs } from './prefs.ts';
 import { createRouter } from './router.ts';
@@ -30,6 +31,7 @@ export function createAppState(services: AppServices) {
   const pool = createPool(services);
   const conductor = createConductor(services);
   const history = createHistory(services);
+  const outcomes = createOutcomes(services);
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,
@@ -39,8 +41,22 @@ export function createAppState(services: AppServices) {
     runPrefs: () => prefs.runPrefs.value,
     spendLimitUsd: () => prefs.spendPrefs.value.runLimitUsd,
     historyChanged: history.reloadIfShown,
+    memoryExamples: outcomes.examplesFor,
   });
-  return { services, unlock, storage, theme, router, prefs, device, pool, conductor, history, runs };
+  return {
+    services,
+    unlock,
+    storage,
+    theme,
+    router,
+    prefs,
+    device,
+    pool,
+    conductor,
+    history,
+    runs,
+    outcomes,
+  };
 }
 
 export type AppState = ReturnType<typeof createAppState>;

@@ -50,6 +50,8 @@ export interface RunView {
   reviewSince?: number;
   /** What the plan was estimated to cost before it ran (src/executor/estimate.ts), beside the actual cost. */
   estimate?: PlanEstimate;
+  /** Past runs whose good workflows the conductor was shown as examples (workflow memory). */
+  drewOn?: { runId: string; question: string }[];
 }
 
 export function newRunView(id: string, question: string, mode: Mode, now: number = Date.now()): RunView {

@@ -10,6 +10,7 @@ import type { FailoverOptions } from '../executor/failover.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import { finalStepIndex } from '../executor/status.ts';
 import type { RunHistoryStore, RunRecord, StepRecord } from '../executor/store.ts';
+import type { MemoryExample } from '../learning/memory.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
 import type { ChatTransport } from '../providers/transport.ts';
@@ -49,6 +50,15 @@ export interface RunServices {
   spendLimitUsd?(): number | null;
   /** Called after a run ends, an import or a delete: History's list, if shown, is read again. */
   historyChanged(): Promise<void>;
+  /**
+   * Past good workflows for the question that `pool` can run (workflow memory, src/app/outcomes.ts): shown
+   * to the on-device conductor only. Absent: no memory.
+   */
+  memoryExamples?(
+    question: string,
+    pool: readonly WorkerSpec[],
+    options: { maxSteps: number; allowSelf: boolean },
+  ): Promise<MemoryExample[]>;
 }
 
 /**
@@ -120,6 +130,7 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
     totals: run.totals,
     workerOrder: [...run.pool.map((w) => w.id), LOCAL_WORKER],
     workerLabels: labelsOf(run.pool),
+    pool: run.pool,
   };
   if (run.plan.thought) view.thought = run.plan.thought;
   // The executor's rule (the last non-`self` step), as its run-done event gives it for a live run.
@@ -401,6 +412,22 @@ export function createRuns(services: RunServices) {
     return { pool: poolEntries(pool), maxSteps, maxDepth };
   }
 
+  /** Workflow memory's examples for a question; a memory that cannot be read plans without them. */
+  function pastWorkflows(
+    question: string,
+    mode: Mode,
+    pool: readonly WorkerSpec[],
+    maxSteps: number,
+    maxDepth: number,
+  ): Promise<MemoryExample[]> {
+    if (!services.memoryExamples) return Promise.resolve([]);
+    const allowSelf = mode === 'conductor' && maxDepth > 0 && maxSteps > 1;
+    return services.memoryExamples(question, pool, { maxSteps, allowSelf }).catch((error: unknown) => {
+      console.warn('Workflow memory could not be read; planning without it.', error);
+      return [];
+    });
+  }
+
   /**
    * Asks the question: the conductor plans on the device, streaming tokens and steps. Without review each
    * step goes to the executor the moment it is complete (step 0 can run before step 2 is written; see
@@ -425,9 +452,18 @@ export function createRuns(services: RunServices) {
     planAbort?.abort();
     const abort = new AbortController();
     planAbort = abort;
-    const [bridge, pastLengths] = await Promise.all([services.bridge(), answerLengths()]);
     const prefs = services.planPrefs();
     const { maxSteps } = planLimits(input.mode, prefs);
+    const [bridge, pastLengths, examples] = await Promise.all([
+      services.bridge(),
+      answerLengths(),
+      pastWorkflows(input.question, input.mode, enabled, maxSteps, prefs.maxDepth),
+    ]);
+    if (examples.length > 0)
+      update(runId, (v) => ({
+        ...v,
+        drewOn: examples.map((e) => ({ runId: e.runId, question: e.question })),
+      }));
     const estimateOf = (steps: readonly Step[]) =>
       estimatePlan({ question: input.question, steps, pool: enabled, answerLengths: pastLengths });
     const withEstimate = (view: RunView): RunView =>
@@ -498,6 +534,9 @@ export function createRuns(services: RunServices) {
           maxSteps,
           maxDepth: prefs.maxDepth,
           signal: abort.signal,
+          ...(examples.length > 0
+            ? { examples: examples.map(({ question, plan }) => ({ question, plan })) }
+            : {}),
         },
         (event) => {
           if (event.kind === 'token') update(runId, (v) => ({ ...v, planText: v.planText + event.text }));

@@ -1,11 +1,12 @@
 /**
- * The page's real services: the vault, the ledger, egress, the run store and the pool store. Each opens its
+ * The page's real services: the vault, the ledger, egress, the run store, the pool store and the outcome store. Each opens its
  * IndexedDB database on first use, so the first screen does not wait on them (and their code can be split
  * out). One set per call: the app state owns it (src/app/app-state.ts), and a test builds its own.
  */
 import type { Egress } from '../egress/egress.ts';
 import type { Ledger } from '../egress/ledger.ts';
 import type { RunHistoryStore } from '../executor/store.ts';
+import type { OutcomeStore } from '../learning/outcome.ts';
 import type { PoolStore } from '../pool/store.ts';
 import type { Vault } from '../vault/vault.ts';
 
@@ -15,6 +16,8 @@ export interface PageServices {
   egress(): Promise<Egress>;
   runStore(): Promise<RunHistoryStore>;
   poolStore(): Promise<PoolStore>;
+  /** What the user marked good or bad, and the bench scored (src/learning/): never sent anywhere. */
+  outcomeStore(): Promise<OutcomeStore>;
 }
 
 /** Opens `open()` once, on the first call, and hands every caller the same promise. */
@@ -36,5 +39,6 @@ export function pageServices(): PageServices {
   );
   const runStore = once(() => import('../executor/store.ts').then((m) => m.openRunStore()));
   const poolStore = once(() => import('../pool/store.ts').then((m) => m.openPoolStore()));
-  return { vault, ledger, egress, runStore, poolStore };
+  const outcomeStore = once(() => import('../learning/outcome-store.ts').then((m) => m.openOutcomeStore()));
+  return { vault, ledger, egress, runStore, poolStore, outcomeStore };
 }

@@ -16,6 +16,11 @@ export interface Outcome {
   plan?: Plan;
   /** Worker ids the run used, in the pool of that day. */
   workerIds: string[];
+  /**
+   * Each worker's model that day, by id: workflow memory offers a past plan only while every worker of it is
+   * still in the pool on the same model (an id reused for another model is another worker).
+   */
+  workerModels?: Record<string, string>;
   /** The user's mark (good/bad), or the bench scorer's verdict. */
   good: boolean;
   source: 'user' | 'bench';

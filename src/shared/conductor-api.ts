@@ -57,6 +57,18 @@ export interface PlanRequest extends GenerationOptions {
    * prompt then asks for instructions rather than tasks that restate the question.
    */
   includeQuestion?: boolean;
+  /**
+   * Past workflows the user marked good for similar questions (workflow memory, src/learning/memory.ts),
+   * on today's pool ids: extra few-shot examples after the built-in ones. Only the on-device conductor
+   * sees them; they never leave the device.
+   */
+  examples?: PlanExample[];
+}
+
+/** A past question and the plan that answered it well. */
+export interface PlanExample {
+  question: string;
+  plan: Plan;
 }
 
 export interface ReplanRequest extends Omit<PlanRequest, 'mode'> {

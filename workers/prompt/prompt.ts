@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../../src/shared/chat.ts';
+import type { PlanExample } from '../../src/shared/conductor-api.ts';
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
 import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
@@ -25,6 +26,8 @@ export interface PlanPromptInput {
    * true). The prompt must say what is true: with it, tasks are instructions; without it, they restate.
    */
   includeQuestion?: boolean;
+  /** Past good workflows for similar questions (workflow memory), added after the built-in examples. */
+  examples?: readonly PlanExample[];
 }
 
 function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
@@ -73,6 +76,20 @@ function shotTurns(shots: readonly Shot[]): ChatMessage[] {
   ]);
 }
 
+/** Longest past question an example quotes: the examples are prefilled on the device, so they stay short. */
+const EXAMPLE_QUESTION_CHARS = 300;
+
+/**
+ * The past workflows as earlier turns, like the built-in ones. Router mode writes no thought, so its
+ * examples carry none either.
+ */
+function exampleTurns(examples: readonly PlanExample[], router: boolean): ChatMessage[] {
+  return examples.flatMap(({ question, plan }): ChatMessage[] => [
+    { role: 'user', content: truncateMiddle(question, EXAMPLE_QUESTION_CHARS) },
+    { role: 'assistant', content: planJson(router ? { steps: plan.steps } : plan) },
+  ]);
+}
+
 /**
  * The first plan: system prompt (pool, rules, limits), few-shot workflows as earlier turns, then the question.
  * Every token of it is prefilled on the user's device before planning starts, so it says each thing once.
@@ -104,6 +121,7 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
   return [
     { role: 'system', content: system.join('\n') },
     ...shotTurns(shots),
+    ...exampleTurns(input.examples ?? [], router),
     { role: 'user', content: input.question },
   ];
 }
