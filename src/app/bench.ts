@@ -15,6 +15,7 @@ import type { CodeRunner } from '../evaluation/score.ts';
 import { missingWorkers, type Planner, type Strategy } from '../evaluation/strategies.ts';
 import type { Task } from '../evaluation/taskset.ts';
 import { exportTrajectories } from '../evaluation/trajectories.ts';
+import type { Outcome } from '../learning/outcome.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 
@@ -104,6 +105,35 @@ export interface BenchOptions {
   ownsStore?: boolean;
   /** Makes the code runner for code tasks, on first need (a sandboxed iframe on the page). */
   codeRunner: () => CodeRunner & { dispose?(): void };
+  /** Keeps each scored item as an outcome (src/app/outcomes.ts `record`), for workflow memory. */
+  recordOutcome?: (outcome: Outcome) => Promise<void>;
+}
+
+/**
+ * A scored bench item as an outcome: its scorer's verdict is the mark. One per bench, task and strategy,
+ * so running the bench again replaces them. Items that failed to run (no answer to score) are not kept.
+ */
+export function benchOutcome(record: BenchRunRecord, result: BenchItemResult): Outcome | undefined {
+  const task = record.tasks.find((t) => t.id === result.taskId);
+  const strategy = record.strategies.find((s) => s.id === result.strategyId);
+  if (!task || !strategy || result.status !== 'done') return undefined;
+  const workerIds = [...new Set(result.plan.steps.map((s) => s.worker))];
+  const models = new Map(record.pool.map((w) => [w.id, w.model]));
+  return {
+    runId: `bench:${record.id}:${result.taskId}:${result.strategyId}`,
+    question: task.question,
+    strategy: strategy.config.kind === 'single' ? `single:${strategy.config.worker}` : strategy.config.kind,
+    plan: result.plan,
+    workerIds,
+    workerModels: Object.fromEntries(
+      workerIds.flatMap((id) => (models.has(id) ? [[id, models.get(id)!]] : [])),
+    ),
+    good: result.correct,
+    source: 'bench',
+    costUsd: result.cost,
+    latencyMs: result.latencyMs,
+    at: result.finishedAt,
+  };
 }
 
 export type Bench = ReturnType<typeof createBench>;
@@ -191,6 +221,11 @@ export function createBench(options: BenchOptions) {
           storeError.value = `Could not store a result: ${(error as Error).message}`;
         }
         onThis((v) => ({ ...v, results: [...v.results, result] }));
+        const outcome = options.recordOutcome && benchOutcome(record, result);
+        if (outcome)
+          options.recordOutcome?.(outcome).catch((error: unknown) => {
+            console.warn('A bench outcome could not be kept for workflow memory.', error);
+          });
       },
       onProgress: (p) => {
         progress.value = { name: record.name, progress: p };

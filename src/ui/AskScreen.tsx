@@ -108,6 +108,11 @@ export function AskScreen({ runId }: { runId?: string }) {
   const { askPrefs, planPrefs, spendPrefs } = app.prefs;
   const { runPool, workerOrder } = app.pool;
   const conductor = app.conductor.state;
+  const { outcomes } = app;
+  // The marks are read once, for the buttons by the answer; a store that cannot open leaves them unmarked.
+  useEffect(() => {
+    outcomes.load().catch((error: unknown) => console.warn('The outcome marks could not be read.', error));
+  }, [outcomes]);
   useEffect(() => {
     if (!runId) return;
     void openRun(runId).then(setMissing);
@@ -125,6 +130,7 @@ export function AskScreen({ runId }: { runId?: string }) {
         ? 'A run is in progress.'
         : undefined;
   const shown = runId ? (view?.id === runId ? view : undefined) : view;
+  const mark = shown ? outcomes.outcomeOf(shown.id) : undefined;
   const limitUsd = spendPrefs.value.runLimitUsd;
   const question = shown?.question ?? '';
   // One function per review (and limit), so the editor recomputes the price only when its steps change.
@@ -193,6 +199,11 @@ export function AskScreen({ runId }: { runId?: string }) {
             rerunStep: (index) => void rerunStep(index),
             exportJson: () => void exportCurrent('json', shown.id),
             exportMarkdown: () => void exportCurrent('md', shown.id),
+            mark: (good) => void outcomes.mark(shown, good),
+          }}
+          mark={{
+            ...(mark ? { good: mark.good } : {}),
+            ...(outcomes.markError.value ? { error: outcomes.markError.value } : {}),
           }}
         />
       )}

@@ -37,6 +37,69 @@ export interface RunActions {
   rerunStep?: (index: number) => void;
   exportJson?: () => void;
   exportMarkdown?: () => void;
+  /** Marks the finished run good or bad (workflow memory learns from the good ones); again replaces it. */
+  mark?: (good: boolean) => void;
+}
+
+/** The run's current mark, for the buttons; `error` says why the last mark could not be saved. */
+export interface RunMark {
+  good?: boolean;
+  error?: string;
+}
+
+/** 👍 Good / 👎 Bad by the answer, pressed as marked; `g` and `b` do the same from inside the run view. */
+function MarkButtons({ mark, onMark }: { mark: RunMark; onMark: (good: boolean) => void }) {
+  return (
+    <div class="row" data-testid="run-mark">
+      <span class="small muted">Was this answer good?</span>
+      <button
+        type="button"
+        aria-pressed={mark.good === true}
+        aria-keyshortcuts="g"
+        onClick={() => onMark(true)}
+        data-testid="mark-good"
+      >
+        👍 Good
+      </button>
+      <button
+        type="button"
+        aria-pressed={mark.good === false}
+        aria-keyshortcuts="b"
+        onClick={() => onMark(false)}
+        data-testid="mark-bad"
+      >
+        👎 Bad
+      </button>
+      {mark.error && (
+        <span class="small" role="alert">
+          {mark.error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** Whether a key press is typing (in a field), not a shortcut. */
+function typing(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+}
+
+/** "Drew on 2 past runs: …", each a link that opens the run. */
+function DrewOn({ runs }: { runs: NonNullable<RunView['drewOn']> }) {
+  return (
+    <p class="small muted" data-testid="drew-on">
+      Drew on {runs.length} past run{runs.length === 1 ? '' : 's'}:{' '}
+      {runs.map((run, i) => (
+        <span key={run.runId}>
+          {i > 0 && ', '}
+          <a href={`#/run/${encodeURIComponent(run.runId)}`} title={run.question}>
+            {run.question.length > 60 ? `${run.question.slice(0, 59)}…` : run.question}
+          </a>
+        </span>
+      ))}
+    </p>
+  );
 }
 
 /** Downloads the run as the page holds it: for a run the store could not save, this is the only copy. */
@@ -51,10 +114,12 @@ export function RunPanel({
   view,
   workerOrder,
   actions = {},
+  mark = {},
 }: {
   view: RunView;
   workerOrder: readonly string[];
   actions?: RunActions;
+  mark?: RunMark;
 }) {
   const active = isActive(view.phase);
   const reviewing = view.phase === 'review';
@@ -83,6 +148,15 @@ export function RunPanel({
       }
     : undefined;
 
+  const onMark = finished ? actions.mark : undefined;
+  const markKeys = onMark
+    ? (event: KeyboardEvent) => {
+        if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+        if (event.key === 'g' || event.key === 'b') onMark(event.key === 'g');
+      }
+    : undefined;
+  const answered = finalStep?.state === 'done';
+
   return (
     <section
       class="run"
@@ -90,6 +164,9 @@ export function RunPanel({
       data-testid="run"
       data-phase={view.phase}
       data-run-id={view.id}
+      onKeyDown={markKeys}
+      // Focusable, so a click anywhere in the run (the answer's text) lets `g`/`b` mark it.
+      tabIndex={markKeys ? -1 : undefined}
     >
       <div class="card">
         <div class="run-head">
@@ -149,6 +226,7 @@ export function RunPanel({
           </p>
         )}
         {view.thought && <p class="thought">Plan: {view.thought}</p>}
+        {view.drewOn && view.drewOn.length > 0 && <DrewOn runs={view.drewOn} />}
         {view.phase === 'planning' && (
           <details open>
             <summary class="small">Conductor output</summary>
@@ -223,12 +301,14 @@ export function RunPanel({
             </div>
           )}
         </dl>
+        {onMark && !answered && <MarkButtons mark={mark} onMark={onMark} />}
       </div>
 
-      {finalStep && finalStep.state === 'done' && (
+      {finalStep && answered && (
         <section class="card" aria-labelledby="final-title" data-testid="final-answer">
           <h2 id="final-title">Answer</h2>
           <Answer text={view.answer ?? finalStep.text} />
+          {onMark && <MarkButtons mark={mark} onMark={onMark} />}
         </section>
       )}
 

@@ -58,6 +58,7 @@ export function BenchRoute() {
     <BenchScreen
       pool={workers}
       transport={services.transport}
+      recordOutcome={state.outcomes.record}
       {...(services.planner ? { planner: services.planner } : {})}
     />
   );

@@ -1,5 +1,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { createBench, defaultBenchName, trajectoriesFile, UNFINISHED_BENCH } from '../../app/bench.ts';
+import {
+  type BenchOptions,
+  createBench,
+  defaultBenchName,
+  trajectoriesFile,
+  UNFINISHED_BENCH,
+} from '../../app/bench.ts';
 import { downloadText } from '../../app/download.ts';
 import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
 import type { BenchProgress } from '../../evaluation/bench-runner.ts';
@@ -27,6 +33,8 @@ export interface BenchScreenProps {
   store?: BenchStore;
   /** Scores code tasks; default: a sandboxed iframe runner (src/evaluation/sandbox.ts), made on first need. */
   codeRunner?: CodeRunner;
+  /** Keeps each scored item as an outcome for workflow memory (the app's outcomes). */
+  recordOutcome?: BenchOptions['recordOutcome'];
 }
 
 function stateText(progress: BenchProgress): string {
@@ -47,7 +55,14 @@ function stateText(progress: BenchProgress): string {
 }
 
 /** The bench: choose tasks, strategies and limits; run with progress, pause, resume, cancel; compare results. */
-export function BenchScreen({ pool, transport, planner, store: givenStore, codeRunner }: BenchScreenProps) {
+export function BenchScreen({
+  pool,
+  transport,
+  planner,
+  store: givenStore,
+  codeRunner,
+  recordOutcome,
+}: BenchScreenProps) {
   const [taskSet, setTaskSet] = useState<TaskSetChoice>({ source: 'sample', tasks: SAMPLE_TASKS });
   const [strategies, setStrategies] = useState<Strategy[]>([]);
   const [concurrency, setConcurrency] = useState('2');
@@ -59,8 +74,9 @@ export function BenchScreen({ pool, transport, planner, store: givenStore, codeR
         openStore: givenStore ? async () => givenStore : () => BenchStore.open(),
         ownsStore: !givenStore,
         codeRunner: () => codeRunner ?? createSandboxRunner(),
+        ...(recordOutcome ? { recordOutcome } : {}),
       }),
-    [givenStore, codeRunner],
+    [givenStore, codeRunner, recordOutcome],
   );
   useEffect(() => {
     void bench.open();

@@ -1,0 +1,188 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunConductor } from '../../../src/app/runs.ts';
+import { createEgress } from '../../../src/egress/egress.ts';
+import { openLedger } from '../../../src/egress/ledger.ts';
+import { openRunStore } from '../../../src/executor/store.ts';
+import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { presetById } from '../../../src/providers/catalog.ts';
+import type { ChatMessage } from '../../../src/shared/chat.ts';
+import { openVault } from '../../../src/vault/vault.ts';
+import { EngineHost } from '../../../workers/engine-host.ts';
+import type { ConductorEngine, ModelRef } from '../../../workers/engines/engine.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { testAppState } from './test-app-state.ts';
+
+const KEY = 'sk-ask-memory-AAAAAAAAAAAAAAAA';
+const model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
+
+/**
+ * The real in-thread host (prompt, grammar, parse) over an engine that writes the next scripted plan and
+ * keeps the messages it was given: what the on-device conductor saw.
+ */
+function scriptedConductor(outputs: string[], seen: ChatMessage[][]): RunConductor {
+  let loaded: ModelRef | undefined;
+  const engine: ConductorEngine = {
+    kind: 'wllama',
+    loaded: () => loaded,
+    async load(m) {
+      loaded = m;
+    },
+    async generate(request) {
+      seen.push(request.messages);
+      const output = outputs.shift() ?? '';
+      request.onToken(output);
+      return { text: output, promptTokens: 10, completionTokens: 10, finishReason: 'stop' };
+    },
+    interrupt() {},
+    async unload() {
+      loaded = undefined;
+    },
+  };
+  const host = new EngineHost(async () => engine);
+  let requests = 0;
+  return {
+    plan: (request, onEvent) => host.plan({ ...request, model, requestId: `plan-${++requests}` }, onEvent),
+    replan: (request, onEvent) =>
+      host.replan({ ...request, model, requestId: `replan-${++requests}` }, onEvent),
+    chat: () => Promise.reject(new Error('This test has no on-device worker.')),
+  };
+}
+
+let provider: TestProvider;
+beforeAll(async () => {
+  provider = await startProvider({ apiKey: KEY });
+});
+afterAll(async () => {
+  await provider.close();
+});
+
+function worker(id: string, label: string, modelId: string): WorkerSpec {
+  return {
+    id,
+    label,
+    strengths: 'test',
+    providerId: 'p-test',
+    baseURL: provider.baseURL,
+    model: modelId,
+    maxConcurrency: 1,
+    price: { inputPerM: 0, outputPerM: 0 },
+    enabled: true,
+  };
+}
+
+describe('workflow memory in ask()', () => {
+  it('shows the on-device conductor a past good workflow for a similar question, and sends none of it to a provider', async () => {
+    const [runStore, ledger, vault, outcomeStore] = await Promise.all([
+      openRunStore('memory-runs'),
+      openLedger('memory-ledger'),
+      openVault('memory-vault'),
+      openOutcomeStore('memory-outcomes'),
+    ]);
+    await vault.saveKey({ providerId: 'p-test', origin: provider.url, key: KEY });
+    const egress = createEgress({
+      vault,
+      ledger,
+      presetFor: (id) =>
+        id === 'p-test'
+          ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
+          : presetById(id),
+    });
+    const pastPlan =
+      '{"thought":"draft, then polish","steps":[{"worker":"w1","task":"PAST-TASK-MARKER draft it","sees":[]},{"worker":"w2","task":"PAST-TASK-MARKER polish it","sees":[0]}]}';
+    const newPlan = '{"thought":"one step","steps":[{"worker":"w2","task":"Translate it.","sees":[]}]}';
+    const seen: ChatMessage[][] = [];
+    const app = testAppState({
+      runStore,
+      ledger,
+      egress,
+      vault,
+      outcomeStore,
+      conductor: scriptedConductor([pastPlan, newPlan, newPlan], seen),
+    });
+    app.prefs.planPrefs.value = { maxSteps: 3, maxDepth: 0 };
+    const pool = [worker('w1', 'Shouter', 'upper'), worker('w2', 'Parrot', 'echo')];
+    const pastQuestion = 'Translate the quokka greeting into French, politely';
+
+    await app.runs.ask({ question: pastQuestion, mode: 'conductor', review: false }, pool);
+    await app.runs.whenIdle();
+    const past = app.runs.currentRun.value!;
+    expect(past.phase).toBe('done');
+    expect(past.drewOn).toBeUndefined();
+    await app.outcomes.mark(past, true);
+    expect(app.outcomes.outcomeOf(past.id)).toMatchObject({
+      good: true,
+      source: 'user',
+      strategy: 'conductor',
+    });
+
+    const sentBefore = provider.requests.length;
+    await app.runs.ask(
+      { question: 'Translate the quokka greeting into German', mode: 'conductor', review: false },
+      pool,
+    );
+    await app.runs.whenIdle();
+    const next = app.runs.currentRun.value!;
+    expect(next.phase).toBe('done');
+    expect(next.drewOn).toEqual([{ runId: past.id, question: pastQuestion }]);
+
+    // The conductor saw the past question and its plan, just before the new question.
+    const messages = seen[1]!;
+    expect(messages.at(-3)).toEqual({ role: 'user', content: pastQuestion });
+    expect(JSON.parse(messages.at(-2)!.content)).toEqual(JSON.parse(pastPlan));
+
+    // No request body that left for a provider carries any of it.
+    const sent = provider.requests.slice(sentBefore);
+    expect(sent.some((r) => r.path === '/v1/chat/completions')).toBe(true);
+    for (const request of sent) {
+      const body = JSON.stringify(request.body ?? '');
+      expect(body).not.toContain('PAST-TASK-MARKER');
+      expect(body).not.toContain('politely');
+    }
+
+    // An unrelated question draws on nothing.
+    await app.runs.ask({ question: 'How tall is Mount Kenya?', mode: 'conductor', review: false }, pool);
+    await app.runs.whenIdle();
+    expect(app.runs.currentRun.value?.drewOn).toBeUndefined();
+    expect(seen[2]!.map((m) => m.content).join('\n')).not.toContain('PAST-TASK-MARKER');
+  });
+
+  it('offers nothing once the user marks that run bad instead', async () => {
+    const outcomeStore = await openOutcomeStore('memory-remark');
+    const [runStore, ledger, vault] = await Promise.all([
+      openRunStore('remark-runs'),
+      openLedger('remark-ledger'),
+      openVault('remark-vault'),
+    ]);
+    const egress = createEgress({ vault, ledger });
+    const app = testAppState({
+      runStore,
+      ledger,
+      egress,
+      vault,
+      outcomeStore,
+      conductor: scriptedConductor([], []),
+    });
+    const view = {
+      id: 'r-1',
+      question: 'Summarise the quokka report',
+      mode: 'conductor' as const,
+      phase: 'done' as const,
+      planText: '',
+      plannedSteps: [{ worker: 'w1', task: 'Summarise.', sees: [] as number[] }],
+      steps: [],
+      startedAt: 0,
+      endedAt: 10,
+      pool: [worker('w1', 'Shouter', 'upper')],
+    };
+    const today = [{ id: 'w1', model: 'upper' }];
+    const options = { maxSteps: 3, allowSelf: false };
+    await app.outcomes.mark(view, true);
+    expect(await app.outcomes.examplesFor('Summarise the quokka report', today, options)).toHaveLength(1);
+    await app.outcomes.mark(view, false);
+    expect((await outcomeStore.list()).map((o) => o.good)).toEqual([false]);
+    expect(app.outcomes.outcomeOf('r-1')?.good).toBe(false);
+    expect(await app.outcomes.examplesFor('Summarise the quokka report', today, options)).toEqual([]);
+  });
+});
