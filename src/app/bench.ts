@@ -222,8 +222,9 @@ export function createBench(options: BenchOptions) {
         }
         onThis((v) => ({ ...v, results: [...v.results, result] }));
         const outcome = options.recordOutcome && benchOutcome(record, result);
+        // Workflow memory learns from it; a failed write loses only that, never the bench's result.
         if (outcome)
-          options.recordOutcome?.(outcome).catch((error: unknown) => {
+          await options.recordOutcome?.(outcome).catch((error: unknown) => {
             console.warn('A bench outcome could not be kept for workflow memory.', error);
           });
       },

@@ -4,7 +4,7 @@
  * to the on-device conductor.
  */
 import { signal } from '@preact/signals';
-import type { MemoryExample, PoolWorker, WorkflowMemory } from '../learning/memory.ts';
+import type { MemoryExample, Neighbour, PoolWorker, WorkflowMemory } from '../learning/memory.ts';
 import type { Outcome, OutcomeStore } from '../learning/outcome.ts';
 import type { Plan } from '../shared/plan/index.ts';
 import { liveTotals, type RunView, runElapsed } from './run-model.ts';
@@ -113,6 +113,11 @@ export function createOutcomes(services: OutcomeServices) {
     return (await workflowMemory()).examplesFor(question, pool, options);
   }
 
+  /** The `k` past outcomes (good or bad) most like `question`, with their scores: auto mode's features. */
+  async function similarOutcomes(question: string, k: number): Promise<Neighbour[]> {
+    return (await workflowMemory()).similarOutcomes(question, k);
+  }
+
   return {
     byRun,
     markError,
@@ -124,5 +129,6 @@ export function createOutcomes(services: OutcomeServices) {
     subscribe,
     memory: workflowMemory,
     examplesFor,
+    similarOutcomes,
   };
 }

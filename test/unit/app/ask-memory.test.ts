@@ -180,9 +180,16 @@ describe('workflow memory in ask()', () => {
     const options = { maxSteps: 3, allowSelf: false };
     await app.outcomes.mark(view, true);
     expect(await app.outcomes.examplesFor('Summarise the quokka report', today, options)).toHaveLength(1);
+    expect(
+      (await app.outcomes.similarOutcomes('Summarise the quokka report', 3)).map((n) => n.outcome.good),
+    ).toEqual([true]);
     await app.outcomes.mark(view, false);
     expect((await outcomeStore.list()).map((o) => o.good)).toEqual([false]);
     expect(app.outcomes.outcomeOf('r-1')?.good).toBe(false);
     expect(await app.outcomes.examplesFor('Summarise the quokka report', today, options)).toEqual([]);
+    // Still a neighbour, now a bad one: auto mode reads both kinds.
+    expect(
+      (await app.outcomes.similarOutcomes('Summarise the quokka report', 3)).map((n) => n.outcome.good),
+    ).toEqual([false]);
   });
 });

@@ -4,6 +4,7 @@ import { type BenchForm, benchFromForm, createBench, currentWorkers } from '../.
 import { BenchStore } from '../../../src/evaluation/bench-store.ts';
 import type { Planner, Strategy } from '../../../src/evaluation/strategies.ts';
 import type { Task } from '../../../src/evaluation/taskset.ts';
+import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
@@ -113,6 +114,33 @@ describe('a bench run by the app layer', () => {
     expect(bench.shown.value?.results).toHaveLength(2);
     expect(bench.activeId.value).toBeUndefined();
     expect(bench.progress.value?.progress.finished).toBe(2);
+  });
+
+  it('keeps each scored item as a bench outcome, its scorer’s verdict as the mark', async () => {
+    const store = await BenchStore.open('bench-app-outcomes');
+    const outcomes = await openOutcomeStore('bench-app-outcomes-learning');
+    const bench = createBench({
+      openStore: async () => store,
+      codeRunner: noCodeRunner,
+      recordOutcome: (outcome) => outcomes.put(outcome),
+    });
+    await bench.open();
+    const controller = await bench.start(form(), { pool: [worker('w1')], transport });
+    await controller!.finished;
+
+    const results = bench.shown.value!.results;
+    const kept = await outcomes.list();
+    expect(kept.map((o) => o.question).sort()).toEqual(['one', 'two']);
+    for (const outcome of kept) {
+      const result = results.find((r) => outcome.runId.endsWith(`:${r.taskId}:${r.strategyId}`))!;
+      expect(outcome).toMatchObject({
+        source: 'bench',
+        strategy: 'single:w1',
+        good: result.correct,
+        workerIds: ['w1'],
+        workerModels: { w1: 'echo' },
+      });
+    }
   });
 
   it('does not start, and says why, when the form is not valid', async () => {
