@@ -11,6 +11,7 @@ import type { Planner, Strategy } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
 import { Field } from '../Field.tsx';
+import { ComparePlanners, type ComparePlannersProps } from './ComparePlanners.tsx';
 import { ResultsPanel } from './ResultsPanel.tsx';
 import { StrategyPicker } from './StrategyPicker.tsx';
 import { type TaskSetChoice, TaskSetPicker } from './TaskSetPicker.tsx';
@@ -27,6 +28,8 @@ export interface BenchScreenProps {
   store?: BenchStore;
   /** Scores code tasks; default: a sandboxed iframe runner (src/evaluation/sandbox.ts), made on first need. */
   codeRunner?: CodeRunner;
+  /** The loaded conductor with its model's name, for "Compare planners" (which plans with nothing else). */
+  conductor?: ComparePlannersProps['conductor'];
 }
 
 function stateText(progress: BenchProgress): string {
@@ -47,7 +50,14 @@ function stateText(progress: BenchProgress): string {
 }
 
 /** The bench: choose tasks, strategies and limits; run with progress, pause, resume, cancel; compare results. */
-export function BenchScreen({ pool, transport, planner, store: givenStore, codeRunner }: BenchScreenProps) {
+export function BenchScreen({
+  pool,
+  transport,
+  planner,
+  store: givenStore,
+  codeRunner,
+  conductor,
+}: BenchScreenProps) {
   const [taskSet, setTaskSet] = useState<TaskSetChoice>({ source: 'sample', tasks: SAMPLE_TASKS });
   const [strategies, setStrategies] = useState<Strategy[]>([]);
   const [concurrency, setConcurrency] = useState('2');
@@ -332,6 +342,8 @@ export function BenchScreen({ pool, transport, planner, store: givenStore, codeR
           </div>
         )}
       </div>
+
+      <ComparePlanners {...(conductor ? { conductor } : {})} />
     </section>
   );
 }
