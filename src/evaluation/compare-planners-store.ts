@@ -35,9 +35,11 @@ export class PlannerCompareStore {
     await this.db.put('scores', score);
   }
 
-  /** Every model's scores, models in the order of their oldest kept score. */
+  /** Every model's scores, models by name (a stable order to compare by), scores as measured. */
   async byModel(): Promise<Map<string, StoredPlannerScore[]>> {
-    const all = (await this.db.getAll('scores')).sort((a, b) => a.at - b.at);
+    const all = (await this.db.getAll('scores')).sort(
+      (a, b) => a.model.localeCompare(b.model) || a.at - b.at,
+    );
     const out = new Map<string, StoredPlannerScore[]>();
     for (const score of all) {
       const list = out.get(score.model) ?? [];

@@ -17,7 +17,7 @@ test.afterAll(async () => {
 
 test('compare planners: disabled without a model; with the tiny model a sample runs to the end, sends nothing, cancels, and its row survives a reload', async ({
   page,
-}) => {
+}, testInfo) => {
   // The tiny model takes seconds per plan on this loaded machine: generous, never a speed check.
   test.setTimeout(420_000);
   logErrors(page);
@@ -86,4 +86,5 @@ test('compare planners: disabled without a model; with the tiny model a sample r
   // The first question of the 10 is the first of the 3 again: it replaced its score, so still 3 questions.
   expect(Number(kept[0])).toBeGreaterThanOrEqual(3);
   expect(figures).toHaveLength(kept.length);
+  await section.screenshot({ path: testInfo.outputPath('compare-planners.png') });
 });
