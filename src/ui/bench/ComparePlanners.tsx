@@ -3,7 +3,7 @@ import { formatDuration, formatTime } from '../../app/format.ts';
 import type { ComparisonProgress, StatsConductor } from '../../evaluation/compare-planners-run.ts';
 import { PlannerCompareStore } from '../../evaluation/compare-planners-store.ts';
 import { PLANNER_SET, REFERENCE_POOL } from '../../evaluation/planner-set.ts';
-import { createPlannerComparison } from './planner-comparison.ts';
+import { createPlannerComparison, type PlannerRow } from './planner-comparison.ts';
 
 export interface ComparePlannersProps {
   /** The loaded conductor and its model's name; without it the run is disabled and says why. */
@@ -186,6 +186,53 @@ export function ComparePlanners({ conductor, store: givenStore }: ComparePlanner
           </table>
         </div>
       )}
+      {rows.map((row) => (
+        <PerQuestion key={row.model} row={row} />
+      ))}
     </section>
+  );
+}
+
+const SHAPE_NAMES: Record<string, string> = {
+  'one-step': 'one step',
+  check: 'steps with a check',
+  'parallel-merge': 'parallel, then merged',
+  unjoined: 'steps that never meet',
+};
+
+/** One model's score per question: the labelled shape beside the plan's, its fit, and what went wrong. */
+function PerQuestion({ row }: { row: PlannerRow }) {
+  const byId = new Map(PLANNER_SET.map((q) => [q.id, q]));
+  return (
+    <details class="compare-planners-detail" data-testid="compare-planners-detail" data-model={row.model}>
+      <summary>Per question: {row.model}</summary>
+      <div class="table-wrap">
+        <table class="data">
+          <thead>
+            <tr>
+              <th scope="col">Question</th>
+              <th scope="col">Expected</th>
+              <th scope="col">Planned</th>
+              <th scope="col">Worker fit</th>
+              <th scope="col">Problem</th>
+            </tr>
+          </thead>
+          <tbody>
+            {row.scores.map((score) => {
+              const question = byId.get(score.questionId);
+              return (
+                <tr key={score.questionId} data-question={score.questionId}>
+                  <th scope="row">{question?.question ?? score.questionId}</th>
+                  <td>{question ? SHAPE_NAMES[question.shape] : '—'}</td>
+                  <td>{score.shape ? SHAPE_NAMES[score.shape] : 'no plan of its own'}</td>
+                  <td>{percent(score.workerFit)}</td>
+                  <td class="small">{score.problem ?? (score.valid ? 'none' : '—')}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </details>
   );
 }

@@ -14,6 +14,8 @@ export interface PlannerRow {
   model: string;
   summary: PlannerSummary;
   lastAt: number;
+  /** Each question's score, to show why a figure is what it is. */
+  scores: StoredPlannerScore[];
 }
 
 export interface PlannerComparisonOptions {
@@ -46,6 +48,7 @@ export function createPlannerComparison(options: PlannerComparisonOptions) {
       model,
       summary: summarizePlanner(scores),
       lastAt: Math.max(...scores.map((score) => score.at)),
+      scores,
     }));
   }
 
@@ -82,7 +85,7 @@ export function createPlannerComparison(options: PlannerComparisonOptions) {
           unstored.push(stored);
           rows.value = [
             ...rows.value.filter((r) => r.model !== model),
-            { model, summary: summarizePlanner(unstored), lastAt: stored.at },
+            { model, summary: summarizePlanner(unstored), lastAt: stored.at, scores: [...unstored] },
           ];
         }
       },
