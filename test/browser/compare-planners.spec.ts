@@ -86,7 +86,7 @@ test('compare planners: disabled without a model; with the tiny model a sample r
   await section.getByLabel('Questions').selectOption('10');
   await run.click();
   await expect(section.getByTestId('compare-planners-state')).toContainText('Planning 2 of 10', {
-    timeout: 120_000,
+    timeout: 300_000,
   });
   await section.getByRole('button', { name: 'Cancel' }).click();
   await expect(progress).toHaveAttribute('data-state', 'cancelled', { timeout: 60_000 });
