@@ -186,6 +186,14 @@ export function ComparePlanners({ conductor, store: givenStore }: ComparePlanner
           </table>
         </div>
       )}
+      {rows.length > 0 && (
+        <p class="field-hint">
+          Valid plans: the model's first output was a valid plan for these workers. Shape agreement: the plan
+          has the expected shape (one step; steps with a check; parallel steps, then merged). Worker fit: the
+          share of its steps on a worker of a kind the question needs. Plan tokens: what the model wrote,
+          repair included. A repaired plan still counts for shape and fit; a fallback or an error is a miss.
+        </p>
+      )}
       {rows.map((row) => (
         <PerQuestion key={row.model} row={row} />
       ))}
