@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
+import { modelLabel } from '../../app/conductor.ts';
 import { transports } from '../../app/runs.ts';
+import type { StatsConductor } from '../../evaluation/compare-planners-run.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
@@ -10,6 +12,7 @@ import { plannerFromConductor } from './planner.ts';
 interface Services {
   transport: (worker: WorkerSpec) => ChatTransport;
   planner?: Planner;
+  conductor?: StatsConductor;
 }
 
 /**
@@ -20,7 +23,9 @@ interface Services {
 export function BenchRoute() {
   const state = useAppState();
   const workers = state.pool.enabledPool.value;
-  const ready = state.conductor.state.value.status === 'ready';
+  const conductorState = state.conductor.state.value;
+  const ready = conductorState.status === 'ready';
+  const model = conductorState.model ? (conductorState.label ?? modelLabel(conductorState.model)) : undefined;
   const [services, setServices] = useState<Services | undefined>();
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
@@ -37,6 +42,7 @@ export function BenchRoute() {
                   { plan: (request, options) => bridge.plan({ ...request, ...options }) },
                   workers,
                 ),
+                conductor: { plan: (request) => bridge.plan(request) },
               }
             : {}),
         });
@@ -60,6 +66,7 @@ export function BenchRoute() {
       transport={services.transport}
       recordOutcome={state.outcomes.record}
       {...(services.planner ? { planner: services.planner } : {})}
+      {...(services.conductor && ready && model ? { conductor: { model, service: services.conductor } } : {})}
     />
   );
 }

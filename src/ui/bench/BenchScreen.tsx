@@ -17,6 +17,7 @@ import type { Planner, Strategy } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
 import { Field } from '../Field.tsx';
+import { ComparePlanners, type ComparePlannersProps } from './ComparePlanners.tsx';
 import { ResultsPanel } from './ResultsPanel.tsx';
 import { StrategyPicker } from './StrategyPicker.tsx';
 import { type TaskSetChoice, TaskSetPicker } from './TaskSetPicker.tsx';
@@ -35,6 +36,8 @@ export interface BenchScreenProps {
   codeRunner?: CodeRunner;
   /** Keeps each scored item as an outcome for workflow memory (the app's outcomes). */
   recordOutcome?: BenchOptions['recordOutcome'];
+  /** The loaded conductor with its model's name, for "Compare planners" (which plans with nothing else). */
+  conductor?: ComparePlannersProps['conductor'];
 }
 
 function stateText(progress: BenchProgress): string {
@@ -62,6 +65,7 @@ export function BenchScreen({
   store: givenStore,
   codeRunner,
   recordOutcome,
+  conductor,
 }: BenchScreenProps) {
   const [taskSet, setTaskSet] = useState<TaskSetChoice>({ source: 'sample', tasks: SAMPLE_TASKS });
   const [strategies, setStrategies] = useState<Strategy[]>([]);
@@ -348,6 +352,8 @@ export function BenchScreen({
           </div>
         )}
       </div>
+
+      <ComparePlanners {...(conductor ? { conductor } : {})} />
     </section>
   );
 }
