@@ -36,8 +36,11 @@ export function rewardOf(good: boolean, costUsd: number, slider: number): number
 /** The conductor's prior: as if it had answered this many questions, this share of them well. */
 const PRIOR_WEIGHT = 3;
 const PRIOR_GOOD = 0.8;
+/** Every other strategy's prior: as many pseudo-answers, half good (no opinion, but not presumed bad). */
+const OTHER_PRIOR_WEIGHT = 3;
+const OTHER_PRIOR_GOOD = 0.5;
 /** Posterior spread of the quality estimate (Thompson's v): larger explores more. */
-const EXPLORATION = 0.35;
+const EXPLORATION = 0.2;
 
 export interface ArmModel {
   /** The ridge design matrix Aᵀ (d×d, row-major): I + Σ x xᵀ. */
@@ -93,11 +96,11 @@ function freshArm(arm: StrategyId): ArmModel {
   const d = FEATURE_DIMENSION;
   const design: number[] = Array.from({ length: d * d }, (_, i) => (i % (d + 1) === 0 ? 1 : 0));
   const good = new Array<number>(d).fill(0);
-  if (arm === 'conductor') {
-    // A pseudo-observation on the bias feature alone: the conductor is presumed good until shown otherwise.
-    design[0] = 1 + PRIOR_WEIGHT;
-    good[0] = PRIOR_WEIGHT * PRIOR_GOOD;
-  }
+  // A pseudo-observation on the bias feature alone: the conductor is presumed good until shown otherwise.
+  const [weight, share] =
+    arm === 'conductor' ? [PRIOR_WEIGHT, PRIOR_GOOD] : [OTHER_PRIOR_WEIGHT, OTHER_PRIOR_GOOD];
+  design[0] = 1 + weight;
+  good[0] = weight * share;
   return { design, good, cost: new Array<number>(d).fill(0) };
 }
 
