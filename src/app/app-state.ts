@@ -4,6 +4,8 @@
  * context (src/ui/app-context.ts); a test builds its own from fake-indexeddb and a scripted conductor.
  * Nothing of it lives at module level, so two app states (two tests, a bench page) share nothing.
  */
+import type { OutcomeStore } from '../learning/outcome.ts';
+import { createAutoMode } from './auto-mode.ts';
 import { createCapabilityProbe } from './capability-probe.ts';
 import { type ConductorServices, createConductor } from './conductor.ts';
 import { createHistory } from './history.ts';
@@ -18,7 +20,12 @@ import { createVaultUnlock } from './vault-unlock.ts';
 
 export { pageServices } from './services.ts';
 
-export type AppServices = PageServices & Pick<ConductorServices, 'openBridge'> & StorageServices;
+export type AppServices = PageServices &
+  Pick<ConductorServices, 'openBridge'> &
+  StorageServices & {
+    /** The outcome store (issue 15's memory adds it to the page services); without it auto mode learns nothing. */
+    outcomeStore?(): Promise<OutcomeStore>;
+  };
 
 export function createAppState(services: AppServices) {
   const unlock = createVaultUnlock(services);
@@ -30,6 +37,7 @@ export function createAppState(services: AppServices) {
   const pool = createPool(services);
   const conductor = createConductor(services);
   const history = createHistory(services);
+  const auto = createAutoMode(services.outcomeStore ? { outcomeStore: services.outcomeStore } : {});
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,
@@ -39,8 +47,10 @@ export function createAppState(services: AppServices) {
     runPrefs: () => prefs.runPrefs.value,
     spendLimitUsd: () => prefs.spendPrefs.value.runLimitUsd,
     historyChanged: history.reloadIfShown,
+    chooseStrategy: (question, pool, keyless) =>
+      auto.pick(question, pool, keyless, conductor.state.value.status === 'ready'),
   });
-  return { services, unlock, storage, theme, router, prefs, device, pool, conductor, history, runs };
+  return { services, unlock, storage, theme, router, prefs, device, pool, conductor, history, runs, auto };
 }
 
 export type AppState = ReturnType<typeof createAppState>;
