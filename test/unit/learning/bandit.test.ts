@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../../src/evaluation/random.ts';
 import {
   banditStateSchema,
   type Candidate,
@@ -12,17 +13,7 @@ import {
 } from '../../../src/learning/bandit.ts';
 import { categoryOf, FEATURE_DIMENSION, featuresFor } from '../../../src/learning/features.ts';
 
-/** A seeded uniform generator (mulberry32), so every run of a test makes the same draws. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const seeded = mulberry32;
 
 const ARMS: Candidate[] = [{ arm: 'conductor' }, { arm: 'router' }, { arm: 'single:w1' }];
 const always = () => true;
