@@ -4,6 +4,7 @@
  * context (src/ui/app-context.ts); a test builds its own from fake-indexeddb and a scripted conductor.
  * Nothing of it lives at module level, so two app states (two tests, a bench page) share nothing.
  */
+import { createAutoMode } from './auto-mode.ts';
 import { createCapabilityProbe } from './capability-probe.ts';
 import { type ConductorServices, createConductor } from './conductor.ts';
 import { createHistory } from './history.ts';
@@ -32,6 +33,7 @@ export function createAppState(services: AppServices) {
   const conductor = createConductor(services);
   const history = createHistory(services);
   const outcomes = createOutcomes(services);
+  const auto = createAutoMode({ outcomeStore: services.outcomeStore });
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,
@@ -42,6 +44,8 @@ export function createAppState(services: AppServices) {
     spendLimitUsd: () => prefs.spendPrefs.value.runLimitUsd,
     historyChanged: history.reloadIfShown,
     memoryExamples: outcomes.examplesFor,
+    chooseStrategy: (question, pool, keyless) =>
+      auto.pick(question, pool, keyless, conductor.state.value.status === 'ready'),
   });
   return {
     services,
@@ -56,6 +60,7 @@ export function createAppState(services: AppServices) {
     history,
     runs,
     outcomes,
+    auto,
   };
 }
 

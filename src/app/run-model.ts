@@ -1,11 +1,13 @@
 import type { PlanEstimate } from '../executor/estimate.ts';
 import { totalsOf } from '../executor/status.ts';
-import type { RunRecord, StepRecord } from '../executor/store.ts';
+import type { ChosenBy, RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../executor/types.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { Step } from '../shared/plan/index.ts';
 
 export type Mode = 'router' | 'conductor';
+/** What the user picks on the Ask screen: a mode, or auto mode choosing one per question (issue 15). */
+export type AskMode = Mode | 'auto';
 
 /** Where a run is, from the page's point of view: planning and review come before the executor's states. */
 export type RunPhase = 'planning' | 'review' | 'running' | RunStatus;
@@ -52,6 +54,8 @@ export interface RunView {
   estimate?: PlanEstimate;
   /** Past runs whose good workflows the conductor was shown as examples (workflow memory). */
   drewOn?: { runId: string; question: string }[];
+  /** Set when auto mode chose how this question is answered: the strategy and its one-line reason. */
+  chosenBy?: ChosenBy;
 }
 
 export function newRunView(id: string, question: string, mode: Mode, now: number = Date.now()): RunView {
@@ -180,6 +184,7 @@ export function snapshotOfView(
   if (view.thought) run.plan.thought = view.thought;
   if (view.answer !== undefined) run.answer = view.answer;
   if (view.error !== undefined) run.error = view.error;
+  if (view.chosenBy) run.chosenBy = view.chosenBy;
   // What a step waits on is live state, not part of the run.
   const steps = view.steps.map(({ wait: _live, ...s }) => ({ ...s, runId: view.id }));
   return { run, steps };

@@ -9,7 +9,7 @@ import type { RunHandle } from '../executor/executor.ts';
 import type { FailoverOptions } from '../executor/failover.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import { finalStepIndex } from '../executor/status.ts';
-import type { RunHistoryStore, RunRecord, StepRecord } from '../executor/store.ts';
+import type { ChosenBy, RunHistoryStore, RunRecord, StepRecord } from '../executor/store.ts';
 import type { MemoryExample } from '../learning/memory.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
@@ -26,7 +26,7 @@ import { poolEntries } from './pool-entries.ts';
 import type { PlanPrefs, RunPrefs } from './prefs.ts';
 import { formatLimit, loadAnswerLengths } from './price.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
-import { enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
+import { type AskMode, enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
 import { frameCoalescedUpdates } from './run-updates.ts';
 import { stillLocked } from './vault-unlock.ts';
 import { labelsOf } from './worker-names.ts';
@@ -59,6 +59,15 @@ export interface RunServices {
     pool: readonly WorkerSpec[],
     options: { maxSteps: number; allowSelf: boolean },
   ): Promise<MemoryExample[]>;
+  /**
+   * Auto mode's pick for a question over the enabled pool (src/app/auto-mode.ts): 'conductor', 'router' or
+   * `single:<workerId>`, with its one-line reason. Absent: auto mode is not offered.
+   */
+  chooseStrategy?(
+    question: string,
+    pool: readonly WorkerSpec[],
+    keyless: ReadonlySet<string>,
+  ): Promise<{ strategy: string; reason: string }>;
 }
 
 /**
@@ -138,6 +147,7 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
   if (finalStep !== undefined && run.status !== 'running') view.finalStep = finalStep;
   if (run.answer !== undefined) view.answer = run.answer;
   if (run.error !== undefined) view.error = run.error;
+  if (run.chosenBy) view.chosenBy = run.chosenBy;
   return view;
 }
 
@@ -366,7 +376,9 @@ export function createRuns(services: RunServices) {
       failoverFor(services),
     ]);
     const { maxSteps, maxDepth } = services.planPrefs();
+    const chosenBy = currentRun.value?.id === runId ? currentRun.value.chosenBy : undefined;
     const run = startRun({
+      ...(chosenBy ? { chosenBy } : {}),
       maxSteps: mode === 'router' ? 1 : maxSteps,
       maxDepth,
       runId,
@@ -429,14 +441,103 @@ export function createRuns(services: RunServices) {
   }
 
   /**
+   * Asks the question in the mode the user picked; in auto mode, the strategy auto mode picks. A pick of one
+   * worker sends the question straight to it as a one-step plan made here: the on-device planner does not
+   * run (no planning tokens, and no conductor model needed).
+   */
+  async function ask(
+    input: { question: string; mode: AskMode; review: boolean; planOnly?: boolean },
+    pool: WorkerSpec[],
+  ): Promise<void> {
+    if (input.mode !== 'auto') return askPlanned({ ...input, mode: input.mode }, pool);
+    const enabled = pool.filter((w) => w.enabled);
+    const runId = crypto.randomUUID();
+    let choice: { strategy: string; reason: string };
+    try {
+      if (!services.chooseStrategy) throw new Error('Auto mode is not available on this page.');
+      const keyless = await keylessWorkers(enabled, services).catch(() => new Set<string>());
+      choice = await services.chooseStrategy(input.question, enabled, keyless);
+    } catch (error) {
+      currentRun.value = {
+        ...newRunView(runId, input.question, 'conductor'),
+        phase: 'failed',
+        error: `Auto mode could not choose: ${(error as Error).message}`,
+        endedAt: Date.now(),
+      };
+      return;
+    }
+    const chosenBy: ChosenBy = { by: 'auto', strategy: choice.strategy, reason: choice.reason };
+    const worker = choice.strategy.startsWith('single:')
+      ? enabled.find((w) => w.id === choice.strategy.slice('single:'.length))
+      : undefined;
+    if (!worker) {
+      const mode: Mode = choice.strategy === 'router' ? 'router' : 'conductor';
+      return askPlanned({ ...input, mode }, pool, chosenBy);
+    }
+    settleConfirm(false, false);
+    pendingReview.value = undefined;
+    planAbort?.abort();
+    const plan: Plan = { steps: [{ worker: worker.id, task: 'Answer the question.', sees: [] }] };
+    const pastLengths = await answerLengths();
+    const estimate = estimatePlan({
+      question: input.question,
+      steps: plan.steps,
+      pool: enabled,
+      answerLengths: pastLengths,
+    });
+    currentRun.value = {
+      ...newRunView(runId, input.question, 'router'),
+      workerOrder: enabled.map((w) => w.id),
+      workerLabels: labelsOf(enabled),
+      plannedSteps: plan.steps,
+      estimate,
+      planStats: { tokens: 0 },
+      chosenBy,
+    };
+    if (input.review || input.planOnly) {
+      update(runId, (v) => enterReview(v));
+      const keyless = await keylessWorkers(enabled, services).catch(() => undefined);
+      pendingReview.value = {
+        plan,
+        pool: enabled,
+        limits: planLimits('router', services.planPrefs()),
+        planOnly: input.planOnly === true,
+        answerLengths: pastLengths,
+        ...(keyless ? { keyless } : {}),
+      };
+      return;
+    }
+    const limitUsd = spendLimit();
+    if (!(await approveSpend(runId, estimate, false))) {
+      update(runId, (v) => ({
+        ...v,
+        phase: 'cancelled',
+        error: declinedText(estimate, limitUsd ?? 0),
+        endedAt: Date.now(),
+      }));
+      return;
+    }
+    await execute(
+      runId,
+      input.question,
+      'router',
+      plan,
+      enabled,
+      runSpendLimit(estimate.cost, limitUsd),
+      true,
+    ).catch((error: unknown) => failRun(runId, error));
+  }
+
+  /**
    * Asks the question: the conductor plans on the device, streaming tokens and steps. Without review each
    * step goes to the executor the moment it is complete (step 0 can run before step 2 is written; see
    * PlanFeed); with review the whole plan waits for the user. Resolves once the plan is written (the run
    * itself goes on; `whenIdle` waits for it).
    */
-  async function ask(
+  async function askPlanned(
     input: { question: string; mode: Mode; review: boolean; planOnly?: boolean },
     pool: WorkerSpec[],
+    chosenBy?: ChosenBy,
   ): Promise<void> {
     const enabled = pool.filter((w) => w.enabled);
     // Plan only plans into review: the plan stops there, and nothing is sent until the user runs it.
@@ -447,6 +548,7 @@ export function createRuns(services: RunServices) {
       ...newRunView(runId, input.question, input.mode),
       workerOrder: enabled.map((w) => w.id),
       workerLabels: labelsOf(enabled),
+      ...(chosenBy ? { chosenBy } : {}),
     };
     pendingReview.value = undefined;
     planAbort?.abort();

@@ -29,7 +29,7 @@ import { selfCheck } from './self-check.ts';
 import { totalsOf } from './spend.ts';
 import { liveSpend, overSpendLimit, spendLimitMessage } from './spend-limit.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './status.ts';
-import { type RunRecord, type RunStore, snapshotPool } from './store.ts';
+import { type ChosenBy, type RunRecord, type RunStore, snapshotPool } from './store.ts';
 import type {
   Conductor,
   ExecutorEvent,
@@ -104,6 +104,8 @@ export interface RunOptions extends ExecutorOptions {
   question: string;
   /** Stored with the run ('conductor', 'router', ...). Default 'conductor'. */
   mode?: string;
+  /** Auto mode's choice, stored with the run. */
+  chosenBy?: ChosenBy;
   /** A whole plan, or steps as the incremental parser emits them: step 0 may start before step 2 exists. */
   plan: Plan | AsyncIterable<Step>;
 }
@@ -200,7 +202,12 @@ class Run implements AttemptHost {
   });
 
   constructor(
-    private readonly options: ExecutorOptions & { question: string; mode: string; runId: string },
+    private readonly options: ExecutorOptions & {
+      question: string;
+      mode: string;
+      runId: string;
+      chosenBy?: ChosenBy;
+    },
     initial?: Initial,
   ) {
     this.runId = options.runId;
@@ -725,6 +732,7 @@ class Run implements AttemptHost {
     };
     if (result?.answer !== undefined) record.answer = result.answer;
     if (result?.error !== undefined) record.error = result.error;
+    if (this.options.chosenBy) record.chosenBy = this.options.chosenBy;
     return record;
   }
 
@@ -778,6 +786,7 @@ export async function resumeRun(options: ResumeOptions): Promise<RunHandle> {
       pool,
       question: record.question,
       mode: record.mode,
+      ...(record.chosenBy ? { chosenBy: record.chosenBy } : {}),
       runId: record.id,
     },
     { steps: statuses, createdAt: record.createdAt, plan: record.plan },

@@ -72,6 +72,11 @@ export const RunRecordSchema = z.looseObject({
   totals: RunTotalsSchema,
   answer: z.string().optional(),
   error: z.string().optional(),
+  // Auto mode's choice is display: a damaged one is dropped, never the run.
+  chosenBy: z
+    .object({ by: z.literal('auto'), strategy: z.string(), reason: z.string() })
+    .optional()
+    .catch(undefined),
 });
 
 export const StepRecordSchema = z.looseObject({

@@ -26,6 +26,15 @@ export interface RunRecord {
   totals: RunTotals;
   answer?: string;
   error?: string;
+  /** Set when auto mode chose how the question was answered (issue 15): the strategy and its one-line reason. */
+  chosenBy?: ChosenBy;
+}
+
+export interface ChosenBy {
+  by: 'auto';
+  /** 'conductor', 'router' or `single:<workerId>`. */
+  strategy: string;
+  reason: string;
 }
 
 export interface StepRecord extends StepStatus {

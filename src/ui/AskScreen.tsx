@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price.ts';
-import { isActive } from '../app/run-model.ts';
+import { isActive, type RunView } from '../app/run-model.ts';
 import type { PendingReview } from '../app/runs.ts';
 import { labelsOf } from '../app/worker-names.ts';
 import { estimatePlan } from '../executor/estimate.ts';
@@ -122,9 +122,9 @@ export function AskScreen({ runId }: { runId?: string }) {
   const ready = conductor.value.status === 'ready';
   const workers = runPool.value;
   const busy = view !== undefined && (isActive(view.phase) || view.phase === 'review');
-  const disabledReason = !ready
-    ? 'Load a conductor model first (Start).'
-    : workers.length === 0
+  const plannerMissing = ready ? undefined : 'Load a conductor model first (Start), or ask in Auto mode.';
+  const disabledReason =
+    workers.length === 0
       ? 'Add a worker to your pool first (Settings).'
       : busy
         ? 'A run is in progress.'
@@ -149,6 +149,7 @@ export function AskScreen({ runId }: { runId?: string }) {
           onAsk={(input) => void ask(input, runPool.value)}
           disabled={disabledReason !== undefined}
           disabledReason={disabledReason}
+          {...(plannerMissing ? { plannerMissing } : {})}
           initialReview={askPrefs.value.reviewPlan}
           onReviewChange={(reviewPlan) => {
             askPrefs.value = { ...askPrefs.value, reviewPlan };
@@ -189,6 +190,7 @@ export function AskScreen({ runId }: { runId?: string }) {
           }}
         />
       )}
+      {shown?.chosenBy && <AutoChoiceNote view={shown} />}
       {shown && (
         <RunPanel
           view={shown}
@@ -208,5 +210,22 @@ export function AskScreen({ runId }: { runId?: string }) {
         />
       )}
     </div>
+  );
+}
+
+/** Auto mode's choice for the run on screen, and its one-line reason. */
+function AutoChoiceNote({ view }: { view: RunView }) {
+  const chosen = view.chosenBy!;
+  const id = chosen.strategy.startsWith('single:') ? chosen.strategy.slice('single:'.length) : undefined;
+  const what =
+    id !== undefined
+      ? `${view.workerLabels?.[id] ?? id}, directly (no planning)`
+      : chosen.strategy === 'router'
+        ? 'the router'
+        : 'the conductor';
+  return (
+    <p class="alert" data-kind="info" data-testid="auto-choice">
+      Auto mode chose {what}. {chosen.reason}
+    </p>
   );
 }

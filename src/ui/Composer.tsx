@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { Mode } from '../app/run-model.ts';
+import type { AskMode } from '../app/run-model.ts';
 
 export interface AskInput {
   question: string;
-  mode: Mode;
+  mode: AskMode;
   review: boolean;
   /** Plan and stop: the plan and its price, nothing sent (no key needed) until the user runs it. */
   planOnly?: boolean;
@@ -11,12 +11,13 @@ export interface AskInput {
 
 /**
  * The question box: Enter asks, Ctrl+Enter (⌘+Enter) plans only, Shift+Enter adds a line; mode
- * router/conductor; optional plan review.
+ * router/conductor/auto; optional plan review.
  */
 export function Composer({
   onAsk,
   disabled,
   disabledReason,
+  plannerMissing,
   initialMode = 'conductor',
   initialReview = false,
   onReviewChange,
@@ -24,14 +25,18 @@ export function Composer({
   onAsk: (input: AskInput) => void;
   disabled?: boolean;
   disabledReason?: string;
-  initialMode?: Mode;
+  /** Why the router and conductor modes cannot plan now (no conductor model): auto mode may still answer. */
+  plannerMissing?: string;
+  initialMode?: AskMode;
   initialReview?: boolean;
   /** Called when the user ticks or clears "Review the plan", so the choice can be remembered. */
   onReviewChange?: (review: boolean) => void;
 }) {
   const [question, setQuestion] = useState('');
-  const [mode, setMode] = useState<Mode>(initialMode);
+  const [mode, setMode] = useState<AskMode>(initialMode);
   const [review, setReview] = useState(initialReview);
+  const blockedBy = disabledReason ?? (mode !== 'auto' ? plannerMissing : undefined);
+  disabled = disabled || blockedBy !== undefined;
 
   const send = (planOnly = false) => {
     const text = question.trim();
@@ -91,6 +96,17 @@ export function Composer({
             />
             Conductor
           </label>
+          <label title="Baton picks per question from what it learned: the conductor, the router, or one worker directly">
+            <input
+              type="radio"
+              name="mode"
+              value="auto"
+              checked={mode === 'auto'}
+              onChange={() => setMode('auto')}
+              data-testid="mode-auto"
+            />
+            Auto
+          </label>
         </fieldset>
         <label style={{ fontWeight: 400 }}>
           <input
@@ -127,8 +143,8 @@ export function Composer({
         </button>
       </div>
       <p id="composer-hint" class="field-hint">
-        {disabled && disabledReason
-          ? disabledReason
+        {disabled && blockedBy
+          ? blockedBy
           : 'Enter asks · Ctrl+Enter plans only (nothing sent) · Shift+Enter adds a line'}
       </p>
     </form>

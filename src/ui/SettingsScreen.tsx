@@ -6,6 +6,7 @@ import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';
 import { Field } from './Field.tsx';
+import { LearnedStatePanel } from './LearnedStatePanel.tsx';
 import { LedgerPanel } from './LedgerPanel.tsx';
 import { PoolPanel } from './PoolPanel.tsx';
 import { VaultPanel } from './VaultPanel.tsx';
@@ -237,6 +238,7 @@ export function SettingsScreen() {
         <ModelCachePanel />
       </div>
       <LedgerPanel />
+      <LearnedStatePanel />
       <div class="grid-2">
         <PlanningPanel />
         <SpendingPanel />

@@ -1,0 +1,211 @@
+/**
+ * Auto mode's learned state in the app (issue 15): the bandit (src/learning/bandit.ts) learned from the
+ * outcomes the user marked, the "quality ↔ cost" slider, and the export/import/reset of what it learned.
+ * The state is rebuilt from the outcome store whenever it changes (a re-mark replaces a mark, a removal
+ * undoes it), on top of an imported base: outcomes marked after the import are added to it, earlier ones
+ * are taken to be in it. Base, import time and slider are kept in localStorage; nothing of it is ever sent.
+ */
+import { signal } from '@preact/signals';
+import { z } from 'zod';
+import {
+  type BanditState,
+  banditStateSchema,
+  type Candidate,
+  choose,
+  createBanditState,
+  update,
+} from '../learning/bandit.ts';
+import { categoryOf, type NeighbourOutcomes } from '../learning/features.ts';
+import type { Outcome, OutcomeStore, StrategyId } from '../learning/outcome.ts';
+import type { WorkerSpec } from '../pool/types.ts';
+import { parseJson, storedValue } from './local-store.ts';
+
+/** How many similar past outcomes per strategy the chooser sees (same category, newest first). */
+const NEIGHBOURS = 10;
+const DEFAULT_SLIDER = 0.3;
+
+const keptSchema = z.object({
+  base: banditStateSchema,
+  /** Epoch ms of the import: outcomes marked before it are in `base`. */
+  since: z.number(),
+  slider: z.number().min(0).max(1),
+});
+type Kept = z.infer<typeof keptSchema>;
+
+const fresh = (): Kept => ({ base: createBanditState(), since: 0, slider: DEFAULT_SLIDER });
+const kept = storedValue<Kept>('baton.learned', (raw) => {
+  const parsed = keptSchema.safeParse(parseJson(raw));
+  return parsed.success ? parsed.data : fresh();
+});
+
+/** The export file: the learned state and the slider, with a name that says what it is. */
+const exportSchema = z.object({
+  kind: z.literal('baton-learned-state'),
+  slider: z.number().min(0).max(1),
+  state: banditStateSchema,
+});
+
+/** "state.arms.conductor.good: must have 12 numbers" — the first problems of an import, by path. */
+function problemsOf(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map(
+      (i) => `${i.path.length ? i.path.join('.') : 'the file'}: ${i.message.replace(/^Invalid input: /, '')}`,
+    )
+    .join('; ');
+}
+
+/** The outcomes of the same category with `strategy`, among `past`: what the chooser sees as neighbours. */
+function neighboursIn(
+  past: readonly Outcome[],
+  question: string,
+  strategy: StrategyId,
+): NeighbourOutcomes | undefined {
+  const category = categoryOf(question);
+  const same = past
+    .filter((o) => o.strategy === strategy && categoryOf(o.question) === category)
+    .slice(-NEIGHBOURS);
+  if (same.length === 0) return undefined;
+  return {
+    good: same.filter((o) => o.good).length,
+    total: same.length,
+    meanCostUsd: same.reduce((s, o) => s + o.costUsd, 0) / same.length,
+  };
+}
+
+export interface AutoChoice {
+  strategy: StrategyId;
+  reason: string;
+}
+
+export interface AutoModeServices {
+  /** The outcome store, when the page has one (the memory's `outcomeStore()` of the page services). */
+  outcomeStore?(): Promise<OutcomeStore>;
+  /** Uniform [0, 1); Math.random by default. */
+  random?: () => number;
+}
+
+export function createAutoMode(services: AutoModeServices) {
+  const initial = kept.read();
+  let base = initial.base;
+  let since = initial.since;
+  let outcomes: Outcome[] = [];
+  const learned = signal<BanditState>(base);
+  const slider = signal(initial.slider);
+  const random = services.random ?? Math.random;
+
+  const save = () => kept.write({ base, since, slider: slider.value });
+
+  function rebuild(): void {
+    let state = base;
+    const past: Outcome[] = [];
+    for (const o of outcomes) {
+      if (o.at > since)
+        state = update(
+          state,
+          o.question,
+          o.strategy,
+          neighboursIn(past, o.question, o.strategy),
+          o.good,
+          o.costUsd,
+        );
+      past.push(o);
+    }
+    learned.value = state;
+  }
+
+  let watching: Promise<void> | undefined;
+  /** Reads the outcomes and follows the store's changes; once, on first use. */
+  function watch(): Promise<void> {
+    watching ??= (async () => {
+      if (!services.outcomeStore) return;
+      const store = await services.outcomeStore();
+      const read = async () => {
+        outcomes = await store.list();
+        rebuild();
+      };
+      store.subscribe(() => void read());
+      await read();
+    })();
+    return watching;
+  }
+
+  /**
+   * Picks a strategy for `question` over `pool` (its enabled workers): the conductor, the router, or one
+   * worker directly. `keyless` are the workers that cannot send; without a conductor model neither the
+   * conductor nor the router can plan.
+   */
+  async function pick(
+    question: string,
+    pool: readonly WorkerSpec[],
+    keyless: ReadonlySet<string>,
+    conductorLoaded: boolean,
+  ): Promise<AutoChoice> {
+    await watch();
+    const labels = new Map(pool.map((w) => [w.id, w.label || w.id]));
+    const arms: StrategyId[] = ['conductor', 'router', ...pool.map((w) => `single:${w.id}` as const)];
+    const candidates: Candidate[] = arms.map((arm) => {
+      const n = neighboursIn(outcomes, question, arm);
+      return n ? { arm, neighbours: n } : { arm };
+    });
+    const anySends = pool.some((w) => !keyless.has(w.id));
+    const choice = choose(learned.value, question, candidates, {
+      slider: slider.value,
+      random,
+      available: (arm) =>
+        arm.startsWith('single:')
+          ? labels.has(arm.slice(7)) && !keyless.has(arm.slice(7))
+          : conductorLoaded && anySends,
+      labelOf: (arm) =>
+        arm.startsWith('single:')
+          ? (labels.get(arm.slice(7)) ?? arm.slice(7))
+          : arm === 'router'
+            ? 'the router'
+            : 'the conductor',
+    });
+    return { strategy: choice.arm, reason: choice.reason };
+  }
+
+  function setSlider(value: number): void {
+    slider.value = Math.min(1, Math.max(0, value));
+    save();
+  }
+
+  function exportText(): string {
+    return `${JSON.stringify({ kind: 'baton-learned-state', slider: slider.value, state: learned.value }, null, 2)}\n`;
+  }
+
+  /** Replaces what was learned with an export's; throws a clear error (and changes nothing) on a bad file. */
+  function importText(text: string, now: number = Date.now()): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`This file is not JSON (${(error as Error).message}); nothing was imported.`);
+    }
+    const parsed = exportSchema.safeParse(json);
+    if (!parsed.success)
+      throw new Error(
+        `This is not a Baton learned-state export: ${problemsOf(parsed.error)}. Nothing was imported.`,
+      );
+    base = parsed.data.state;
+    since = now;
+    slider.value = parsed.data.slider;
+    save();
+    rebuild();
+  }
+
+  /** Forgets everything learned: the base, and the outcomes it was learned from. */
+  async function reset(): Promise<void> {
+    base = createBanditState();
+    since = 0;
+    outcomes = [];
+    save();
+    rebuild();
+    if (services.outcomeStore) await (await services.outcomeStore()).clear();
+  }
+
+  return { learned, slider, watch, pick, setSlider, exportText, importText, reset };
+}
+
+export type AutoMode = ReturnType<typeof createAutoMode>;
