@@ -21,11 +21,15 @@ export function outcomeFromView(view: RunView, good: boolean, now: number = Date
       : view.steps.map(({ worker, task, sees }) => ({ worker, task, sees }));
   const plan: Plan = view.thought !== undefined ? { thought: view.thought, steps } : { steps };
   const workerIds = [...new Set(view.steps.map((s) => s.worker).concat(steps.map((s) => s.worker)))];
+  // An auto run is stored under the mode it ran in ('router' for a direct call to one worker): the outcome
+  // belongs to the strategy auto mode chose, or it would teach auto mode about the wrong one.
+  const strategy = view.chosenBy?.strategy ?? view.mode;
   const outcome: Outcome = {
     runId: view.id,
     question: view.question,
-    strategy: view.mode,
-    plan,
+    strategy,
+    // A direct call to one worker ran no workflow: nothing for the memory to offer the conductor.
+    ...(strategy.startsWith('single:') ? {} : { plan }),
     workerIds,
     good,
     source: 'user',

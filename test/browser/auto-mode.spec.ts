@@ -4,8 +4,8 @@ import { addModelWorker, logErrors, useServers } from './app-steps.ts';
 
 // Auto mode in the built app, against the local test provider over real HTTP and real storage. No conductor
 // model is loaded: auto mode can still answer, by sending the question straight to one worker.
-// Marking answers good or bad is the workflow memory's UI (issue 15, built apart): this spec drives what
-// Baton learned through Settings' import instead, and leaves "mark, then see the choice change" to the merge.
+// What Baton learned comes from the answers the user marks good or bad (the last test), or from a file
+// imported in Settings.
 
 const servers = useServers({ cors: 'strict' });
 
@@ -92,4 +92,36 @@ test('What Baton learned: import, export, reset, and a bad file refused with the
   // Kept across a reload (localStorage).
   await page.reload();
   await expect(page.getByTestId('learned-table').locator('tbody tr')).toHaveCount(1);
+});
+
+test('marking an answer good or bad changes what auto mode says about its next choice', async ({ page }) => {
+  test.setTimeout(180_000);
+  logErrors(page);
+  await page.goto('/#/settings');
+  await addModelWorker(page, servers.provider.baseURL, 'echo', 'Parrot');
+  await page.goto('/#/ask');
+  const composer = page.getByTestId('composer');
+  const ask = async (question: string) => {
+    await composer.getByLabel('Auto').check();
+    await composer.getByLabel('Your question').fill(question);
+    await composer.getByLabel('Your question').press('Enter');
+    await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  };
+  const choice = page.getByTestId('auto-choice');
+
+  await ask('Who wrote Hamlet?');
+  await expect(choice).toContainText('no outcomes yet');
+  await page.getByTestId('mark-good').click();
+  await expect(page.getByTestId('mark-good')).toHaveAttribute('aria-pressed', 'true');
+
+  // The good mark is what auto mode now reasons from.
+  await ask('Who wrote Macbeth?');
+  await expect(choice).toHaveText(
+    'Auto mode chose Parrot, directly (no planning). 1 of 1 similar question was answered well by Parrot.',
+  );
+  await page.getByTestId('mark-bad').click();
+  await expect(page.getByTestId('mark-bad')).toHaveAttribute('aria-pressed', 'true');
+
+  await ask('Who wrote Othello?');
+  await expect(choice).toContainText('1 of 2 similar questions were answered well by Parrot');
 });

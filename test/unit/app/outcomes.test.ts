@@ -60,6 +60,27 @@ describe('outcomeFromView', () => {
       at: 9_000,
     });
   });
+
+  it('credits the strategy auto mode chose, and keeps no workflow for a direct call to one worker', () => {
+    const view = {
+      id: 'run-2',
+      question: 'Who wrote Hamlet?',
+      // Stored as a router run: one step, no planner.
+      mode: 'router',
+      phase: 'done',
+      planText: '',
+      plannedSteps: [{ worker: 'w1', task: 'Answer the question.', sees: [] }],
+      steps: [],
+      startedAt: 1_000,
+      endedAt: 2_000,
+      totals,
+      chosenBy: { by: 'auto', strategy: 'single:w1', reason: 'Trying w1.' },
+    } as unknown as RunView;
+    const outcome = outcomeFromView(view, true, 3_000);
+    expect(outcome.strategy).toBe('single:w1');
+    expect(outcome).not.toHaveProperty('plan');
+    expect(outcome.workerIds).toEqual(['w1']);
+  });
 });
 
 describe('benchOutcome', () => {
