@@ -507,6 +507,23 @@ export function createRuns(services: RunServices) {
       };
       return;
     }
+    await runUnreviewed(runId, input.question, 'router', plan, enabled, estimate).catch((error: unknown) =>
+      failRun(runId, error),
+    );
+  }
+
+  /**
+   * Runs a whole plan nobody reviewed, with the plan checks' fixes: once the user has agreed to a plan
+   * estimated over the spend limit (declining ends the run before anything is sent).
+   */
+  async function runUnreviewed(
+    runId: string,
+    question: string,
+    mode: Mode,
+    plan: Plan,
+    pool: WorkerSpec[],
+    estimate: PlanEstimate,
+  ): Promise<void> {
     const limitUsd = spendLimit();
     if (!(await approveSpend(runId, estimate, false))) {
       update(runId, (v) => ({
@@ -517,15 +534,7 @@ export function createRuns(services: RunServices) {
       }));
       return;
     }
-    await execute(
-      runId,
-      input.question,
-      'router',
-      plan,
-      enabled,
-      runSpendLimit(estimate.cost, limitUsd),
-      true,
-    ).catch((error: unknown) => failRun(runId, error));
+    await execute(runId, question, mode, plan, pool, runSpendLimit(estimate.cost, limitUsd), true);
   }
 
   /**
@@ -570,32 +579,8 @@ export function createRuns(services: RunServices) {
       estimatePlan({ question: input.question, steps, pool: enabled, answerLengths: pastLengths });
     const withEstimate = (view: RunView): RunView =>
       view.plannedSteps.length > 0 ? { ...view, estimate: estimateOf(view.plannedSteps) } : view;
-    /**
-     * Runs a whole plan nobody reviewed, with the plan checks' fixes: once the user has agreed to a plan
-     * estimated over the spend limit (declining ends the run before anything is sent).
-     */
-    const runWhole = async (id: string, plan: Plan): Promise<void> => {
-      const limitUsd = spendLimit();
-      const estimate = estimateOf(plan.steps);
-      if (!(await approveSpend(id, estimate, false))) {
-        update(id, (v) => ({
-          ...v,
-          phase: 'cancelled',
-          error: declinedText(estimate, limitUsd ?? 0),
-          endedAt: Date.now(),
-        }));
-        return;
-      }
-      await execute(
-        id,
-        input.question,
-        input.mode,
-        plan,
-        enabled,
-        runSpendLimit(estimate.cost, limitUsd),
-        true,
-      );
-    };
+    const runWhole = (id: string, plan: Plan): Promise<void> =>
+      runUnreviewed(id, input.question, input.mode, plan, enabled, estimateOf(plan.steps));
 
     // Steps stream to the executor as they are written, unless a worker of the pool has no key: then the
     // whole plan is awaited and checked, so a step for that worker fails the run before anything is sent.
