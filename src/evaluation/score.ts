@@ -92,10 +92,13 @@ export function extractNumber(response: string): number | undefined {
   return undefined;
 }
 
-/** The Python of an answer: the last ```python (or unlabelled) block, else the whole text. */
+/**
+ * The Python of an answer: the last ```python (or unlabelled) block, else the whole text. Only blank lines
+ * are trimmed at the start: a completion model's function body starts indented, and Python needs that.
+ */
 export function extractPython(response: string): string {
   const blocks = [...response.matchAll(/```(?:python|py|python3)?[^\n]*\n([\s\S]*?)```/g)];
-  return (blocks.at(-1)?.[1] ?? response).trim();
+  return (blocks.at(-1)?.[1] ?? response).replace(/^(?:[ \t]*\r?\n)+/, '').trimEnd();
 }
 
 /** Said instead of a score where no Python runner exists: a missing runner must not look like a wrong answer. */

@@ -23,7 +23,6 @@ interface Harness {
   score(task: Task, response: string, timeoutMs: number): Promise<Score>;
   tasks(text: string, fileName: string): Promise<Task[]>;
 }
-const harness = () => (globalThis as unknown as { harness: Harness }).harness;
 
 let context: BrowserContext;
 let page: Page;
@@ -32,13 +31,16 @@ let tasks: Task[];
 const requests: { url: string; frame: string }[] = [];
 
 const score = (task: Task, response: string) =>
-  page.evaluate(([task, response, ms]) => harness().score(task, response, ms), [
-    task,
-    response,
-    TIME_LIMIT_MS,
-  ] as const);
+  page.evaluate(
+    ([task, response, ms]) =>
+      (globalThis as unknown as { harness: Harness }).harness.score(task, response, ms),
+    [task, response, TIME_LIMIT_MS] as const,
+  );
 const runPython = (run: PythonRun, ms = TIME_LIMIT_MS) =>
-  page.evaluate(([run, ms]) => harness().runner.runPython(run, ms), [run, ms] as const);
+  page.evaluate(
+    ([run, ms]) => (globalThis as unknown as { harness: Harness }).harness.runner.runPython(run, ms),
+    [run, ms] as const,
+  );
 const fenced = (code: string) => `Here it is:\n\n\`\`\`python\n${code}\n\`\`\``;
 
 test.beforeAll(async ({ browser }) => {
@@ -53,7 +55,10 @@ test.beforeAll(async ({ browser }) => {
   page = await context.newPage();
   await page.goto('/test/pages/python.html');
   await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
-  tasks = await page.evaluate((text) => harness().tasks(text, 'humaneval.jsonl'), HUMANEVAL);
+  tasks = await page.evaluate(
+    (text) => (globalThis as unknown as { harness: Harness }).harness.tasks(text, 'humaneval.jsonl'),
+    HUMANEVAL,
+  );
   expect(tasks.map((t) => t.id)).toEqual(['Baton/0', 'Baton/1']);
 });
 
