@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
+import { PYODIDE_CACHE, PYODIDE_FILES } from '../../src/evaluation/python-assets.ts';
 import type { PythonRun, PythonVerdict } from '../../src/evaluation/python-program.ts';
 import type { Score } from '../../src/evaluation/score.ts';
 import type { Task } from '../../src/evaluation/taskset.ts';
@@ -197,4 +198,62 @@ test('the sandbox makes no request: Pyodide came from the page, and an answer re
   expect(
     requests.filter((r) => !r.url.startsWith(origin) && !r.url.startsWith('blob:') && r.url !== target),
   ).toEqual([]);
+});
+
+test('Pyodide is not part of the first visit, and is cached for offline use once a Python item was scored', async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const visit = await browser.newContext();
+  try {
+    const fetched: string[] = [];
+    visit.on('request', (request) => {
+      fetched.push(request.url());
+    });
+    const app = await visit.newPage();
+    await app.goto('/');
+    await app.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    // The harness page, controlled by the app's service worker like any page of this origin.
+    await app.goto('/test/pages/python.html');
+    await expect(app.locator('body')).toHaveAttribute('data-ready', 'true');
+    expect(await app.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+    expect(fetched.filter((url) => url.includes('/assets/pyodide/'))).toEqual([]);
+
+    const [task] = await app.evaluate(
+      (text) => (globalThis as unknown as { harness: Harness }).harness.tasks(text, 'humaneval.jsonl'),
+      HUMANEVAL,
+    );
+    const scored = await app.evaluate(
+      ([task, response]) =>
+        (globalThis as unknown as { harness: Harness }).harness.score(task, response, 5000),
+      [task!, fenced(task!.answer)] as const,
+    );
+    expect(scored.correct).toBe(true);
+    const cached = await app.evaluate(async (name) => {
+      const keys = await (await caches.open(name)).keys();
+      return keys.map((request) => new URL(request.url).pathname.split('/').pop()).sort();
+    }, PYODIDE_CACHE);
+    expect(cached).toEqual([...PYODIDE_FILES].sort());
+
+    // Offline, every file still comes (from the service worker's cache), whole.
+    await visit.setOffline(true);
+    // Each once by the page, and once more by the service worker that forwarded it.
+    const urls = [...new Set(fetched.filter((url) => url.includes('/assets/pyodide/')))];
+    expect(urls).toHaveLength(PYODIDE_FILES.length);
+    const offline = await app.evaluate(
+      (urls) =>
+        Promise.all(
+          urls.map(async (url) => {
+            const response = await fetch(url);
+            return { url, ok: response.ok, bytes: (await response.arrayBuffer()).byteLength };
+          }),
+        ),
+      urls,
+    );
+    for (const file of offline) expect(file.ok && file.bytes > 0, file.url).toBe(true);
+  } finally {
+    await visit.close();
+  }
 });
