@@ -71,7 +71,8 @@ type FromRunner =
 
 type RunRequest =
   | { language: 'javascript'; code: string; tests: string; timeoutMs: number }
-  | { language: 'python'; program: string; stdin: string; timeoutMs: number };
+  /** exitEnds: a stdin/stdout program may end with sys.exit(0); its output decides. */
+  | { language: 'python'; program: string; stdin: string; exitEnds: boolean; timeoutMs: number };
 
 type RunVerdict = Verdict & { stdout: string; broken?: true; unavailable?: true };
 
@@ -323,6 +324,7 @@ export function createSandboxRunner(
         language: 'python',
         program: run.program,
         stdin: run.stdin ?? '',
+        exitEnds: run.expectedStdout !== undefined,
         timeoutMs,
       });
       return { passed, message, stdout };

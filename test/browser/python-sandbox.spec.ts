@@ -119,6 +119,20 @@ test('each item runs in a clean namespace of the one interpreter; stdin is fed a
   ).toEqual({ passed: true, message: 'all tests passed', stdout: '42\nend\n' });
 });
 
+test('a stdin/stdout program may end with sys.exit(0) after printing; any other status fails', async () => {
+  const printed = { stdin: '', expectedStdout: '7\n' };
+  expect(await runPython({ program: 'print(7)\nimport sys\nsys.exit()', ...printed })).toEqual({
+    passed: true,
+    message: 'the program exited with status 0',
+    stdout: '7\n',
+  });
+  expect(await runPython({ program: 'print(7)\nexit(0)', ...printed })).toMatchObject({ passed: true });
+  expect(await runPython({ program: 'print(7)\nimport sys\nsys.exit(1)', ...printed })).toMatchObject({
+    passed: false,
+    message: 'SystemExit: 1',
+  });
+});
+
 test('an answer cannot post a verdict of its own or end its run early as a pass', async () => {
   const [addPair] = tasks as [Task];
   // It reaches the worker's globals through Pyodide's `js` module and posts what a verdict looks like.
