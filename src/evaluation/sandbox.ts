@@ -20,10 +20,12 @@ import type { CodeRunner } from './score.ts';
  * the bytes in. The frame keeps one interpreter for many runs, each in a fresh namespace, and replaces it
  * after a run that timed out. Its verdict comes over a port only the frame's harness holds (see
  * public/sandbox/code-runner.html, pythonHarness): an answer can print, raise or post what it likes, it
- * cannot post a verdict. What an answer could do, if it were written to attack the bench rather than to
- * solve the task, is tamper with the shared interpreter (its modules) for the runs after it; the per-run
- * nonce on the program's last line makes a run that never reached its end fail, but a fresh interpreter per
- * run (Pyodide memory snapshots) would be the complete answer.
+ * cannot post a verdict. A run passes only when its program returns and its last line (with a per-run
+ * nonce) ran. Answers share the interpreter, so one written to attack the bench rather than solve its task
+ * could alter what runs the programs after it; a known program run after each answer (it must set its line
+ * and fail its assert) catches that kind of change, fails the answer and replaces the interpreter. An
+ * alteration that recognises that program would still get through: a fresh interpreter per answer (a
+ * Pyodide memory snapshot) is the complete answer, not built yet.
  */
 
 export interface Verdict {

@@ -159,6 +159,29 @@ test('an answer cannot post a verdict of its own or end its run early as a pass'
   expect(await score(addPair, fenced(addPair.answer))).toMatchObject({ correct: true });
 });
 
+test('an answer that breaks the shared interpreter does not make the answers after it pass', async () => {
+  const [addPair] = tasks as [Task];
+  // It replaces what runs every later program with a version that compiles away every assert.
+  const tamper = [
+    'import pyodide.code',
+    'def _no_asserts(source, globals=None, locals=None, *args, **kwargs):',
+    '    exec(compile(source, "<answer>", "exec", optimize=1), globals)',
+    'pyodide.code.eval_code = _no_asserts',
+    'def add_pair(a, b):',
+    '    return a + b',
+  ].join('\n');
+  // A check after each run finds it out: the answer fails, and the interpreter is replaced.
+  expect(await score(addPair, fenced(tamper))).toMatchObject({
+    correct: false,
+    detail: 'the answer altered the Python interpreter the runs share; a new one was started',
+  });
+  expect(await score(addPair, fenced('def add_pair(a, b):\n    return 0'))).toMatchObject({
+    correct: false,
+    detail: 'AssertionError',
+  });
+  expect((await score(addPair, fenced(addPair.answer))).correct).toBe(true);
+});
+
 test('the sandbox makes no request: Pyodide came from the page, and an answer reaches no server', async ({
   baseURL,
 }) => {
