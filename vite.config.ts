@@ -1,6 +1,6 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import {
   ENGINE_ASSET,
@@ -15,6 +15,13 @@ import {
   TOKENIZER_CACHE,
   TOKENIZER_DIR,
 } from './src/app/tokenizer-assets.ts';
+import {
+  PYODIDE_ASSET,
+  PYODIDE_CACHE,
+  PYODIDE_DIR,
+  PYODIDE_FILES,
+  pyodidePath,
+} from './src/evaluation/python-assets.ts';
 import { cspPlugin, LOCAL_HOSTS, parseConnectSrc, parseSandboxOrigin } from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
@@ -44,6 +51,39 @@ function inputs(mode: string): Record<string, string> {
   return entries;
 }
 
+// Pyodide (Python for the code sandbox) is copied from its npm package into the build as it is: its loader finds
+// its files by name, so they keep their names, in a folder named after the version instead of a hash.
+const PYODIDE_ROOT = resolve(import.meta.dirname, 'node_modules/pyodide');
+const PYODIDE_VERSION: string = JSON.parse(
+  readFileSync(resolve(PYODIDE_ROOT, 'package.json'), 'utf8'),
+).version;
+
+function pyodideAssets(): Plugin {
+  const base = pyodidePath(PYODIDE_VERSION);
+  return {
+    name: 'baton-pyodide-assets',
+    generateBundle() {
+      for (const name of PYODIDE_FILES)
+        this.emitFile({
+          type: 'asset',
+          fileName: `${base}/${name}`,
+          source: readFileSync(resolve(PYODIDE_ROOT, name)),
+        });
+    },
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const name = PYODIDE_FILES.find((n) => req.url === `/${base}/${n}`);
+        if (!name) return next();
+        res.setHeader(
+          'Content-Type',
+          name.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream',
+        );
+        res.end(readFileSync(resolve(PYODIDE_ROOT, name)));
+      });
+    },
+  };
+}
+
 // The origin that serves the code-runner sandbox when it is not the app's own (README: "The code sandbox").
 const sandboxOrigin = parseSandboxOrigin(process.env.BATON_SANDBOX_ORIGIN);
 
@@ -52,6 +92,7 @@ export default defineConfig(({ mode }) => ({
     'import.meta.env.BATON_SANDBOX_ORIGIN': JSON.stringify(sandboxOrigin ?? ''),
     // The connection test reads it: under `require-corp` a failed no-cors probe proves nothing.
     'import.meta.env.BATON_COEP': JSON.stringify(COEP),
+    'import.meta.env.BATON_PYODIDE_PATH': JSON.stringify(pyodidePath(PYODIDE_VERSION)),
   },
   build: {
     target: 'es2022',
@@ -61,6 +102,7 @@ export default defineConfig(({ mode }) => ({
   },
   // Content-Security-Policy from the provider catalog; BATON_CONNECT_SRC adds custom hosts (README).
   plugins: [
+    pyodideAssets(),
     cspPlugin({
       extraConnectSrc: parseConnectSrc(process.env.BATON_CONNECT_SRC),
       // Test builds may frame the sandbox from another local site (localhost beside 127.0.0.1), as a
@@ -93,7 +135,13 @@ export default defineConfig(({ mode }) => ({
       workbox: {
         globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
         // Harness pages of test builds, the code sandbox and the engines are not part of the app shell.
-        globIgnores: ['test/**', 'sandbox/**', `assets/${ENGINE_DIR}/**`, `assets/${TOKENIZER_DIR}/**`],
+        globIgnores: [
+          'test/**',
+          'sandbox/**',
+          `assets/${ENGINE_DIR}/**`,
+          `assets/${TOKENIZER_DIR}/**`,
+          `assets/${PYODIDE_DIR}/**`,
+        ],
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/test\//, /^\/sandbox\//],
         cleanupOutdatedCaches: true,
@@ -118,6 +166,16 @@ export default defineConfig(({ mode }) => ({
             options: {
               cacheName: TOKENIZER_CACHE,
               expiration: { maxEntries: 4 },
+              cacheableResponse: { statuses: [200] },
+            },
+          },
+          {
+            // Pyodide (src/evaluation/python-assets.ts): cached when a Python task is first scored.
+            urlPattern: PYODIDE_ASSET,
+            handler: 'CacheFirst',
+            options: {
+              cacheName: PYODIDE_CACHE,
+              expiration: { maxEntries: 2 * PYODIDE_FILES.length },
               cacheableResponse: { statuses: [200] },
             },
           },

@@ -61,3 +61,10 @@ export function stdoutMatches(actual: string, expected: string): boolean {
   const b = lines(expected);
   return a.length === b.length && a.every((line, i) => line === b[i]);
 }
+
+/** What the sandbox reports for one PythonRun: whether it ran to its end without an exception, and what it printed. */
+export interface PythonVerdict {
+  passed: boolean;
+  message: string;
+  stdout: string;
+}

@@ -1,3 +1,5 @@
+import { PYODIDE_FILES, type PyodideFiles } from './python-assets.ts';
+import type { PythonRun, PythonVerdict } from './python-program.ts';
 import type { CodeRunner } from './score.ts';
 
 /**
@@ -12,6 +14,18 @@ import type { CodeRunner } from './score.ts';
  * and Android may not. Whatever happens there, the page keeps a watchdog: a run that does not answer in time,
  * or a frame that stops answering pings (its process died), costs that run a failed verdict, and the frame is
  * replaced by a fresh one for the next run.
+ *
+ * Python answers run in the same frame under Pyodide. The frame has no network, so the page fetches Pyodide's
+ * files (from this origin, only when a Python task is first scored; the service worker keeps them) and hands
+ * the bytes in. The frame keeps one interpreter for many runs, each in a fresh namespace, and replaces it
+ * after a run that timed out. Its verdict comes over a port only the frame's harness holds (see
+ * public/sandbox/code-runner.html, pythonHarness): an answer can print, raise or post what it likes, it
+ * cannot post a verdict. A run passes only when its program returns and its last line (with a per-run
+ * nonce) ran. Answers share the interpreter, so one written to attack the bench rather than solve its task
+ * could alter what runs the programs after it; a known program run after each answer (it must set its line
+ * and fail its assert) catches that kind of change, fails the answer and replaces the interpreter. An
+ * alteration that recognises that program would still get through: a fresh interpreter per answer (a
+ * Pyodide memory snapshot) is the complete answer, not built yet.
  */
 
 export interface Verdict {
@@ -28,16 +42,18 @@ export interface SandboxRunnerOptions {
   stallMs?: number;
   /** How long a new frame may take to load and connect. */
   startMs?: number;
+  /** Where Pyodide's files are fetched from. Default: this build's copy (pyodideUrl). */
+  pyodideUrl?: string;
 }
 
-/** The language of every answer today; the protocol names it so other runtimes can join the same sandbox. */
-const LANGUAGE = 'javascript';
 const PING_EVERY_MS = 500;
 /** Generous: on a loaded machine a healthy frame can be slow to answer, and a false alarm fails an answer. */
 const STALL_MS = 5000;
 const START_MS = 20_000;
 /** The frame enforces the time limit itself; the page's own bound comes this much later. */
 const GRACE_MS = 2000;
+/** A Python run may first have to start the interpreter (seconds on a loaded machine): the page waits longer. */
+const PYTHON_START_MS = 60_000;
 
 const CLOSED: Verdict = { passed: false, message: 'the code runner was closed before this answer finished' };
 
@@ -46,7 +62,26 @@ type FromRunner =
   /** Not from the frame: the page closed it (dispose). */
   | { type: 'closed' }
   | { type: 'pong'; seq: number }
-  | { type: 'verdict'; id: string; passed: unknown; message: unknown };
+  | {
+      type: 'verdict';
+      id: string;
+      passed: unknown;
+      message: unknown;
+      stdout?: unknown;
+      unavailable?: unknown;
+    };
+
+type RunRequest =
+  | { language: 'javascript'; code: string; tests: string; timeoutMs: number }
+  /** exitEnds: a stdin/stdout program may end with sys.exit(0); its output decides. */
+  | { language: 'python'; program: string; stdin: string; exitEnds: boolean; timeoutMs: number };
+
+type RunVerdict = Verdict & { stdout: string; broken?: true; unavailable?: true };
+
+/** Python could not run here at all (its files did not download, the interpreter did not start). */
+export class PythonUnavailableError extends Error {
+  override name = 'PythonUnavailableError';
+}
 
 /** The configured sandbox origin (vite.config.ts defines it from BATON_SANDBOX_ORIGIN), or this page's. */
 export function sandboxOrigin(): string {
@@ -56,6 +91,38 @@ export function sandboxOrigin(): string {
 
 export function sandboxUrl(origin = sandboxOrigin()): string {
   return new URL(`${import.meta.env.BASE_URL}sandbox/code-runner.html`, origin).href;
+}
+
+/** Where this build serves Pyodide's files (vite.config.ts copies them from the npm package). */
+export function pyodideUrl(): string {
+  return new URL(`${import.meta.env.BASE_URL}${import.meta.env.BATON_PYODIDE_PATH}/`, location.href).href;
+}
+
+let pyodideFiles: Promise<PyodideFiles> | undefined;
+
+/** Fetches Pyodide's files once per page; a failed download is tried again on the next Python run. */
+export function fetchPyodideFiles(base = pyodideUrl()): Promise<PyodideFiles> {
+  pyodideFiles ??= (async () => {
+    const entries = await Promise.all(
+      PYODIDE_FILES.map(async (name) => {
+        const url = new URL(name, base).href;
+        let response: Response;
+        try {
+          response = await fetch(url);
+        } catch (error) {
+          throw new Error(`Python's runtime (${url}) could not be downloaded: ${(error as Error).message}`);
+        }
+        if (!response.ok)
+          throw new Error(`Python's runtime (${url}) could not be downloaded: HTTP ${response.status}`);
+        return [name, await response.arrayBuffer()] as const;
+      }),
+    );
+    return Object.fromEntries(entries) as PyodideFiles;
+  })();
+  pyodideFiles.catch(() => {
+    pyodideFiles = undefined;
+  });
+  return pyodideFiles;
 }
 
 /** One runner frame: loads, is handed a private MessagePort, answers pings and runs. */
@@ -131,25 +198,40 @@ class RunnerFrame {
     });
   }
 
+  private pythonFilesSent = false;
+
+  /** Hands Pyodide's files to this frame once (copies: the page keeps its own for the next frame). */
+  givePythonFiles(files: PyodideFiles): void {
+    if (this.pythonFilesSent) return;
+    this.pythonFilesSent = true;
+    this.port.postMessage({ type: 'python-files', files });
+  }
+
   /** Runs one answer; settles with the frame's verdict, a timeout, or a crash (no pong for `stallMs`). */
-  run(code: string, tests: string, timeoutMs: number, stallMs: number): Promise<Verdict & { broken?: true }> {
+  run(request: RunRequest, stallMs: number): Promise<RunVerdict> {
     const id = crypto.randomUUID();
-    if (this.destroyed) return Promise.resolve(CLOSED);
+    const { timeoutMs } = request;
+    if (this.destroyed) return Promise.resolve({ ...CLOSED, stdout: '' });
     return new Promise((resolve) => {
-      const settle = (verdict: Verdict & { broken?: true }) => {
+      const settle = (verdict: RunVerdict) => {
         clearTimeout(deadline);
         clearInterval(heartbeat);
         this.listeners.delete(listener);
         resolve(verdict);
       };
       const listener = (message: FromRunner) => {
-        if (message?.type === 'closed') settle(CLOSED);
+        if (message?.type === 'closed') settle({ ...CLOSED, stdout: '' });
         if (message?.type !== 'verdict' || message.id !== id) return;
-        settle({ passed: message.passed === true, message: String(message.message ?? '') });
+        settle({
+          passed: message.passed === true,
+          message: String(message.message ?? ''),
+          stdout: String(message.stdout ?? ''),
+          ...(message.unavailable === true ? { unavailable: true as const } : {}),
+        });
       };
       const deadline = setTimeout(
-        () => settle({ passed: false, message: `timed out after ${timeoutMs} ms`, broken: true }),
-        timeoutMs + GRACE_MS,
+        () => settle({ passed: false, message: `timed out after ${timeoutMs} ms`, stdout: '', broken: true }),
+        timeoutMs + GRACE_MS + (request.language === 'python' ? PYTHON_START_MS : 0),
       );
       this.lastPong = performance.now();
       const heartbeat = setInterval(() => {
@@ -158,6 +240,7 @@ class RunnerFrame {
             passed: false,
             message:
               'the code runner stopped responding while running this answer (it most likely ran out of memory); it was restarted',
+            stdout: '',
             broken: true,
           });
           return;
@@ -165,7 +248,7 @@ class RunnerFrame {
         this.port.postMessage({ type: 'ping', seq: ++this.seq });
       }, PING_EVERY_MS);
       this.listeners.add(listener);
-      this.port.postMessage({ type: 'run', id, language: LANGUAGE, code, tests, timeoutMs });
+      this.port.postMessage({ type: 'run', id, ...request });
     });
   }
 
@@ -182,7 +265,9 @@ class RunnerFrame {
  * A code runner for the page. Runs go one at a time, so a runaway answer can only fail itself: a crash
  * takes down the frame's process, and with it whatever else was running there.
  */
-export function createSandboxRunner(options: SandboxRunnerOptions = {}): CodeRunner & { dispose(): void } {
+export function createSandboxRunner(
+  options: SandboxRunnerOptions = {},
+): Required<CodeRunner> & { dispose(): void } {
   const container = options.container ?? document.body;
   const url = sandboxUrl(options.origin);
   const stallMs = options.stallMs ?? STALL_MS;
@@ -207,25 +292,44 @@ export function createSandboxRunner(options: SandboxRunnerOptions = {}): CodeRun
     return current;
   };
 
-  const execute = async (code: string, tests: string, timeoutMs: number): Promise<Verdict> => {
-    if (disposed) return CLOSED;
+  const execute = async (request: RunRequest): Promise<RunVerdict> => {
+    if (disposed) return { ...CLOSED, stdout: '' };
+    // A runtime that cannot be had is not a wrong answer: runPython throws it (score.ts reports it unscored).
+    const files = request.language === 'python' ? await fetchPyodideFiles(options.pyodideUrl) : undefined;
     let frame: RunnerFrame;
     try {
       frame = await live();
     } catch (error) {
       current = undefined;
-      return { passed: false, message: (error as Error).message };
+      return { passed: false, message: (error as Error).message, stdout: '' };
     }
-    const { broken, ...verdict } = await frame.run(code, tests, timeoutMs, stallMs);
-    if (broken) replace(frame);
+    if (files) frame.givePythonFiles(files);
+    const verdict = await frame.run(request, stallMs);
+    if (verdict.broken) replace(frame);
+    if (verdict.unavailable) throw new PythonUnavailableError(verdict.message);
     return verdict;
   };
 
+  const enqueue = (request: RunRequest): Promise<RunVerdict> => {
+    const result = queue.then(() => execute(request));
+    queue = result;
+    return result;
+  };
+
   return {
-    run(code, tests, timeoutMs) {
-      const result = queue.then(() => execute(code, tests, timeoutMs));
-      queue = result;
-      return result;
+    async run(code, tests, timeoutMs) {
+      const { passed, message } = await enqueue({ language: 'javascript', code, tests, timeoutMs });
+      return { passed, message };
+    },
+    async runPython(run: PythonRun, timeoutMs: number): Promise<PythonVerdict> {
+      const { passed, message, stdout } = await enqueue({
+        language: 'python',
+        program: run.program,
+        stdin: run.stdin ?? '',
+        exitEnds: run.expectedStdout !== undefined,
+        timeoutMs,
+      });
+      return { passed, message, stdout };
     },
     dispose() {
       disposed = true;

@@ -1,4 +1,5 @@
 import { extractMathAnswer, normalizeMathAnswer } from './math-answer.ts';
+import { type PythonRun, type PythonVerdict, pythonRuns, stdoutMatches } from './python-program.ts';
 import type { Task } from './taskset.ts';
 
 export interface Score {
@@ -13,6 +14,11 @@ export interface Score {
 /** Runs a code answer against a task's tests somewhere safe (see src/evaluation/sandbox.ts). */
 export interface CodeRunner {
   run(code: string, tests: string, timeoutMs: number): Promise<{ passed: boolean; message: string }>;
+  /**
+   * Runs one Python program (python-program.ts) under the sandbox's Pyodide; absent where there is none.
+   * Throws when Python cannot run here at all, which is no verdict on the answer.
+   */
+  runPython?(run: PythonRun, timeoutMs: number): Promise<PythonVerdict>;
 }
 
 const ARTICLES = /\b(a|an|the)\b/g;
@@ -86,14 +92,53 @@ export function extractNumber(response: string): number | undefined {
   return undefined;
 }
 
-/** The Python of an answer: the last ```python (or unlabelled) block, else the whole text. */
+/**
+ * The Python of an answer: the last ```python (or unlabelled) block, else the whole text. Only blank lines
+ * are trimmed at the start: a completion model's function body starts indented, and Python needs that.
+ */
 export function extractPython(response: string): string {
   const blocks = [...response.matchAll(/```(?:python|py|python3)?[^\n]*\n([\s\S]*?)```/g)];
-  return (blocks.at(-1)?.[1] ?? response).trim();
+  return (blocks.at(-1)?.[1] ?? response).replace(/^(?:[ \t]*\r?\n)+/, '').trimEnd();
 }
 
-/** Said instead of a score until the sandbox can run Python: a missing runner must not look like a wrong answer. */
+/** Said instead of a score where no Python runner exists: a missing runner must not look like a wrong answer. */
 export const PYTHON_NOT_AVAILABLE = 'Python scoring is not available yet';
+
+const clip = (text: string, max = 200) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/**
+ * Runs a Python answer's programs one after another (a stdin/stdout or functional task has one per case);
+ * the first that fails decides. Unscored, not wrong, when Python cannot run here.
+ */
+async function scorePython(
+  task: Task,
+  code: string,
+  runPython: NonNullable<CodeRunner['runPython']>,
+  timeoutMs: number,
+): Promise<Score> {
+  const runs = pythonRuns(task, code);
+  for (const [i, run] of runs.entries()) {
+    const label = runs.length > 1 ? `case ${i + 1} of ${runs.length}: ` : '';
+    let result: PythonVerdict;
+    try {
+      result = await runPython(run, timeoutMs);
+    } catch (error) {
+      return { correct: false, extracted: code, detail: (error as Error).message, unscored: true };
+    }
+    if (!result.passed) return { correct: false, extracted: code, detail: `${label}${result.message}` };
+    if (run.expectedStdout !== undefined && !stdoutMatches(result.stdout, run.expectedStdout))
+      return {
+        correct: false,
+        extracted: code,
+        detail: `${label}printed ${JSON.stringify(clip(result.stdout))}, expected ${JSON.stringify(clip(run.expectedStdout))}`,
+      };
+  }
+  return {
+    correct: true,
+    extracted: code,
+    detail: runs.length > 1 ? `all ${runs.length} cases passed` : 'all tests passed',
+  };
+}
 
 /**
  * Scores the kinds whose answer is text (everything but `code` and `python`) without running anything;
@@ -148,14 +193,12 @@ export async function scoreAnswer(
 ): Promise<Score> {
   const text = scoreText(task, response);
   if (text) return text;
-  // The programs that would check it are ready (python-program.ts); the sandboxed Python runner is not.
-  if (task.kind === 'python')
-    return {
-      correct: false,
-      extracted: extractPython(response),
-      detail: PYTHON_NOT_AVAILABLE,
-      unscored: true,
-    };
+  if (task.kind === 'python') {
+    const code = extractPython(response);
+    if (codeRunner?.runPython)
+      return scorePython(task, code, codeRunner.runPython.bind(codeRunner), codeTimeoutMs);
+    return { correct: false, extracted: code, detail: PYTHON_NOT_AVAILABLE, unscored: true };
+  }
   const code = extractCode(response);
   if (!codeRunner) return { correct: false, extracted: code, detail: 'no code runner available here' };
   const result = await codeRunner.run(code, task.tests ?? '', codeTimeoutMs);

@@ -2,7 +2,6 @@ import { useState } from 'preact/hooks';
 import { BENCHMARK_IMPORTERS, importTaskSet } from '../../evaluation/importers/index.ts';
 import { sampleItems } from '../../evaluation/random.ts';
 import { SAMPLE_TASKS } from '../../evaluation/sample-tasks.ts';
-import { PYTHON_NOT_AVAILABLE } from '../../evaluation/score.ts';
 import type { Task, TaskSetLineError } from '../../evaluation/taskset.ts';
 
 export interface TaskSetChoice {
@@ -187,9 +186,10 @@ export function TaskSetPicker({
             }.`}
       </p>
       {pythonTasks > 0 && (
-        <p class="alert" data-kind="warn" data-testid="taskset-python">
-          {PYTHON_NOT_AVAILABLE}: the {pythonTasks} Python task{pythonTasks === 1 ? '' : 's'} will be reported
-          as failed with that reason, not scored.
+        <p class="small" data-testid="taskset-python">
+          The {pythonTasks} Python task{pythonTasks === 1 ? ' is' : 's are'} checked by their own tests in
+          Python in this browser (Pyodide, in the code sandbox): about 6 MB is downloaded from this site when
+          the first one is scored, then kept for offline use.
         </p>
       )}
       {value.source === 'import' && errors.length > 0 && (

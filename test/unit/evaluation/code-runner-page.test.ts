@@ -23,6 +23,9 @@ describe('public/sandbox/code-runner.html', () => {
     expect(directives.get('script-src'), `put ${hash} in the page's script-src`).toEqual([
       hash,
       "'unsafe-eval'",
+      // Pyodide: its modules are imported from blob: URLs the frame makes of the bytes the page hands in.
+      "'wasm-unsafe-eval'",
+      'blob:',
     ]);
     expect(directives.get('default-src')).toEqual(["'none'"]);
     expect(directives.get('connect-src')).toEqual(["'none'"]);
