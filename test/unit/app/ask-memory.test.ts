@@ -6,13 +6,12 @@ import { openLedger } from '../../../src/egress/ledger.ts';
 import { openRunStore } from '../../../src/executor/store.ts';
 import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
-import { presetById } from '../../../src/providers/catalog.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
 import { openVault } from '../../../src/vault/vault.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';
 import type { ConductorEngine, ModelRef } from '../../../workers/engines/engine.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
-import { testAppState } from './test-app-state.ts';
+import { keyedServices, testAppState, testWorker } from './test-app-state.ts';
 
 const KEY = 'sk-ask-memory-AAAAAAAAAAAAAAAA';
 const model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
@@ -58,37 +57,15 @@ afterAll(async () => {
   await provider.close();
 });
 
-function worker(id: string, label: string, modelId: string): WorkerSpec {
-  return {
-    id,
-    label,
-    strengths: 'test',
-    providerId: 'p-test',
-    baseURL: provider.baseURL,
-    model: modelId,
-    maxConcurrency: 1,
-    price: { inputPerM: 0, outputPerM: 0 },
-    enabled: true,
-  };
-}
+const worker = (id: string, label: string, modelId: string): WorkerSpec =>
+  testWorker(provider.baseURL, id, label, modelId);
 
 describe('workflow memory in ask()', () => {
   it('shows the on-device conductor a past good workflow for a similar question, and sends none of it to a provider', async () => {
-    const [runStore, ledger, vault, outcomeStore] = await Promise.all([
-      openRunStore('memory-runs'),
-      openLedger('memory-ledger'),
-      openVault('memory-vault'),
+    const [{ runStore, ledger, vault, egress }, outcomeStore] = await Promise.all([
+      keyedServices('memory', provider, KEY),
       openOutcomeStore('memory-outcomes'),
     ]);
-    await vault.saveKey({ providerId: 'p-test', origin: provider.url, key: KEY });
-    const egress = createEgress({
-      vault,
-      ledger,
-      presetFor: (id) =>
-        id === 'p-test'
-          ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
-          : presetById(id),
-    });
     const pastPlan =
       '{"thought":"draft, then polish","steps":[{"worker":"w1","task":"PAST-TASK-MARKER draft it","sees":[]},{"worker":"w2","task":"PAST-TASK-MARKER polish it","sees":[0]}]}';
     const newPlan = '{"thought":"one step","steps":[{"worker":"w2","task":"Translate it.","sees":[]}]}';

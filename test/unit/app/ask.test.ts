@@ -1,14 +1,9 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEgress } from '../../../src/egress/egress.ts';
-import { openLedger } from '../../../src/egress/ledger.ts';
-import { openRunStore } from '../../../src/executor/store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
-import { presetById } from '../../../src/providers/catalog.ts';
-import { openVault } from '../../../src/vault/vault.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 import { scriptedConductor } from './scripted-conductor.ts';
-import { testAppState } from './test-app-state.ts';
+import { keyedServices, testAppState, testWorker } from './test-app-state.ts';
 
 const KEY = 'sk-ask-test-AAAAAAAAAAAAAAAA';
 
@@ -20,36 +15,12 @@ afterAll(async () => {
   await provider.close();
 });
 
-function worker(id: string, label: string, modelId: string): WorkerSpec {
-  return {
-    id,
-    label,
-    strengths: 'test',
-    providerId: 'p-test',
-    baseURL: provider.baseURL,
-    model: modelId,
-    maxConcurrency: 1,
-    price: { inputPerM: 0, outputPerM: 0 },
-    enabled: true,
-  };
-}
+const worker = (id: string, label: string, modelId: string): WorkerSpec =>
+  testWorker(provider.baseURL, id, label, modelId);
 
 describe('ask() in an app state built from real services', () => {
   it('plans with the conductor, runs the steps against the provider over HTTP, and stores the answer', async () => {
-    const [runStore, ledger, vault] = await Promise.all([
-      openRunStore('ask-runs'),
-      openLedger('ask-ledger'),
-      openVault('ask-vault'),
-    ]);
-    await vault.saveKey({ providerId: 'p-test', origin: provider.url, key: KEY });
-    const egress = createEgress({
-      vault,
-      ledger,
-      presetFor: (id) =>
-        id === 'p-test'
-          ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
-          : presetById(id),
-    });
+    const { runStore, ledger, vault, egress } = await keyedServices('ask', provider, KEY);
     const plan =
       '{"thought":"shout, then repeat","steps":[{"worker":"w1","task":"Say hello","sees":[]},{"worker":"w2","task":"Repeat it","sees":[0]}]}';
     const app = testAppState({ runStore, ledger, egress, vault, conductor: scriptedConductor(plan) });

@@ -3,15 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppState } from '../../../src/app/app-state.ts';
 import { createAutoMode } from '../../../src/app/auto-mode.ts';
 import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
-import { createEgress } from '../../../src/egress/egress.ts';
-import { openLedger } from '../../../src/egress/ledger.ts';
 import { mulberry32 } from '../../../src/evaluation/random.ts';
-import { openRunStore } from '../../../src/executor/store.ts';
 import type { Outcome, OutcomeStore } from '../../../src/learning/outcome.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
-import { presetById } from '../../../src/providers/catalog.ts';
-import { openVault } from '../../../src/vault/vault.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { keyedServices, testWorker } from './test-app-state.ts';
 
 const KEY = 'sk-auto-test-AAAAAAAAAAAAAAAA';
 
@@ -80,36 +76,12 @@ afterAll(async () => {
   await provider.close();
 });
 
-function worker(id: string, label: string, modelId: string): WorkerSpec {
-  return {
-    id,
-    label,
-    strengths: 'test',
-    providerId: 'p-test',
-    baseURL: provider.baseURL,
-    model: modelId,
-    maxConcurrency: 1,
-    price: { inputPerM: 0, outputPerM: 0 },
-    enabled: true,
-  };
-}
+const worker = (id: string, label: string, modelId: string): WorkerSpec =>
+  testWorker(provider.baseURL, id, label, modelId);
 
 describe('auto mode in the app', () => {
   it('sends an easy question straight to one worker with no planning, explains why, and sends nothing it learned', async () => {
-    const [runStore, ledger, vault] = await Promise.all([
-      openRunStore('auto-runs'),
-      openLedger('auto-ledger'),
-      openVault('auto-vault'),
-    ]);
-    await vault.saveKey({ providerId: 'p-test', origin: provider.url, key: KEY });
-    const egress = createEgress({
-      vault,
-      ledger,
-      presetFor: (id) =>
-        id === 'p-test'
-          ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
-          : presetById(id),
-    });
+    const { runStore, ledger, vault, egress } = await keyedServices('auto', provider, KEY);
     const past = Array.from({ length: 12 }, (_, i) => outcome(i, 'single:w1', true, 0.0002));
     const outcomes = memoryOutcomeStore(past);
     let planned = 0;

@@ -1,14 +1,9 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEgress } from '../../../src/egress/egress.ts';
-import { openLedger } from '../../../src/egress/ledger.ts';
-import { openRunStore } from '../../../src/executor/store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
-import { presetById } from '../../../src/providers/catalog.ts';
-import { openVault } from '../../../src/vault/vault.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 import { scriptedConductor } from './scripted-conductor.ts';
-import { testAppState } from './test-app-state.ts';
+import { keyedServices, testAppState, testWorker } from './test-app-state.ts';
 
 const KEY = 'sk-checks-test-AAAAAAAAAAAAAAAA';
 
@@ -20,36 +15,15 @@ afterAll(async () => {
   await provider.close();
 });
 
-function worker(id: string, label: string, modelId: string): WorkerSpec {
-  return {
-    id,
-    label,
-    strengths: 'test',
-    providerId: 'p-test',
-    baseURL: provider.baseURL,
-    model: modelId,
-    maxConcurrency: 1,
-    price: { inputPerM: 0, outputPerM: 0 },
-    enabled: true,
-  };
-}
+const worker = (id: string, label: string, modelId: string): WorkerSpec =>
+  testWorker(provider.baseURL, id, label, modelId);
 
 /** An app state over real services; the vault holds a key for `p-test` only, so `p-none` has none. */
 async function appWith(name: string, plan: string) {
-  const [runStore, ledger, vault] = await Promise.all([
-    openRunStore(`${name}-runs`),
-    openLedger(`${name}-ledger`),
-    openVault(`${name}-vault`),
+  const { runStore, ledger, vault, egress } = await keyedServices(`${name}`, provider, KEY, [
+    'p-test',
+    'p-none',
   ]);
-  await vault.saveKey({ providerId: 'p-test', origin: provider.url, key: KEY });
-  const egress = createEgress({
-    vault,
-    ledger,
-    presetFor: (id) =>
-      id === 'p-test' || id === 'p-none'
-        ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
-        : presetById(id),
-  });
   const app = testAppState({ runStore, ledger, egress, vault, conductor: scriptedConductor(plan) });
   app.prefs.planPrefs.value = { maxSteps: 4, maxDepth: 0 };
   return { app, ledger, runStore };

@@ -2,15 +2,10 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateText } from '../../../src/app/price.ts';
 import { declinedText, raisedLimit, runSpendLimit } from '../../../src/app/runs.ts';
-import { createEgress } from '../../../src/egress/egress.ts';
-import { openLedger } from '../../../src/egress/ledger.ts';
-import { openRunStore } from '../../../src/executor/store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
-import { presetById } from '../../../src/providers/catalog.ts';
-import { openVault } from '../../../src/vault/vault.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 import { scriptedConductor } from './scripted-conductor.ts';
-import { testAppState } from './test-app-state.ts';
+import { keyedServices, testAppState } from './test-app-state.ts';
 
 // The price before the spend, in an app state built from real services (fake-indexeddb, egress, the real
 // in-thread planner over a scripted engine, the test provider over HTTP): Plan only sends nothing, a plan
@@ -50,24 +45,11 @@ const PLAN =
 let nextDb = 0;
 async function appWith(options: { passphrase?: string } = {}) {
   const n = nextDb++;
-  const [runStore, ledger, vault] = await Promise.all([
-    openRunStore(`price-runs-${n}`),
-    openLedger(`price-ledger-${n}`),
-    openVault(`price-vault-${n}`),
-  ]);
-  await vault.saveKey({ providerId: 'p-test', origin: provider.url, key: KEY });
+  const { runStore, ledger, vault, egress } = await keyedServices(`price-${n}`, provider, KEY);
   if (options.passphrase) {
     await vault.setPassphrase(options.passphrase);
     vault.lock();
   }
-  const egress = createEgress({
-    vault,
-    ledger,
-    presetFor: (id) =>
-      id === 'p-test'
-        ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
-        : presetById(id),
-  });
   const app = testAppState({ runStore, ledger, egress, vault, conductor: scriptedConductor(PLAN) });
   app.prefs.planPrefs.value = { maxSteps: 3, maxDepth: 0 };
   return { app, ledger, runStore, vault };

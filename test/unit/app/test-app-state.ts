@@ -1,12 +1,15 @@
 import { createAppState } from '../../../src/app/app-state.ts';
 import type { RunConductor } from '../../../src/app/runs.ts';
 import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
-import type { Egress } from '../../../src/egress/egress.ts';
-import type { Ledger } from '../../../src/egress/ledger.ts';
-import type { RunHistoryStore } from '../../../src/executor/store.ts';
+import { createEgress, type Egress } from '../../../src/egress/egress.ts';
+import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
+import { openRunStore, type RunHistoryStore } from '../../../src/executor/store.ts';
 import type { OutcomeStore } from '../../../src/learning/outcome.ts';
 import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
-import type { Vault } from '../../../src/vault/vault.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { presetById } from '../../../src/providers/catalog.ts';
+import { openVault, type Vault } from '../../../src/vault/vault.ts';
+import type { TestProvider } from '../../provider/server.ts';
 
 /**
  * An app state over the given stores and a scripted conductor, as the page builds one over the real
@@ -37,4 +40,46 @@ export function testAppState(parts: {
     // A run calls only plan, replan and chat; nothing here loads a model.
     openBridge: async () => parts.conductor as unknown as ConductorBridge,
   });
+}
+
+/** A worker on the test provider (preset `p-test`, free), as the app-state tests build their pools. */
+export function testWorker(baseURL: string, id: string, label: string, modelId: string): WorkerSpec {
+  return {
+    id,
+    label,
+    strengths: 'test',
+    providerId: 'p-test',
+    baseURL,
+    model: modelId,
+    maxConcurrency: 1,
+    price: { inputPerM: 0, outputPerM: 0 },
+    enabled: true,
+  };
+}
+
+/**
+ * Real stores named after `name` (fake-indexeddb), a vault holding `key` for `p-test` at the provider's
+ * origin, and egress over them that knows `presetIds` as keyed custom presets.
+ */
+export async function keyedServices(
+  name: string,
+  provider: Pick<TestProvider, 'url'>,
+  key: string,
+  presetIds: readonly string[] = ['p-test'],
+) {
+  const [runStore, ledger, vault] = await Promise.all([
+    openRunStore(`${name}-runs`),
+    openLedger(`${name}-ledger`),
+    openVault(`${name}-vault`),
+  ]);
+  await vault.saveKey({ providerId: 'p-test', origin: provider.url, key });
+  const egress = createEgress({
+    vault,
+    ledger,
+    presetFor: (id) =>
+      presetIds.includes(id)
+        ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
+        : presetById(id),
+  });
+  return { runStore, ledger, vault, egress };
 }
