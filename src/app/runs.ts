@@ -10,6 +10,7 @@ import type { FailoverOptions } from '../executor/failover.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import { finalStepIndex } from '../executor/status.ts';
 import type { ChosenBy, RunHistoryStore, RunRecord, StepRecord } from '../executor/store.ts';
+import type { ExecutorEvent } from '../executor/types.ts';
 import type { MemoryExample } from '../learning/memory.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
@@ -27,7 +28,7 @@ import type { PlanPrefs, RunPrefs } from './prefs.ts';
 import { formatLimit, loadAnswerLengths } from './price.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
 import { type AskMode, enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
-import { frameCoalescedUpdates } from './run-updates.ts';
+import { frameCoalescedUpdates, framesAfter } from './run-updates.ts';
 import { stillLocked } from './vault-unlock.ts';
 import { labelsOf } from './worker-names.ts';
 
@@ -38,7 +39,7 @@ export type RunConductor = Pick<ConductorBridge, 'plan' | 'replan' | 'chat'>;
 export interface RunServices {
   runStore(): Promise<RunHistoryStore>;
   ledger(): Promise<Ledger>;
-  egress(): Promise<Pick<Egress, 'fetchFor' | 'hasKey'>>;
+  egress(): Promise<Pick<Egress, 'fetchFor' | 'hasKey'> & Partial<Pick<Egress, 'idle'>>>;
   bridge(): Promise<RunConductor>;
   /** Resolves once the vault can give `pool`'s keys (it may ask the user), false when the user declined. */
   ensureUnlocked(pool: readonly WorkerSpec[], purpose: string): Promise<boolean>;
@@ -244,6 +245,13 @@ export function createRuns(services: RunServices) {
     currentRun.value = note && next.phase === 'cancelled' ? { ...next, error: note } : next;
   }
 
+  /** The run view's listener: changes drawn once a frame, after the requests they start have left. */
+  async function viewUpdates(runId: string): Promise<(event: ExecutorEvent) => void> {
+    const egress = await services.egress();
+    const idle = egress.idle?.bind(egress);
+    return frameCoalescedUpdates((apply) => update(runId, apply), idle ? { changes: framesAfter(idle) } : {});
+  }
+
   function spendLimit(): number | undefined {
     return services.spendLimitUsd?.() ?? undefined;
   }
@@ -368,12 +376,13 @@ export function createRuns(services: RunServices) {
         plan = check.plan;
       }
     } else if (!unlocked) throw stillLocked();
-    const [{ startRun }, store, transport, bridge, failover] = await Promise.all([
+    const [{ startRun }, store, transport, bridge, failover, onView] = await Promise.all([
       import('../executor/executor.ts'),
       services.runStore(),
       transports(pool, services),
       services.bridge(),
       failoverFor(services),
+      viewUpdates(runId),
     ]);
     const { maxSteps, maxDepth } = services.planPrefs();
     const chosenBy = currentRun.value?.id === runId ? currentRun.value.chosenBy : undefined;
@@ -391,11 +400,7 @@ export function createRuns(services: RunServices) {
       store,
       ...(failover ? { failover } : {}),
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
-      onEvent: withLedgerEstimates(
-        services.ledger,
-        runId,
-        frameCoalescedUpdates((apply) => update(runId, apply)),
-      ),
+      onEvent: withLedgerEstimates(services.ledger, runId, onView),
     });
     track(run);
     return run;
@@ -828,11 +833,7 @@ export function createRuns(services: RunServices) {
       conductor: replannerFor(bridge, replanContext(stored.run.pool)),
       ...(failover ? { failover } : {}),
       ...(spendLimit() !== undefined ? { spendLimitUsd: spendLimit() } : {}),
-      onEvent: withLedgerEstimates(
-        services.ledger,
-        id,
-        frameCoalescedUpdates((apply) => update(id, apply)),
-      ),
+      onEvent: withLedgerEstimates(services.ledger, id, await viewUpdates(id)),
     });
     track(run);
     return run;

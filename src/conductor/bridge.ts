@@ -315,6 +315,8 @@ export class LocalChatTransport implements ChatTransport {
   constructor(private readonly bridge: Pick<ConductorBridge, 'chat'>) {}
 
   async *stream(_worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
+    // Nothing leaves the device, but the rule is the same for every worker: inputs stored first.
+    await request.ready;
     const tokens = createChannel<string>();
     const call = this.bridge
       .chat({ messages: request.messages, signal: request.signal }, (event) => {

@@ -32,6 +32,8 @@ export interface WorkerStep {
   signal: AbortSignal;
   firstTokenTimeoutMs: number;
   stepTimeoutMs: number;
+  /** Settles once the answers the step reads are stored: no request of it leaves before. */
+  ready?: Promise<void>;
 }
 
 /**
@@ -194,8 +196,9 @@ async function streamAttempt(
     () => controller.abort(firstTokenTimeout),
     firstTokenTimeoutMs,
   );
+  const request = { messages, signal: controller.signal, runId: host.runId, stepIndex: status.index };
   const iterator = transport
-    .stream(worker, { messages, signal: controller.signal, runId: host.runId, stepIndex: status.index })
+    .stream(worker, step.ready ? { ...request, ready: step.ready } : request)
     [Symbol.asyncIterator]();
   try {
     for (;;) {

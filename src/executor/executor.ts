@@ -468,11 +468,19 @@ class Run implements AttemptHost {
     } finally {
       this.runController.signal.removeEventListener('abort', onRunAbort);
       this.stepControllers.delete(index);
-      // A step's result is in the store before any step that reads it starts (or the run ends): a reload
-      // then finds paid work done, not running.
-      await this.persistence.stepWritten(index);
+      // The steps that read this one start now; their requests wait for its write (inputsStored), the
+      // run's result for every write.
       this.schedule();
     }
+  }
+
+  /**
+   * Settles once every answer step `index` reads is in the store: no request of the step leaves before,
+   * so a reload finds paid work done, not running. Waited on beside the request's own ledger write.
+   */
+  private inputsStored(index: number): Promise<void> {
+    const deps = this.deps[index] ?? [];
+    return Promise.all(deps.map((d) => this.persistence.stepWritten(d))).then(() => undefined);
   }
 
   private async runWorker(index: number, signal: AbortSignal): Promise<void> {
@@ -525,6 +533,7 @@ class Run implements AttemptHost {
         signal,
         firstTokenTimeoutMs: this.options.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
         stepTimeoutMs: this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
+        ready: this.inputsStored(index),
       });
       this.endStep(index, 'done');
     } finally {
@@ -598,6 +607,7 @@ class Run implements AttemptHost {
     this.writeStep(status);
     // Corrective steps are appended after the whole plan, so wait until the plan is complete.
     await raceAbort(this.planCompleted, signal);
+    await raceAbort(this.inputsStored(index), signal);
     const outcome = await selfCheck({
       index,
       depth: status.depth,

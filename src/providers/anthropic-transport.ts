@@ -386,6 +386,7 @@ export function createAnthropicTransport(options: AnthropicTransportOptions): Ch
           stepIndex: request.stepIndex,
           workerId: worker.id,
           providerId: worker.providerId,
+          ...(request.ready ? { ready: request.ready } : {}),
         },
       };
       let response: Response;

@@ -131,7 +131,13 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
       const { signal } = request;
       const dialect = options.dialect ?? dialectOf(worker.providerId);
       if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
-      const inner = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+      // An injected fetch (egress's) waits for `ready` itself, beside its ledger write; a bare one here.
+      const inner =
+        options.fetch ??
+        (async (input, init) => {
+          await request.ready;
+          return globalThis.fetch(input, init);
+        });
       const seen = { done: false };
       const client = new OpenAI({
         apiKey: PLACEHOLDER_API_KEY,
@@ -150,6 +156,7 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
             stepIndex: request.stepIndex,
             workerId: worker.id,
             providerId: worker.providerId,
+            ...(request.ready ? { ready: request.ready } : {}),
           },
           seen,
         ),

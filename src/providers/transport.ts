@@ -8,6 +8,12 @@ export interface ChatRequest {
   /** For the egress ledger: which run and step this request belongs to. */
   runId: string;
   stepIndex: number;
+  /**
+   * Settles once the answers this request reads are in the run store: the request must not leave before
+   * (a reload then never finds an answer it paid for missing). Egress waits for it beside its own ledger
+   * write, so the two writes cost one wait, not two in a row.
+   */
+  ready?: Promise<void>;
 }
 
 /**
@@ -20,6 +26,8 @@ export interface EgressContext {
   stepIndex: number;
   workerId: string;
   providerId: string;
+  /** The request's `ready` (see ChatRequest): an injected fetch (egress's) sends nothing before it settles. */
+  ready?: Promise<void>;
 }
 
 export type BatonRequestInit = RequestInit & { baton?: EgressContext };

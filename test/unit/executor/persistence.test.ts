@@ -183,3 +183,57 @@ describe('a full disk', () => {
     expect(events.find((e) => e.type === 'step-notice')).toMatchObject({ index: 0 });
   });
 });
+
+describe('a step that reads another', () => {
+  it('starts while the answer it reads is being stored, and its request leaves only once it is', async () => {
+    const real = await freshStore();
+    // Step 0's finished record is held on its way to the store until the test lets it through.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let heldWrites = 0;
+    // Should step 1 wait for the write before it starts (as it once did), the test fails, not hangs.
+    const fallback = setTimeout(() => release(), 2000);
+    const putStep: RunStore['putStep'] = async (record) => {
+      if (record.index === 0 && record.state === 'done') {
+        heldWrites++;
+        await held;
+      }
+      return real.putStep(record);
+    };
+    const store = new Proxy(real, {
+      get: (target, name) => (name === 'putStep' ? putStep : Reflect.get(target, name)),
+    });
+    const chats = () => provider.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+    const before = chats();
+    const events: ExecutorEvent[] = [];
+    let sentWhileHeld = -1;
+    const handle = startRun({
+      question: 'Q?',
+      pool: [worker()],
+      transport,
+      store,
+      plan: chain,
+      onEvent: (e) => {
+        events.push(e);
+        if (e.type === 'step-started' && e.index === 1) {
+          // Step 1 is under way before step 0's write has landed: the write no longer delays it...
+          expect(heldWrites).toBe(1);
+          setTimeout(() => {
+            // ...but its request has not left: only step 0's has reached the provider.
+            sentWhileHeld = chats() - before;
+            release();
+          }, 150);
+        }
+      },
+    });
+    const result = await handle.result;
+    clearTimeout(fallback);
+    expect(result.status).toBe('done');
+    expect(sentWhileHeld).toBe(1);
+    expect(chats() - before).toBe(2);
+    const stored = await real.getRun(handle.runId);
+    expect(stored?.steps.map((s) => s.state)).toEqual(['done', 'done']);
+  });
+});
