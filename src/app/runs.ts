@@ -1,4 +1,4 @@
-import { signal } from '@preact/signals';
+import { effect, signal } from '@preact/signals';
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import { type ReplanContext, replannerFor } from '../conductor/replanner.ts';
 import type { Egress } from '../egress/egress.ts';
@@ -226,6 +226,26 @@ export function createRuns(services: RunServices) {
   let handle: RunHandle | undefined;
   let planAbort: AbortController | undefined;
 
+  // Egress's "no request on its way out", once a run has opened egress: drawing waits for it.
+  let requestsLeft: (() => Promise<void>) | undefined;
+  const afterRequestsLeave = framesAfter(() => requestsLeft?.() ?? Promise.resolve());
+  /**
+   * The run as the page draws it: `currentRun` in the next frame, once the requests its change set off
+   * have left (framesAfter). Drawn at once, the run view's layout came between Run and the first request
+   * leaving (P13). What decides (busy, the review, actions) reads `currentRun`.
+   */
+  const drawnRun = signal<RunView | undefined>(undefined);
+  let drawPending = false;
+  effect(() => {
+    void currentRun.value;
+    if (drawPending) return;
+    drawPending = true;
+    afterRequestsLeave(() => {
+      drawPending = false;
+      drawnRun.value = currentRun.peek();
+    });
+  });
+
   function failRun(runId: string, error: unknown): void {
     console.error('run failed to start', error);
     const message = (error as { message?: string }).message ?? String(error);
@@ -249,6 +269,7 @@ export function createRuns(services: RunServices) {
   async function viewUpdates(runId: string): Promise<(event: ExecutorEvent) => void> {
     const egress = await services.egress();
     const idle = egress.idle?.bind(egress);
+    requestsLeft ??= idle;
     return frameCoalescedUpdates((apply) => update(runId, apply), idle ? { changes: framesAfter(idle) } : {});
   }
 
@@ -947,6 +968,7 @@ export function createRuns(services: RunServices) {
 
   return {
     currentRun,
+    drawnRun,
     pendingReview,
     spendConfirm,
     confirmSpend,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { viewFromRecord } from '../../../src/app/runs.ts';
+import { newRunView } from '../../../src/app/run-model.ts';
+import { createRuns, type RunServices, viewFromRecord } from '../../../src/app/runs.ts';
 import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
 
 function record(status: RunRecord['status']): RunRecord {
@@ -43,5 +44,23 @@ describe('a stored run as the Watch screen shows it', () => {
 
   it('names no final step while the stored run is still running (a resume may add steps)', () => {
     expect(viewFromRecord(record('running'), [step(0, 'w1', 'done')]).finalStep).toBeUndefined();
+  });
+});
+
+describe('the run as drawn', () => {
+  it('follows the run on screen a frame behind, every change of a frame drawn once, the last one', async () => {
+    // Nothing here runs a plan: the services are never called.
+    const runs = createRuns({} as RunServices);
+    const first = newRunView('a', 'first?', 'conductor', 0);
+    const second = { ...newRunView('b', 'second?', 'conductor', 0), phase: 'running' as const };
+    let draws = 0;
+    const dispose = runs.drawnRun.subscribe(() => draws++);
+    const before = draws;
+    runs.currentRun.value = first;
+    runs.currentRun.value = second;
+    expect(runs.drawnRun.value).toBeUndefined();
+    await expect.poll(() => runs.drawnRun.value).toBe(second);
+    expect(draws - before).toBe(1);
+    dispose();
   });
 });
