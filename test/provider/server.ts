@@ -303,6 +303,13 @@ function cut(res: ServerResponse): void {
 const sleep = (ms: number): Promise<void> =>
   ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
+/**
+ * Sleeps until `start + ms`: token i of a stream is due at a fixed time from its first, so a timer that
+ * fires late (a loaded machine) does not push every later token back. A stream's length is then what its
+ * latency says, and benchmarks that compare two runs of it are not comparing timer drift.
+ */
+const sleepUntil = (start: number, ms: number): Promise<void> => sleep(start + ms - performance.now());
+
 export async function startProvider(options: ProviderOptions = {}): Promise<TestProvider> {
   const cors: CorsMode = options.cors ?? 'strict';
   const defaultRetryAfterMs = options.retryAfterMs ?? 1000;
@@ -636,8 +643,9 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     if (closed) return;
     send(chunk({ role: 'assistant', content: '' }, null));
     // A reasoning model thinks first: every piece of it is activity, none of it is the answer.
+    let due = performance.now();
     for (let i = 0; i < thinking.length; i++) {
-      if (i > 0) await sleep(model.reasoning?.perTokenMs ?? 0);
+      if (i > 0) await sleepUntil(due, i * (model.reasoning?.perTokenMs ?? 0));
       if (closed) return;
       written++;
       send(chunk(wire.reasoningDelta(thinking[i]!), null));
@@ -645,8 +653,9 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     if (fault?.kind === 'stall') return; // headers and the role chunk, then silence
     // A cut stream stops after about half the answer (at least one token), without [DONE].
     const cutAt = fault?.kind === 'cut' ? Math.max(1, Math.floor(tokens.length / 2)) : Infinity;
+    due = performance.now();
     for (let i = 0; i < tokens.length; i++) {
-      if (i > 0 && latency.perTokenMs > 0) await sleep(latency.perTokenMs);
+      if (i > 0 && latency.perTokenMs > 0) await sleepUntil(due, i * latency.perTokenMs);
       if (closed) return;
       if (i >= cutAt) return cut(res);
       written++;
