@@ -80,15 +80,16 @@ export async function transports(
   services: Pick<RunServices, 'bridge' | 'egress'>,
 ): Promise<(worker: WorkerSpec) => ChatTransport> {
   const needsCloud = pool.some((w) => w.id !== LOCAL_WORKER);
-  const bridgeModule = await import('../conductor/bridge.ts');
-  const bridge = await services.bridge();
-  const local = new bridgeModule.LocalChatTransport(bridge);
-  if (!needsCloud) return () => local;
-  const [{ chatTransports }, egress] = await Promise.all([
-    import('../egress/chat-transports.ts'),
-    services.egress(),
+  // At once, not one after another: this is on the way from Run to the first request.
+  const [bridgeModule, bridge, cloudModule, egress] = await Promise.all([
+    import('../conductor/bridge.ts'),
+    services.bridge(),
+    needsCloud ? import('../egress/chat-transports.ts') : undefined,
+    needsCloud ? services.egress() : undefined,
   ]);
-  const cloud = chatTransports(egress);
+  const local = new bridgeModule.LocalChatTransport(bridge);
+  if (!cloudModule || !egress) return () => local;
+  const cloud = cloudModule.chatTransports(egress);
   return (worker) => (worker.id === LOCAL_WORKER ? local : cloud(worker));
 }
 
@@ -226,26 +227,6 @@ export function createRuns(services: RunServices) {
   let handle: RunHandle | undefined;
   let planAbort: AbortController | undefined;
 
-  // Egress's "no request on its way out", once a run has opened egress: drawing waits for it.
-  let requestsLeft: (() => Promise<void>) | undefined;
-  const afterRequestsLeave = framesAfter(() => requestsLeft?.() ?? Promise.resolve());
-  /**
-   * The run as the page draws it: `currentRun` in the next frame, once the requests its change set off
-   * have left (framesAfter). Drawn at once, the run view's layout came between Run and the first request
-   * leaving (P13). What decides (busy, the review, actions) reads `currentRun`.
-   */
-  const drawnRun = signal<RunView | undefined>(undefined);
-  let drawPending = false;
-  effect(() => {
-    void currentRun.value;
-    if (drawPending) return;
-    drawPending = true;
-    afterRequestsLeave(() => {
-      drawPending = false;
-      drawnRun.value = currentRun.peek();
-    });
-  });
-
   function failRun(runId: string, error: unknown): void {
     console.error('run failed to start', error);
     const message = (error as { message?: string }).message ?? String(error);
@@ -369,6 +350,35 @@ export function createRuns(services: RunServices) {
     );
     return started;
   }
+
+  // Egress's "no request on its way out", once a run has opened egress: drawing waits for it.
+  let requestsLeft: (() => Promise<void>) | undefined;
+  /** Settles once no run is being started and no request is on its way out: the run view may draw. */
+  async function requestsHaveLeft(): Promise<void> {
+    if (starting.size > 0) {
+      await Promise.allSettled([...starting]);
+      // What a start set off (each first step's request) reaches egress in the microtasks after it.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await requestsLeft?.();
+  }
+  const afterRequestsLeave = framesAfter(requestsHaveLeft);
+  /**
+   * The run as the page draws it: `currentRun` in the next frame, once the requests its change set off
+   * have left (framesAfter). Drawn at once, the run view's layout came between Run and the first request
+   * leaving (P13). What decides (busy, the review, actions) reads `currentRun`.
+   */
+  const drawnRun = signal<RunView | undefined>(undefined);
+  let drawPending = false;
+  effect(() => {
+    void currentRun.value;
+    if (drawPending) return;
+    drawPending = true;
+    afterRequestsLeave(() => {
+      drawPending = false;
+      drawnRun.value = currentRun.peek();
+    });
+  });
 
   async function start(
     runId: string,

@@ -213,7 +213,9 @@ export async function openLedger(name = LEDGER_DB): Promise<Ledger> {
     },
     async update(entry) {
       const tx = db.transaction('entries', 'readwrite');
-      const stored = await tx.store.get(entry.id);
+      // With its own token counts the entry wins whatever is stored: no read first (a request's last
+      // write is on the way from its answer to the next step's request).
+      const stored = entry.promptTokens === undefined ? await tx.store.get(entry.id) : undefined;
       // A request's own writes do not know of an estimate the run noted meanwhile (a cancelled stream
       // ends on both sides at once): they must not wipe it.
       const next =
