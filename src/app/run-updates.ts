@@ -34,10 +34,9 @@ export const MAX_HOLD_MS = 250;
 
 /**
  * The next frame, once `idle` settles there (no request is on its way out, src/egress/egress.ts), or
- * after MAX_HOLD_MS. A step's end starts the steps that read it: drawn at once, its card's new layout
- * and the next steps' cards came between each request and its leaving, three times the delay bare
- * `fetch` has (P13). Drawn after they have left, the page shows the same a few milliseconds later. By the
- * frame, what the change set off has begun: the requests it starts are counted by then.
+ * after MAX_HOLD_MS. Drawn at once, the run view's render and layout came between a step's end and the
+ * request of the step that reads it, and between Run and the first request: three times the delay bare
+ * `fetch` has (P13). Drawn after they have left, the page shows the same a few milliseconds later.
  */
 export function framesAfter(idle: () => Promise<void>, frame: FrameScheduler = nextFrame): FrameScheduler {
   return (flush) => {
@@ -54,68 +53,41 @@ export function framesAfter(idle: () => Promise<void>, frame: FrameScheduler = n
   };
 }
 
-export interface UpdateSchedulers {
-  /** When streamed tokens (and reasoning) are drawn. */
-  tokens?: FrameScheduler;
-  /** When any other change is drawn (the run's end excepted, drawn at once). */
-  changes?: FrameScheduler;
-}
-
 /**
- * An executor listener that feeds the run view with far fewer rebuilds than events. Every change waits
- * for a frame, and all that arrive before it are drawn in one rebuild, in the order the executor made
- * them: streamed tokens on the `tokens` schedule (a step's latest token event holds the text of all of
- * them), other changes on the `changes` one, the run's end at once with everything still waiting.
+ * An executor listener that feeds the run view with far fewer rebuilds than events: a streamed token
+ * waits for the next frame, and every token of a step that arrives before it is drawn in one rebuild (the
+ * last token's snapshot holds the text of all of them). Any other event is applied at once, together with
+ * the tokens still waiting, so the order of a step's changes stays as the executor made them.
  */
 export function frameCoalescedUpdates(
   update: (apply: (view: RunView) => RunView) => void,
-  schedulers: UpdateSchedulers = {},
+  schedule: FrameScheduler = throttledFrames(),
 ): (event: ExecutorEvent) => void {
-  const tokens = schedulers.tokens ?? throttledFrames();
-  const changes = schedulers.changes ?? nextFrame;
-  const queue: ExecutorEvent[] = [];
-  // Per step, where its token event waits in `queue` while nothing of that step came after it: the next
-  // token replaces it (tokens of different steps touch different steps, so they commute).
-  const tokenAt = new Map<number, number>();
-  let tokensScheduled = false;
-  let changesScheduled = false;
+  // Per step, its latest token event: tokens of different steps touch different steps, so they commute.
+  const waiting = new Map<number, ExecutorEvent>();
+  let scheduled = false;
+  const take = (): ExecutorEvent[] => {
+    const events = [...waiting.values()];
+    waiting.clear();
+    return events;
+  };
   const flush = () => {
-    if (queue.length === 0) return;
-    const events = queue.splice(0);
-    tokenAt.clear();
+    scheduled = false;
+    if (waiting.size === 0) return;
+    const events = take();
     update((view) => events.reduce((v, e) => applyEvent(v, e), view));
   };
   return (event) => {
-    const step = 'index' in event ? event.index : undefined;
     // Reasoning streams as fast as the answer does: coalesced the same way.
-    if ((event.type === 'step-delta' || event.type === 'step-reasoning') && step !== undefined) {
-      const at = tokenAt.get(step);
-      if (at !== undefined && queue[at]?.type === event.type) queue[at] = event;
-      else {
-        tokenAt.set(step, queue.length);
-        queue.push(event);
-      }
-      if (!tokensScheduled) {
-        tokensScheduled = true;
-        tokens(() => {
-          tokensScheduled = false;
-          flush();
-        });
+    if (event.type === 'step-delta' || event.type === 'step-reasoning') {
+      waiting.set(event.index, event);
+      if (!scheduled) {
+        scheduled = true;
+        schedule(flush);
       }
       return;
     }
-    if (step !== undefined) tokenAt.delete(step);
-    queue.push(event);
-    if (event.type === 'run-done') {
-      flush();
-      return;
-    }
-    if (!changesScheduled) {
-      changesScheduled = true;
-      changes(() => {
-        changesScheduled = false;
-        flush();
-      });
-    }
+    const events = [...take(), event];
+    update((view) => events.reduce((v, e) => applyEvent(v, e), view));
   };
 }

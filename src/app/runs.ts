@@ -29,6 +29,7 @@ import { formatLimit, loadAnswerLengths } from './price.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
 import { type AskMode, enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
 import { frameCoalescedUpdates, framesAfter } from './run-updates.ts';
+import { once } from './services.ts';
 import { stillLocked } from './vault-unlock.ts';
 import { labelsOf } from './worker-names.ts';
 
@@ -81,13 +82,13 @@ export async function transports(
 ): Promise<(worker: WorkerSpec) => ChatTransport> {
   const needsCloud = pool.some((w) => w.id !== LOCAL_WORKER);
   // At once, not one after another: this is on the way from Run to the first request.
-  const [bridgeModule, bridge, cloudModule, egress] = await Promise.all([
-    import('../conductor/bridge.ts'),
+  const [{ LocalChatTransport }, bridge, cloudModule, egress] = await Promise.all([
+    bridgeModule(),
     services.bridge(),
-    needsCloud ? import('../egress/chat-transports.ts') : undefined,
+    needsCloud ? chatTransportsModule() : undefined,
     needsCloud ? services.egress() : undefined,
   ]);
-  const local = new bridgeModule.LocalChatTransport(bridge);
+  const local = new LocalChatTransport(bridge);
   if (!cloudModule || !egress) return () => local;
   const cloud = cloudModule.chatTransports(egress);
   return (worker) => (worker.id === LOCAL_WORKER ? local : cloud(worker));
@@ -208,6 +209,23 @@ export interface ResumeProblem {
 
 export type Runs = ReturnType<typeof createRuns>;
 
+// The modules a run needs, loaded on the first one. After that they come in a microtask, not after the
+// task a dynamic import() of a loaded module still waits for: this is on the way from Run to the request.
+const executorModule = once(() => import('../executor/executor.ts'));
+const bridgeModule = once(() => import('../conductor/bridge.ts'));
+const chatTransportsModule = once(() => import('../egress/chat-transports.ts'));
+
+/** The same run in the same phase with its steps in the same states: one draw can stand for both. */
+function sameStates(a: RunView | undefined, b: RunView | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return (
+    a.id === b.id &&
+    a.phase === b.phase &&
+    a.steps.length === b.steps.length &&
+    a.steps.every((step, i) => step.state === b.steps[i]?.state)
+  );
+}
+
 /** The runs' state (what is on screen, what waits for review or resume) and every action on a run. */
 export function createRuns(services: RunServices) {
   /** The run on screen (being planned, reviewed, running, or opened from history). */
@@ -246,12 +264,11 @@ export function createRuns(services: RunServices) {
     currentRun.value = note && next.phase === 'cancelled' ? { ...next, error: note } : next;
   }
 
-  /** The run view's listener: changes drawn once a frame, after the requests they start have left. */
+  /** The run's listener for the view; egress's `idle` lets the drawing wait for the run's requests. */
   async function viewUpdates(runId: string): Promise<(event: ExecutorEvent) => void> {
     const egress = await services.egress();
-    const idle = egress.idle?.bind(egress);
-    requestsLeft ??= idle;
-    return frameCoalescedUpdates((apply) => update(runId, apply), idle ? { changes: framesAfter(idle) } : {});
+    requestsLeft ??= egress.idle?.bind(egress);
+    return frameCoalescedUpdates((apply) => update(runId, apply));
   }
 
   function spendLimit(): number | undefined {
@@ -366,18 +383,29 @@ export function createRuns(services: RunServices) {
   /**
    * The run as the page draws it: `currentRun` in the next frame, once the requests its change set off
    * have left (framesAfter). Drawn at once, the run view's layout came between Run and the first request
-   * leaving (P13). What decides (busy, the review, actions) reads `currentRun`.
+   * leaving (P13). Changes that arrive before a frame are drawn together, but every state the run or a
+   * step passes through is drawn for at least a frame, however fast the next came (a step that answers
+   * in 5 ms is still seen running). What decides (busy, the review, actions) reads `currentRun`.
    */
   const drawnRun = signal<RunView | undefined>(undefined);
+  const toDraw: (RunView | undefined)[] = [];
   let drawPending = false;
-  effect(() => {
-    void currentRun.value;
+  const drawNext = () => {
+    drawPending = false;
+    drawnRun.value = toDraw.shift();
+    if (toDraw.length > 0) scheduleDraw();
+  };
+  const scheduleDraw = () => {
     if (drawPending) return;
     drawPending = true;
-    afterRequestsLeave(() => {
-      drawPending = false;
-      drawnRun.value = currentRun.peek();
-    });
+    afterRequestsLeave(drawNext);
+  };
+  effect(() => {
+    const view = currentRun.value;
+    const last = toDraw.length - 1;
+    if (last >= 0 && sameStates(toDraw[last], view)) toDraw[last] = view;
+    else toDraw.push(view);
+    scheduleDraw();
   });
 
   async function start(
@@ -408,7 +436,7 @@ export function createRuns(services: RunServices) {
       }
     } else if (!unlocked) throw stillLocked();
     const [{ startRun }, store, transport, bridge, failover, onView] = await Promise.all([
-      import('../executor/executor.ts'),
+      executorModule(),
       services.runStore(),
       transports(pool, services),
       services.bridge(),
@@ -845,7 +873,7 @@ export function createRuns(services: RunServices) {
 
   async function resumeHere(id: string): Promise<RunHandle> {
     const [{ resumeRun }, store, bridge, ledger, failover] = await Promise.all([
-      import('../executor/executor.ts'),
+      executorModule(),
       services.runStore(),
       services.bridge(),
       services.ledger(),

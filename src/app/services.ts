@@ -21,7 +21,7 @@ export interface PageServices {
 }
 
 /** Opens `open()` once, on the first call, and hands every caller the same promise. */
-function once<T>(open: () => Promise<T>): () => Promise<T> {
+export function once<T>(open: () => Promise<T>): () => Promise<T> {
   let opened: Promise<T> | undefined;
   return () => {
     opened ??= open();

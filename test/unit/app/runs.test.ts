@@ -48,19 +48,32 @@ describe('a stored run as the Watch screen shows it', () => {
 });
 
 describe('the run as drawn', () => {
-  it('follows the run on screen a frame behind, every change of a frame drawn once, the last one', async () => {
+  it('follows the run on screen a frame behind, changes of a frame drawn once, the last one', async () => {
     // Nothing here runs a plan: the services are never called.
     const runs = createRuns({} as RunServices);
-    const first = newRunView('a', 'first?', 'conductor', 0);
-    const second = { ...newRunView('b', 'second?', 'conductor', 0), phase: 'running' as const };
-    let draws = 0;
-    const dispose = runs.drawnRun.subscribe(() => draws++);
-    const before = draws;
-    runs.currentRun.value = first;
-    runs.currentRun.value = second;
+    const view = { ...newRunView('a', 'q?', 'conductor', 0), phase: 'running' as const };
+    const drawn: unknown[] = [];
+    const dispose = runs.drawnRun.subscribe((v) => drawn.push(v));
+    drawn.length = 0;
+    runs.currentRun.value = { ...view, planText: 'x' };
+    const last = { ...view, planText: 'xy' };
+    runs.currentRun.value = last;
     expect(runs.drawnRun.value).toBeUndefined();
-    await expect.poll(() => runs.drawnRun.value).toBe(second);
-    expect(draws - before).toBe(1);
+    await expect.poll(() => runs.drawnRun.value).toBe(last);
+    expect(drawn).toEqual([last]);
+    dispose();
+  });
+
+  it('draws every phase the run passes through for a frame, however fast the next one came', async () => {
+    const runs = createRuns({} as RunServices);
+    const base = newRunView('a', 'q?', 'conductor', 0);
+    const phases: string[] = [];
+    const dispose = runs.drawnRun.subscribe((v) => {
+      if (v) phases.push(v.phase);
+    });
+    for (const phase of ['running', 'done'] as const) runs.currentRun.value = { ...base, phase };
+    await expect.poll(() => runs.drawnRun.value?.phase).toBe('done');
+    expect(phases).toEqual(['running', 'done']);
     dispose();
   });
 });
