@@ -33,10 +33,10 @@ export function throttledFrames(ms = 100, now: () => number = () => performance.
 export const MAX_HOLD_MS = 250;
 
 /**
- * The next frame, once `idle` settles there (no request is on its way out, src/egress/egress.ts), or
- * after MAX_HOLD_MS. Drawn at once, the run view's render and layout came between a step's end and the
- * request of the step that reads it, and between Run and the first request: three times the delay bare
- * `fetch` has (P13). Drawn after they have left, the page shows the same a few milliseconds later.
+ * At `frame` (the next one by default), once `idle` settles there (no request is on its way out,
+ * src/egress/egress.ts), or after MAX_HOLD_MS. Drawn at once, the run view's render and layout came
+ * between a step's end and the request of the step that reads it, and between Run and the first
+ * request: three times the delay bare `fetch` has (P13). Drawn after they have left, the page shows the same a few milliseconds later.
  */
 export function framesAfter(idle: () => Promise<void>, frame: FrameScheduler = nextFrame): FrameScheduler {
   return (flush) => {

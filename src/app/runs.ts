@@ -379,10 +379,12 @@ export function createRuns(services: RunServices) {
     }
     await requestsLeft?.();
   }
-  const afterRequestsLeave = framesAfter(requestsHaveLeft);
+  // After a task, not a frame: by then what a change set off has reached egress, and a change that set
+  // nothing off is drawn at once (a rerun's "running" shows when it did before).
+  const afterRequestsLeave = framesAfter(requestsHaveLeft, (draw) => setTimeout(draw, 0));
   /**
-   * The run as the page draws it: `currentRun` in the next frame, once the requests its change set off
-   * have left (framesAfter). Drawn at once, the run view's layout came between Run and the first request
+   * The run as the page draws it: `currentRun` a task later, once the requests its change set off have
+   * left (framesAfter). Drawn at once, the run view's layout came between Run and the first request
    * leaving (P13). Changes that arrive before a frame are drawn together, but every state the run or a
    * step passes through is drawn for at least a frame, however fast the next came (a step that answers
    * in 5 ms is still seen running). What decides (busy, the review, actions) reads `currentRun`.
