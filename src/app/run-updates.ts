@@ -29,30 +29,6 @@ export function throttledFrames(ms = 100, now: () => number = () => performance.
   };
 }
 
-/** Longest a frame waits for requests to leave: a request stuck on its way out never freezes the view. */
-export const MAX_HOLD_MS = 250;
-
-/**
- * At `frame` (the next one by default), once `idle` settles there (no request is on its way out,
- * src/egress/egress.ts), or after MAX_HOLD_MS. Drawn at once, the run view's render and layout came
- * between a step's end and the request of the step that reads it, and between Run and the first
- * request: three times the delay bare `fetch` has (P13). Drawn after they have left, the page shows the same a few milliseconds later.
- */
-export function framesAfter(idle: () => Promise<void>, frame: FrameScheduler = nextFrame): FrameScheduler {
-  return (flush) => {
-    let done = false;
-    const go = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      flush();
-    };
-    const timer = setTimeout(go, MAX_HOLD_MS);
-    // Idle already: drawn in this frame (the promise settles before the frame is laid out).
-    frame(() => void idle().then(go, go));
-  };
-}
-
 /**
  * An executor listener that feeds the run view with far fewer rebuilds than events: a streamed token
  * waits for the next frame, and every token of a step that arrives before it is drawn in one rebuild (the

@@ -1,4 +1,4 @@
-import { effect, signal } from '@preact/signals';
+import { signal } from '@preact/signals';
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import { type ReplanContext, replannerFor } from '../conductor/replanner.ts';
 import type { Egress } from '../egress/egress.ts';
@@ -28,7 +28,7 @@ import type { PlanPrefs, RunPrefs } from './prefs.ts';
 import { formatLimit, loadAnswerLengths } from './price.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
 import { type AskMode, enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
-import { frameCoalescedUpdates, framesAfter } from './run-updates.ts';
+import { frameCoalescedUpdates } from './run-updates.ts';
 import { once } from './services.ts';
 import { stillLocked } from './vault-unlock.ts';
 import { labelsOf } from './worker-names.ts';
@@ -40,7 +40,7 @@ export type RunConductor = Pick<ConductorBridge, 'plan' | 'replan' | 'chat'>;
 export interface RunServices {
   runStore(): Promise<RunHistoryStore>;
   ledger(): Promise<Ledger>;
-  egress(): Promise<Pick<Egress, 'fetchFor' | 'hasKey'> & Partial<Pick<Egress, 'idle'>>>;
+  egress(): Promise<Pick<Egress, 'fetchFor' | 'hasKey'>>;
   bridge(): Promise<RunConductor>;
   /** Resolves once the vault can give `pool`'s keys (it may ask the user), false when the user declined. */
   ensureUnlocked(pool: readonly WorkerSpec[], purpose: string): Promise<boolean>;
@@ -215,17 +215,6 @@ const executorModule = once(() => import('../executor/executor.ts'));
 const bridgeModule = once(() => import('../conductor/bridge.ts'));
 const chatTransportsModule = once(() => import('../egress/chat-transports.ts'));
 
-/** The same run in the same phase with its steps in the same states: one draw can stand for both. */
-function sameStates(a: RunView | undefined, b: RunView | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return (
-    a.id === b.id &&
-    a.phase === b.phase &&
-    a.steps.length === b.steps.length &&
-    a.steps.every((step, i) => step.state === b.steps[i]?.state)
-  );
-}
-
 /** The runs' state (what is on screen, what waits for review or resume) and every action on a run. */
 export function createRuns(services: RunServices) {
   /** The run on screen (being planned, reviewed, running, or opened from history). */
@@ -264,10 +253,8 @@ export function createRuns(services: RunServices) {
     currentRun.value = note && next.phase === 'cancelled' ? { ...next, error: note } : next;
   }
 
-  /** The run's listener for the view; egress's `idle` lets the drawing wait for the run's requests. */
-  async function viewUpdates(runId: string): Promise<(event: ExecutorEvent) => void> {
-    const egress = await services.egress();
-    requestsLeft ??= egress.idle?.bind(egress);
+  /** The run's listener for the view: tokens drawn at most once a frame, other changes at once. */
+  function viewUpdates(runId: string): (event: ExecutorEvent) => void {
     return frameCoalescedUpdates((apply) => update(runId, apply));
   }
 
@@ -368,48 +355,6 @@ export function createRuns(services: RunServices) {
     return started;
   }
 
-  // Egress's "no request on its way out", once a run has opened egress: drawing waits for it.
-  let requestsLeft: (() => Promise<void>) | undefined;
-  /** Settles once no run is being started and no request is on its way out: the run view may draw. */
-  async function requestsHaveLeft(): Promise<void> {
-    if (starting.size > 0) {
-      await Promise.allSettled([...starting]);
-      // What a start set off (each first step's request) reaches egress in the microtasks after it.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }
-    await requestsLeft?.();
-  }
-  // After a task, not a frame: by then what a change set off has reached egress, and a change that set
-  // nothing off is drawn at once (a rerun's "running" shows when it did before).
-  const afterRequestsLeave = framesAfter(requestsHaveLeft, (draw) => setTimeout(draw, 0));
-  /**
-   * The run as the page draws it: `currentRun` a task later, once the requests its change set off have
-   * left (framesAfter). Drawn at once, the run view's layout came between Run and the first request
-   * leaving (P13). Changes that arrive before a frame are drawn together, but every state the run or a
-   * step passes through is drawn for at least a frame, however fast the next came (a step that answers
-   * in 5 ms is still seen running). What decides (busy, the review, actions) reads `currentRun`.
-   */
-  const drawnRun = signal<RunView | undefined>(undefined);
-  const toDraw: (RunView | undefined)[] = [];
-  let drawPending = false;
-  const drawNext = () => {
-    drawPending = false;
-    drawnRun.value = toDraw.shift();
-    if (toDraw.length > 0) scheduleDraw();
-  };
-  const scheduleDraw = () => {
-    if (drawPending) return;
-    drawPending = true;
-    afterRequestsLeave(drawNext);
-  };
-  effect(() => {
-    const view = currentRun.value;
-    const last = toDraw.length - 1;
-    if (last >= 0 && sameStates(toDraw[last], view)) toDraw[last] = view;
-    else toDraw.push(view);
-    scheduleDraw();
-  });
-
   async function start(
     runId: string,
     question: string,
@@ -437,13 +382,12 @@ export function createRuns(services: RunServices) {
         plan = check.plan;
       }
     } else if (!unlocked) throw stillLocked();
-    const [{ startRun }, store, transport, bridge, failover, onView] = await Promise.all([
+    const [{ startRun }, store, transport, bridge, failover] = await Promise.all([
       executorModule(),
       services.runStore(),
       transports(pool, services),
       services.bridge(),
       failoverFor(services),
-      viewUpdates(runId),
     ]);
     const { maxSteps, maxDepth } = services.planPrefs();
     const chosenBy = currentRun.value?.id === runId ? currentRun.value.chosenBy : undefined;
@@ -461,7 +405,7 @@ export function createRuns(services: RunServices) {
       store,
       ...(failover ? { failover } : {}),
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
-      onEvent: withLedgerEstimates(services.ledger, runId, onView),
+      onEvent: withLedgerEstimates(services.ledger, runId, viewUpdates(runId)),
     });
     track(run);
     return run;
@@ -894,7 +838,7 @@ export function createRuns(services: RunServices) {
       conductor: replannerFor(bridge, replanContext(stored.run.pool)),
       ...(failover ? { failover } : {}),
       ...(spendLimit() !== undefined ? { spendLimitUsd: spendLimit() } : {}),
-      onEvent: withLedgerEstimates(services.ledger, id, await viewUpdates(id)),
+      onEvent: withLedgerEstimates(services.ledger, id, viewUpdates(id)),
     });
     track(run);
     return run;
@@ -1008,7 +952,6 @@ export function createRuns(services: RunServices) {
 
   return {
     currentRun,
-    drawnRun,
     pendingReview,
     spendConfirm,
     confirmSpend,

@@ -92,7 +92,6 @@ export function AskScreen({ runId }: { runId?: string }) {
   const [missing, setMissing] = useState<string | undefined>();
   const {
     currentRun,
-    drawnRun,
     pendingReview,
     ask,
     openRun,
@@ -131,8 +130,6 @@ export function AskScreen({ runId }: { runId?: string }) {
         ? 'A run is in progress.'
         : undefined;
   const shown = runId ? (view?.id === runId ? view : undefined) : view;
-  // The run view draws the run a frame behind, after the requests a change set off have left.
-  const drawn = shown && drawnRun.value?.id === shown.id ? drawnRun.value : undefined;
   const mark = shown ? outcomes.outcomeOf(shown.id) : undefined;
   const limitUsd = spendPrefs.value.runLimitUsd;
   const question = shown?.question ?? '';
@@ -194,17 +191,17 @@ export function AskScreen({ runId }: { runId?: string }) {
         />
       )}
       {shown?.chosenBy && <AutoChoiceNote view={shown} />}
-      {drawn && (
+      {shown && (
         <RunPanel
-          view={drawn}
-          workerOrder={drawn.workerOrder ?? workerOrder.value}
+          view={shown}
+          workerOrder={shown.workerOrder ?? workerOrder.value}
           actions={{
             cancelRun,
             cancelStep,
             rerunStep: (index) => void rerunStep(index),
-            exportJson: () => void exportCurrent('json', drawn.id),
-            exportMarkdown: () => void exportCurrent('md', drawn.id),
-            mark: (good) => void outcomes.mark(drawn, good),
+            exportJson: () => void exportCurrent('json', shown.id),
+            exportMarkdown: () => void exportCurrent('md', shown.id),
+            mark: (good) => void outcomes.mark(shown, good),
           }}
           mark={{
             ...(mark ? { good: mark.good } : {}),

@@ -12,7 +12,7 @@ import '../../src/ui/styles.css';
 // same DAG of requests made with bare `fetch`, from this one page, driven through `window.__run`.
 
 // The app's own run state, built as src/main.ts builds it.
-const { currentRun, drawnRun, pendingReview, runReviewed } = createAppState(pageServices()).runs;
+const { currentRun, pendingReview, runReviewed } = createAppState(pageServices()).runs;
 
 function worker(baseURL: string, model: string): WorkerSpec {
   return {
@@ -27,9 +27,9 @@ function worker(baseURL: string, model: string): WorkerSpec {
   };
 }
 
-/** The run on screen, as the Ask screen shows it (drawn a frame behind, src/app/runs.ts). */
+/** The run on screen, as the Ask screen shows it. */
 function Screen() {
-  const view = drawnRun.value;
+  const view = currentRun.value;
   return view ? <RunPanel view={view} workerOrder={view.workerOrder ?? ['w']} /> : null;
 }
 const root = document.getElementById('app')!;

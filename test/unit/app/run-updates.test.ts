@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyEvent, newRunView, type RunView } from '../../../src/app/run-model.ts';
-import {
-  frameCoalescedUpdates,
-  framesAfter,
-  MAX_HOLD_MS,
-  throttledFrames,
-} from '../../../src/app/run-updates.ts';
+import { frameCoalescedUpdates, throttledFrames } from '../../../src/app/run-updates.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
@@ -123,55 +118,6 @@ describe('run view updates while tokens stream', () => {
     // The frame that comes later has nothing left to draw, and draws nothing stale.
     for (const flush of frames.splice(0)) flush();
     expect(view.steps[0]).toEqual(done);
-  });
-});
-
-describe('framesAfter', () => {
-  it('draws in the frame when no request is on its way out, else once the last one has left', async () => {
-    const frames: (() => void)[] = [];
-    let leaving: (() => void) | undefined;
-    let idle: Promise<void> = Promise.resolve();
-    const schedule = framesAfter(
-      () => idle,
-      (flush) => frames.push(flush),
-    );
-    let drawn = 0;
-    schedule(() => drawn++);
-    for (const frame of frames.splice(0)) frame();
-    await Promise.resolve();
-    expect(drawn).toBe(1);
-
-    idle = new Promise<void>((resolve) => {
-      leaving = resolve;
-    });
-    schedule(() => drawn++);
-    for (const frame of frames.splice(0)) frame();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(drawn).toBe(1);
-    leaving?.();
-    await idle;
-    await Promise.resolve();
-    expect(drawn).toBe(2);
-  });
-
-  it('draws after MAX_HOLD_MS when a request never leaves', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
-      let drawn = 0;
-      const schedule = framesAfter(
-        () => new Promise<void>(() => {}),
-        (flush) => flush(),
-      );
-      schedule(() => drawn++);
-      await vi.advanceTimersByTimeAsync(MAX_HOLD_MS - 1);
-      expect(drawn).toBe(0);
-      await vi.advanceTimersByTimeAsync(1);
-      expect(drawn).toBe(1);
-      await vi.advanceTimersByTimeAsync(MAX_HOLD_MS);
-      expect(drawn).toBe(1);
-    } finally {
-      vi.useRealTimers();
-    }
   });
 });
 
