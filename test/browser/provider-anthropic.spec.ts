@@ -292,7 +292,9 @@ test('in the app: a worker of the catalog’s Anthropic preset answers a rerun, 
     label: 'Claude',
     providerId: 'anthropic',
     baseURL: 'https://api.anthropic.com/v1',
-    model: 'echo',
+    // Echo, at 300 ms to the first token: a rerun answered at once could be over between two of the
+    // test's looks at the page, and "running" below would be missed.
+    model: 'slow',
     price: PRICE,
   });
   await importRunFile(page, JSON.stringify(file));
