@@ -1,17 +1,15 @@
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunConductor } from '../../../src/app/runs.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import { openRunStore } from '../../../src/executor/store.ts';
 import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
 import { openVault } from '../../../src/vault/vault.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';
 import type { ConductorEngine, ModelRef } from '../../../workers/engines/engine.ts';
-import { startProvider, type TestProvider } from '../../provider/server.ts';
-import { keyedServices, testAppState, testWorker } from './test-app-state.ts';
+import { keyedServices, keyedTestProvider, testAppState } from './test-app-state.ts';
 
 const KEY = 'sk-ask-memory-AAAAAAAAAAAAAAAA';
 const model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
@@ -49,21 +47,13 @@ function scriptedConductor(outputs: string[], seen: ChatMessage[][]): RunConduct
   };
 }
 
-let provider: TestProvider;
-beforeAll(async () => {
-  provider = await startProvider({ apiKey: KEY });
-});
-afterAll(async () => {
-  await provider.close();
-});
-
-const worker = (id: string, label: string, modelId: string): WorkerSpec =>
-  testWorker(provider.baseURL, id, label, modelId);
+const keyed = keyedTestProvider(KEY);
+const worker = keyed.worker;
 
 describe('workflow memory in ask()', () => {
   it('shows the on-device conductor a past good workflow for a similar question, and sends none of it to a provider', async () => {
     const [{ runStore, ledger, vault, egress }, outcomeStore] = await Promise.all([
-      keyedServices('memory', provider, KEY),
+      keyedServices('memory', keyed.provider, KEY),
       openOutcomeStore('memory-outcomes'),
     ]);
     const pastPlan =
@@ -94,7 +84,7 @@ describe('workflow memory in ask()', () => {
       strategy: 'conductor',
     });
 
-    const sentBefore = provider.requests.length;
+    const sentBefore = keyed.provider.requests.length;
     await app.runs.ask(
       { question: 'Translate the quokka greeting into German', mode: 'conductor', review: false },
       pool,
@@ -110,7 +100,7 @@ describe('workflow memory in ask()', () => {
     expect(JSON.parse(messages.at(-2)!.content)).toEqual(JSON.parse(pastPlan));
 
     // No request body that left for a provider carries any of it.
-    const sent = provider.requests.slice(sentBefore);
+    const sent = keyed.provider.requests.slice(sentBefore);
     expect(sent.some((r) => r.path === '/v1/chat/completions')).toBe(true);
     for (const request of sent) {
       const body = JSON.stringify(request.body ?? '');

@@ -1,26 +1,16 @@
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
-import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { describe, expect, it } from 'vitest';
 import { scriptedConductor } from './scripted-conductor.ts';
-import { keyedServices, testAppState, testWorker } from './test-app-state.ts';
+import { keyedServices, keyedTestProvider, testAppState } from './test-app-state.ts';
 
 const KEY = 'sk-ask-test-AAAAAAAAAAAAAAAA';
 
-let provider: TestProvider;
-beforeAll(async () => {
-  provider = await startProvider({ apiKey: KEY });
-});
-afterAll(async () => {
-  await provider.close();
-});
-
-const worker = (id: string, label: string, modelId: string): WorkerSpec =>
-  testWorker(provider.baseURL, id, label, modelId);
+const keyed = keyedTestProvider(KEY);
+const worker = keyed.worker;
 
 describe('ask() in an app state built from real services', () => {
   it('plans with the conductor, runs the steps against the provider over HTTP, and stores the answer', async () => {
-    const { runStore, ledger, vault, egress } = await keyedServices('ask', provider, KEY);
+    const { runStore, ledger, vault, egress } = await keyedServices('ask', keyed.provider, KEY);
     const plan =
       '{"thought":"shout, then repeat","steps":[{"worker":"w1","task":"Say hello","sees":[]},{"worker":"w2","task":"Repeat it","sees":[0]}]}';
     const app = testAppState({ runStore, ledger, egress, vault, conductor: scriptedConductor(plan) });
@@ -37,7 +27,7 @@ describe('ask() in an app state built from real services', () => {
     expect(view.plannedSteps.map((s) => s.worker)).toEqual(['w1', 'w2']);
     expect(view.workerLabels).toEqual({ w1: 'Shouter', w2: 'Parrot' });
     // Both steps went out over HTTP, each with the key egress took from the vault.
-    const chats = provider.requests.filter((r) => r.path === '/v1/chat/completions');
+    const chats = keyed.provider.requests.filter((r) => r.path === '/v1/chat/completions');
     expect(chats.map((r) => (r.body as { model: string }).model)).toEqual(['upper', 'echo']);
     expect(chats.every((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
 

@@ -1,13 +1,11 @@
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAppState } from '../../../src/app/app-state.ts';
 import { createAutoMode } from '../../../src/app/auto-mode.ts';
 import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { mulberry32 } from '../../../src/evaluation/random.ts';
 import type { Outcome, OutcomeStore } from '../../../src/learning/outcome.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
-import { startProvider, type TestProvider } from '../../provider/server.ts';
-import { keyedServices, testWorker } from './test-app-state.ts';
+import { keyedServices, keyedTestProvider } from './test-app-state.ts';
 
 const KEY = 'sk-auto-test-AAAAAAAAAAAAAAAA';
 
@@ -68,20 +66,12 @@ function outcome(
   };
 }
 
-let provider: TestProvider;
-beforeAll(async () => {
-  provider = await startProvider({ apiKey: KEY });
-});
-afterAll(async () => {
-  await provider.close();
-});
-
-const worker = (id: string, label: string, modelId: string): WorkerSpec =>
-  testWorker(provider.baseURL, id, label, modelId);
+const keyed = keyedTestProvider(KEY);
+const worker = keyed.worker;
 
 describe('auto mode in the app', () => {
   it('sends an easy question straight to one worker with no planning, explains why, and sends nothing it learned', async () => {
-    const { runStore, ledger, vault, egress } = await keyedServices('auto', provider, KEY);
+    const { runStore, ledger, vault, egress } = await keyedServices('auto', keyed.provider, KEY);
     const past = Array.from({ length: 12 }, (_, i) => outcome(i, 'single:w1', true, 0.0002));
     const outcomes = memoryOutcomeStore(past);
     let planned = 0;
@@ -104,7 +94,7 @@ describe('auto mode in the app', () => {
       openBridge: async () => conductor as unknown as ConductorBridge,
       outcomeStore: async () => outcomes,
     });
-    provider.clearRequests();
+    keyed.provider.clearRequests();
 
     await app.runs.ask({ question: 'Who wrote Hamlet?', mode: 'auto', review: false }, [
       worker('w1', 'Parrot', 'echo'),
@@ -125,7 +115,7 @@ describe('auto mode in the app', () => {
     expect(stored?.run.chosenBy?.strategy).toBe('single:w1');
 
     // Nothing learned, and no past question, is in any request body.
-    const chats = provider.requests.filter((r) => r.method === 'POST');
+    const chats = keyed.provider.requests.filter((r) => r.method === 'POST');
     expect(chats.length).toBeGreaterThan(0);
     const bodies = chats.map((r) => JSON.stringify(r.body)).join('\n');
     expect(bodies).toContain('Who wrote Hamlet?');

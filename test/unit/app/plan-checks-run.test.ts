@@ -1,26 +1,16 @@
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
-import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { describe, expect, it } from 'vitest';
 import { scriptedConductor } from './scripted-conductor.ts';
-import { keyedServices, testAppState, testWorker } from './test-app-state.ts';
+import { keyedServices, keyedTestProvider, testAppState } from './test-app-state.ts';
 
 const KEY = 'sk-checks-test-AAAAAAAAAAAAAAAA';
 
-let provider: TestProvider;
-beforeAll(async () => {
-  provider = await startProvider({ apiKey: KEY });
-});
-afterAll(async () => {
-  await provider.close();
-});
-
-const worker = (id: string, label: string, modelId: string): WorkerSpec =>
-  testWorker(provider.baseURL, id, label, modelId);
+const keyed = keyedTestProvider(KEY);
+const worker = keyed.worker;
 
 /** An app state over real services; the vault holds a key for `p-test` only, so `p-none` has none. */
 async function appWith(name: string, plan: string) {
-  const { runStore, ledger, vault, egress } = await keyedServices(`${name}`, provider, KEY, [
+  const { runStore, ledger, vault, egress } = await keyedServices(`${name}`, keyed.provider, KEY, [
     'p-test',
     'p-none',
   ]);
@@ -29,7 +19,7 @@ async function appWith(name: string, plan: string) {
   return { app, ledger, runStore };
 }
 
-const chats = () => provider.requests.filter((r) => r.path === '/v1/chat/completions');
+const chats = () => keyed.provider.requests.filter((r) => r.path === '/v1/chat/completions');
 
 describe('plan checks where runs start (issue 14)', () => {
   it('fails a plan that gives a step to a worker with no key before anything is sent, naming the worker', async () => {

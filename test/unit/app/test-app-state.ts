@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { createAppState } from '../../../src/app/app-state.ts';
 import type { RunConductor } from '../../../src/app/runs.ts';
 import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
@@ -9,7 +10,7 @@ import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { presetById } from '../../../src/providers/catalog.ts';
 import { openVault, type Vault } from '../../../src/vault/vault.ts';
-import type { TestProvider } from '../../provider/server.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 /**
  * An app state over the given stores and a scripted conductor, as the page builds one over the real
@@ -55,6 +56,29 @@ export function testWorker(baseURL: string, id: string, label: string, modelId: 
     price: { inputPerM: 0, outputPerM: 0 },
     enabled: true,
   };
+}
+
+/**
+ * A test provider that asks for `key`, started before a file's tests and closed after them, with the
+ * file's workers on it (as `testWorker` builds them).
+ */
+export function keyedTestProvider(key: string) {
+  let started: TestProvider | undefined;
+  beforeAll(async () => {
+    started = await startProvider({ apiKey: key });
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  const keyed = {
+    get provider(): TestProvider {
+      if (!started) throw new Error('The test provider starts in beforeAll.');
+      return started;
+    },
+    worker: (id: string, label: string, modelId: string): WorkerSpec =>
+      testWorker(keyed.provider.baseURL, id, label, modelId),
+  };
+  return keyed;
 }
 
 /**
