@@ -253,7 +253,7 @@ export function createRuns(services: RunServices) {
     currentRun.value = note && next.phase === 'cancelled' ? { ...next, error: note } : next;
   }
 
-  /** The run's listener for the view: tokens drawn at most once a frame, other changes at once. */
+  /** The run's listener for the view: tokens drawn at most ten times a second, other changes at once. */
   function viewUpdates(runId: string): (event: ExecutorEvent) => void {
     return frameCoalescedUpdates((apply) => update(runId, apply));
   }
