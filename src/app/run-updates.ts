@@ -30,6 +30,35 @@ export function throttledFrames(ms = 100, now: () => number = () => performance.
 }
 
 /**
+ * Longest the run view waits for requests to leave before it draws: a request stuck on its way out never
+ * freezes the view, and a state that lasts this long is always drawn.
+ */
+export const MAX_HOLD_MS = 50;
+
+/**
+ * A task later, once `idle` settles (no request is on its way out, src/egress/egress.ts), or `holdMs`
+ * after it was asked, whichever comes first. Drawn in the same task as the change, the run view's render
+ * and layout came between a step's end and the request of the step that reads it, and between Run and
+ * the first request: they tripled the time bare `fetch` takes there (P13). Drawn once those requests
+ * have left, the page shows the same a few milliseconds later. A change that set no request off is drawn
+ * in the next task.
+ */
+export function afterRequestsLeave(idle: () => Promise<void>, holdMs = MAX_HOLD_MS): FrameScheduler {
+  return (flush) => {
+    let done = false;
+    const go = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      flush();
+    };
+    const timer = setTimeout(go, holdMs);
+    // A task later: by then what the change set off (the next step's request) has reached egress.
+    setTimeout(() => void idle().then(go, go), 0);
+  };
+}
+
+/**
  * An executor listener that feeds the run view with far fewer rebuilds than events: a streamed token
  * waits for the next frame, and every token of a step that arrives before it is drawn in one rebuild (the
  * last token's snapshot holds the text of all of them). Any other event is applied at once, together with

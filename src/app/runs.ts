@@ -1,4 +1,4 @@
-import { signal } from '@preact/signals';
+import { effect, signal } from '@preact/signals';
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import { type ReplanContext, replannerFor } from '../conductor/replanner.ts';
 import type { Egress } from '../egress/egress.ts';
@@ -28,7 +28,7 @@ import type { PlanPrefs, RunPrefs } from './prefs.ts';
 import { formatLimit, loadAnswerLengths } from './price.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
 import { type AskMode, enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
-import { frameCoalescedUpdates } from './run-updates.ts';
+import { afterRequestsLeave, frameCoalescedUpdates } from './run-updates.ts';
 import { once } from './services.ts';
 import { stillLocked } from './vault-unlock.ts';
 import { labelsOf } from './worker-names.ts';
@@ -40,7 +40,7 @@ export type RunConductor = Pick<ConductorBridge, 'plan' | 'replan' | 'chat'>;
 export interface RunServices {
   runStore(): Promise<RunHistoryStore>;
   ledger(): Promise<Ledger>;
-  egress(): Promise<Pick<Egress, 'fetchFor' | 'hasKey'>>;
+  egress(): Promise<Pick<Egress, 'fetchFor' | 'hasKey'> & Partial<Pick<Egress, 'idle'>>>;
   bridge(): Promise<RunConductor>;
   /** Resolves once the vault can give `pool`'s keys (it may ask the user), false when the user declined. */
   ensureUnlocked(pool: readonly WorkerSpec[], purpose: string): Promise<boolean>;
@@ -253,8 +253,13 @@ export function createRuns(services: RunServices) {
     currentRun.value = note && next.phase === 'cancelled' ? { ...next, error: note } : next;
   }
 
-  /** The run's listener for the view: tokens drawn at most ten times a second, other changes at once. */
-  function viewUpdates(runId: string): (event: ExecutorEvent) => void {
+  /**
+   * The run's listener for the view: tokens drawn at most ten times a second, other changes at once.
+   * Egress's `idle` (once a run has opened egress) lets the drawing wait for the run's requests.
+   */
+  async function viewUpdates(runId: string): Promise<(event: ExecutorEvent) => void> {
+    const egress = await services.egress();
+    requestsLeft ??= egress.idle?.bind(egress);
     return frameCoalescedUpdates((apply) => update(runId, apply));
   }
 
@@ -342,7 +347,7 @@ export function createRuns(services: RunServices) {
     }
   }
 
-  /** Runs being started (unlock, store, transports): `whenIdle` waits for them too. */
+  /** Runs being started (unlock, store, transports): the run view draws once they have (requestsHaveLeft). */
   const starting = new Set<Promise<unknown>>();
 
   function execute(...args: Parameters<typeof start>): Promise<RunHandle> {
@@ -354,6 +359,37 @@ export function createRuns(services: RunServices) {
     );
     return started;
   }
+
+  // Egress's "no request on its way out", once a run has opened egress: drawing waits for it.
+  let requestsLeft: (() => Promise<void>) | undefined;
+  /** Settles once no run is being started and no request is on its way out: the run view may draw. */
+  async function requestsHaveLeft(): Promise<void> {
+    if (starting.size > 0) {
+      await Promise.allSettled([...starting]);
+      // What a start set off (each first step's request) reaches egress in the microtasks after it.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await requestsLeft?.();
+  }
+  const afterRequestsLeft = afterRequestsLeave(requestsHaveLeft);
+  /**
+   * The run as the page draws it: `currentRun` once the requests its change set off have left, at most
+   * MAX_HOLD_MS later (src/app/run-updates.ts). Drawn at once, the run view's render and layout came
+   * between Run and the first request, and between a step's end and the next request (P13). Changes that
+   * come before a draw are drawn together, as the latest; a state that lasts MAX_HOLD_MS is always drawn.
+   * What decides (busy, the review, actions) reads `currentRun`, which takes every change at once.
+   */
+  const drawnRun = signal<RunView | undefined>(currentRun.peek());
+  let drawPending = false;
+  effect(() => {
+    currentRun.value;
+    if (drawPending) return;
+    drawPending = true;
+    afterRequestsLeft(() => {
+      drawPending = false;
+      drawnRun.value = currentRun.peek();
+    });
+  });
 
   async function start(
     runId: string,
@@ -382,12 +418,13 @@ export function createRuns(services: RunServices) {
         plan = check.plan;
       }
     } else if (!unlocked) throw stillLocked();
-    const [{ startRun }, store, transport, bridge, failover] = await Promise.all([
+    const [{ startRun }, store, transport, bridge, failover, onView] = await Promise.all([
       executorModule(),
       services.runStore(),
       transports(pool, services),
       services.bridge(),
       failoverFor(services),
+      viewUpdates(runId),
     ]);
     const { maxSteps, maxDepth } = services.planPrefs();
     const chosenBy = currentRun.value?.id === runId ? currentRun.value.chosenBy : undefined;
@@ -405,7 +442,7 @@ export function createRuns(services: RunServices) {
       store,
       ...(failover ? { failover } : {}),
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
-      onEvent: withLedgerEstimates(services.ledger, runId, viewUpdates(runId)),
+      onEvent: withLedgerEstimates(services.ledger, runId, onView),
     });
     track(run);
     return run;
@@ -838,7 +875,7 @@ export function createRuns(services: RunServices) {
       conductor: replannerFor(bridge, replanContext(stored.run.pool)),
       ...(failover ? { failover } : {}),
       ...(spendLimit() !== undefined ? { spendLimitUsd: spendLimit() } : {}),
-      onEvent: withLedgerEstimates(services.ledger, id, viewUpdates(id)),
+      onEvent: withLedgerEstimates(services.ledger, id, await viewUpdates(id)),
     });
     track(run);
     return run;
@@ -952,6 +989,7 @@ export function createRuns(services: RunServices) {
 
   return {
     currentRun,
+    drawnRun,
     pendingReview,
     spendConfirm,
     confirmSpend,

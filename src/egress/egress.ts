@@ -81,6 +81,11 @@ export interface Egress {
    * and one is saved): tells "no key saved" from "the key was rejected" after a 401. Never the key.
    */
   hasKey(target: Pick<EgressTarget, 'providerId' | 'baseURL'>): Promise<boolean>;
+  /**
+   * Settles once no request is on its way out (being checked, recorded, or waiting for its `ready`). A
+   * page that draws after it does not put its drawing between a request and its leaving.
+   */
+  idle(): Promise<void>;
 }
 
 export function createEgress(options: EgressOptions): Egress {
@@ -88,6 +93,23 @@ export function createEgress(options: EgressOptions): Egress {
   const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const { vault, ledger } = options;
   watchCspViolations();
+
+  // Requests between send() and fetch (or their refusal), and who waits for there to be none.
+  let leaving = 0;
+  let whenIdle: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Counts one request as on its way out; the function returned says it has left (once). */
+  function outbound(): () => void {
+    leaving++;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      if (--leaving === 0 && whenIdle) {
+        whenIdle.resolve();
+        whenIdle = undefined;
+      }
+    };
+  }
 
   async function refuse(base: Omit<LedgerEntry, 'id'>, error: ProviderError): Promise<never> {
     try {
@@ -104,6 +126,22 @@ export function createEgress(options: EgressOptions): Egress {
     init: RequestInit = {},
     mode: 'cors' | 'probe' = 'cors',
     ready?: Promise<void>,
+  ): Promise<Response> {
+    const left = outbound();
+    try {
+      return await sendCounted(target, input, init, mode, ready, left);
+    } finally {
+      left();
+    }
+  }
+
+  async function sendCounted(
+    target: EgressTarget,
+    input: RequestInfo | URL,
+    init: RequestInit,
+    mode: 'cors' | 'probe',
+    ready: Promise<void> | undefined,
+    left: () => void,
   ): Promise<Response> {
     const started = Date.now();
     let urlText: string;
@@ -210,13 +248,15 @@ export function createEgress(options: EgressOptions): Egress {
 
     let response: Response;
     try {
-      response = await fetchImpl(href, {
+      const sending = fetchImpl(href, {
         method,
         headers,
         ...(sized.body !== undefined ? { body: sized.body } : {}),
         ...(signal ? { signal } : {}),
         ...transportInit(mode),
       });
+      left();
+      response = await sending;
     } catch (error) {
       const named = mode === 'cors' ? await namedFailure(href, error) : undefined;
       await writer.write({
@@ -284,6 +324,17 @@ export function createEgress(options: EgressOptions): Egress {
         ...(text !== undefined ? { body: text } : {}),
         ...(signal ? { signal } : {}),
       });
+    },
+    idle() {
+      if (leaving === 0) return Promise.resolve();
+      if (!whenIdle) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((done) => {
+          resolve = done;
+        });
+        whenIdle = { promise, resolve };
+      }
+      return whenIdle.promise;
     },
     async hasKey(target) {
       try {

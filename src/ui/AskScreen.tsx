@@ -92,6 +92,7 @@ export function AskScreen({ runId }: { runId?: string }) {
   const [missing, setMissing] = useState<string | undefined>();
   const {
     currentRun,
+    drawnRun,
     pendingReview,
     ask,
     openRun,
@@ -130,6 +131,8 @@ export function AskScreen({ runId }: { runId?: string }) {
         ? 'A run is in progress.'
         : undefined;
   const shown = runId ? (view?.id === runId ? view : undefined) : view;
+  // The run view draws the run a task behind, once the requests a change set off have left (drawnRun).
+  const drawn = shown && drawnRun.value?.id === shown.id ? drawnRun.value : undefined;
   const mark = shown ? outcomes.outcomeOf(shown.id) : undefined;
   const limitUsd = spendPrefs.value.runLimitUsd;
   const question = shown?.question ?? '';
@@ -191,17 +194,17 @@ export function AskScreen({ runId }: { runId?: string }) {
         />
       )}
       {shown?.chosenBy && <AutoChoiceNote view={shown} />}
-      {shown && (
+      {drawn && (
         <RunPanel
-          view={shown}
-          workerOrder={shown.workerOrder ?? workerOrder.value}
+          view={drawn}
+          workerOrder={drawn.workerOrder ?? workerOrder.value}
           actions={{
             cancelRun,
             cancelStep,
             rerunStep: (index) => void rerunStep(index),
-            exportJson: () => void exportCurrent('json', shown.id),
-            exportMarkdown: () => void exportCurrent('md', shown.id),
-            mark: (good) => void outcomes.mark(shown, good),
+            exportJson: () => void exportCurrent('json', drawn.id),
+            exportMarkdown: () => void exportCurrent('md', drawn.id),
+            mark: (good) => void outcomes.mark(drawn, good),
           }}
           mark={{
             ...(mark ? { good: mark.good } : {}),

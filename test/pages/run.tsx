@@ -12,7 +12,7 @@ import '../../src/ui/styles.css';
 // same DAG of requests made with bare `fetch`, from this one page, driven through `window.__run`.
 
 // The app's own run state, built as src/main.ts builds it.
-const { currentRun, pendingReview, runReviewed } = createAppState(pageServices()).runs;
+const { currentRun, drawnRun, pendingReview, runReviewed } = createAppState(pageServices()).runs;
 
 function worker(baseURL: string, model: string): WorkerSpec {
   return {
@@ -27,9 +27,9 @@ function worker(baseURL: string, model: string): WorkerSpec {
   };
 }
 
-/** The run on screen, as the Ask screen shows it. */
+/** The run on screen, as the Ask screen shows it (drawn once its requests have left, src/app/runs.ts). */
 function Screen() {
-  const view = currentRun.value;
+  const view = drawnRun.value;
   return view ? <RunPanel view={view} workerOrder={view.workerOrder ?? ['w']} /> : null;
 }
 const root = document.getElementById('app')!;
@@ -40,11 +40,11 @@ function showView(shown: boolean): void {
   render(shown ? <Screen /> : null, root);
 }
 
-/** Resolves when the run on screen has ended: its phase, and the wall time from Run to then. */
-function ended(started: number): Promise<{ phase: string; ms: number }> {
+/** Resolves when run `id` is drawn as ended: its phase, and the wall time from Run to then. */
+function ended(id: string, started: number): Promise<{ phase: string; ms: number }> {
   return new Promise((resolve) => {
-    const dispose = currentRun.subscribe((view) => {
-      if (view && !isActive(view.phase) && view.phase !== 'review') {
+    const dispose = drawnRun.subscribe((view) => {
+      if (view?.id === id && !isActive(view.phase) && view.phase !== 'review') {
         const ms = performance.now() - started;
         queueMicrotask(() => dispose());
         resolve({ phase: view.phase, ms });
@@ -53,14 +53,14 @@ function ended(started: number): Promise<{ phase: string; ms: number }> {
   });
 }
 
-/** The plan through the app: reviewed, then Run. ms from Run until the run view says it ended. */
+/** The plan through the app: reviewed, then Run. ms from Run until the run view shows it ended. */
 async function app(baseURL: string, model: string): Promise<{ phase: string; ms: number; error?: string }> {
   const pool = [worker(baseURL, model)];
   const id = crypto.randomUUID();
   currentRun.value = { ...newRunView(id, 'Write two things, then join them.', 'conductor'), phase: 'review' };
   pendingReview.value = { plan: BRANCHES, pool, limits: { maxSteps: 8, allowSelf: false } };
   const started = performance.now();
-  const done = ended(started);
+  const done = ended(id, started);
   await runReviewed(BRANCHES);
   const result = await done;
   const error = currentRun.value?.error;

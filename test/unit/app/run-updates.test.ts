@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyEvent, newRunView, type RunView } from '../../../src/app/run-model.ts';
-import { frameCoalescedUpdates, throttledFrames } from '../../../src/app/run-updates.ts';
+import {
+  afterRequestsLeave,
+  frameCoalescedUpdates,
+  MAX_HOLD_MS,
+  throttledFrames,
+} from '../../../src/app/run-updates.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
@@ -118,6 +123,49 @@ describe('run view updates while tokens stream', () => {
     // The frame that comes later has nothing left to draw, and draws nothing stale.
     for (const flush of frames.splice(0)) flush();
     expect(view.steps[0]).toEqual(done);
+  });
+});
+
+describe('afterRequestsLeave', () => {
+  it('draws a task later when no request is on its way out, else once the last one has left', async () => {
+    let leaving: (() => void) | undefined;
+    let idle: Promise<void> = Promise.resolve();
+    const schedule = afterRequestsLeave(() => idle);
+    let drawn = 0;
+    schedule(() => drawn++);
+    // Not in the task of the change: what it sets off reaches egress first.
+    await Promise.resolve();
+    expect(drawn).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(drawn).toBe(1);
+
+    idle = new Promise<void>((resolve) => {
+      leaving = resolve;
+    });
+    schedule(() => drawn++);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(drawn).toBe(1);
+    leaving?.();
+    await idle;
+    await Promise.resolve();
+    expect(drawn).toBe(2);
+  });
+
+  it('draws MAX_HOLD_MS after the change when a request never leaves, and only once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let drawn = 0;
+      const schedule = afterRequestsLeave(() => new Promise<void>(() => {}));
+      schedule(() => drawn++);
+      await vi.advanceTimersByTimeAsync(MAX_HOLD_MS - 1);
+      expect(drawn).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(drawn).toBe(1);
+      await vi.advanceTimersByTimeAsync(MAX_HOLD_MS);
+      expect(drawn).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { viewFromRecord } from '../../../src/app/runs.ts';
+import { newRunView } from '../../../src/app/run-model.ts';
+import { createRuns, type RunServices, viewFromRecord } from '../../../src/app/runs.ts';
 import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
 
 function record(status: RunRecord['status']): RunRecord {
@@ -43,5 +44,38 @@ describe('a stored run as the Watch screen shows it', () => {
 
   it('names no final step while the stored run is still running (a resume may add steps)', () => {
     expect(viewFromRecord(record('running'), [step(0, 'w1', 'done')]).finalStep).toBeUndefined();
+  });
+});
+
+describe('the run as drawn', () => {
+  it('follows the run on screen a task behind, changes that come before a draw drawn once, the last one', async () => {
+    // Nothing here runs a plan: the services are never called.
+    const runs = createRuns({} as RunServices);
+    const view = { ...newRunView('a', 'q?', 'conductor', 0), phase: 'running' as const };
+    const drawn: unknown[] = [];
+    const dispose = runs.drawnRun.subscribe((v) => drawn.push(v));
+    drawn.length = 0;
+    runs.currentRun.value = { ...view, planText: 'x' };
+    const last = { ...view, planText: 'xy' };
+    runs.currentRun.value = last;
+    expect(runs.drawnRun.value).toBeUndefined();
+    await expect.poll(() => runs.drawnRun.value).toBe(last);
+    expect(drawn).toEqual([last]);
+    dispose();
+  });
+
+  it('draws each state that outlasts a draw: running, then done', async () => {
+    const runs = createRuns({} as RunServices);
+    const base = newRunView('a', 'q?', 'conductor', 0);
+    const phases: string[] = [];
+    const dispose = runs.drawnRun.subscribe((v) => {
+      if (v) phases.push(v.phase);
+    });
+    runs.currentRun.value = { ...base, phase: 'running' };
+    await expect.poll(() => runs.drawnRun.value?.phase).toBe('running');
+    runs.currentRun.value = { ...base, phase: 'done' };
+    await expect.poll(() => runs.drawnRun.value?.phase).toBe('done');
+    expect(phases).toEqual(['running', 'done']);
+    dispose();
   });
 });

@@ -187,6 +187,48 @@ describe('egress', () => {
     expect(a.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 
+  it('is idle once its requests have left, not once they are answered', async () => {
+    const egress = egressFor();
+    await egress.idle();
+    const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL });
+    let release!: () => void;
+    const ready = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const baton = { runId: 'r-idle', stepIndex: 0, workerId: 'w', providerId: 'p-bearer', ready };
+    a.setModel({
+      id: 'slow-idle',
+      behaviour: { kind: 'echo' },
+      latency: { firstTokenMs: 400, perTokenMs: 0 },
+    });
+    const init = { method: 'POST', headers: sdkHeaders, body: chatBody('slow-idle'), baton };
+    let answered = false;
+    const answer = fetchA(`${a.baseURL}/chat/completions`, init as RequestInit).then((r) => {
+      answered = true;
+      return r;
+    });
+    let idle = false;
+    void egress.idle().then(() => {
+      idle = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(idle).toBe(false);
+    release();
+    await egress.idle();
+    // Left, and its answer (400 ms away) not yet in.
+    expect(answered).toBe(false);
+    expect((await answer).status).toBe(200);
+  });
+
+  it('is idle after a refused request too', async () => {
+    const egress = egressFor();
+    const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL });
+    await expect(
+      fetchA('https://elsewhere.example/v1/chat/completions', { method: 'POST' }),
+    ).rejects.toThrow();
+    await egress.idle();
+  });
+
   it('refuses a request to another origin, sends nothing, and says so in the ledger', async () => {
     const egress = egressFor();
     const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL, runId: 'r2', stepIndex: 0 });
