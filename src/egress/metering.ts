@@ -169,10 +169,17 @@ export interface CountOptions {
 }
 
 /**
- * `response` with its body counted as the reader pulls it: bytes in, tokens from `usage`, keys removed.
- * The end of the body reaches the reader only after the final ledger write, so once a client has read a
- * response its ledger entry is complete. A pull-through stream rather than a TransformStream so a cancel
- * by the reader is recorded too.
+ * Chunks the counted body reads ahead of its reader. Read only as fast as the reader took them (one
+ * chunk), the end of a body was seen, and its final ledger write begun, only once the reader had worked
+ * through every event before it: that write then sat between a step's last byte and the next request.
+ */
+export const READ_AHEAD_CHUNKS = 64;
+
+/**
+ * `response` with its body counted as it arrives (up to READ_AHEAD_CHUNKS ahead of the reader): bytes
+ * in, tokens from `usage`, keys removed. The end of the body reaches the reader only after the final
+ * ledger write, so once a client has read a response its ledger entry is complete. A pull-through stream
+ * rather than a TransformStream so a cancel by the reader is recorded too.
  */
 export function countedResponse(response: Response, options: CountOptions): Response {
   const { writer, started, key, answerSecrets } = options;
@@ -205,47 +212,54 @@ export function countedResponse(response: Response, options: CountOptions): Resp
   };
 
   const reader = body.getReader();
-  const counted = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      // Loops only while the scrubber holds everything read so far back (a possible start of a key):
-      // the reader is never handed an empty chunk.
-      for (;;) {
-        let result: ReadableStreamReadResult<Uint8Array>;
-        try {
-          result = await reader.read();
-        } catch (error) {
-          await finish({ state: 'error', error: errorText(error, key) });
-          controller.error(error);
-          return;
+  let cancelled = false;
+  const counted = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        // Loops only while the scrubber holds everything read so far back (a possible start of a key):
+        // the reader is never handed an empty chunk.
+        for (;;) {
+          let result: ReadableStreamReadResult<Uint8Array>;
+          try {
+            result = await reader.read();
+          } catch (error) {
+            await finish({ state: 'error', error: errorText(error, key) });
+            if (!cancelled) controller.error(error);
+            return;
+          }
+          // Read ahead, a read can end after the reader has cancelled: the cancel is what was recorded.
+          if (cancelled) return;
+          if (result.done) {
+            const tail = scrubber?.end();
+            if (tail) controller.enqueue(fromBinary(tail));
+            await finish({ state: 'done' });
+            if (!cancelled) controller.close();
+            return;
+          }
+          bytesIn += result.value.byteLength;
+          sniffer?.push(result.value);
+          if (!scrubber) {
+            controller.enqueue(result.value);
+            return;
+          }
+          const ready = scrubber.push(toBinary(result.value));
+          if (ready) {
+            controller.enqueue(fromBinary(ready));
+            return;
+          }
         }
-        if (result.done) {
-          const tail = scrubber?.end();
-          if (tail) controller.enqueue(fromBinary(tail));
-          await finish({ state: 'done' });
-          controller.close();
-          return;
-        }
-        bytesIn += result.value.byteLength;
-        sniffer?.push(result.value);
-        if (!scrubber) {
-          controller.enqueue(result.value);
-          return;
-        }
-        const ready = scrubber.push(toBinary(result.value));
-        if (ready) {
-          controller.enqueue(fromBinary(ready));
-          return;
-        }
-      }
+      },
+      async cancel(reason) {
+        cancelled = true;
+        await finish({
+          state: 'error',
+          error: `Cancelled by the reader${reason ? ` (${errorText(reason, key)})` : ''}`,
+        });
+        await reader.cancel(reason);
+      },
     },
-    async cancel(reason) {
-      await finish({
-        state: 'error',
-        error: `Cancelled by the reader${reason ? ` (${errorText(reason, key)})` : ''}`,
-      });
-      await reader.cancel(reason);
-    },
-  });
+    new CountQueuingStrategy({ highWaterMark: READ_AHEAD_CHUNKS }),
+  );
   const wrapped = new Response(counted, {
     status: response.status,
     statusText: response.statusText,

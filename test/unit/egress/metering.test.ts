@@ -132,6 +132,50 @@ describe('egress metering', () => {
     expect(updates[0]?.state).toBe('streaming');
   });
 
+  it("reads ahead of a slow reader: the entry's last write begins once the body is in, the end waits for it", async () => {
+    const writes: LedgerEntry[] = [];
+    let land!: () => void;
+    const landed = new Promise<void>((resolve) => {
+      land = resolve;
+    });
+    const ledger = {
+      update: async (e: LedgerEntry) => {
+        writes.push(e);
+        if (e.state === 'done') await landed;
+      },
+    };
+    const chunks = [
+      'data: {"choices":[{"delta":{"content":"a"}}]}\n\n',
+      'data: {"choices":[]}\n\n',
+      'data: [DONE]\n\n',
+    ];
+    const counted = countedResponse(
+      new Response(streamOf(chunks), { headers: { 'content-type': 'text/event-stream' } }),
+      { writer: new EntryWriter(ledger, entry()), started: Date.now(), key: undefined, answerSecrets: [] },
+    );
+    const reader = counted.body!.getReader();
+    // The reader takes one chunk and then stops, as a client busy with the event it was given.
+    expect((await reader.read()).done).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Read to its end meanwhile: the final write is on its way, with every byte counted.
+    expect(writes.at(-1)).toMatchObject({
+      state: 'done',
+      bytesIn: encoder.encode(chunks.join('')).byteLength,
+    });
+    expect((await reader.read()).done).toBe(false);
+    expect((await reader.read()).done).toBe(false);
+    let ended = false;
+    const end = reader.read().then((r) => {
+      ended = r.done;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // ...but the reader is not told the body ended before the entry is complete.
+    expect(ended).toBe(false);
+    land();
+    await end;
+    expect(ended).toBe(true);
+  });
+
   it('takes saved keys out of the answer, and records a cancel by the reader without the key', async () => {
     const key = 'sk-echoed-key-0123456789';
     const { updates, ledger } = recorder();
