@@ -82,8 +82,10 @@ export interface Egress {
    */
   hasKey(target: Pick<EgressTarget, 'providerId' | 'baseURL'>): Promise<boolean>;
   /**
-   * Settles once no request is on its way out (being checked, recorded, or waiting for its `ready`). A
-   * page that draws after it does not put its drawing between a request and its leaving.
+   * Settles once no request is on its way out (being checked, recorded, or waiting for its `ready`), and
+   * no answer is between its last byte and a task after its end reached the reader (its ledger entry
+   * being completed, then the request that end sets off). A page that draws after it does not put its
+   * drawing between a step's last byte and the next step's request leaving.
    */
   idle(): Promise<void>;
 }
@@ -94,7 +96,8 @@ export function createEgress(options: EgressOptions): Egress {
   const { vault, ledger } = options;
   watchCspViolations();
 
-  // Requests between send() and fetch (or their refusal), and who waits for there to be none.
+  // Requests between send() and fetch (or their refusal), answers between their last byte and a task
+  // after their end reached the reader, and who waits for there to be none.
   let leaving = 0;
   let whenIdle: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Counts one request as on its way out; the function returned says it has left (once). */
@@ -297,7 +300,7 @@ export function createEgress(options: EgressOptions): Egress {
     // Every saved key, this host's own included, is also taken out of the answer as it streams in, so a
     // provider that echoes a key does not put it on screen, in History or in an export.
     const answerSecrets = [...(foreign ?? []), ...(key ? [key] : [])];
-    return countedResponse(response, { writer, started, key, answerSecrets });
+    return countedResponse(response, { writer, started, key, answerSecrets, ending: outbound });
   }
 
   return {

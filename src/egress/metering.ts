@@ -166,6 +166,12 @@ export interface CountOptions {
   key: string | undefined;
   /** Saved keys taken out of the answer as it streams in (a provider that echoes one does not show it). */
   answerSecrets: string[];
+  /**
+   * Called at the body's last byte; what it returns is called a task after the end has reached the
+   * reader, by when whatever the end set off (the next step's request) has begun. Egress counts the
+   * time between as a request on its way out (its `idle`).
+   */
+  ending?: () => () => void;
 }
 
 /**
@@ -182,7 +188,7 @@ export const READ_AHEAD_CHUNKS = 64;
  * rather than a TransformStream so a cancel by the reader is recorded too.
  */
 export function countedResponse(response: Response, options: CountOptions): Response {
-  const { writer, started, key, answerSecrets } = options;
+  const { writer, started, key, answerSecrets, ending } = options;
   const body = response.body;
   if (!body) return response;
   void writer.write({ state: 'streaming', status: response.status });
@@ -230,10 +236,15 @@ export function countedResponse(response: Response, options: CountOptions): Resp
           // Read ahead, a read can end after the reader has cancelled: the cancel is what was recorded.
           if (cancelled) return;
           if (result.done) {
-            const tail = scrubber?.end();
-            if (tail) controller.enqueue(fromBinary(tail));
-            await finish({ state: 'done' });
-            if (!cancelled) controller.close();
+            const ended = ending?.();
+            try {
+              const tail = scrubber?.end();
+              if (tail) controller.enqueue(fromBinary(tail));
+              await finish({ state: 'done' });
+              if (!cancelled) controller.close();
+            } finally {
+              if (ended) setTimeout(ended, 0);
+            }
             return;
           }
           bytesIn += result.value.byteLength;

@@ -220,6 +220,46 @@ describe('egress', () => {
     expect((await answer).status).toBe(200);
   });
 
+  it("is not idle from an answer's last byte until a task after its end reached the reader", async () => {
+    let land!: () => void;
+    const landed = new Promise<void>((resolve) => {
+      land = resolve;
+    });
+    // The answer's final ledger write is held: the answer has all arrived, its end not yet given out.
+    const held = {
+      add: (entry: Parameters<typeof ledger.add>[0]) => ledger.add(entry),
+      update: async (entry: Parameters<typeof ledger.update>[0]) => {
+        if (entry.state === 'done') await landed;
+        return ledger.update(entry);
+      },
+    };
+    const egress = createEgress({
+      vault: keys({ 'p-bearer': { origin: a.url, key: KEY_A } }),
+      ledger: held,
+      presetFor: presets(),
+    });
+    const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL });
+    const response = await fetchA(`${a.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: sdkHeaders,
+      body: chatBody('echo', true),
+    });
+    await egress.idle();
+    let idle = false;
+    const text = response.text();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    void egress.idle().then(() => {
+      idle = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(idle).toBe(false);
+    land();
+    expect(await text).toContain('[DONE]');
+    // Not in the microtasks after the end, which start whatever that end sets off: a task later.
+    expect(idle).toBe(false);
+    await egress.idle();
+  });
+
   it('is idle after a refused request too', async () => {
     const egress = egressFor();
     const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL });
