@@ -253,13 +253,8 @@ export function createRuns(services: RunServices) {
     currentRun.value = note && next.phase === 'cancelled' ? { ...next, error: note } : next;
   }
 
-  /**
-   * The run's listener for the view: tokens drawn at most ten times a second, other changes at once.
-   * Egress's `idle` (once a run has opened egress) lets the drawing wait for the run's requests.
-   */
-  async function viewUpdates(runId: string): Promise<(event: ExecutorEvent) => void> {
-    const egress = await services.egress();
-    requestsLeft ??= egress.idle?.bind(egress);
+  /** The run's listener for the view: tokens drawn at most ten times a second, other changes at once. */
+  function viewUpdates(runId: string): (event: ExecutorEvent) => void {
     return frameCoalescedUpdates((apply) => update(runId, apply));
   }
 
@@ -362,6 +357,15 @@ export function createRuns(services: RunServices) {
 
   // Egress's "no request on its way out", once a run has opened egress: drawing waits for it.
   let requestsLeft: (() => Promise<void>) | undefined;
+  /** What a run's transports are made from; egress, when a run opens it, also gives the drawing its `idle`. */
+  const transportServices: Pick<RunServices, 'bridge' | 'egress'> = {
+    bridge: () => services.bridge(),
+    egress: async () => {
+      const egress = await services.egress();
+      requestsLeft ??= egress.idle?.bind(egress);
+      return egress;
+    },
+  };
   /** Settles once no run is being started and no request is on its way out: the run view may draw. */
   async function requestsHaveLeft(): Promise<void> {
     if (starting.size > 0) {
@@ -418,13 +422,12 @@ export function createRuns(services: RunServices) {
         plan = check.plan;
       }
     } else if (!unlocked) throw stillLocked();
-    const [{ startRun }, store, transport, bridge, failover, onView] = await Promise.all([
+    const [{ startRun }, store, transport, bridge, failover] = await Promise.all([
       executorModule(),
       services.runStore(),
-      transports(pool, services),
+      transports(pool, transportServices),
       services.bridge(),
       failoverFor(services),
-      viewUpdates(runId),
     ]);
     const { maxSteps, maxDepth } = services.planPrefs();
     const chosenBy = currentRun.value?.id === runId ? currentRun.value.chosenBy : undefined;
@@ -442,7 +445,7 @@ export function createRuns(services: RunServices) {
       store,
       ...(failover ? { failover } : {}),
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
-      onEvent: withLedgerEstimates(services.ledger, runId, onView),
+      onEvent: withLedgerEstimates(services.ledger, runId, viewUpdates(runId)),
     });
     track(run);
     return run;
@@ -871,11 +874,11 @@ export function createRuns(services: RunServices) {
       runId: id,
       // Steps whose paid answer was lost are told apart by what the ledger saw leave.
       ledger,
-      transport: await transports(stored.run.pool, services),
+      transport: await transports(stored.run.pool, transportServices),
       conductor: replannerFor(bridge, replanContext(stored.run.pool)),
       ...(failover ? { failover } : {}),
       ...(spendLimit() !== undefined ? { spendLimitUsd: spendLimit() } : {}),
-      onEvent: withLedgerEstimates(services.ledger, id, await viewUpdates(id)),
+      onEvent: withLedgerEstimates(services.ledger, id, viewUpdates(id)),
     });
     track(run);
     return run;
