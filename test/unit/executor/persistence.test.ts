@@ -66,19 +66,17 @@ const chain = {
   ],
 };
 
+/** The two-step chain on `store` with the echo worker, each event to `onEvent`. */
+function runChain(store: RunStore, onEvent: (event: ExecutorEvent) => void) {
+  return startRun({ question: 'Q?', pool: [worker()], transport, store, plan: chain, onEvent });
+}
+
 describe('a full disk', () => {
   it('is reported at once as one executor event, and the run goes on in memory', async () => {
     const store = await freshStore();
     diskFull = true;
     const events: ExecutorEvent[] = [];
-    const handle = startRun({
-      question: 'Q?',
-      pool: [worker()],
-      transport,
-      store,
-      plan: chain,
-      onEvent: (e) => events.push(e),
-    });
+    const handle = runChain(store, (e) => events.push(e));
     const result = await handle.result;
     expect(result.status).toBe('done');
     expect(result.steps.map((s) => s.text)).toEqual(['first answer', 'second answer']);
@@ -93,17 +91,10 @@ describe('a full disk', () => {
     const store = await freshStore();
     diskFull = true;
     const events: ExecutorEvent[] = [];
-    const handle = startRun({
-      question: 'Q?',
-      pool: [worker()],
-      transport,
-      store,
-      plan: chain,
-      onEvent: (e) => {
-        events.push(e);
-        // Space frees up after step 0 is done (and its write has failed), as step 1 starts.
-        if (e.type === 'step-started' && e.index === 1) diskFull = false;
-      },
+    const handle = runChain(store, (e) => {
+      events.push(e);
+      // Space frees up after step 0 is done (and its write has failed), as step 1 starts.
+      if (e.type === 'step-started' && e.index === 1) diskFull = false;
     });
     const result = await handle.result;
     expect(result.status).toBe('done');
@@ -209,24 +200,17 @@ describe('a step that reads another', () => {
     const before = chats();
     const events: ExecutorEvent[] = [];
     let sentWhileHeld = -1;
-    const handle = startRun({
-      question: 'Q?',
-      pool: [worker()],
-      transport,
-      store,
-      plan: chain,
-      onEvent: (e) => {
-        events.push(e);
-        if (e.type === 'step-started' && e.index === 1) {
-          // Step 1 is under way before step 0's write has landed: the write no longer delays it...
-          expect(heldWrites).toBe(1);
-          setTimeout(() => {
-            // ...but its request has not left: only step 0's has reached the provider.
-            sentWhileHeld = chats() - before;
-            release();
-          }, 150);
-        }
-      },
+    const handle = runChain(store, (e) => {
+      events.push(e);
+      if (e.type === 'step-started' && e.index === 1) {
+        // Step 1 is under way before step 0's write has landed: the write no longer delays it...
+        expect(heldWrites).toBe(1);
+        setTimeout(() => {
+          // ...but its request has not left: only step 0's has reached the provider.
+          sentWhileHeld = chats() - before;
+          release();
+        }, 150);
+      }
     });
     const result = await handle.result;
     clearTimeout(fallback);
