@@ -63,10 +63,13 @@ beforeEach(async () => {
   for (const p of [a, b, keyed, keyless]) p.clearRequests();
 });
 
-function egressFor(overrides: Partial<ProviderPreset> = {}) {
+function egressFor(
+  overrides: Partial<ProviderPreset> = {},
+  writeTo: Pick<Ledger, 'add' | 'update'> = ledger,
+) {
   return createEgress({
     vault: keys({ 'p-bearer': { origin: a.url, key: KEY_A }, 'p-anthropic': { origin: b.url, key: KEY_B } }),
-    ledger,
+    ledger: writeTo,
     presetFor: presets(overrides),
   });
 }
@@ -233,11 +236,7 @@ describe('egress', () => {
         return ledger.update(entry);
       },
     };
-    const egress = createEgress({
-      vault: keys({ 'p-bearer': { origin: a.url, key: KEY_A } }),
-      ledger: held,
-      presetFor: presets(),
-    });
+    const egress = egressFor({}, held);
     const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL });
     const response = await fetchA(`${a.baseURL}/chat/completions`, {
       method: 'POST',
