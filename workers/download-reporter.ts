@@ -33,9 +33,15 @@ function errorText(error: unknown): string {
   return String(error);
 }
 
-/** Sends a report that needs no answer; a page that cannot take it must not break the download. */
-function tell(report: ModelDownloadReport): void {
-  void Promise.resolve(listener?.(report)).catch(() => {});
+/**
+ * Sends a report; a page that cannot take it must not break the download. Resolves once the page has
+ * handled it (written it in the ledger), never rejects.
+ */
+function tell(report: ModelDownloadReport): Promise<void> {
+  return Promise.resolve(listener?.(report)).then(
+    () => {},
+    () => {},
+  );
 }
 
 /** The size of a text body (what the SDK sends); 0 for none or a stream. */
@@ -72,11 +78,11 @@ export function reportingFetch(
     try {
       response = await inner(request);
     } catch (error) {
-      tell({ kind: 'end', id, bytes: 0, error: errorText(error) });
+      void tell({ kind: 'end', id, bytes: 0, error: errorText(error) });
       throw error;
     }
     if (!response.ok || !response.body || response.type === 'opaque') {
-      tell({
+      void tell({
         kind: 'end',
         id,
         status: response.status,
@@ -85,14 +91,14 @@ export function reportingFetch(
       });
       return response;
     }
-    tell({ kind: 'response', id, status: response.status });
+    void tell({ kind: 'response', id, status: response.status });
     const reader = response.body.getReader();
     let bytes = 0;
     let ended = false;
-    const end = (error?: unknown) => {
-      if (ended) return;
+    const end = (error?: unknown): Promise<void> => {
+      if (ended) return Promise.resolve();
       ended = true;
-      tell({
+      return tell({
         kind: 'end',
         id,
         status: response.status,
@@ -106,12 +112,13 @@ export function reportingFetch(
         try {
           result = await reader.read();
         } catch (error) {
-          end(error);
+          void end(error);
           controller.error(error);
           return;
         }
         if (result.done) {
-          end();
+          // As for a provider's answer: once the reader has seen the end, its ledger entry is complete.
+          await end();
           controller.close();
           return;
         }
@@ -119,7 +126,7 @@ export function reportingFetch(
         controller.enqueue(result.value);
       },
       async cancel(reason) {
-        end(reason ?? new Error('Cancelled by the reader'));
+        void end(reason ?? new Error('Cancelled by the reader'));
         await reader.cancel(reason);
       },
     });
@@ -143,7 +150,7 @@ export function reportUsage(
   usage: { promptTokens: number; completionTokens: number },
 ): void {
   const id = reportIds.get(response);
-  if (id !== undefined) tell({ kind: 'usage', id, ...usage });
+  if (id !== undefined) void tell({ kind: 'usage', id, ...usage });
 }
 
 let installed = false;

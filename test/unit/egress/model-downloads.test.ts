@@ -63,6 +63,19 @@ describe('model downloads in the ledger', () => {
     });
   });
 
+  it('once the reader has seen the end, the entry is complete, however slow the ledger write', async () => {
+    const ledger = await openLedger(`ledger-downloads-${n++}`);
+    const record = modelDownloadRecorder(async () => ledger);
+    // The page's write of the end is slow (a busy IndexedDB): the reader must still not finish first.
+    setDownloadListener(async (report) => {
+      if (report.kind === 'end') await new Promise((resolve) => setTimeout(resolve, 200));
+      await record(report);
+    });
+    const response = await reportingFetch((input, init) => fetch(input, init))(models.url);
+    const size = (await response.arrayBuffer()).byteLength;
+    expect((await ledger.list())[0]).toMatchObject({ state: 'done', bytesIn: size });
+  });
+
   it('records a failed download: its HTTP status, and a host that cannot be reached', async () => {
     const { ledger, fetch } = await setup();
     const missing = await fetch(models.url.replace('tiny.gguf', 'missing.gguf'));
