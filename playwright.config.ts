@@ -1,8 +1,9 @@
 import { defineConfig } from '@playwright/test';
 import { findChromium, webgpuChromiumArgs } from './test/chromium.ts';
+import { previewPort as portFor, reuseServer } from './test/preview-server.ts';
 
-// Several checkouts or helpers can run browser tests at once: each picks its own port and build folder.
-const previewPort = Number(process.env.PREVIEW_PORT ?? 4173);
+// Several checkouts or helpers can run browser tests at once: each has its own port and build folder.
+const previewPort = portFor(process.env, import.meta.dirname);
 const outDir = process.env.BATON_DIST ?? 'dist-test';
 // Playwright empties its output folder at start: parallel runs each need their own.
 const resultsDir = process.env.BATON_DIST ? `test-results/${process.env.BATON_DIST}` : 'test-results';
@@ -24,7 +25,7 @@ export default defineConfig({
   webServer: {
     command: `npx vite build --mode test --logLevel warn --outDir ${outDir} && npx vite preview --mode test --outDir ${outDir} --host 127.0.0.1 --port ${previewPort} --strictPort`,
     url: `http://127.0.0.1:${previewPort}/`,
-    reuseExistingServer: !process.env.CI,
+    reuseExistingServer: reuseServer(process.env),
     timeout: 180_000,
   },
 });
