@@ -50,6 +50,11 @@ test('a failed or wrong bench item opens to its error, or its answer and the exp
   await page.getByRole('button', { name: 'Add strategy' }).click();
   await page.getByLabel('Worker', { exact: true }).selectOption('fault:401');
   await page.getByRole('button', { name: 'Add strategy' }).click();
+  // Mixture-of-Agents offers its proposers by their labels too.
+  await page.getByLabel('Kind').selectOption('moa');
+  const proposers = page.getByRole('group', { name: 'Proposers' });
+  for (const label of ['Facts model', 'Refused model', 'Arith model'])
+    await expect(proposers.getByRole('checkbox', { name: label, exact: true })).toBeVisible();
   await page.getByLabel('Kind').selectOption('pipeline');
   await page.getByTestId('strategies').getByLabel('Planner').selectOption('arith');
   await page.getByLabel('Executor').selectOption('facts');

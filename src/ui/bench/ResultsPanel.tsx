@@ -57,6 +57,8 @@ export function ResultsPanel({
   const labelOf = (id: string) => labels.get(id) ?? id;
   const versus = compareWithBestSingle(results, run.strategies);
   const captionId = `${testid}-caption`;
+  /** What the cause table and the item list both read: one classification, one set of names. */
+  const items = { results, tasks: run.tasks, strategyOrder: order, labelOf, workerLabelOf };
   const notScored = notScoredCauses(results);
   const unscored = notScored.reduce((sum, c) => sum + c.items, 0);
   return (
@@ -141,20 +143,8 @@ export function ResultsPanel({
               the reverse (lost). A gain whose interval includes 0 may be noise; run more items.
             </p>
           )}
-          <WrongCauses
-            results={results}
-            tasks={run.tasks}
-            strategyOrder={order}
-            labelOf={labelOf}
-            workerLabelOf={workerLabelOf}
-          />
-          <MissedItems
-            results={results}
-            tasks={run.tasks}
-            strategyOrder={order}
-            labelOf={labelOf}
-            workerLabelOf={workerLabelOf}
-          />
+          <WrongCauses {...items} />
+          <MissedItems {...items} />
           <div class="bench-charts">
             <AccuracyCostChart summaries={summaries} labelOf={labelOf} />
             <TokensByWorkerChart
