@@ -359,7 +359,6 @@ export function createBench(options: BenchOptions) {
     shown,
     compare,
     problem,
-    starting,
     open,
     refreshRuns,
     start,
