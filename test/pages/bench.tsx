@@ -46,18 +46,22 @@ const planner: Planner | undefined =
     : undefined;
 
 // ?codeTimeoutMs=N: the real sandbox runner with a longer time limit than the Bench's, so a test can let a
-// runaway answer reach the heap limit (and crash its runner) before the clock stops it.
-// ?pyodide=<url>: the real sandbox runner, fetching Pyodide's files from there (a host that has none, to
-// see Python answers that cannot be scored here).
+// runaway answer reach the heap limit (and crash its runner) before the clock stops it, or let a right
+// Python answer finish on a loaded machine. ?pyodide=<url>: the real sandbox runner, fetching Pyodide's
+// files from there (a host that has none, to see Python answers that cannot be scored here).
 const codeTimeoutMs = Number(params.get('codeTimeoutMs') ?? Number.NaN);
 const pyodideUrl = params.get('pyodide');
-const codeRunner: CodeRunner | undefined = Number.isFinite(codeTimeoutMs)
-  ? ((runner) => ({ run: (code: string, tests: string) => runner.run(code, tests, codeTimeoutMs) }))(
-      createSandboxRunner(),
-    )
-  : pyodideUrl
-    ? createSandboxRunner({ pyodideUrl })
+const sandbox =
+  Number.isFinite(codeTimeoutMs) || pyodideUrl
+    ? createSandboxRunner(pyodideUrl ? { pyodideUrl } : {})
     : undefined;
+const codeRunner: CodeRunner | undefined =
+  sandbox && Number.isFinite(codeTimeoutMs)
+    ? {
+        run: (code, tests) => sandbox.run(code, tests, codeTimeoutMs),
+        runPython: (run) => sandbox.runPython(run, codeTimeoutMs),
+      }
+    : sandbox;
 
 // Loaded the way the app will load it: as a lazy chunk.
 const { BenchScreen } = await import('../../src/ui/bench/BenchScreen.tsx');
