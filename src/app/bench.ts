@@ -15,6 +15,7 @@ import type { CodeRunner } from '../evaluation/score.ts';
 import { missingWorkers, type Planner, type Strategy } from '../evaluation/strategies.ts';
 import type { Task } from '../evaluation/taskset.ts';
 import { exportTrajectories } from '../evaluation/trajectories.ts';
+import type { FailoverOptions } from '../executor/failover.ts';
 import type { Outcome } from '../learning/outcome.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
@@ -103,11 +104,22 @@ export interface BenchOptions {
   openStore: () => Promise<BenchStore>;
   /** Whether `close` closes the store too (not when the caller lent it). Default true. */
   ownsStore?: boolean;
-  /** Makes the code runner for code tasks, on first need (a sandboxed iframe on the page). */
+  /** Makes the runner for JavaScript and Python answers, on first need (a sandboxed iframe on the page). */
   codeRunner: () => CodeRunner & { dispose?(): void };
   /** Keeps each scored item as an outcome (src/app/outcomes.ts `record`), for workflow memory. */
   recordOutcome?: (outcome: Outcome) => Promise<void>;
+  /**
+   * Resolves once the vault can give the pool's keys, asking for the passphrase when it is locked
+   * (src/app/vault-unlock.ts); false when the user declined. Absent: the vault is not asked.
+   */
+  ensureUnlocked?: (pool: readonly WorkerSpec[], purpose: string) => Promise<boolean>;
+  /** How items fail over, as runs do (src/app/runs.ts `failoverFor`, from Settings); undefined: they do not. */
+  failover?: () => Promise<FailoverOptions | undefined>;
 }
+
+/** Said when a bench cannot start because the user did not unlock the vault. */
+export const BENCH_VAULT_LOCKED =
+  'The vault is still locked: the bench needs your passphrase to use the saved keys. Run it again to unlock.';
 
 /**
  * A scored bench item as an outcome: its scorer's verdict is the mark. One per bench, task and strategy,
@@ -152,6 +164,8 @@ export function createBench(options: BenchOptions) {
   const compare = signal<ShownBench | undefined>(undefined);
   /** What is wrong with the form, after a start that did not happen. */
   const problem = signal<string | undefined>(undefined);
+  /** A bench is being started (the vault may be asking for the passphrase): no second start meanwhile. */
+  const starting = signal(false);
   let controller: BenchController | undefined;
   let codeRunner: (CodeRunner & { dispose?(): void }) | undefined;
   let closed = false;
@@ -176,13 +190,37 @@ export function createBench(options: BenchOptions) {
     if (s) runs.value = await s.listRuns();
   }
 
+  /** The runner, made when some task's answer is code to run: JavaScript (`code`) or Python. */
   function runnerFor(tasks: BenchRunRecord['tasks']): CodeRunner | undefined {
-    if (!tasks.some((t) => t.kind === 'code')) return undefined;
+    if (!tasks.some((t) => t.kind === 'code' || t.kind === 'python')) return undefined;
     codeRunner ??= options.codeRunner();
     return codeRunner;
   }
 
-  function launch(record: BenchRunRecord, done: BenchItemResult[], env: BenchEnvironment): BenchController {
+  /**
+   * What a bench needs before its first item: the vault open (asked for once, as Ask does, rather than
+   * failing every item) and how it fails over. Undefined when the user declined to unlock.
+   */
+  async function prepare(record: BenchRunRecord): Promise<{ failover?: FailoverOptions } | undefined> {
+    starting.value = true;
+    try {
+      if (options.ensureUnlocked && !(await options.ensureUnlocked(record.pool, 'to run this bench'))) {
+        problem.value = BENCH_VAULT_LOCKED;
+        return undefined;
+      }
+      const failover = await options.failover?.();
+      return failover ? { failover } : {};
+    } finally {
+      starting.value = false;
+    }
+  }
+
+  function launch(
+    record: BenchRunRecord,
+    done: BenchItemResult[],
+    env: BenchEnvironment,
+    executor: { failover?: FailoverOptions },
+  ): BenchController {
     const s = store.value;
     let lastState: BenchRunRecord['state'] = record.state;
     let current = record;
@@ -212,6 +250,7 @@ export function createBench(options: BenchOptions) {
       ...(code ? { codeRunner: code } : {}),
       concurrency: record.concurrency,
       ...(record.spendCapUsd !== undefined ? { spendCapUsd: record.spendCapUsd } : {}),
+      executor,
       done,
       onResult: async (result) => {
         // Stored before it is counted, so a reload right after loses nothing. A failed write must not stall the run.
@@ -249,25 +288,28 @@ export function createBench(options: BenchOptions) {
 
   /** Starts the bench the form describes; undefined (with `problem` set) when the form is not valid. */
   async function start(form: BenchForm, env: BenchEnvironment): Promise<BenchController | undefined> {
+    if (starting.value || controller) return undefined;
     problem.value = undefined;
     const made = benchFromForm(form, env);
     if (!made.ok) {
       problem.value = made.problem;
       return undefined;
     }
+    const ready = await prepare(made.record);
+    if (!ready) return undefined;
     try {
       await store.value?.putRun(made.record);
     } catch (error) {
       storeError.value = `Could not save the bench: ${(error as Error).message}`;
     }
     void refreshRuns();
-    return launch(made.record, [], env);
+    return launch(made.record, [], env, ready);
   }
 
   /** Resumes a stored bench that a reload or a pause interrupted: its stored results are not run again. */
   async function resumeStored(id: string, env: BenchEnvironment): Promise<BenchController | undefined> {
     const s = store.value;
-    if (!s || controller) return undefined;
+    if (!s || controller || starting.value) return undefined;
     const stored = await s.getRun(id);
     if (!stored) return undefined;
     const record: BenchRunRecord = {
@@ -275,8 +317,11 @@ export function createBench(options: BenchOptions) {
       pool: currentWorkers(stored.run.pool, env.pool),
       state: 'running',
     };
+    problem.value = undefined;
+    const ready = await prepare(record);
+    if (!ready) return undefined;
     await s.putRun(record);
-    return launch(record, stored.results, env);
+    return launch(record, stored.results, env, ready);
   }
 
   async function show(id: string, into: 'shown' | 'compare'): Promise<void> {

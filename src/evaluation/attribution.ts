@@ -1,16 +1,24 @@
-import type { BenchItemResult } from './bench-runner.ts';
+import { type BenchItemResult, isScored } from './bench-runner.ts';
 import { scoreText } from './score.ts';
 import type { Task } from './taskset.ts';
 
 /**
- * Why a wrong item was wrong. `planner`: the conductor's plan did not parse. `synthesis`: some step had the
- * right answer and a later step (or the vote) lost it. `workers`: no step had it (the workers, or the routing
- * that chose them). `failed`: the run broke before any step answered. `unscored`: the steps could not be
- * scored here (Python, for now), so nothing can be said.
+ * Why a wrong item was wrong, the one classification the cause table and the item list both show.
+ * `failed`: the run broke and gave no answer (its error says where; a stalled worker, a refused key).
+ * `planner`: the conductor's plan did not parse, and the fallback plan answered wrong. `synthesis`: some
+ * step had the right answer and a later step (or the vote) lost it. `workers`: no step had it (the
+ * workers, or the routing that chose them). `steps-unscored`: no step's own answer could be scored, so
+ * nothing more can be said. An item that could not be scored at all is not wrong and has no cause.
  */
-export type WrongCause = 'planner' | 'synthesis' | 'workers' | 'failed' | 'unscored';
+export type WrongCause = 'failed' | 'planner' | 'synthesis' | 'workers' | 'steps-unscored';
 
-export const WRONG_CAUSES: readonly WrongCause[] = ['planner', 'synthesis', 'workers', 'failed', 'unscored'];
+export const WRONG_CAUSES: readonly WrongCause[] = [
+  'failed',
+  'planner',
+  'synthesis',
+  'workers',
+  'steps-unscored',
+];
 
 /** Whether one step's answer was right: as scored by the bench, else scored now for text kinds. */
 export function stepCorrect(
@@ -22,15 +30,14 @@ export function stepCorrect(
   return scoreText(task, step.answer)?.correct;
 }
 
-/** The cause of one wrong item; undefined for a right one. */
+/** The cause of one wrong item; undefined for a right one and for one that could not be scored. */
 export function causeOf(result: BenchItemResult, task: Task | undefined): WrongCause | undefined {
-  if (result.correct) return undefined;
-  const answered = result.steps.filter((s) => s.answer !== undefined);
-  if (answered.length === 0) return result.parsed ? 'failed' : result.steps.length ? 'planner' : 'failed';
+  if (!isScored(result) || result.correct) return undefined;
+  if (result.status === 'failed' || result.answer === undefined) return 'failed';
   if (!result.parsed) return 'planner';
-  const verdicts = answered.map((s) => stepCorrect(task, s));
+  const verdicts = result.steps.filter((s) => s.answer !== undefined).map((s) => stepCorrect(task, s));
   if (verdicts.some((v) => v === true)) return 'synthesis';
-  if (verdicts.some((v) => v === undefined)) return 'unscored';
+  if (verdicts.length === 0 || verdicts.some((v) => v === undefined)) return 'steps-unscored';
   return 'workers';
 }
 
@@ -38,6 +45,8 @@ export interface StrategyAttribution {
   strategyId: string;
   wrong: number;
   causes: Record<WrongCause, number>;
+  /** Items that could not be scored: neither wrong nor right, so in no cause. */
+  unscored: number;
 }
 
 export interface WorkerAttribution {
@@ -68,8 +77,10 @@ export function attribute(results: readonly BenchItemResult[], tasks: readonly T
         strategyId: result.strategyId,
         wrong: 0,
         causes: Object.fromEntries(WRONG_CAUSES.map((c) => [c, 0])) as Record<WrongCause, number>,
+        unscored: 0,
       } satisfies StrategyAttribution);
     strategies.set(result.strategyId, row);
+    if (!isScored(result)) row.unscored++;
     const cause = causeOf(result, task);
     if (cause) {
       row.wrong++;

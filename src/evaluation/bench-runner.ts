@@ -6,16 +6,25 @@ import { type CodeRunner, scoreAnswer } from './score.ts';
 import { type Planner, runStrategy, type Strategy } from './strategies.ts';
 import type { Task } from './taskset.ts';
 
-/** One (task, strategy) result: everything needed for the tables, the charts and a trajectory. */
+/**
+ * One (task, strategy) result: everything needed for the tables, the charts and a trajectory. `status`:
+ * `done` (an answer, scored), `failed` (no answer: the run broke), `unscored` (an answer that could not be
+ * scored here, `notScored` says why: no verdict, so it counts neither right nor wrong).
+ */
 export interface BenchItemResult {
   taskId: string;
   strategyId: string;
-  status: 'done' | 'failed';
+  status: 'done' | 'failed' | 'unscored';
+  /** The scorer's verdict; false when there was none (`failed`, `unscored`). */
   correct: boolean;
   /** False when the conductor's plan did not parse (the paper's reward 0). */
   parsed: boolean;
   answer?: string;
   extracted?: string;
+  /** What the scorer found: a failed test's error, what a program printed against what was expected. */
+  scoreDetail?: string;
+  /** Why the answer could not be scored here (status `unscored`). */
+  notScored?: string;
   error?: string;
   promptTokens: number;
   completionTokens: number;
@@ -31,6 +40,8 @@ export interface BenchItemResult {
     state: string;
     /** Whether this step's own answer would have scored right (see src/evaluation/attribution.ts). */
     correct?: boolean;
+    /** The plan's worker, when it was unavailable and `worker` took the step over (failover). */
+    takenOverFrom?: string;
   }[];
   finishedAt: number;
 }
@@ -49,6 +60,9 @@ export interface BenchProgress {
 
 export type BenchState = 'running' | 'paused' | 'cancelled' | 'capped' | 'done';
 
+/** Whether an item has a verdict (right or wrong): an unscored one is left out of accuracy and comparisons. */
+export const isScored = (result: Pick<BenchItemResult, 'status'>): boolean => result.status !== 'unscored';
+
 export interface BenchOptions {
   tasks: readonly Task[];
   strategies: readonly Strategy[];
@@ -64,9 +78,13 @@ export interface BenchOptions {
   done?: readonly BenchItemResult[];
   onResult?: (result: BenchItemResult) => void | Promise<void>;
   onProgress?: (progress: BenchProgress) => void;
-  /** Executor settings shared by every item (timeouts, retry). */
+  /**
+   * Executor settings shared by every item (timeouts, retry, failover). With `failover`, a step whose
+   * worker stays unavailable goes to another worker, as in a run, except in single-worker strategies:
+   * their steps are pinned, since their worker is what they measure.
+   */
   executor?: Partial<
-    Pick<ExecutorOptions, 'firstTokenTimeoutMs' | 'stepTimeoutMs' | 'retry' | 'includeQuestion'>
+    Pick<ExecutorOptions, 'firstTokenTimeoutMs' | 'stepTimeoutMs' | 'retry' | 'includeQuestion' | 'failover'>
   >;
   now?: () => number;
 }
@@ -194,7 +212,7 @@ export function runBench(options: BenchOptions): BenchController {
         run.answer !== undefined
           ? await scoreAnswer(task, run.answer, options.codeRunner)
           : { correct: false, extracted: '' };
-      const unscored = 'unscored' in score && score.unscored === true;
+      const unscored = score.unscored === true;
       // Each step's own answer is scored too, to tell a lost right answer from one no step had.
       const stepScores = await Promise.all(
         run.result.steps.map(async (s) => {
@@ -206,19 +224,22 @@ export function runBench(options: BenchOptions): BenchController {
       return {
         taskId: task.id,
         strategyId: strategy.id,
-        // An answer that cannot be scored here is a failure with its reason, never a silent "wrong".
-        status: run.answer !== undefined && !unscored ? 'done' : 'failed',
-        correct: score.correct,
+        // An answer that cannot be scored here has no verdict: never a silent "wrong".
+        status: run.answer === undefined ? 'failed' : unscored ? 'unscored' : 'done',
+        correct: !unscored && score.correct,
         parsed: run.parsed,
         ...(run.answer !== undefined ? { answer: run.answer } : {}),
         extracted: score.extracted,
+        ...(unscored
+          ? { notScored: score.detail ?? 'it could not be scored here' }
+          : score.detail !== undefined && run.answer !== undefined
+            ? { scoreDetail: score.detail }
+            : {}),
         ...(run.result.failed.length
           ? { error: run.result.failed.map((f) => `step ${f.index}: ${f.reason}`).join('; ') }
           : run.result.error
             ? { error: run.result.error }
-            : unscored
-              ? { error: score.detail ?? 'not scored' }
-              : {}),
+            : {}),
         promptTokens: run.result.totals.promptTokens,
         completionTokens: run.result.totals.completionTokens,
         tokensByWorker,
@@ -227,6 +248,7 @@ export function runBench(options: BenchOptions): BenchController {
         plan: run.plan,
         steps: run.result.steps.map((s, i) => {
           const stepScore = stepScores[i];
+          const from = s.takeovers?.[0]?.from;
           return {
             worker: s.worker,
             task: s.task,
@@ -234,6 +256,7 @@ export function runBench(options: BenchOptions): BenchController {
             state: s.state,
             ...(s.state === 'done' ? { answer: s.text } : {}),
             ...(stepScore && !stepScore.unscored ? { correct: stepScore.correct } : {}),
+            ...(from !== undefined ? { takenOverFrom: from } : {}),
           };
         }),
         finishedAt: now(),

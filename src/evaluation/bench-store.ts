@@ -30,6 +30,17 @@ interface BenchDB extends DBSchema {
   };
 }
 
+/**
+ * A stored result as it reads today. Before unscored items had a status of their own, an answer that could
+ * not be scored was stored as `failed` with the reason as its error (a failed run has no answer): it is
+ * read as `unscored`, so an old bench's figures leave it out too.
+ */
+export function fromStored(result: BenchItemResult): BenchItemResult {
+  if (result.status !== 'failed' || result.answer === undefined) return result;
+  const { error, ...rest } = result;
+  return { ...rest, status: 'unscored', correct: false, notScored: error ?? 'it could not be scored here' };
+}
+
 /** Bench runs and their results, one record per (task, strategy), written as each item finishes. */
 export class BenchStore {
   private constructor(private readonly db: IDBPDatabase<BenchDB>) {}
@@ -64,7 +75,7 @@ export class BenchStore {
     const run = await this.db.get('runs', id);
     if (!run) return undefined;
     const stored = await this.db.getAllFromIndex('results', 'benchId', id);
-    return { run, results: stored.map(({ benchId: _benchId, ...result }) => result) };
+    return { run, results: stored.map(({ benchId: _benchId, ...result }) => fromStored(result)) };
   }
 
   async deleteRun(id: string): Promise<void> {

@@ -55,8 +55,6 @@ const GRACE_MS = 2000;
 /** A Python run may first have to start the interpreter (seconds on a loaded machine): the page waits longer. */
 const PYTHON_START_MS = 60_000;
 
-const CLOSED: Verdict = { passed: false, message: 'the code runner was closed before this answer finished' };
-
 type FromRunner =
   | { type: 'connected'; languages: string[] }
   /** Not from the frame: the page closed it (dispose). */
@@ -76,11 +74,22 @@ type RunRequest =
   /** exitEnds: a stdin/stdout program may end with sys.exit(0); its output decides. */
   | { language: 'python'; program: string; stdin: string; exitEnds: boolean; timeoutMs: number };
 
+/** `unavailable`: the answer could not be run at all (no verdict on it). */
 type RunVerdict = Verdict & { stdout: string; broken?: true; unavailable?: true };
 
-/** Python could not run here at all (its files did not download, the interpreter did not start). */
-export class PythonUnavailableError extends Error {
-  override name = 'PythonUnavailableError';
+const CLOSED: RunVerdict = {
+  passed: false,
+  message: 'the code runner was closed before this answer finished',
+  stdout: '',
+  unavailable: true,
+};
+
+/**
+ * The answer could not be run here at all: the runner did not start, was closed first, or Python's files
+ * did not download or its interpreter did not start. No verdict on the answer (score.ts: unscored).
+ */
+export class RunnerUnavailableError extends Error {
+  override name = 'RunnerUnavailableError';
 }
 
 /** The configured sandbox origin (vite.config.ts defines it from BATON_SANDBOX_ORIGIN), or this page's. */
@@ -211,7 +220,7 @@ class RunnerFrame {
   run(request: RunRequest, stallMs: number): Promise<RunVerdict> {
     const id = crypto.randomUUID();
     const { timeoutMs } = request;
-    if (this.destroyed) return Promise.resolve({ ...CLOSED, stdout: '' });
+    if (this.destroyed) return Promise.resolve(CLOSED);
     return new Promise((resolve) => {
       const settle = (verdict: RunVerdict) => {
         clearTimeout(deadline);
@@ -220,7 +229,7 @@ class RunnerFrame {
         resolve(verdict);
       };
       const listener = (message: FromRunner) => {
-        if (message?.type === 'closed') settle({ ...CLOSED, stdout: '' });
+        if (message?.type === 'closed') settle(CLOSED);
         if (message?.type !== 'verdict' || message.id !== id) return;
         settle({
           passed: message.passed === true,
@@ -292,27 +301,33 @@ export function createSandboxRunner(
     return current;
   };
 
+  // A runner or runtime that cannot be had is not a wrong answer: the run throws it (score.ts: unscored).
   const execute = async (request: RunRequest): Promise<RunVerdict> => {
-    if (disposed) return { ...CLOSED, stdout: '' };
-    // A runtime that cannot be had is not a wrong answer: runPython throws it (score.ts reports it unscored).
-    const files = request.language === 'python' ? await fetchPyodideFiles(options.pyodideUrl) : undefined;
+    if (disposed) throw new RunnerUnavailableError(CLOSED.message);
+    let files: PyodideFiles | undefined;
+    try {
+      files = request.language === 'python' ? await fetchPyodideFiles(options.pyodideUrl) : undefined;
+    } catch (error) {
+      throw new RunnerUnavailableError((error as Error).message);
+    }
     let frame: RunnerFrame;
     try {
       frame = await live();
     } catch (error) {
       current = undefined;
-      return { passed: false, message: (error as Error).message, stdout: '' };
+      throw new RunnerUnavailableError((error as Error).message);
     }
     if (files) frame.givePythonFiles(files);
     const verdict = await frame.run(request, stallMs);
     if (verdict.broken) replace(frame);
-    if (verdict.unavailable) throw new PythonUnavailableError(verdict.message);
+    if (verdict.unavailable) throw new RunnerUnavailableError(verdict.message);
     return verdict;
   };
 
   const enqueue = (request: RunRequest): Promise<RunVerdict> => {
     const result = queue.then(() => execute(request));
-    queue = result;
+    // One run that could not be run must not stop the runs queued after it.
+    queue = result.catch(() => undefined);
     return result;
   };
 

@@ -11,7 +11,10 @@ export interface Score {
   unscored?: true;
 }
 
-/** Runs a code answer against a task's tests somewhere safe (see src/evaluation/sandbox.ts). */
+/**
+ * Runs a code answer against a task's tests somewhere safe (see src/evaluation/sandbox.ts). A runner that
+ * cannot run the answer at all (it did not start, or was closed first) throws: that is no verdict on it.
+ */
 export interface CodeRunner {
   run(code: string, tests: string, timeoutMs: number): Promise<{ passed: boolean; message: string }>;
   /**
@@ -102,7 +105,10 @@ export function extractPython(response: string): string {
 }
 
 /** Said instead of a score where no Python runner exists: a missing runner must not look like a wrong answer. */
-export const PYTHON_NOT_AVAILABLE = 'Python scoring is not available yet';
+export const PYTHON_NOT_AVAILABLE = 'no Python runner is available here';
+
+/** Said instead of a score where no JavaScript runner exists. */
+export const NO_CODE_RUNNER = 'no code runner is available here';
 
 const clip = (text: string, max = 200) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
@@ -200,7 +206,12 @@ export async function scoreAnswer(
     return { correct: false, extracted: code, detail: PYTHON_NOT_AVAILABLE, unscored: true };
   }
   const code = extractCode(response);
-  if (!codeRunner) return { correct: false, extracted: code, detail: 'no code runner available here' };
-  const result = await codeRunner.run(code, task.tests ?? '', codeTimeoutMs);
+  if (!codeRunner) return { correct: false, extracted: code, detail: NO_CODE_RUNNER, unscored: true };
+  let result: { passed: boolean; message: string };
+  try {
+    result = await codeRunner.run(code, task.tests ?? '', codeTimeoutMs);
+  } catch (error) {
+    return { correct: false, extracted: code, detail: (error as Error).message, unscored: true };
+  }
   return { correct: result.passed, extracted: code, detail: result.message };
 }

@@ -41,10 +41,14 @@ export interface StrategyPlan {
 
 const ANSWER_HINT = 'End with a line "Answer: <your final answer>".';
 
-export function strategyLabel(config: StrategyConfig): string {
+/** The strategy's name as the user reads it: workers by their labels (`labelOf`), not their ids. */
+export function strategyLabel(
+  config: StrategyConfig,
+  labelOf: (workerId: string) => string = (id) => id,
+): string {
   switch (config.kind) {
     case 'single':
-      return `Single (${config.worker})`;
+      return `Single (${labelOf(config.worker)})`;
     case 'router':
       return 'Router';
     case 'conductor':
@@ -54,7 +58,7 @@ export function strategyLabel(config: StrategyConfig): string {
     case 'pipeline':
       return 'Plan → execute → verify';
     case 'self-consistency':
-      return `Self-consistency ×${config.samples} (${config.worker})`;
+      return `Self-consistency ×${config.samples} (${labelOf(config.worker)})`;
   }
 }
 
@@ -147,8 +151,12 @@ export async function planFor(
   signal: AbortSignal,
 ): Promise<StrategyPlan> {
   switch (config.kind) {
+    // A single worker's strategies measure that worker: their steps are pinned, never failed over.
     case 'single':
-      return { plan: { steps: [{ worker: config.worker, task: ANSWER_HINT, sees: [] }] }, parsed: true };
+      return {
+        plan: { steps: [{ worker: config.worker, task: ANSWER_HINT, sees: [], pin: true }] },
+        parsed: true,
+      };
     case 'router':
     case 'conductor': {
       if (!planner)
@@ -170,6 +178,7 @@ export async function planFor(
             worker: config.worker,
             task: ANSWER_HINT,
             sees: [],
+            pin: true as const,
           })),
         },
         parsed: true,

@@ -1,15 +1,22 @@
-import type { BenchItemResult } from './bench-runner.ts';
+import { type BenchItemResult, isScored } from './bench-runner.ts';
 import { comparePaired, type Interval, type PairedComparison, quantile, wilsonInterval } from './stats.ts';
 import type { Strategy } from './strategies.ts';
 
 export interface StrategySummary {
   strategyId: string;
+  /** Items run (scored or not): what tokens, cost and latency are counted over. */
   items: number;
+  /** Items with a verdict: what accuracy is counted over. */
+  scored: number;
   correct: number;
-  accuracy: number;
-  /** 95% Wilson interval for the accuracy. */
-  accuracyInterval: Interval;
+  /** Of the scored items; undefined when none could be scored. */
+  accuracy?: number;
+  /** 95% Wilson interval for the accuracy; undefined when none could be scored. */
+  accuracyInterval?: Interval;
   failures: number;
+  /** Items whose answer could not be scored here, by why (most first): not counted right or wrong. */
+  unscored: number;
+  notScoredCauses: NotScoredCause[];
   promptTokens: number;
   completionTokens: number;
   /** Mean tokens (prompt + completion) per item. */
@@ -18,6 +25,22 @@ export interface StrategySummary {
   latencyMedianMs: number;
   latencyP90Ms: number;
   tokensByWorker: Record<string, number>;
+}
+
+export interface NotScoredCause {
+  cause: string;
+  items: number;
+}
+
+/** Why items could not be scored, one row per distinct reason, the most frequent first. */
+export function notScoredCauses(results: readonly BenchItemResult[]): NotScoredCause[] {
+  const counts = new Map<string, number>();
+  for (const r of results)
+    if (!isScored(r)) {
+      const cause = r.notScored ?? 'it could not be scored here';
+      counts.set(cause, (counts.get(cause) ?? 0) + 1);
+    }
+  return [...counts].map(([cause, items]) => ({ cause, items })).sort((a, b) => b.items - a.items);
 }
 
 /** One row per strategy, in the order strategies first appear in the results. */
@@ -32,15 +55,20 @@ export function summarize(results: readonly BenchItemResult[]): StrategySummary[
         tokensByWorker[worker] = (tokensByWorker[worker] ?? 0) + tokens;
     const promptTokens = items.reduce((sum, r) => sum + r.promptTokens, 0);
     const completionTokens = items.reduce((sum, r) => sum + r.completionTokens, 0);
-    const correct = items.filter((r) => r.correct).length;
+    const scored = items.filter(isScored);
+    const correct = scored.filter((r) => r.correct).length;
     const latencies = items.map((r) => r.latencyMs);
+    const interval = wilsonInterval(correct, scored.length);
     return {
       strategyId,
       items: items.length,
+      scored: scored.length,
       correct,
-      accuracy: correct / items.length,
-      accuracyInterval: wilsonInterval(correct, items.length)!,
+      ...(scored.length > 0 ? { accuracy: correct / scored.length } : {}),
+      ...(interval ? { accuracyInterval: interval } : {}),
       failures: items.filter((r) => r.status === 'failed').length,
+      unscored: items.length - scored.length,
+      notScoredCauses: notScoredCauses(items),
       promptTokens,
       completionTokens,
       tokensPerItem: (promptTokens + completionTokens) / items.length,
@@ -55,20 +83,22 @@ export function summarize(results: readonly BenchItemResult[]): StrategySummary[
 export interface BestSingleComparison {
   /** The single-worker strategy with the highest accuracy (the earliest on ties). */
   bestId: string;
-  /** Every other strategy against it, on the items both have a result for. */
+  /** Every other strategy against it, on the items both have a verdict for. */
   against: Map<string, PairedComparison>;
 }
 
 /**
  * Each strategy against the best single worker on the same items: the gain a conductor has to beat, with a
- * paired interval and the wins/losses behind it. Undefined when the bench ran no single-worker strategy.
+ * paired interval and the wins/losses behind it. Undefined when the bench has no single-worker strategy
+ * with a scored item.
  */
 export function compareWithBestSingle(
   results: readonly BenchItemResult[],
   strategies: readonly Strategy[],
 ): BestSingleComparison | undefined {
   const byStrategy = new Map<string, Map<string, boolean>>();
-  for (const r of results) {
+  // Only items with a verdict: an unscored item is neither a win nor a loss.
+  for (const r of results.filter(isScored)) {
     const items = byStrategy.get(r.strategyId) ?? new Map<string, boolean>();
     items.set(r.taskId, r.correct);
     byStrategy.set(r.strategyId, items);
@@ -89,6 +119,7 @@ export function compareWithBestSingle(
     const items = byStrategy.get(strategy.id);
     if (strategy.id === best.id || !items) continue;
     const shared = [...items.keys()].filter((taskId) => bestItems.has(taskId));
+    if (shared.length === 0) continue;
     against.set(
       strategy.id,
       comparePaired(

@@ -1,5 +1,5 @@
 import type { WorkerSpec } from '../pool/types.ts';
-import type { BenchItemResult } from './bench-runner.ts';
+import { type BenchItemResult, isScored } from './bench-runner.ts';
 import type { Strategy } from './strategies.ts';
 import type { Task } from './taskset.ts';
 
@@ -12,9 +12,11 @@ export interface Trajectory {
   plan: BenchItemResult['plan'];
   steps: { worker: string; task: string; sees: 'all' | number[]; answer?: string }[];
   finalAnswer?: string;
-  correct: boolean;
+  /** Null when the answer could not be scored here (`notScored` says why): no verdict, no reward. */
+  correct: boolean | null;
   /** The paper's reward: 0 when the plan did not parse, 0.5 when valid but wrong, 1 when correct. */
-  reward: 0 | 0.5 | 1;
+  reward: 0 | 0.5 | 1 | null;
+  notScored?: string;
   tokens: { prompt: number; completion: number };
   cost: number;
 }
@@ -51,8 +53,14 @@ export function exportTrajectories(
         ...(answer !== undefined ? { answer } : {}),
       })),
       ...(result.answer !== undefined ? { finalAnswer: result.answer } : {}),
-      correct: result.correct,
-      reward: rewardOf(result),
+      ...(isScored(result)
+        ? { correct: result.correct, reward: rewardOf(result) }
+        : {
+            correct: null,
+            // An invalid plan earns 0 whatever its answer; a valid one has no reward without a verdict.
+            reward: result.parsed ? null : 0,
+            notScored: result.notScored ?? 'it could not be scored here',
+          }),
       tokens: { prompt: result.promptTokens, completion: result.completionTokens },
       cost: result.cost,
     };

@@ -106,6 +106,25 @@ export async function addWorker(
   await expect(page.getByTestId('pool-table')).toContainText(worker.label);
 }
 
+/** On Settings (open already): saves `key` for the custom provider at `baseURL`, then sets `passphrase`. */
+export async function saveKeyUnderPassphrase(
+  page: Page,
+  baseURL: string,
+  key: string,
+  passphrase: string,
+): Promise<void> {
+  const keys = page.getByTestId('vault-panel');
+  await keys.getByLabel('Provider').selectOption('custom');
+  await keys.getByLabel('Server URL').fill(baseURL);
+  await keys.getByLabel('API key').fill(key);
+  await keys.getByTestId('save-key').click();
+  await expect(keys.getByTestId('key-last4')).toHaveText(`…${key.slice(-4)}`);
+  await keys.getByText('Passphrase lock').click();
+  await keys.getByLabel(/New passphrase/).fill(passphrase);
+  await keys.getByRole('button', { name: 'Set passphrase' }).click();
+  await expect(keys.getByRole('status')).toHaveText('Passphrase set.');
+}
+
 /** Adds a worker for `model` on the provider at `baseURL`, its strengths saying it answers like the model. */
 export async function addModelWorker(
   page: Page,

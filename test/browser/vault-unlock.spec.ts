@@ -7,6 +7,7 @@ import {
   limitPlans,
   loadTinyConductor,
   logErrors,
+  saveKeyUnderPassphrase,
   useServers,
 } from './app-steps.ts';
 
@@ -19,18 +20,7 @@ const PASS = 'correct horse battery staple';
 const servers = useServers({ cors: 'strict', apiKey: KEY, models: [crawlModel(40)] });
 
 /** On Settings: the provider's key saved, then the vault put under PASS. */
-async function saveKeyUnderPassphrase(page: Page): Promise<void> {
-  const keys = page.getByTestId('vault-panel');
-  await keys.getByLabel('Provider').selectOption('custom');
-  await keys.getByLabel('Server URL').fill(servers.provider.baseURL);
-  await keys.getByLabel('API key').fill(KEY);
-  await keys.getByTestId('save-key').click();
-  await expect(keys.getByTestId('key-last4')).toHaveText('…abcd');
-  await keys.getByText('Passphrase lock').click();
-  await keys.getByLabel(/New passphrase/).fill(PASS);
-  await keys.getByRole('button', { name: 'Set passphrase' }).click();
-  await expect(keys.getByRole('status')).toHaveText('Passphrase set.');
-}
+const saveKey = (page: Page) => saveKeyUnderPassphrase(page, servers.provider.baseURL, KEY, PASS);
 
 /** Two workers on the keyed provider, its key saved, the vault under a passphrase. */
 async function setUp(page: Page): Promise<void> {
@@ -38,7 +28,7 @@ async function setUp(page: Page): Promise<void> {
   await limitPlans(page, { selfCheckDepth: '0', maxSteps: '2' });
   await addModelWorker(page, servers.provider.baseURL, 'echo', 'Echo');
   await addModelWorker(page, servers.provider.baseURL, 'crawl', 'Crawl');
-  await saveKeyUnderPassphrase(page);
+  await saveKey(page);
 }
 
 test('a locked vault asks for the passphrase on Ask and on Resume, then the run goes on', async ({
@@ -106,7 +96,7 @@ test('Settings changes and removes the passphrase: a wrong current one is refuse
 }) => {
   logErrors(page);
   await page.goto('/#/settings');
-  await saveKeyUnderPassphrase(page);
+  await saveKey(page);
   const keys = page.getByTestId('vault-panel');
 
   const change = keys.getByTestId('change-passphrase');

@@ -6,16 +6,18 @@ import type { WorkerSpec } from '../../src/pool/types.ts';
 import { createOpenAITransport } from '../../src/providers/openai-transport.ts';
 import '../../src/ui/styles.css';
 
-// Harness for test/browser/bench-page.spec.ts: the bench screen alone, with a pool on the test provider.
-// ?base=<provider baseURL>&models=arith,facts[&theme=dark]. Each model id becomes a worker of that id.
+// Harness for the bench's browser specs: the bench screen alone, with a pool on the test provider.
+// ?base=<provider baseURL>&models=arith,facts[&labels=Arith,Facts][&theme=dark]. Each model id becomes a
+// worker of that id, labelled as `labels` says (else by its id).
 const params = new URLSearchParams(location.search);
 const base = params.get('base') ?? 'http://127.0.0.1:9/v1';
 const models = (params.get('models') ?? 'arith,facts').split(',').filter(Boolean);
+const labels = (params.get('labels') ?? '').split(',');
 document.documentElement.dataset.theme = params.get('theme') === 'dark' ? 'dark' : 'light';
 
 const pool: WorkerSpec[] = models.map((model, i) => ({
   id: model,
-  label: model,
+  label: labels[i] || model,
   strengths: '',
   providerId: 'custom',
   baseURL: base,
@@ -44,13 +46,22 @@ const planner: Planner | undefined =
     : undefined;
 
 // ?codeTimeoutMs=N: the real sandbox runner with a longer time limit than the Bench's, so a test can let a
-// runaway answer reach the heap limit (and crash its runner) before the clock stops it.
+// runaway answer reach the heap limit (and crash its runner) before the clock stops it, or let a right
+// Python answer finish on a loaded machine. ?pyodide=<url>: the real sandbox runner, fetching Pyodide's
+// files from there (a host that has none, to see Python answers that cannot be scored here).
 const codeTimeoutMs = Number(params.get('codeTimeoutMs') ?? Number.NaN);
-const codeRunner: CodeRunner | undefined = Number.isFinite(codeTimeoutMs)
-  ? ((runner) => ({ run: (code: string, tests: string) => runner.run(code, tests, codeTimeoutMs) }))(
-      createSandboxRunner(),
-    )
-  : undefined;
+const pyodideUrl = params.get('pyodide');
+const sandbox =
+  Number.isFinite(codeTimeoutMs) || pyodideUrl
+    ? createSandboxRunner(pyodideUrl ? { pyodideUrl } : {})
+    : undefined;
+const codeRunner: CodeRunner | undefined =
+  sandbox && Number.isFinite(codeTimeoutMs)
+    ? {
+        run: (code, tests) => sandbox.run(code, tests, codeTimeoutMs),
+        runPython: (run) => sandbox.runPython(run, codeTimeoutMs),
+      }
+    : sandbox;
 
 // Loaded the way the app will load it: as a lazy chunk.
 const { BenchScreen } = await import('../../src/ui/bench/BenchScreen.tsx');

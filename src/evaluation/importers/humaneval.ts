@@ -15,7 +15,7 @@ const HumanEvalRecord = z.object({
 export const humanEval: TaskSetImporter = {
   id: 'humaneval',
   label: 'HumanEval',
-  source: { url: 'https://github.com/openai/human-eval', file: 'data/HumanEval.jsonl.gz (unzip it first)' },
+  source: { url: 'https://github.com/openai/human-eval', file: 'data/HumanEval.jsonl.gz' },
   matchesName: (name) => /human[-_ ]?eval/i.test(name),
   matchesRecord: (record) => hasKeys(record, 'task_id', 'prompt', 'test', 'entry_point'),
   parse: (text) =>

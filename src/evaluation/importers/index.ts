@@ -1,6 +1,7 @@
 import type { TaskSetParse } from '../taskset.ts';
 import { batonTaskSet } from './baton.ts';
 import { csvRows } from './csv.ts';
+import { taskSetFileText } from './file-text.ts';
 import { gpqa } from './gpqa.ts';
 import { gsm8k } from './gsm8k.ts';
 import { humanEval } from './humaneval.ts';
@@ -10,6 +11,7 @@ import { mbpp } from './mbpp.ts';
 import { mmlu } from './mmlu.ts';
 import type { TaskSetImporter } from './types.ts';
 
+export { TaskSetFileError } from './file-text.ts';
 export type { TaskSetImporter } from './types.ts';
 
 /** The published formats, in the order a record is tried against them (the most specific first). */
@@ -54,10 +56,21 @@ export async function detectFormat(text: string, fileName = ''): Promise<TaskSet
 
 export interface TaskSetImport extends TaskSetParse {
   format: TaskSetImporter;
+  /** Set for a file that came gzip-compressed. */
+  gzip?: true;
 }
 
 /** Reads a task set in any known format; bad records are reported by line and the good ones kept. */
 export async function importTaskSet(text: string, fileName = ''): Promise<TaskSetImport> {
   const format = await detectFormat(text, fileName);
   return { format, ...(await format.parse(text)) };
+}
+
+/**
+ * Reads a picked file in any known format, gzip-compressed or not (file-text.ts); throws
+ * TaskSetFileError, with what to do, for a file that is not text at all.
+ */
+export async function importTaskSetFile(file: Blob, fileName: string): Promise<TaskSetImport> {
+  const { text, name, gzip } = await taskSetFileText(file, fileName);
+  return { ...(await importTaskSet(text, name)), ...(gzip ? { gzip } : {}) };
 }

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import { modelLabel } from '../../app/conductor.ts';
-import { transports } from '../../app/runs.ts';
+import { failoverFor, transports } from '../../app/runs.ts';
 import type { StatsConductor } from '../../evaluation/compare-planners-run.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
@@ -28,6 +28,11 @@ export function BenchRoute() {
   const model = conductorState.model ? (conductorState.label ?? modelLabel(conductorState.model)) : undefined;
   const [services, setServices] = useState<Services | undefined>();
   const [error, setError] = useState<string | undefined>();
+  // Bench items fail over as the app's runs do, by the same Settings switch.
+  const failover = useCallback(
+    () => failoverFor({ egress: state.services.egress, runPrefs: () => state.prefs.runPrefs.value }),
+    [state],
+  );
   useEffect(() => {
     let stale = false;
     const app = { ...state.services, bridge: state.conductor.bridge };
@@ -65,6 +70,8 @@ export function BenchRoute() {
       pool={workers}
       transport={services.transport}
       recordOutcome={state.outcomes.record}
+      ensureUnlocked={state.unlock.ensureUnlocked}
+      failover={failover}
       {...(services.planner ? { planner: services.planner } : {})}
       {...(services.conductor && ready && model ? { conductor: { model, service: services.conductor } } : {})}
     />

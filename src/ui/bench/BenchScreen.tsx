@@ -8,12 +8,13 @@ import {
 } from '../../app/bench.ts';
 import { downloadText } from '../../app/download.ts';
 import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
+import { labelsOf, namerFor } from '../../app/worker-names.ts';
 import type { BenchProgress } from '../../evaluation/bench-runner.ts';
 import { type BenchRunRecord, BenchStore } from '../../evaluation/bench-store.ts';
 import { SAMPLE_TASKS } from '../../evaluation/sample-tasks.ts';
 import { createSandboxRunner } from '../../evaluation/sandbox.ts';
 import type { CodeRunner } from '../../evaluation/score.ts';
-import type { Planner, Strategy } from '../../evaluation/strategies.ts';
+import { type Planner, type Strategy, strategyLabel } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
 import { Field } from '../Field.tsx';
@@ -36,6 +37,10 @@ export interface BenchScreenProps {
   codeRunner?: CodeRunner;
   /** Keeps each scored item as an outcome for workflow memory (the app's outcomes). */
   recordOutcome?: BenchOptions['recordOutcome'];
+  /** Asks for the passphrase before a bench starts when the vault is locked (the app's unlock prompt). */
+  ensureUnlocked?: BenchOptions['ensureUnlocked'];
+  /** How items fail over (the app's Settings); absent: they do not. */
+  failover?: BenchOptions['failover'];
   /** The loaded conductor with its model's name, for "Compare planners" (which plans with nothing else). */
   conductor?: ComparePlannersProps['conductor'];
 }
@@ -65,6 +70,8 @@ export function BenchScreen({
   store: givenStore,
   codeRunner,
   recordOutcome,
+  ensureUnlocked,
+  failover,
   conductor,
 }: BenchScreenProps) {
   const [taskSet, setTaskSet] = useState<TaskSetChoice>({ source: 'sample', tasks: SAMPLE_TASKS });
@@ -79,8 +86,10 @@ export function BenchScreen({
         ownsStore: !givenStore,
         codeRunner: () => codeRunner ?? createSandboxRunner(),
         ...(recordOutcome ? { recordOutcome } : {}),
+        ...(ensureUnlocked ? { ensureUnlocked } : {}),
+        ...(failover ? { failover } : {}),
       }),
-    [givenStore, codeRunner, recordOutcome],
+    [givenStore, codeRunner, recordOutcome, ensureUnlocked, failover],
   );
   useEffect(() => {
     void bench.open();
@@ -110,7 +119,7 @@ export function BenchScreen({
   const p = bench.progress.value?.progress;
   const progressName = bench.progress.value?.name ?? '';
   const percent = p && p.total > 0 ? (p.finished / p.total) * 100 : 0;
-  const unpriced = pool.filter((w) => !w.price).map((w) => w.id);
+  const unpriced = pool.filter((w) => !w.price).map((w) => w.label);
 
   return (
     <section class="bench" aria-labelledby="bench-title" data-testid="bench-screen">
@@ -308,7 +317,11 @@ export function BenchScreen({
                     <tr key={r.id} data-run={r.id} data-state={r.state}>
                       <th scope="row">{r.name}</th>
                       <td>{formatTime(r.createdAt)}</td>
-                      <td>{r.strategies.map((s) => s.label).join(', ')}</td>
+                      <td>
+                        {r.strategies
+                          .map((s) => strategyLabel(s.config, namerFor(labelsOf(r.pool))))
+                          .join(', ')}
+                      </td>
                       <td>
                         <span class="badge" data-status={r.state === 'capped' ? 'retrying' : r.state}>
                           {interrupted && r.state === 'running' ? 'interrupted' : r.state}

@@ -1,61 +1,164 @@
 import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
 import type { Task } from '../../evaluation/taskset.ts';
-import { missedItems } from './missed-items.ts';
+import { missedItems, type StepVerdict, unscoredItems } from './missed-items.ts';
 
-/**
- * Every item a strategy failed or got wrong, each opening to its question, its error or its answer, and
- * the expected value. Answers are model output: shown as plain text, never as markup.
- */
-export function MissedItems({
-  results,
-  tasks,
-  strategyOrder,
-  labelOf,
-}: {
+interface Props {
   results: readonly BenchItemResult[];
   tasks: readonly Task[];
   strategyOrder: readonly string[];
   labelOf: (strategyId: string) => string;
-}) {
-  const missed = missedItems(results, tasks, strategyOrder);
-  if (missed.length === 0) return null;
+  workerLabelOf: (workerId: string) => string;
+}
+
+/**
+ * Text that keeps its line breaks and indentation (a question's code, a Python answer), scrolling in its
+ * box. Always a text node: a question or an answer is never markup.
+ */
+function Verbatim({ text, testid }: { text: string; testid?: string }) {
   return (
-    <section class="bench-misses" data-testid="bench-misses" aria-label="Failed or wrong items">
-      <h4>
-        Failed or wrong items ({missed.length} of {results.length})
-      </h4>
-      <ul>
-        {missed.map(({ result, task, reason, expected }) => (
-          <li key={`${result.strategyId}/${result.taskId}`}>
-            <details data-testid="bench-miss" data-task={result.taskId} data-strategy={result.strategyId}>
-              <summary>
-                {labelOf(result.strategyId)} · {result.taskId}: {reason}
-              </summary>
-              <dl class="kv">
-                <dt>Question</dt>
-                <dd>{task?.question ?? '—'}</dd>
-                {result.error && (
-                  <>
-                    <dt>Error</dt>
-                    <dd data-testid="miss-error">{result.error}</dd>
-                  </>
-                )}
-                <dt>Expected</dt>
-                <dd data-testid="miss-expected">{expected}</dd>
-                <dt>Answer read</dt>
-                <dd data-testid="miss-extracted">{result.extracted ?? '—'}</dd>
-                <dt>Full answer</dt>
-                <dd>
-                  {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a long answer scrolls in its box, so the keyboard must reach it */}
-                  <pre class="bench-answer" data-testid="miss-answer" tabIndex={0}>
-                    {result.answer ?? '—'}
-                  </pre>
-                </dd>
-              </dl>
-            </details>
-          </li>
-        ))}
-      </ul>
-    </section>
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a long text scrolls in its box, so the keyboard must reach it
+    <pre class="bench-answer" data-testid={testid} tabIndex={0}>
+      {text}
+    </pre>
+  );
+}
+
+/** A verdict's badge colour: the app's status colours. */
+const VERDICT_STATUS: Record<StepVerdict['verdict'], string> = {
+  right: 'done',
+  wrong: 'failed',
+  'not scored': 'pending',
+  'no answer': 'cancelled',
+};
+
+function StepList({ steps, workerLabelOf }: { steps: StepVerdict[]; workerLabelOf: (id: string) => string }) {
+  return (
+    <ol class="bench-steps" data-testid="miss-steps">
+      {steps.map((step) => (
+        <li key={step.index} data-testid="miss-step" data-verdict={step.verdict}>
+          <details>
+            <summary>
+              {workerLabelOf(step.worker)}
+              {step.takenOverFrom !== undefined && ` (took over from ${workerLabelOf(step.takenOverFrom)})`}:{' '}
+              <span class="badge" data-status={VERDICT_STATUS[step.verdict]}>
+                {step.verdict}
+              </span>
+            </summary>
+            {step.answer !== undefined && <Verbatim text={step.answer} />}
+          </details>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * Every item a strategy failed or got wrong, each opening to its question, its error or its answer, the
+ * expected value, what the scorer found and each step's own verdict; then, apart, the items that could not
+ * be scored, with why. Questions and answers are shown as plain text, never as markup.
+ */
+export function MissedItems({ results, tasks, strategyOrder, labelOf, workerLabelOf }: Props) {
+  const missed = missedItems(results, tasks, strategyOrder);
+  const unscored = unscoredItems(results, tasks, strategyOrder);
+  if (missed.length === 0 && unscored.length === 0) return null;
+  return (
+    <>
+      {missed.length > 0 && (
+        <section class="bench-misses" data-testid="bench-misses" aria-label="Failed or wrong items">
+          <h4>
+            Failed or wrong items ({missed.length} of {results.length})
+          </h4>
+          <ul>
+            {missed.map(({ result, task, reason, expected, steps }) => (
+              <li key={`${result.strategyId}/${result.taskId}`}>
+                <details data-testid="bench-miss" data-task={result.taskId} data-strategy={result.strategyId}>
+                  <summary>
+                    {labelOf(result.strategyId)} · {result.taskId}: {reason}
+                  </summary>
+                  <dl class="kv">
+                    <dt>Question</dt>
+                    <dd>
+                      <Verbatim text={task?.question ?? '—'} testid="miss-question" />
+                    </dd>
+                    {!result.parsed && (
+                      <>
+                        <dt>Plan</dt>
+                        <dd>The conductor's plan did not parse; a fallback plan ran.</dd>
+                      </>
+                    )}
+                    {result.error && (
+                      <>
+                        <dt>Error</dt>
+                        <dd data-testid="miss-error">{result.error}</dd>
+                      </>
+                    )}
+                    <dt>Expected</dt>
+                    <dd data-testid="miss-expected">{expected}</dd>
+                    <dt>Answer read</dt>
+                    <dd>
+                      <Verbatim text={result.extracted || '—'} testid="miss-extracted" />
+                    </dd>
+                    {result.scoreDetail !== undefined && (
+                      <>
+                        <dt>Tests said</dt>
+                        <dd>
+                          <Verbatim text={result.scoreDetail} testid="miss-detail" />
+                        </dd>
+                      </>
+                    )}
+                    {steps.length > 1 && (
+                      <>
+                        <dt>Each step's own answer</dt>
+                        <dd>
+                          <StepList steps={steps} workerLabelOf={workerLabelOf} />
+                        </dd>
+                      </>
+                    )}
+                    <dt>Full answer</dt>
+                    <dd>
+                      <Verbatim text={result.answer ?? '—'} testid="miss-answer" />
+                    </dd>
+                  </dl>
+                </details>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {unscored.length > 0 && (
+        <section class="bench-misses" data-testid="bench-unscored" aria-label="Items not scored">
+          <h4>
+            Not scored ({unscored.length} of {results.length}): not counted as right or wrong
+          </h4>
+          <ul>
+            {unscored.map(({ result, task, reason }) => (
+              <li key={`${result.strategyId}/${result.taskId}`}>
+                <details
+                  data-testid="bench-unscored-item"
+                  data-task={result.taskId}
+                  data-strategy={result.strategyId}
+                >
+                  <summary>
+                    {labelOf(result.strategyId)} · {result.taskId}: not scored
+                  </summary>
+                  <dl class="kv">
+                    <dt>Why</dt>
+                    <dd data-testid="unscored-reason">{reason}</dd>
+                    <dt>Question</dt>
+                    <dd>
+                      <Verbatim text={task?.question ?? '—'} />
+                    </dd>
+                    <dt>Full answer</dt>
+                    <dd>
+                      <Verbatim text={result.answer ?? '—'} />
+                    </dd>
+                  </dl>
+                </details>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </>
   );
 }

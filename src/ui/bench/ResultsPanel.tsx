@@ -1,20 +1,30 @@
 import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
+import { labelsOf, namerFor } from '../../app/worker-names.ts';
 import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import type { Interval, PairedComparison } from '../../evaluation/stats.ts';
-import { compareWithBestSingle, type StrategySummary, summarize } from '../../evaluation/summary.ts';
+import { strategyLabel } from '../../evaluation/strategies.ts';
+import {
+  compareWithBestSingle,
+  notScoredCauses,
+  type StrategySummary,
+  summarize,
+} from '../../evaluation/summary.ts';
 import { AccuracyCostChart, TokensByWorkerChart } from './charts.tsx';
 import { MissedItems } from './MissedItems.tsx';
 import { WrongCauses } from './WrongCauses.tsx';
 
-export function accuracyText(s: Pick<StrategySummary, 'accuracy' | 'correct' | 'items'>): string {
-  return `${Math.round(s.accuracy * 100)}% (${s.correct}/${s.items})`;
+/** "75% (3/4)", over the scored items only; a dash when none could be scored. */
+export function accuracyText(s: Pick<StrategySummary, 'accuracy' | 'correct' | 'scored'>): string {
+  if (s.accuracy === undefined) return '— (none scored)';
+  return `${Math.round(s.accuracy * 100)}% (${s.correct}/${s.scored})`;
 }
 
 const tokens = (n: number) => String(Math.round(n));
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
-export const intervalText = (ci: Interval) => `${percent(ci.low)}–${percent(ci.high)}`;
+export const intervalText = (ci: Interval | undefined) =>
+  ci ? `${percent(ci.low)}–${percent(ci.high)}` : '—';
 
 const points = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(Math.round(x * 100))}`;
 
@@ -41,11 +51,16 @@ export function ResultsPanel({
   // Strategies without results yet keep their place in the order they were chosen.
   const order = run.strategies.map((s) => s.id);
   summaries.sort((a, b) => order.indexOf(a.strategyId) - order.indexOf(b.strategyId));
-  const labels = new Map(run.strategies.map((s) => [s.id, s.label]));
+  const workerLabelOf = namerFor(labelsOf(run.pool));
+  // Named from the bench's own pool, so a bench stored with ids in its names reads with labels too.
+  const labels = new Map(run.strategies.map((s) => [s.id, strategyLabel(s.config, workerLabelOf)]));
   const labelOf = (id: string) => labels.get(id) ?? id;
-  const workerLabels = new Map(run.pool.map((w) => [w.id, w.label]));
   const versus = compareWithBestSingle(results, run.strategies);
   const captionId = `${testid}-caption`;
+  /** What the cause table and the item list both read: one classification, one set of names. */
+  const items = { results, tasks: run.tasks, strategyOrder: order, labelOf, workerLabelOf };
+  const notScored = notScoredCauses(results);
+  const unscored = notScored.reduce((sum, c) => sum + c.items, 0);
   return (
     <section class="card bench-results" data-testid={testid} data-run={run.id} aria-labelledby={captionId}>
       <h3 id={captionId}>
@@ -75,6 +90,7 @@ export function ResultsPanel({
                   <th scope="col">Latency median</th>
                   <th scope="col">Latency p90</th>
                   <th scope="col">Failures</th>
+                  {unscored > 0 && <th scope="col">Not scored</th>}
                 </tr>
               </thead>
               <tbody>
@@ -97,11 +113,28 @@ export function ResultsPanel({
                     <td data-col="latency-median">{formatDuration(s.latencyMedianMs)}</td>
                     <td data-col="latency-p90">{formatDuration(s.latencyP90Ms)}</td>
                     <td data-col="failures">{s.failures}</td>
+                    {unscored > 0 && <td data-col="unscored">{s.unscored}</td>}
                   </tr>
                 ))}
               </tbody>
             </table>
           </section>
+          {unscored > 0 && (
+            <div class="alert" data-kind="warn" data-testid="bench-not-scored">
+              <p style={{ margin: 0 }}>
+                {unscored} item{unscored === 1 ? ' was' : 's were'} not scored, so{' '}
+                {unscored === 1 ? 'it is' : 'they are'} left out of accuracy, intervals and the comparison
+                (not counted as wrong):
+              </p>
+              <ul data-testid="not-scored-causes">
+                {notScored.map((c) => (
+                  <li key={c.cause}>
+                    {c.items} × {c.cause}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
           {versus && (
             <p class="small muted">
               The interval is where the true accuracy lies with 95% confidence (Wilson). Against the best
@@ -110,21 +143,15 @@ export function ResultsPanel({
               the reverse (lost). A gain whose interval includes 0 may be noise; run more items.
             </p>
           )}
-          <WrongCauses
-            results={results}
-            tasks={run.tasks}
-            strategyOrder={order}
-            labelOf={labelOf}
-            workerLabelOf={(id) => workerLabels.get(id) ?? id}
-          />
-          <MissedItems results={results} tasks={run.tasks} strategyOrder={order} labelOf={labelOf} />
+          <WrongCauses {...items} />
+          <MissedItems {...items} />
           <div class="bench-charts">
             <AccuracyCostChart summaries={summaries} labelOf={labelOf} />
             <TokensByWorkerChart
               summaries={summaries}
               labelOf={labelOf}
               workers={run.pool.map((w) => w.id)}
-              workerLabelOf={(id) => workerLabels.get(id) ?? id}
+              workerLabelOf={workerLabelOf}
             />
           </div>
         </>

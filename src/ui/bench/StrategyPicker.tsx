@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { labelsOf, namerFor } from '../../app/worker-names.ts';
 import {
   missingWorkers,
   type Strategy,
@@ -187,7 +188,7 @@ export function StrategyPicker({
       setProblem('This strategy is already in the list.');
       return;
     }
-    onChange([...value, { id, label: strategyLabel(config), config }]);
+    onChange([...value, { id, label: strategyLabel(config, namerFor(labelsOf(pool))), config }]);
   };
 
   return (
@@ -283,7 +284,7 @@ export function StrategyPicker({
                       });
                     }}
                   />
-                  {w.id}
+                  {w.label}
                 </label>
               ))}
             </fieldset>

@@ -1,5 +1,11 @@
 import { useState } from 'preact/hooks';
-import { BENCHMARK_IMPORTERS, importTaskSet } from '../../evaluation/importers/index.ts';
+import {
+  BENCHMARK_IMPORTERS,
+  importTaskSet,
+  importTaskSetFile,
+  TaskSetFileError,
+  type TaskSetImport,
+} from '../../evaluation/importers/index.ts';
 import { sampleItems } from '../../evaluation/random.ts';
 import { SAMPLE_TASKS } from '../../evaluation/sample-tasks.ts';
 import type { Task, TaskSetLineError } from '../../evaluation/taskset.ts';
@@ -18,8 +24,8 @@ function FormatNotes() {
     <details class="bench-formats" data-testid="taskset-formats">
       <summary>Published benchmark files this reads</summary>
       <p class="small">
-        Pick the file as published; its format is recognised from its first record (or its name). Nothing is
-        downloaded by Baton.
+        Pick the file as published, gzip-compressed (.gz) or not; its format is recognised from its first
+        record (or its name). Nothing is downloaded by Baton.
       </p>
       <ul class="small">
         {BENCHMARK_IMPORTERS.map((importer) => (
@@ -59,6 +65,8 @@ export function TaskSetPicker({
   const [imported, setImported] = useState<Task[]>([]);
   const [sampleSize, setSampleSize] = useState('');
   const [seed, setSeed] = useState(1);
+  /** Why the picked file could not be read at all (not text, a broken gzip). */
+  const [fileProblem, setFileProblem] = useState<string | undefined>();
 
   /** The chosen set, cut to a seeded sample when a size smaller than the set is given. */
   const choose = (source: TaskSetChoice['source'], all: Task[], size = sampleSize, withSeed = seed) => {
@@ -69,19 +77,28 @@ export function TaskSetPicker({
   };
   const full = value.source === 'sample' ? SAMPLE_TASKS : imported;
 
-  const read = async (text: string, from: string, fileName = '') => {
-    const parsed = await importTaskSet(text, fileName);
+  const show = (parsed: TaskSetImport, from: string) => {
+    setFileProblem(undefined);
     setErrors(parsed.errors);
-    setOrigin(from);
+    setOrigin(parsed.gzip ? `${from} (gzip)` : from);
     setFormat(parsed.format.label);
     setImported(parsed.tasks);
     choose('import', parsed.tasks);
   };
 
+  const readPaste = async () => show(await importTaskSet(paste), 'the pasted text');
+
   const onFile = async (input: HTMLInputElement) => {
     const file = input.files?.[0];
     input.value = '';
-    if (file) await read(await file.text(), file.name, file.name);
+    if (!file) return;
+    try {
+      show(await importTaskSetFile(file, file.name), file.name);
+    } catch (error) {
+      // A file that is not text at all: said once, and the tasks chosen before stay.
+      if (!(error instanceof TaskSetFileError)) throw error;
+      setFileProblem(error.message);
+    }
   };
   const pythonTasks = value.tasks.filter((t) => t.kind === 'python').length;
 
@@ -118,13 +135,25 @@ export function TaskSetPicker({
           </p>
           <FormatNotes />
           <div class="field">
-            <label for="bench-file">JSONL or CSV file</label>
+            <label for="bench-file">JSONL or CSV file (also .gz)</label>
             <input
               id="bench-file"
               type="file"
-              accept=".jsonl,.ndjson,.json,.csv,.txt,application/x-ndjson,application/json,text/csv,text/plain"
+              accept=".jsonl,.ndjson,.json,.csv,.txt,.gz,application/x-ndjson,application/json,text/csv,text/plain,application/gzip"
+              aria-describedby={fileProblem ? 'bench-file-problem' : undefined}
               onChange={(e) => void onFile(e.currentTarget)}
             />
+            {fileProblem && (
+              <p
+                id="bench-file-problem"
+                class="alert"
+                data-kind="error"
+                role="alert"
+                data-testid="taskset-file-problem"
+              >
+                {fileProblem}
+              </p>
+            )}
           </div>
           <div class="field">
             <label for="bench-paste">Or paste JSONL or CSV</label>
@@ -137,7 +166,7 @@ export function TaskSetPicker({
               onInput={(e) => setPaste(e.currentTarget.value)}
             />
           </div>
-          <button type="button" onClick={() => void read(paste, 'the pasted text')} disabled={!paste.trim()}>
+          <button type="button" onClick={() => void readPaste()} disabled={!paste.trim()}>
             Read pasted tasks
           </button>
         </div>

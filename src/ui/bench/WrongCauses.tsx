@@ -1,14 +1,7 @@
-import { attribute, WRONG_CAUSES, type WrongCause } from '../../evaluation/attribution.ts';
+import { attribute, WRONG_CAUSES } from '../../evaluation/attribution.ts';
 import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
 import type { Task } from '../../evaluation/taskset.ts';
-
-const CAUSE_LABELS: Record<WrongCause, string> = {
-  planner: 'Invalid plan (planner)',
-  synthesis: 'A step had it, a later one lost it (synthesis)',
-  workers: 'No step had it (workers or routing)',
-  failed: 'Run failed',
-  unscored: 'Steps not scorable here',
-};
+import { CAUSE_LABELS } from './missed-items.ts';
 
 /**
  * Where the wrong answers came from: per strategy, its wrong items by cause; per worker, how many of its step
@@ -28,7 +21,8 @@ export function WrongCauses({
   workerLabelOf: (workerId: string) => string;
 }) {
   const { strategies, workers } = attribute(results, tasks);
-  if (!strategies.some((s) => s.wrong > 0)) return null;
+  if (!strategies.some((s) => s.wrong > 0 || s.unscored > 0)) return null;
+  const anyUnscored = strategies.some((s) => s.unscored > 0);
   strategies.sort((a, b) => strategyOrder.indexOf(a.strategyId) - strategyOrder.indexOf(b.strategyId));
   const causes = WRONG_CAUSES.filter((cause) => strategies.some((s) => s.causes[cause] > 0));
   return (
@@ -47,6 +41,7 @@ export function WrongCauses({
                   {CAUSE_LABELS[cause]}
                 </th>
               ))}
+              {anyUnscored && <th scope="col">Not scored (not wrong)</th>}
             </tr>
           </thead>
           <tbody>
@@ -59,6 +54,7 @@ export function WrongCauses({
                     {s.causes[cause]}
                   </td>
                 ))}
+                {anyUnscored && <td data-col="unscored">{s.unscored}</td>}
               </tr>
             ))}
           </tbody>

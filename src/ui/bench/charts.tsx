@@ -27,12 +27,19 @@ export function AccuracyCostChart({ summaries, labelOf }: ChartProps) {
   const width = 520;
   const height = 300;
   const m = { top: 18, right: 28, bottom: 48, left: 56 };
-  const points = summaries.map((s) => ({
-    id: s.strategyId,
-    label: labelOf(s.strategyId),
-    accuracy: s.accuracy,
-    cost: s.items ? s.cost / s.items : 0,
-  }));
+  // A strategy none of whose items could be scored has no accuracy to place.
+  const points = summaries.flatMap((s) =>
+    s.accuracy === undefined
+      ? []
+      : [
+          {
+            id: s.strategyId,
+            label: labelOf(s.strategyId),
+            accuracy: s.accuracy,
+            cost: s.items ? s.cost / s.items : 0,
+          },
+        ],
+  );
   const xTicks = niceTicks(Math.max(0, ...points.map((p) => p.cost)), 5);
   const yTicks = [0, 0.25, 0.5, 0.75, 1];
   const x = linearScale(xTicks.at(-1) ?? 1, m.left, width - m.right);
@@ -41,7 +48,7 @@ export function AccuracyCostChart({ summaries, labelOf }: ChartProps) {
     ? `Accuracy against cost per task. ${points
         .map((p) => `${p.label}: ${percent(p.accuracy)} at ${formatAxisDollars(p.cost)} per task`)
         .join('; ')}.`
-    : 'Accuracy against cost per task: no results yet.';
+    : 'Accuracy against cost per task: no scored results yet.';
   // Each label goes where it overlaps no other label or point (long ones are truncated, in full in a tooltip).
   const labels = placePointLabels(
     points.map((p) => ({ px: x(p.cost), py: y(p.accuracy), label: p.label })),

@@ -1,12 +1,25 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BenchForm, benchFromForm, createBench, currentWorkers } from '../../../src/app/bench.ts';
+import {
+  BENCH_VAULT_LOCKED,
+  type BenchForm,
+  benchFromForm,
+  createBench,
+  currentWorkers,
+} from '../../../src/app/bench.ts';
+import { createVaultUnlock } from '../../../src/app/vault-unlock.ts';
+import { chatTransports } from '../../../src/egress/chat-transports.ts';
+import { createEgress } from '../../../src/egress/egress.ts';
+import { openLedger } from '../../../src/egress/ledger.ts';
 import { BenchStore } from '../../../src/evaluation/bench-store.ts';
+import type { PythonRun, PythonVerdict } from '../../../src/evaluation/python-program.ts';
+import type { CodeRunner } from '../../../src/evaluation/score.ts';
 import type { Planner, Strategy } from '../../../src/evaluation/strategies.ts';
 import type { Task } from '../../../src/evaluation/taskset.ts';
 import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { openVault } from '../../../src/vault/vault.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;
@@ -177,5 +190,190 @@ describe('a bench run by the app layer', () => {
     const resumed = await store.getRun(made.record.id);
     expect(resumed?.run.state).toBe('done');
     expect(resumed?.results.map((r) => r.taskId).sort()).toEqual(['t1', 't2']);
+  });
+});
+
+describe('a bench of published Python tasks only (HumanEval, MBPP, LiveCodeBench)', () => {
+  // The HumanEval record's shape, as its importer makes it: no JavaScript task anywhere in the set.
+  const humanEval: Task = {
+    id: 'HumanEval/0',
+    kind: 'python',
+    question: 'Complete this Python function.\n\n```python\ndef add_pair(a, b):\n```',
+    answer: '',
+    python: {
+      style: 'check',
+      prompt: 'def add_pair(a, b):\n',
+      tests: 'def check(candidate):\n    assert candidate(2, 3) == 5\n',
+      entryPoint: 'add_pair',
+    },
+  };
+  const worker = (id: string, text: string): WorkerSpec => ({
+    id,
+    label: `Worker ${id}`,
+    strengths: '',
+    providerId: 'custom',
+    baseURL: provider.baseURL,
+    model: `fixed:${text}`,
+    maxConcurrency: 2,
+    enabled: true,
+  });
+  /** Pyodide cannot run in node: this runner passes a program whose add_pair adds, and records each run. */
+  function scriptedPython(): CodeRunner & { runs: PythonRun[] } {
+    const runs: PythonRun[] = [];
+    return {
+      runs,
+      run: async () => ({ passed: false, message: 'not JavaScript' }),
+      runPython: async (run): Promise<PythonVerdict> => {
+        runs.push(run);
+        const adds = run.program.includes('return a + b');
+        return { passed: adds, message: adds ? 'all tests passed' : 'AssertionError', stdout: '' };
+      },
+    };
+  }
+
+  it('makes the code runner and scores every item with it', async () => {
+    const runner = scriptedPython();
+    let made = 0;
+    const bench = createBench({
+      openStore: () => BenchStore.open('bench-app-python-only'),
+      codeRunner: () => {
+        made++;
+        return runner;
+      },
+    });
+    await bench.open();
+    const pool = [
+      worker('right', '```python\ndef add_pair(a, b):\n    return a + b\n```'),
+      worker('wrong', '```python\ndef add_pair(a, b):\n    return a - b\n```'),
+    ];
+    const strategies: Strategy[] = pool.map((w) => ({
+      id: `single:${w.id}`,
+      label: w.label,
+      config: { kind: 'single', worker: w.id },
+    }));
+    const controller = await bench.start(
+      { ...form(), tasks: [humanEval], strategies },
+      { pool, transport: createOpenAITransport() },
+    );
+    const results = await controller!.finished;
+    expect(made).toBe(1);
+    // Each answer was checked by HumanEval's own check(entry_point).
+    expect(runner.runs).toHaveLength(2);
+    expect(runner.runs.every((r) => r.program.includes('check(add_pair)'))).toBe(true);
+    const by = Object.fromEntries(results.map((r) => [r.strategyId, r]));
+    expect(by['single:right']).toMatchObject({ status: 'done', correct: true });
+    expect(by['single:wrong']).toMatchObject({
+      status: 'done',
+      correct: false,
+      scoreDetail: 'AssertionError',
+    });
+  });
+
+  it('keeps an answer that could not be scored apart, with why, stored as such', async () => {
+    const store = await BenchStore.open('bench-app-python-unscored');
+    const bench = createBench({
+      openStore: async () => store,
+      codeRunner: () => ({
+        run: async () => ({ passed: false, message: 'not JavaScript' }),
+        runPython: async () => {
+          throw new Error("Python's runtime could not be downloaded: Failed to fetch");
+        },
+      }),
+    });
+    await bench.open();
+    const pool = [worker('right', '```python\ndef add_pair(a, b):\n    return a + b\n```')];
+    const strategies: Strategy[] = [
+      { id: 'single:right', label: 'Right', config: { kind: 'single', worker: 'right' } },
+    ];
+    const controller = await bench.start(
+      { ...form(), tasks: [humanEval], strategies },
+      { pool, transport: createOpenAITransport() },
+    );
+    const [result] = await controller!.finished;
+    expect(result).toMatchObject({
+      status: 'unscored',
+      notScored: "Python's runtime could not be downloaded: Failed to fetch",
+    });
+    const stored = await store.getRun(bench.runs.value[0]!.id);
+    expect(stored?.results[0]).toMatchObject({ status: 'unscored' });
+  });
+});
+
+describe('a bench with a locked vault', () => {
+  const KEY = 'sk-bench-vault-0123456789abcd';
+  const PASS = 'correct horse battery staple';
+  let keyed: TestProvider;
+  beforeAll(async () => {
+    keyed = await startProvider({ cors: 'open', apiKey: KEY });
+  });
+  afterAll(() => keyed.close());
+
+  it('asks for the passphrase before the first item, and runs nothing while it is not given', async () => {
+    const vault = await openVault('bench-app-vault');
+    await vault.saveKey({ providerId: 'custom', origin: keyed.baseURL, key: KEY });
+    await vault.setPassphrase(PASS);
+    vault.lock();
+    const unlock = createVaultUnlock({ vault: async () => vault });
+    const egress = createEgress({ vault, ledger: await openLedger('bench-app-vault-ledger') });
+    const bench = createBench({
+      openStore: () => BenchStore.open('bench-app-vault-store'),
+      codeRunner: noCodeRunner,
+      ensureUnlocked: unlock.ensureUnlocked,
+    });
+    await bench.open();
+    const env = { pool: [worker('w1', keyed.baseURL)], transport: chatTransports(egress) };
+
+    // Declined: no bench, no request, and the form says why.
+    const declined = bench.start(form(), env);
+    await expect.poll(() => unlock.unlockRequest.value).toBeDefined();
+    expect(unlock.unlockRequest.value?.purpose).toBe('to run this bench');
+    unlock.unlockRequest.value!.settle(false);
+    expect(await declined).toBeUndefined();
+    expect(bench.problem.value).toBe(BENCH_VAULT_LOCKED);
+    expect(bench.runs.value).toEqual([]);
+    expect(keyed.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+
+    // Unlocked at the prompt: every item runs with the key.
+    const started = bench.start(form(), env);
+    await expect.poll(() => unlock.unlockRequest.value).toBeDefined();
+    await vault.unlock(PASS);
+    unlock.unlockRequest.value?.settle(true);
+    const results = await (await started)!.finished;
+    expect(results.map((r) => r.status)).toEqual(['done', 'done']);
+    expect(bench.problem.value).toBeUndefined();
+    const chats = keyed.requests.filter((r) => r.path === '/v1/chat/completions');
+    expect(chats).toHaveLength(2);
+    expect(chats.every((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+  });
+});
+
+describe('a bench that fails over', () => {
+  it('gives an unavailable worker’s step to another, except in a single-worker strategy, which measures that worker', async () => {
+    const down: WorkerSpec = { ...worker('down'), label: 'Down', model: 'fault:500' };
+    const up: WorkerSpec = { ...worker('up'), label: 'Up', model: 'echo' };
+    const bench = createBench({
+      openStore: () => BenchStore.open('bench-app-failover'),
+      codeRunner: noCodeRunner,
+      failover: async () => ({}),
+    });
+    await bench.open();
+    const strategies: Strategy[] = [
+      { id: 'single:down', label: 'Down alone', config: { kind: 'single', worker: 'down' } },
+      {
+        id: 'moa',
+        label: 'MoA',
+        config: { kind: 'moa', proposers: ['down'], aggregator: 'up', layers: 1 },
+      },
+    ];
+    const controller = await bench.start(
+      { ...form({ tasks: [TASKS[0]!] }), strategies },
+      { pool: [down, up], transport: createOpenAITransport() },
+    );
+    const results = await controller!.finished;
+    const by = Object.fromEntries(results.map((r) => [r.strategyId, r]));
+    expect(by.moa?.status).toBe('done');
+    expect(by.moa?.steps[0]).toMatchObject({ worker: 'up', takenOverFrom: 'down', state: 'done' });
+    expect(by['single:down']).toMatchObject({ status: 'failed' });
+    expect(by['single:down']?.steps[0]?.takenOverFrom).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { testConnection } from '../../../src/egress/connection-test.ts';
 import { createEgress, type KeySource } from '../../../src/egress/egress.ts';
 import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
 import { outgoingHeaders } from '../../../src/egress/policy.ts';
@@ -559,6 +560,33 @@ describe('keys by origin, with the real vault', () => {
       `${keyless.baseURL}/models`,
     );
     expect(models.status).toBe(200);
+  });
+
+  it('tests the connection to a keyless host while locked: its body holds no saved key, so it goes', async () => {
+    await vault.saveKey({ providerId: 'custom', origin: a.baseURL, key: KEY_A });
+    await vault.setPassphrase('correct horse battery staple');
+    vault.lock();
+    const egress = createEgress({ vault, ledger });
+    const result = await testConnection(egress, {
+      providerId: 'custom',
+      baseURL: keyless.baseURL,
+      model: 'echo',
+    });
+    expect(result).toMatchObject({ ok: true });
+    expect(keyless.requests.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(1);
+
+    // A saved key pasted into the model field would leave in the body: that one is still held back.
+    keyless.clearRequests();
+    const pasted = await testConnection(egress, {
+      providerId: 'custom',
+      baseURL: keyless.baseURL,
+      model: KEY_A,
+    });
+    expect(pasted).toMatchObject({ ok: false, problem: 'refused' });
+    expect(keyless.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+    // A run's step is not a connection test: its body (earlier answers) still waits for the passphrase.
+    const step = await post(egress, keyless, chatBody('echo')).catch((e: unknown) => e);
+    expect(step).toMatchObject({ name: 'ProviderError', kind: 'refused' });
   });
 
   it('takes saved keys out of an answer (the own host key too), through real fetch and across chunk boundaries', async () => {

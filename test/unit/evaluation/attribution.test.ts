@@ -92,7 +92,22 @@ describe('where a wrong answer went wrong', () => {
     const scored = result({}, [['w1', 'def f(): return 1']]);
     scored.steps[0]!.correct = true;
     expect(causeOf(scored, python)).toBe('synthesis');
-    expect(causeOf(result({}, [['w1', 'def f(): return 1']]), python)).toBe('unscored');
+    expect(causeOf(result({}, [['w1', 'def f(): return 1']]), python)).toBe('steps-unscored');
+  });
+
+  it('an unparsed plan whose fallback then broke (a stalled worker) is a failed run, not an invalid plan', () => {
+    const stalled = result({ status: 'failed', parsed: false, error: 'step 0: no first token in 60 s' }, []);
+    stalled.steps = [{ worker: 'w1', task: 'solve', sees: [], state: 'failed' }];
+    expect(causeOf(stalled, task)).toBe('failed');
+  });
+
+  it('an item that could not be scored is neither wrong nor right: no cause, counted apart', () => {
+    const unscored = result({ status: 'unscored', notScored: 'no Python runner is available here' }, [
+      ['w1', 'def f(): return 1'],
+    ]);
+    expect(causeOf(unscored, task)).toBeUndefined();
+    const [row] = attribute([unscored], [task]).strategies;
+    expect(row).toMatchObject({ wrong: 0, unscored: 1 });
   });
 
   it("splits each strategy's wrong items by cause and counts each worker's right answers", () => {
@@ -115,17 +130,20 @@ describe('where a wrong answer went wrong', () => {
       {
         strategyId: 'moa',
         wrong: 2,
-        causes: { planner: 0, synthesis: 1, workers: 1, failed: 0, unscored: 0 },
+        causes: { planner: 0, synthesis: 1, workers: 1, failed: 0, 'steps-unscored': 0 },
+        unscored: 0,
       },
       {
         strategyId: 'conductor',
         wrong: 1,
-        causes: { planner: 1, synthesis: 0, workers: 0, failed: 0, unscored: 0 },
+        causes: { planner: 1, synthesis: 0, workers: 0, failed: 0, 'steps-unscored': 0 },
+        unscored: 0,
       },
       {
         strategyId: 'single',
         wrong: 0,
-        causes: { planner: 0, synthesis: 0, workers: 0, failed: 0, unscored: 0 },
+        causes: { planner: 0, synthesis: 0, workers: 0, failed: 0, 'steps-unscored': 0 },
+        unscored: 0,
       },
     ]);
     expect(workers).toEqual([

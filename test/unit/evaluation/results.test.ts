@@ -96,6 +96,25 @@ describe('trajectories', () => {
     expect(lines[1].reward).toBe(0);
     expect(text).not.toContain('127.0.0.1');
   });
+
+  it('exports an answer that could not be scored with no verdict and why, not as a wrong one', () => {
+    const why = "Python's runtime could not be downloaded";
+    const [line, unparsed] = exportTrajectories(
+      [
+        item({ status: 'unscored', correct: false, notScored: why }),
+        item({ status: 'unscored', correct: false, parsed: false, notScored: why }),
+      ],
+      tasks,
+      strategies,
+      pool,
+    )
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(line).toMatchObject({ correct: null, reward: null, notScored: why });
+    // An invalid plan earns the paper's 0 whatever its answer.
+    expect(unparsed).toMatchObject({ correct: null, reward: 0 });
+  });
 });
 
 describe('the bench store', () => {
@@ -121,6 +140,15 @@ describe('the bench store', () => {
     const first = await store.getRun('r1');
     expect(first?.results.map((r) => r.taskId)).toEqual(['a', 'b']);
     expect(first?.results[0]).not.toHaveProperty('benchId');
+    // A result stored before unscored items had a status of their own: an answer stored as failed.
+    await store.putResult(
+      'r1',
+      item({ taskId: 'old', status: 'failed', correct: false, error: 'Python scoring is not available yet' }),
+    );
+    expect((await store.getRun('r1'))?.results.find((r) => r.taskId === 'old')).toMatchObject({
+      status: 'unscored',
+      notScored: 'Python scoring is not available yet',
+    });
     await store.deleteRun('r1');
     expect(await store.getRun('r1')).toBeUndefined();
     expect((await store.getRun('r2'))?.results).toHaveLength(1);

@@ -82,7 +82,23 @@ describe('scoreAnswer', () => {
     );
     expect(score.correct).toBe(true);
     expect(calls).toEqual([['function isPalindrome(s) { return true; }', task.tests, 1234]]);
-    expect((await scoreAnswer(task, 'no code')).correct).toBe(false);
+  });
+  it('leaves code unscored, not wrong, when no runner can run it', async () => {
+    const task = SAMPLE_TASKS.find((t) => t.id === 'code-1')!;
+    expect(await scoreAnswer(task, 'function isPalindrome(s) { return true; }')).toMatchObject({
+      correct: false,
+      unscored: true,
+      detail: 'no code runner is available here',
+    });
+    const closed: CodeRunner = {
+      async run() {
+        throw new Error('the code runner was closed before this answer finished');
+      },
+    };
+    expect(await scoreAnswer(task, 'function isPalindrome(s) { return true; }', closed)).toMatchObject({
+      unscored: true,
+      detail: 'the code runner was closed before this answer finished',
+    });
   });
 });
 
