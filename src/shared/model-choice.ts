@@ -27,8 +27,16 @@ export interface ConductorModelInfo {
   requiredFeatures: readonly string[];
   /** `buffer_size_required_bytes` from web-llm: the storage-buffer binding this model needs. */
   bufferSizeRequiredBytes?: number;
-  /** Qwen3 models think before answering unless told not to (`enable_thinking: false`). */
+  /**
+   * Qwen3 and Qwen3.5 think before answering unless told not to (`enable_thinking: false`): mlc-llm's `qwen3_5`
+   * conversation template opens a `<think>` block on the generation prompt.
+   */
   thinking: boolean;
+  /**
+   * Offered only by hand, never recommended: a 9B model plans at roughly half the speed of a 4B on the same
+   * GPU, and planning speed is what the user waits for.
+   */
+  byHandOnly: boolean;
 }
 
 interface Family {
@@ -39,13 +47,33 @@ interface Family {
   /** [q4f16_1 MB, q4f32_1 MB] from web-llm's prebuiltAppConfig. */
   vramMB: readonly [number, number];
   lowResource: boolean;
+  byHandOnly?: boolean;
 }
 
 /**
- * Conductor candidates in order of preference (best planner first). All are instruction-tuned and all
- * are `low_resource_required: true` in web-llm 0.2.86, so none needs a buffer binding above 128 MiB.
+ * Conductor candidates in order of preference (best planner first). A newer generation comes first at a
+ * similar size (Qwen3.5 over Qwen3 over Qwen2.5). Qwen3.5's 2B, 4B and 9B builds are not
+ * `low_resource_required` in web-llm 0.2.86: they need 1 GiB storage-buffer bindings (`gpuRejects`), so a
+ * GPU with smaller bindings falls through to Qwen3 4B.
  */
 const FAMILIES: readonly Family[] = [
+  {
+    stem: 'Qwen3.5-9B',
+    label: 'Qwen3.5 9B',
+    paramsB: 9,
+    thinking: true,
+    vramMB: [6433.01, 7544.74],
+    lowResource: false,
+    byHandOnly: true,
+  },
+  {
+    stem: 'Qwen3.5-4B',
+    label: 'Qwen3.5 4B',
+    paramsB: 4,
+    thinking: true,
+    vramMB: [3867.82, 4680.36],
+    lowResource: false,
+  },
   {
     stem: 'Qwen3-4B',
     label: 'Qwen3 4B',
@@ -53,6 +81,14 @@ const FAMILIES: readonly Family[] = [
     thinking: true,
     vramMB: [3431.59, 4327.71],
     lowResource: true,
+  },
+  {
+    stem: 'Qwen3.5-2B',
+    label: 'Qwen3.5 2B',
+    paramsB: 2,
+    thinking: true,
+    vramMB: [2245.44, 2591.55],
+    lowResource: false,
   },
   {
     stem: 'Qwen2.5-3B-Instruct',
@@ -84,6 +120,14 @@ const FAMILIES: readonly Family[] = [
     paramsB: 1.5,
     thinking: false,
     vramMB: [1629.75, 1888.97],
+    lowResource: true,
+  },
+  {
+    stem: 'Qwen3.5-0.8B',
+    label: 'Qwen3.5 0.8B',
+    paramsB: 0.8,
+    thinking: true,
+    vramMB: [1629.49, 1894.19],
     lowResource: true,
   },
   {
@@ -125,6 +169,7 @@ const TABLE: readonly ConductorModelInfo[] = FAMILIES.flatMap((family) =>
       // time, so our choice asks for it regardless (see `quantizationFor`).
       requiredFeatures: [],
       thinking: family.thinking,
+      byHandOnly: family.byHandOnly ?? false,
     }),
   ),
 );
@@ -287,6 +332,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
   const overBudget: string[] = [];
   const fitting: ConductorModelInfo[] = [];
   for (const info of ofQuant) {
+    if (info.byHandOnly) continue;
     const rejected = gpuRejects(info, gpu);
     if (rejected) overLimits.push(`${info.label} ${rejected}`);
     else if (info.vramMB > budgetMB) overBudget.push(`${info.label} needs ${gb(info.vramMB)}`);
