@@ -129,6 +129,14 @@ export function createConductor(services: ConductorServices) {
     }
   }
 
+  /**
+   * Forgets a failed load once the user turns to another model: its error (and its Try again) belongs to the
+   * model that failed, not to the one now chosen.
+   */
+  function dismissError(): void {
+    if (state.value.status === 'error') state.value = { status: 'none' };
+  }
+
   /** Stops a load in progress: the thread is replaced, so the half-loaded model is dropped. */
   async function cancelLoad(): Promise<void> {
     loadSeq++;
@@ -156,7 +164,7 @@ export function createConductor(services: ConductorServices) {
     }
   }
 
-  return { state, loadedModel, bridge, savedModel, load, cancelLoad, unload, restore };
+  return { state, loadedModel, bridge, savedModel, load, cancelLoad, unload, restore, dismissError };
 }
 
 export type Conductor = ReturnType<typeof createConductor>;

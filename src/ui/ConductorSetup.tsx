@@ -83,9 +83,10 @@ export function loadFailureHints(
         action: { label: 'Reload the page', run: () => location.reload() },
       });
     } else if (kind === 'retry') {
+      // The button says "Try again"; the sentence says why it may work, not the same words again.
       hints.push({
         kind,
-        text: 'Try again: the cause may have passed (a dropped connection, a busy device).',
+        text: 'The cause may have passed (a dropped connection, a busy device).',
         ...(failed ? { action: { label: 'Try again', run: () => load(failed) } } : {}),
       });
     } else {
@@ -165,6 +166,14 @@ export function ConductorSetup() {
   };
   const hints =
     state.status === 'error' ? loadFailureHints(state.suggestions ?? [], state.model, cpuModel, load) : [];
+  // The failed model is still the one selected and its alert offers Try again: the load button would be a
+  // second one.
+  const failedHere =
+    state.status === 'error' &&
+    !!state.model &&
+    !!selectedModel &&
+    refKey(state.model) === refKey(selectedModel) &&
+    hints.some((hint) => hint.kind === 'retry' && hint.action);
 
   return (
     <section class="card" aria-labelledby="conductor-title" data-testid="conductor-setup">
@@ -185,6 +194,7 @@ export function ConductorSetup() {
             onChange={(e) => {
               setSelected(e.currentTarget.value);
               setSwitchTo(undefined);
+              app.conductor.dismissError();
             }}
           >
             {options.map((o, i) => (
@@ -240,7 +250,7 @@ export function ConductorSetup() {
         </>
       )}
       <div class="row">
-        {!loading && !selectedIsLoaded && !switchTo && (
+        {!loading && !selectedIsLoaded && !switchTo && !failedHere && (
           <button type="button" class="primary" onClick={start} disabled={!choice} data-testid="load-model">
             {loaded
               ? 'Switch to this model…'

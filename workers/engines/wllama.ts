@@ -114,15 +114,16 @@ async function fetchModel(
     loaded += value.byteLength;
     const seconds = (performance.now() - started) / 1000;
     const speed = seconds > 0 ? loaded / seconds : 0;
+    // The figures go in their fields, once: the page words them (a second time-left in the text disagreed).
     onProgress({
       phase: 'download',
       fraction: total ? Math.min(1, loaded / total) : 0,
       loadedBytes: loaded,
       ...(total ? { totalBytes: total } : {}),
-      text: total
-        ? `Downloading ${(loaded / 1e6).toFixed(1)} / ${(total / 1e6).toFixed(1)} MB` +
-          (speed > 0 ? `, ${Math.ceil((total - loaded) / speed)} s left` : '')
-        : `Downloading ${(loaded / 1e6).toFixed(1)} MB`,
+      ...(speed > 0 ? { bytesPerSecond: speed } : {}),
+      ...(speed > 0 && total ? { secondsLeft: Math.max(0, (total - loaded) / speed) } : {}),
+      elapsedSeconds: seconds,
+      text: `Downloading ${model}`,
     });
   }
   const blob = new Blob(parts as BlobPart[]);
