@@ -541,12 +541,16 @@ function cancelled(): ConductorError {
 
 class StatsCollector {
   private promptTokens = 0;
+  private cachedPromptTokens: number | undefined;
   private completionTokens = 0;
   private prefill: number | undefined;
   private decode: number | undefined;
   constructor(private readonly started: number) {}
   add(result: GenerateResult) {
     this.promptTokens += result.promptTokens;
+    if (result.cachedPromptTokens !== undefined) {
+      this.cachedPromptTokens = (this.cachedPromptTokens ?? 0) + result.cachedPromptTokens;
+    }
     this.completionTokens += result.completionTokens;
     this.prefill = result.prefillTokensPerSec ?? this.prefill;
     this.decode = result.decodeTokensPerSec ?? this.decode;
@@ -557,6 +561,7 @@ class StatsCollector {
       completionTokens: this.completionTokens,
       ms: performance.now() - this.started,
     };
+    if (this.cachedPromptTokens !== undefined) stats.cachedPromptTokens = this.cachedPromptTokens;
     if (this.prefill !== undefined) stats.prefillTokensPerSec = this.prefill;
     if (this.decode !== undefined) stats.decodeTokensPerSec = this.decode;
     return stats;

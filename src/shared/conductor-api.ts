@@ -86,6 +86,8 @@ export interface LocalChatRequest extends GenerationOptions {
 
 export interface GenerationStats {
   promptTokens: number;
+  /** Of `promptTokens`, how many came from a kept prompt prefix instead of being prefilled again. */
+  cachedPromptTokens?: number;
   completionTokens: number;
   prefillTokensPerSec?: number;
   decodeTokensPerSec?: number;

@@ -33,6 +33,8 @@ export interface GenerateRequest {
 export interface GenerateResult {
   text: string;
   promptTokens: number;
+  /** Prompt tokens the engine did not prefill again: a kept prefix (llama.cpp's cache, a cloned session). */
+  cachedPromptTokens?: number;
   completionTokens: number;
   prefillTokensPerSec?: number;
   decodeTokensPerSec?: number;

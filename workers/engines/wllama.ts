@@ -232,6 +232,10 @@ export function createWllamaEngine(options: WllamaEngineOptions = {}): Conductor
           abortSignal: controller.signal,
           max_tokens: request.maxTokens,
           temperature: request.temperature,
+          // llama.cpp keeps the KV cache of the last prompt and prefills only what follows the longest
+          // prefix the new prompt shares with it: the planner's system prompt, few-shots and pool come
+          // first and are the same for every question to a pool, so a second question prefills only itself.
+          cache_prompt: true,
           ...(request.jsonSchema
             ? {
                 response_format: {
@@ -266,10 +270,11 @@ export function createWllamaEngine(options: WllamaEngineOptions = {}): Conductor
       const usage = last?.usage;
       const result: GenerateResult = {
         text,
-        promptTokens: usage?.prompt_tokens ?? timings?.prompt_n ?? 0,
+        promptTokens: usage?.prompt_tokens ?? (timings ? timings.prompt_n + timings.cache_n : 0),
         completionTokens: usage?.completion_tokens ?? timings?.predicted_n ?? pieces,
         finishReason,
       };
+      if (timings && Number.isFinite(timings.cache_n)) result.cachedPromptTokens = timings.cache_n;
       if (timings?.prompt_per_second) result.prefillTokensPerSec = timings.prompt_per_second;
       if (timings?.predicted_per_second) result.decodeTokensPerSec = timings.predicted_per_second;
       else if (pieces > 1) result.decodeTokensPerSec = pieces / ((performance.now() - started) / 1000);
@@ -285,6 +290,8 @@ export function createWllamaEngine(options: WllamaEngineOptions = {}): Conductor
 }
 
 interface Timings {
+  /** Prompt tokens reused from the kept KV cache. */
+  cache_n: number;
   prompt_n: number;
   prompt_per_second: number;
   predicted_n: number;
