@@ -1,6 +1,7 @@
 import { computed, signal } from '@preact/signals';
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import type { Ledger } from '../egress/ledger.ts';
+import { BROWSER_MODEL_NAME } from '../shared/browser-model.ts';
 import { type EngineSuggestion, suggestionsFor } from '../shared/engine-errors.ts';
 import type { ModelRef } from '../shared/model.ts';
 import { parseJson, storedValue } from './local-store.ts';
@@ -23,6 +24,7 @@ export interface ConductorState {
 
 export function modelLabel(model: ModelRef): string {
   if (model.engine === 'local-server') return `${model.model} (local server)`;
+  if (model.engine === 'prompt-api') return BROWSER_MODEL_NAME;
   return model.engine === 'webllm' ? model.modelId : (model.name ?? model.url.split('/').pop() ?? model.url);
 }
 
@@ -42,7 +44,8 @@ function isModelRef(value: unknown): value is ModelRef {
   return (
     (v.engine === 'webllm' && typeof v.modelId === 'string') ||
     (v.engine === 'wllama' && typeof v.url === 'string') ||
-    (v.engine === 'local-server' && typeof v.baseURL === 'string' && typeof v.model === 'string')
+    (v.engine === 'local-server' && typeof v.baseURL === 'string' && typeof v.model === 'string') ||
+    v.engine === 'prompt-api'
   );
 }
 

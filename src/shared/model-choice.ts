@@ -1,3 +1,4 @@
+import { BROWSER_MODEL_NAME } from './browser-model.ts';
 import type { Capabilities, GpuInfo } from './capabilities.ts';
 import type { ModelRef } from './model.ts';
 
@@ -396,6 +397,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
 export function modelOptionLabel(model: ModelRef): string {
   if (model.engine === 'wllama') return `${model.name ?? model.url.split('/').pop() ?? model.url} (CPU)`;
   if (model.engine === 'local-server') return `${model.model} on ${model.baseURL} (local server)`;
+  if (model.engine === 'prompt-api') return `${BROWSER_MODEL_NAME}, run by Chrome`;
   const info = conductorModelInfo(model.modelId);
   if (!info) return `${model.modelId} (WebGPU)`;
   return `${info.label} · ${info.quantization} · ${gb(info.vramMB)} GPU memory (WebGPU)`;

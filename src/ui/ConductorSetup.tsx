@@ -22,6 +22,7 @@ const LOCAL_SERVER = 'local-server';
 
 function refKey(model: ModelRef): string {
   if (model.engine === 'local-server') return `local-server:${model.baseURL}#${model.model}`;
+  if (model.engine === 'prompt-api') return 'prompt-api';
   return model.engine === 'webllm' ? `webllm:${model.modelId}` : `wllama:${model.url}`;
 }
 

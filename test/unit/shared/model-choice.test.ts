@@ -65,6 +65,7 @@ function caps(gpu: GpuInfo | undefined, deviceMemoryGiB?: number): Capabilities 
 function chosenId(choice: ReturnType<typeof chooseConductorModel>): string {
   const model = choice.model;
   if (model.engine === 'local-server') return `local-server:${model.baseURL}`;
+  if (model.engine === 'prompt-api') return 'prompt-api';
   return model.engine === 'webllm' ? model.modelId : `wllama:${model.url}`;
 }
 
@@ -206,7 +207,7 @@ describe('chooseConductorModel', () => {
   it('on a real GPU still lets the user pick, by hand, models over the budget it can run', () => {
     const choice = chooseConductorModel(caps(discreteF16), { vramBudgetMB: 3000 });
     const ids = choice.byHand.map((ref) =>
-      ref.engine === 'webllm' ? ref.modelId : ref.engine === 'wllama' ? ref.url : ref.baseURL,
+      ref.engine === 'webllm' ? ref.modelId : ref.engine === 'wllama' ? ref.url : ref.engine,
     );
     // The 9B is never recommended (it plans at half a 4B's speed) but stays a choice by hand.
     expect(ids).toEqual(['Qwen3.5-9B-q4f16_1-MLC', 'Qwen3.5-4B-q4f16_1-MLC', 'Qwen3-4B-q4f16_1-MLC']);
