@@ -95,9 +95,9 @@ const approxTokens = (text: string) => Math.ceil(text.length / 4);
 function tooLong(requested: number | undefined, window: number | undefined): EngineError {
   const sizes =
     requested !== undefined && window !== undefined
-      ? ` (${requested} tokens; it takes ${window})`
+      ? `: they need ${requested} tokens and it takes ${window}`
       : window !== undefined
-        ? ` (it takes ${window} tokens)`
+        ? `: it takes ${window} tokens`
         : '';
   return new EngineError(
     'InputTooLongError',
