@@ -192,6 +192,20 @@ export const DEFAULT_WLLAMA_MODEL: Extract<ModelRef, { engine: 'wllama' }> = {
   name: 'Qwen2.5 0.5B Instruct (GGUF q4_k_m, ~490 MB)',
 };
 
+/**
+ * Qwen3.5 0.8B on the CPU engine, offered beside the default. wllama 3.13 bundles llama.cpp b12211, which
+ * has the `qwen35` architecture (a hybrid: three of every four layers are gated delta-net, with a
+ * recurrent state). Not the default: it downloads about as much, but costs about 1.5 times the CPU work
+ * per token (its 248,320-token vocabulary alone is a 254M-parameter output layer), and llama.cpp reuses a
+ * kept prompt prefix of a hybrid only from a checkpoint of its recurrent state, which no test here can
+ * check (no Qwen3.5 GGUF can be fetched or made here).
+ */
+export const QWEN35_WLLAMA_MODEL: Extract<ModelRef, { engine: 'wllama' }> = {
+  engine: 'wllama',
+  url: 'https://huggingface.co/unsloth/Qwen3.5-0.8B-GGUF/resolve/main/Qwen3.5-0.8B-Q4_K_M.gguf',
+  name: 'Qwen3.5 0.8B (GGUF Q4_K_M, ~500 MB)',
+};
+
 // What web-llm's runtime asks of the adapter before it loads anything (tvmjs detectGPUDevice in 0.2.86):
 // it requests 1 GiB buffers and falls back to 256 MiB (maxBufferSize) / 128 MiB (binding size), and fails
 // below that, or below 32 KiB of workgroup storage.
@@ -289,7 +303,7 @@ function cpuChoice(reason: string, budgetMB: number, extra: Partial<ConductorCho
   return {
     model: DEFAULT_WLLAMA_MODEL,
     reason,
-    alternatives: [],
+    alternatives: [QWEN35_WLLAMA_MODEL],
     byHand: [],
     softwareAdapter: false,
     budgetMB,
@@ -372,7 +386,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
       reason:
         `${cpu} If you still want to try WebGPU, only models of ${SOFTWARE_MAX_PARAMS_B}B parameters or fewer ` +
         `are offered. ${quantWhy} ${small.map((m) => `${m.label} (${gb(m.vramMB)})`).join(', ')}.`,
-      alternatives: small.map(webllmRef),
+      alternatives: [...small.map(webllmRef), QWEN35_WLLAMA_MODEL],
       byHand: [],
       webgpuModel: smallest,
       softwareAdapter: true,
@@ -382,7 +396,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
   return {
     model: webllmRef(best),
     reason: chose,
-    alternatives: [...smaller, DEFAULT_WLLAMA_MODEL],
+    alternatives: [...smaller, QWEN35_WLLAMA_MODEL, DEFAULT_WLLAMA_MODEL],
     byHand,
     webgpuModel: best,
     softwareAdapter: false,

@@ -6,6 +6,7 @@ import {
   DEFAULT_WLLAMA_MODEL,
   listConductorModels,
   modelOptionLabel,
+  QWEN35_WLLAMA_MODEL,
 } from '../../../src/shared/model-choice.ts';
 
 const GiB = 2 ** 30;
@@ -106,9 +107,19 @@ describe('the candidate table', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('has an absolute GGUF URL for the CPU default', () => {
-    expect(new URL(DEFAULT_WLLAMA_MODEL.url).protocol).toBe('https:');
-    expect(DEFAULT_WLLAMA_MODEL.url).toMatch(/\.gguf$/);
+  it('has an absolute GGUF URL for the CPU default and for Qwen3.5 on the CPU', () => {
+    for (const model of [DEFAULT_WLLAMA_MODEL, QWEN35_WLLAMA_MODEL]) {
+      expect(new URL(model.url).protocol).toBe('https:');
+      expect(model.url).toMatch(/\.gguf$/);
+    }
+  });
+
+  it('offers Qwen3.5 0.8B on the CPU beside the CPU default, whatever the device', () => {
+    for (const c of [caps(undefined), caps(swiftShader, 16), caps(discreteF16)]) {
+      const choice = chooseConductorModel(c);
+      expect([choice.model, ...choice.alternatives]).toContainEqual(QWEN35_WLLAMA_MODEL);
+      expect([choice.model, ...choice.alternatives]).toContainEqual(DEFAULT_WLLAMA_MODEL);
+    }
   });
 });
 
@@ -193,6 +204,7 @@ describe('chooseConductorModel', () => {
     const offered = [...choice.alternatives, ...choice.byHand];
     expect(offered.length).toBeGreaterThan(0);
     for (const ref of offered) {
+      if (ref.engine === 'wllama') continue;
       expect(ref.engine).toBe('webllm');
       const info = listConductorModels().find((m) => ref.engine === 'webllm' && m.modelId === ref.modelId);
       expect(info?.paramsB).toBeLessThanOrEqual(1);
