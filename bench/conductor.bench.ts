@@ -3,7 +3,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium } from '@playwright/test';
+import { chromium, type Page } from '@playwright/test';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { startModelServer } from '../test/fixtures/model-server.ts';
 import type { ConductorHarness } from '../test/pages/conductor.ts';
@@ -25,13 +25,13 @@ const POOL = [
 const ROUNDS = 11;
 
 /**
- * P3: plan() through the bridge and the worker (prompt building, streaming, incremental parsing,
- * validation) against wllama called directly on the page with the same prompt, schema and token count.
- * Greedy decoding (temperature 0) makes both write the same tokens. Both load the model with one thread:
- * on this shared machine more threads only add noise to both sides.
+ * The conductor harness page (test/pages/conductor.ts) of a test build, with the tiny model served beside
+ * it, for `measure`; everything is closed afterwards.
  */
-async function p3(): Promise<BenchResult> {
-  const outDir = 'dist-bench-conductor';
+async function withHarness<T>(
+  outDir: string,
+  measure: (page: Page, modelURL: string) => Promise<T>,
+): Promise<T> {
   const site = await serveBuiltApp(outDir, { mode: 'test' });
   const models = await startModelServer();
   const browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
@@ -39,10 +39,26 @@ async function p3(): Promise<BenchResult> {
     const page = await browser.newPage();
     await page.goto(`${site.url}/test/pages/conductor.html`);
     await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
+    return await measure(page, models.url);
+  } finally {
+    await browser.close();
+    await models.close();
+    await site.close();
+  }
+}
+
+/**
+ * P3: plan() through the bridge and the worker (prompt building, streaming, incremental parsing,
+ * validation) against wllama called directly on the page with the same prompt, schema and token count.
+ * Greedy decoding (temperature 0) makes both write the same tokens. Both load the model with one thread:
+ * on this shared machine more threads only add noise to both sides.
+ */
+async function p3(): Promise<BenchResult> {
+  return withHarness('dist-bench-conductor', async (page, modelURL) => {
     await page.evaluate(async (url) => {
       await globalThis.__conductor.load(url, 1);
       await globalThis.__conductor.rawLoad(url, 1);
-    }, models.url);
+    }, modelURL);
     const request = {
       question: 'Write a short python function that adds two numbers, then check it.',
       pool: POOL,
@@ -122,11 +138,7 @@ async function p3(): Promise<BenchResult> {
           ? `; ${repaired} plans needed a repair or fallback (their extra attempt counts against us)`
           : ''),
     };
-  } finally {
-    await browser.close();
-    await models.close();
-    await site.close();
-  }
+  });
 }
 
 /**
@@ -188,15 +200,8 @@ const SECOND_QUESTION = 'Explain in two sentences why the sky is blue.';
  * Each round uses a pool of its own, so its first question finds another pool's prompt in the cache.
  */
 async function p21(): Promise<BenchResult> {
-  const outDir = 'dist-bench-p21';
-  const site = await serveBuiltApp(outDir, { mode: 'test' });
-  const models = await startModelServer();
-  const browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
-  try {
-    const page = await browser.newPage();
-    await page.goto(`${site.url}/test/pages/conductor.html`);
-    await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
-    await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
+  return withHarness('dist-bench-p21', async (page, modelURL) => {
+    await page.evaluate((url) => globalThis.__conductor.load(url, 1), modelURL);
     const base = {
       mode: 'conductor' as const,
       maxSteps: 3,
@@ -259,11 +264,7 @@ async function p21(): Promise<BenchResult> {
         `for a first question vs ${round(median(seconds))} ms for a second; the second found ${round(median(cached))} of its ` +
         `${prompt} prompt tokens in llama.cpp's cache (tiny model, one thread; set BENCH_DEBUG=1 for every round)`,
     };
-  } finally {
-    await browser.close();
-    await models.close();
-    await site.close();
-  }
+  });
 }
 
 const round2 = (x: number) => Math.round(x);

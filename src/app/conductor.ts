@@ -29,6 +29,18 @@ export function modelLabel(model: ModelRef): string {
   return model.engine === 'webllm' ? model.modelId : (model.name ?? model.url.split('/').pop() ?? model.url);
 }
 
+/** A failed load: comlink brings the engine's error across by name, and its suggestions follow from that. */
+function failedState(model: ModelRef, label: string, error: unknown): ConductorState {
+  const e = error as { name?: string; message?: string };
+  return {
+    status: 'error',
+    model,
+    label,
+    error: e.message ?? String(error),
+    suggestions: suggestionsFor(e.name ?? ''),
+  };
+}
+
 /** What the conductor needs from the rest of the app; a test passes its own thread. */
 export interface ConductorServices {
   ledger(): Promise<Ledger>;
@@ -144,15 +156,7 @@ export function createConductor(services: ConductorServices) {
       try {
         await downloading;
       } catch (error) {
-        if (seq !== loadSeq) return false;
-        const e = error as { name?: string; message?: string };
-        state.value = {
-          status: 'error',
-          model: BROWSER_MODEL,
-          label,
-          error: e.message ?? String(error),
-          suggestions: suggestionsFor(e.name ?? ''),
-        };
+        if (seq === loadSeq) state.value = failedState(BROWSER_MODEL, label, error);
         return false;
       } finally {
         void probeBrowserModel();
@@ -187,16 +191,7 @@ export function createConductor(services: ConductorServices) {
       chosenModel.write(model);
       return true;
     } catch (error) {
-      if (seq !== loadSeq) return false;
-      // Comlink brings the engine's error across by name: its suggestions follow from that.
-      const e = error as { name?: string; message?: string };
-      state.value = {
-        status: 'error',
-        model,
-        label,
-        error: e.message ?? String(error),
-        suggestions: suggestionsFor(e.name ?? ''),
-      };
+      if (seq === loadSeq) state.value = failedState(model, label, error);
       return false;
     }
   }
