@@ -1,8 +1,9 @@
-// Conductor benchmarks (issue 4): P3 our plan() overhead over raw wllama, P4 page JS before any action.
+// Conductor benchmarks: P3 our plan() overhead over raw wllama, P4 page JS before any action, P21 a second
+// question to the same pool on top of the kept prompt prefix.
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium } from '@playwright/test';
+import { chromium, type Page } from '@playwright/test';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { startModelServer } from '../test/fixtures/model-server.ts';
 import type { ConductorHarness } from '../test/pages/conductor.ts';
@@ -24,13 +25,13 @@ const POOL = [
 const ROUNDS = 11;
 
 /**
- * P3: plan() through the bridge and the worker (prompt building, streaming, incremental parsing,
- * validation) against wllama called directly on the page with the same prompt, schema and token count.
- * Greedy decoding (temperature 0) makes both write the same tokens. Both load the model with one thread:
- * on this shared machine more threads only add noise to both sides.
+ * The conductor harness page (test/pages/conductor.ts) of a test build, with the tiny model served beside
+ * it, for `measure`; everything is closed afterwards.
  */
-async function p3(): Promise<BenchResult> {
-  const outDir = 'dist-bench-conductor';
+async function withHarness<T>(
+  outDir: string,
+  measure: (page: Page, modelURL: string) => Promise<T>,
+): Promise<T> {
   const site = await serveBuiltApp(outDir, { mode: 'test' });
   const models = await startModelServer();
   const browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
@@ -38,10 +39,26 @@ async function p3(): Promise<BenchResult> {
     const page = await browser.newPage();
     await page.goto(`${site.url}/test/pages/conductor.html`);
     await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
+    return await measure(page, models.url);
+  } finally {
+    await browser.close();
+    await models.close();
+    await site.close();
+  }
+}
+
+/**
+ * P3: plan() through the bridge and the worker (prompt building, streaming, incremental parsing,
+ * validation) against wllama called directly on the page with the same prompt, schema and token count.
+ * Greedy decoding (temperature 0) makes both write the same tokens. Both load the model with one thread:
+ * on this shared machine more threads only add noise to both sides.
+ */
+async function p3(): Promise<BenchResult> {
+  return withHarness('dist-bench-conductor', async (page, modelURL) => {
     await page.evaluate(async (url) => {
       await globalThis.__conductor.load(url, 1);
       await globalThis.__conductor.rawLoad(url, 1);
-    }, models.url);
+    }, modelURL);
     const request = {
       question: 'Write a short python function that adds two numbers, then check it.',
       pool: POOL,
@@ -121,11 +138,7 @@ async function p3(): Promise<BenchResult> {
           ? `; ${repaired} plans needed a repair or fallback (their extra attempt counts against us)`
           : ''),
     };
-  } finally {
-    await browser.close();
-    await models.close();
-    await site.close();
-  }
+  });
 }
 
 /**
@@ -172,7 +185,96 @@ async function p4(): Promise<BenchResult> {
   }
 }
 
+/** A pool of three workers with the labels made distinct per round, so each round's first question is cold. */
+function roundPool(round: number) {
+  return POOL.map((w) => ({ ...w, label: `${w.label} ${round}` }));
+}
+
+const FIRST_QUESTION = 'Write a short python function that adds two numbers, then check it.';
+const SECOND_QUESTION = 'Explain in two sentences why the sky is blue.';
+
+/**
+ * P21: time to the first streamed plan step for a second question to the same pool, over the first's,
+ * on the CPU engine with the tiny model. The system prompt, the few-shot plans and the pool are the same
+ * for both questions, so llama.cpp (in wllama) keeps their KV cache and the second prefills only itself.
+ * Each round uses a pool of its own, so its first question finds another pool's prompt in the cache.
+ */
+async function p21(): Promise<BenchResult> {
+  return withHarness('dist-bench-p21', async (page, modelURL) => {
+    await page.evaluate((url) => globalThis.__conductor.load(url, 1), modelURL);
+    const base = {
+      mode: 'conductor' as const,
+      maxSteps: 3,
+      maxDepth: 0,
+      maxTaskLength: 40,
+      maxThoughtLength: 40,
+      maxTokens: 300,
+      temperature: 0,
+    };
+    const ratios: number[] = [];
+    const firsts: number[] = [];
+    const seconds: number[] = [];
+    const cached: number[] = [];
+    let prompt = 0;
+    for (let round = 0; round <= ROUNDS; round++) {
+      const pool = roundPool(round);
+      const result = await page.evaluate(
+        async ({ requests }) => {
+          const h = globalThis.__conductor;
+          const out = [];
+          for (const request of requests) {
+            const trace = await h.plan(request);
+            const first = trace.steps.find((s) => s.event.kind === 'step');
+            if (!trace.ok || !first) throw new Error(`plan failed: ${trace.error?.message ?? 'no step'}`);
+            const stats = (trace.response as { stats: { promptTokens: number; cachedPromptTokens?: number } })
+              .stats;
+            out.push({ ms: first.t - trace.startedAt, stats });
+          }
+          return out;
+        },
+        {
+          requests: [
+            { ...base, question: FIRST_QUESTION, pool },
+            { ...base, question: SECOND_QUESTION, pool },
+          ],
+        },
+      );
+      const [first, second] = result;
+      if (!first || !second) throw new Error('P21: a plan is missing');
+      if (process.env.BENCH_DEBUG) {
+        process.stderr.write(
+          `\n round ${round}: first ${round2(first.ms)} ms (${first.stats.cachedPromptTokens ?? '?'} of ${first.stats.promptTokens} cached), ` +
+            `second ${round2(second.ms)} ms (${second.stats.cachedPromptTokens ?? '?'} of ${second.stats.promptTokens} cached)`,
+        );
+      }
+      if (round === 0) continue; // warm-up
+      firsts.push(first.ms);
+      seconds.push(second.ms);
+      ratios.push(second.ms / first.ms);
+      cached.push(second.stats.cachedPromptTokens ?? 0);
+      prompt = second.stats.promptTokens;
+    }
+    return {
+      value: round(median(ratios)),
+      goal: 0.6,
+      unit: 'ratio',
+      better: 'lower',
+      notes:
+        `median of ${ROUNDS} rounds (p90 ${round(quantile(ratios, 0.9))}); first step after ${round(median(firsts))} ms ` +
+        `for a first question vs ${round(median(seconds))} ms for a second; the second found ${round(median(cached))} of its ` +
+        `${prompt} prompt tokens in llama.cpp's cache (tiny model, one thread; set BENCH_DEBUG=1 for every round)`,
+    };
+  });
+}
+
+const round2 = (x: number) => Math.round(x);
+
 export const benchmarks: Benchmark[] = [
   { id: 'p3-plan-overhead', title: 'P3: plan() via bridge ÷ raw wllama, same tokens (tiny model)', run: p3 },
   { id: 'p4-page-js', title: 'P4: page JS before any action (gzip, web-llm excluded)', run: p4 },
+  {
+    id: 'p21-second-plan',
+    title: 'P21: first plan step for a second question to the same pool ÷ the first (CPU engine, tiny model)',
+    run: p21,
+  },
 ];

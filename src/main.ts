@@ -16,5 +16,7 @@ void app.storage.refreshStorage();
 void app.pool.loadPool();
 // Only the runs a reload cut off (for the resume banner): History reads its own page when it is opened.
 void app.runs.refreshUnfinished().catch((error: unknown) => console.warn('history unavailable', error));
+// Asking Chrome whether it has a model of its own costs nothing and downloads nothing.
+void app.conductor.probeBrowserModel();
 void app.conductor.restore(app.storage);
 registerServiceWorker();

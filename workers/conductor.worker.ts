@@ -1,4 +1,5 @@
-import { expose, releaseProxy } from 'comlink';
+import { expose, proxy, releaseProxy } from 'comlink';
+import type { BrowserModelHost } from '../src/shared/browser-model.ts';
 import { type Capabilities, probeCapabilities } from '../src/shared/capabilities.ts';
 import type { ConductorListener, ModelDownloadReport, ModelRef } from '../src/shared/conductor-api.ts';
 import { EngineError } from '../src/shared/engine-errors.ts';
@@ -11,6 +12,7 @@ import {
 } from './download-reporter.ts';
 import { EngineHost, type HostDevice } from './engine-host.ts';
 import type { ConductorEngine } from './engines/engine.ts';
+import { createPromptApiEngine } from './engines/prompt-api.ts';
 import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engines/wllama.ts';
 
 /**
@@ -31,8 +33,12 @@ const localServerEngine = () =>
     );
   });
 
+/** The page's half of the browser's own model (a comlink proxy), once the bridge has offered it. */
+let browserModel: BrowserModelHost | undefined;
+
 async function createEngine(kind: ModelRef['engine']): Promise<ConductorEngine> {
   if (kind === 'wllama') return createWllamaEngine();
+  if (kind === 'prompt-api') return createPromptApiEngine({ host: () => browserModel, callback: proxy });
   if (kind === 'local-server') {
     return (await localServerEngine()).createLocalServerEngine({
       fetch: localPlanningFetch(),
@@ -54,6 +60,9 @@ const device: HostDevice = {
   },
   async cacheStatus(model) {
     if (model.engine === 'wllama') return wllamaCacheStatus(model.url);
+    // Chrome keeps its model: "cached" is Chrome saying it can start a session without a download.
+    if (model.engine === 'prompt-api')
+      return { cached: (await browserModel?.availability()) === 'available' };
     // Nothing to download: a saved choice is loaded again on start-up when the server answers with it.
     if (model.engine === 'local-server') {
       return { cached: await (await localServerEngine()).serverReady(model, localPlanningFetch()) };
@@ -62,7 +71,7 @@ const device: HostDevice = {
   },
   async deleteCache(model) {
     if (model.engine === 'wllama') return wllamaDeleteCache(model.url);
-    if (model.engine === 'local-server') return false;
+    if (model.engine === 'local-server' || model.engine === 'prompt-api') return false;
     return (await webLlmEngine()).webLlmDeleteCache(model);
   },
   async serverModels(baseURL) {
@@ -90,6 +99,11 @@ class ConductorThread extends EngineHost {
    */
   watchDownloads(onDownload: ((report: ModelDownloadReport) => unknown) | undefined): void {
     setDownloadListener(onDownload);
+  }
+
+  /** The page's half of the browser's own model: the bridge offers it as soon as it starts the thread. */
+  useBrowserModel(host: BrowserModelHost | undefined): void {
+    browserModel = host;
   }
 
   /** A listener from the page is a comlink proxy with its own port: closed once its stream has ended. */

@@ -9,6 +9,7 @@ import {
   type ConductorService,
   type GenerationOptions,
   type GenerationStats,
+  type HandOver,
   type LocalChatRequest,
   type LocalChatResponse,
   type PlanRequest,
@@ -17,6 +18,7 @@ import {
   type ReplanRequest,
   type ReplanResponse,
 } from '../src/shared/conductor-api.ts';
+import { handsOver } from '../src/shared/engine-errors.ts';
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
@@ -182,6 +184,10 @@ interface Call {
   signal: AbortSignal;
   emit: (event: ConductorEvent) => void;
   stats: StatsCollector;
+  /** The model it runs on now, and the one the user allowed next (used once). */
+  model: ModelRef;
+  fallback?: ModelRef;
+  handedOver?: HandOver;
 }
 
 type Outcome =
@@ -322,7 +328,9 @@ export class EngineHost implements ConductorService {
       await this.load(model);
       if (controller.signal.aborted) throw cancelled();
       stats = new StatsCollector(performance.now());
-      const result = await work({ signal: controller.signal, emit, stats });
+      const call: Call = { signal: controller.signal, emit, stats, model };
+      if (request.fallback && !sameModel(model, request.fallback)) call.fallback = request.fallback;
+      const result = await work(call);
       final = result.stats;
       return result;
     } finally {
@@ -381,7 +389,7 @@ export class EngineHost implements ConductorService {
       error,
       ...(kept.length > 0 ? { kept: { first: offset, count: kept.length } } : {}),
     });
-    const second = await this.streamAttempt(repair, gen, schemaFor(after), after, 2, call);
+    const second = await this.streamAttempt(repair, gen, schemaFor(after), after, 2, call, kept.length);
     const keptBoth = [...kept, ...second.streamed];
     if (!second.parsed.ok) {
       return { ok: false, error: `${error}; then ${lengthNote(second)}`, last: second, kept: keptBoth };
@@ -405,6 +413,7 @@ export class EngineHost implements ConductorService {
     limits: ParseOptions,
     attemptNo: number,
     call: Call,
+    keptBefore = 0,
   ): Promise<Attempt> {
     const parser = new IncrementalPlanParser(limits);
     const streamed: Step[] = [];
@@ -417,22 +426,65 @@ export class EngineHost implements ConductorService {
     // invalid plan's self-check is never one of the steps that stand.
     let held: { index: number; step: Step } | undefined;
     let stopped = false;
-    const result = await this.generate(prompt, { ...gen, jsonSchema: schema }, call.signal, (piece) => {
-      call.emit({ kind: 'token', text: piece });
-      for (const event of parser.push(piece)) {
-        if (event.type !== 'step' || stopped) continue;
-        if (held && limits.selfOnlyLast) {
-          stopped = true;
-          continue;
+    let written = '';
+    let result: GenerateResult;
+    try {
+      result = await this.generate(prompt, { ...gen, jsonSchema: schema }, call.signal, (piece) => {
+        written += piece;
+        call.emit({ kind: 'token', text: piece });
+        for (const event of parser.push(piece)) {
+          if (event.type !== 'step' || stopped) continue;
+          if (held && limits.selfOnlyLast) {
+            stopped = true;
+            continue;
+          }
+          if (event.step.worker === SELF_WORKER && limits.selfOnlyLast) held = event;
+          else send(event.index, event.step);
         }
-        if (event.step.worker === SELF_WORKER && limits.selfOnlyLast) held = event;
-        else send(event.index, event.step);
+      });
+    } catch (error) {
+      const reason = await this.handOver(error, call);
+      if (streamed.length === 0) {
+        // Nothing of it stands: the same prompt again, on the engine that took over.
+        call.emit({ kind: 'restart', attempt: attemptNo, reason, kept: keptBefore });
+        return this.streamAttempt(prompt, gen, schema, limits, attemptNo, call, keptBefore);
       }
-    });
+      // Steps stood before the engine gave up: like a rejected attempt, the repair continues after them.
+      const partial: GenerateResult = {
+        text: written,
+        promptTokens: 0,
+        completionTokens: 0,
+        finishReason: 'stop',
+      };
+      return { result: partial, parsed: { ok: false, issues: [], message: reason }, streamed };
+    }
     call.stats.add(result);
     const parsed = parsePlan(result.text, limits);
     if (held && !stopped && parsed.ok) send(held.index, held.step);
     return { result, parsed, streamed };
+  }
+
+  /**
+   * Moves a call to the engine the user allowed next when its engine cannot take it (`handsOver`); a lost
+   * session with nothing allowed next gets one more try on the same model (its engine starts a new
+   * session). Rethrows anything else, and a second failure. Returns the reason, in words for the user.
+   */
+  private async handOver(error: unknown, call: Call): Promise<string> {
+    const name = (error as { name?: string }).name ?? '';
+    if (!handsOver(name) || call.signal.aborted) throw error;
+    const target =
+      call.fallback ?? (name === 'SessionLostError' && !call.handedOver ? call.model : undefined);
+    if (!target) throw error;
+    call.fallback = undefined;
+    const why = (error as Error).message;
+    const reason = sameModel(target, call.model)
+      ? `${why} Trying again in a new session.`
+      : `${why} Planning moves to ${modelName(target)}, the engine allowed next.`;
+    call.handedOver = { to: target, reason };
+    call.model = target;
+    await this.load(target);
+    if (call.signal.aborted) throw cancelled();
+    return reason;
   }
 
   private async generate(
@@ -482,7 +534,13 @@ export class EngineHost implements ConductorService {
         thought: 'Fallback: one step on the strongest worker.',
         steps: room ? [...kept, step] : kept,
       };
-      return { plan, stats: call.stats.done(), fallback: { reason }, raw: outcome.last.result.text };
+      return {
+        plan,
+        stats: call.stats.done(),
+        fallback: { reason },
+        ...(call.handedOver ? { handedOver: call.handedOver } : {}),
+        raw: outcome.last.result.text,
+      };
     });
   }
 
@@ -518,8 +576,23 @@ function accepted(outcome: Extract<Outcome, { ok: true }>, call: Call) {
   return {
     stats: call.stats.done(),
     ...(outcome.repaired ? { repaired: outcome.repaired } : {}),
+    ...(call.handedOver ? { handedOver: call.handedOver } : {}),
     raw: outcome.attempt.result.text,
   };
+}
+
+/** A model as the user knows it, in a sentence of the thread's (the page has the full labels). */
+function modelName(model: ModelRef): string {
+  switch (model.engine) {
+    case 'webllm':
+      return model.modelId;
+    case 'wllama':
+      return `${model.name ?? model.url.split('/').pop() ?? model.url} on the CPU`;
+    case 'local-server':
+      return `${model.model} on the local server`;
+    case 'prompt-api':
+      return "Chrome's built-in model";
+  }
 }
 
 function withThought(response: ReplanResponse, attempt: Attempt): ReplanResponse {
@@ -541,12 +614,16 @@ function cancelled(): ConductorError {
 
 class StatsCollector {
   private promptTokens = 0;
+  private cachedPromptTokens: number | undefined;
   private completionTokens = 0;
   private prefill: number | undefined;
   private decode: number | undefined;
   constructor(private readonly started: number) {}
   add(result: GenerateResult) {
     this.promptTokens += result.promptTokens;
+    if (result.cachedPromptTokens !== undefined) {
+      this.cachedPromptTokens = (this.cachedPromptTokens ?? 0) + result.cachedPromptTokens;
+    }
     this.completionTokens += result.completionTokens;
     this.prefill = result.prefillTokensPerSec ?? this.prefill;
     this.decode = result.decodeTokensPerSec ?? this.decode;
@@ -557,6 +634,7 @@ class StatsCollector {
       completionTokens: this.completionTokens,
       ms: performance.now() - this.started,
     };
+    if (this.cachedPromptTokens !== undefined) stats.cachedPromptTokens = this.cachedPromptTokens;
     if (this.prefill !== undefined) stats.prefillTokensPerSec = this.prefill;
     if (this.decode !== undefined) stats.decodeTokensPerSec = this.decode;
     return stats;

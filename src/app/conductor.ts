@@ -1,6 +1,8 @@
 import { computed, signal } from '@preact/signals';
 import type { ConductorBridge } from '../conductor/bridge.ts';
+import { createPromptApiHost, type PromptApiHost } from '../conductor/prompt-api.ts';
 import type { Ledger } from '../egress/ledger.ts';
+import { BROWSER_MODEL, BROWSER_MODEL_NAME, type BrowserModelAvailability } from '../shared/browser-model.ts';
 import { type EngineSuggestion, suggestionsFor } from '../shared/engine-errors.ts';
 import type { ModelRef } from '../shared/model.ts';
 import { parseJson, storedValue } from './local-store.ts';
@@ -23,7 +25,20 @@ export interface ConductorState {
 
 export function modelLabel(model: ModelRef): string {
   if (model.engine === 'local-server') return `${model.model} (local server)`;
+  if (model.engine === 'prompt-api') return BROWSER_MODEL_NAME;
   return model.engine === 'webllm' ? model.modelId : (model.name ?? model.url.split('/').pop() ?? model.url);
+}
+
+/** A failed load: comlink brings the engine's error across by name, and its suggestions follow from that. */
+function failedState(model: ModelRef, label: string, error: unknown): ConductorState {
+  const e = error as { name?: string; message?: string };
+  return {
+    status: 'error',
+    model,
+    label,
+    error: e.message ?? String(error),
+    suggestions: suggestionsFor(e.name ?? ''),
+  };
 }
 
 /** What the conductor needs from the rest of the app; a test passes its own thread. */
@@ -34,6 +49,8 @@ export interface ConductorServices {
    * (a thread restarted after a crash reloads it). Default: the real thread, made as described at `bridge`.
    */
   openBridge?(loadedModel: () => ModelRef | undefined): Promise<ConductorBridge>;
+  /** The browser's own model (Chrome's Prompt API). Default: the page's `LanguageModel`. */
+  browserModel?: PromptApiHost;
 }
 
 function isModelRef(value: unknown): value is ModelRef {
@@ -42,7 +59,8 @@ function isModelRef(value: unknown): value is ModelRef {
   return (
     (v.engine === 'webllm' && typeof v.modelId === 'string') ||
     (v.engine === 'wllama' && typeof v.url === 'string') ||
-    (v.engine === 'local-server' && typeof v.baseURL === 'string' && typeof v.model === 'string')
+    (v.engine === 'local-server' && typeof v.baseURL === 'string' && typeof v.model === 'string') ||
+    v.engine === 'prompt-api'
   );
 }
 
@@ -52,6 +70,9 @@ function isModelRef(value: unknown): value is ModelRef {
  */
 export function createConductor(services: ConductorServices) {
   const state = signal<ConductorState>({ status: 'none' });
+  const browserModel = services.browserModel ?? createPromptApiHost();
+  /** What Chrome says of its model (`LanguageModel.availability()`); undefined until asked. */
+  const browserModelState = signal<BrowserModelAvailability | undefined>(undefined);
 
   /** The model loaded and ready, read from `state`; undefined while none is. */
   const loadedModel = computed<ModelRef | undefined>(() => {
@@ -74,6 +95,8 @@ export function createConductor(services: ConductorServices) {
             ([m, downloads]) =>
               new m.ConductorBridge({
                 loadedModel: () => loadedModel.value,
+                browserModel,
+                fallbackModel: () => fallback.value,
                 // The thread's model downloads go in the egress ledger like every other request.
                 onModelDownload: downloads.modelDownloadRecorder(services.ledger),
               }),
@@ -89,6 +112,59 @@ export function createConductor(services: ConductorServices) {
 
   /** The model the user chose last (loaded again on the next visit if it is cached). */
   const savedModel = (): ModelRef | undefined => chosenModel.read();
+
+  /**
+   * The engine the user allowed after the loaded one: a plan the loaded model cannot take (a question too
+   * long for Chrome's model, a language it does not read) moves there and says so.
+   */
+  const fallbackModel = storedValue<ModelRef | undefined>('baton.conductorFallback', (raw) => {
+    const parsed = parseJson(raw);
+    return isModelRef(parsed) ? parsed : undefined;
+  });
+  const fallback = signal<ModelRef | undefined>(fallbackModel.read());
+  function allowFallback(model: ModelRef | undefined): void {
+    fallbackModel.write(model);
+    fallback.value = model;
+  }
+
+  /** Asks Chrome about its model (cheap, no download): the Start screen offers it by what it says. */
+  async function probeBrowserModel(): Promise<BrowserModelAvailability> {
+    const answer = await browserModel.availability();
+    browserModelState.value = answer;
+    return answer;
+  }
+
+  /**
+   * Uses the browser's model; when Chrome must download it first, starts that download now. Call it from
+   * the user's click, before anything awaits: Chrome downloads only with a user activation.
+   */
+  async function useBrowserModel(storage: Pick<AppStorage, 'requestPersistence'>): Promise<boolean> {
+    if (browserModelState.value === 'downloadable' || browserModelState.value === 'downloading') {
+      const seq = ++loadSeq;
+      const tracker = new ProgressTracker();
+      const label = BROWSER_MODEL_NAME;
+      const downloading = browserModel.download((p) => {
+        if (seq === loadSeq)
+          state.value = { status: 'loading', model: BROWSER_MODEL, label, progress: tracker.update(p) };
+      });
+      state.value = {
+        status: 'loading',
+        model: BROWSER_MODEL,
+        label,
+        progress: tracker.update({ fraction: 0 }),
+      };
+      try {
+        await downloading;
+      } catch (error) {
+        if (seq === loadSeq) state.value = failedState(BROWSER_MODEL, label, error);
+        return false;
+      } finally {
+        void probeBrowserModel();
+      }
+      if (seq !== loadSeq) return false;
+    }
+    return load(BROWSER_MODEL, storage);
+  }
 
   let loadSeq = 0;
 
@@ -115,18 +191,17 @@ export function createConductor(services: ConductorServices) {
       chosenModel.write(model);
       return true;
     } catch (error) {
-      if (seq !== loadSeq) return false;
-      // Comlink brings the engine's error across by name: its suggestions follow from that.
-      const e = error as { name?: string; message?: string };
-      state.value = {
-        status: 'error',
-        model,
-        label,
-        error: e.message ?? String(error),
-        suggestions: suggestionsFor(e.name ?? ''),
-      };
+      if (seq === loadSeq) state.value = failedState(model, label, error);
       return false;
     }
+  }
+
+  /**
+   * Forgets a failed load once the user turns to another model: its error (and its Try again) belongs to the
+   * model that failed, not to the one now chosen.
+   */
+  function dismissError(): void {
+    if (state.value.status === 'error') state.value = { status: 'none' };
   }
 
   /** Stops a load in progress: the thread is replaced, so the half-loaded model is dropped. */
@@ -156,7 +231,22 @@ export function createConductor(services: ConductorServices) {
     }
   }
 
-  return { state, loadedModel, bridge, savedModel, load, cancelLoad, unload, restore };
+  return {
+    state,
+    loadedModel,
+    bridge,
+    savedModel,
+    load,
+    cancelLoad,
+    unload,
+    restore,
+    dismissError,
+    browserModelState,
+    probeBrowserModel,
+    useBrowserModel,
+    fallback,
+    allowFallback,
+  };
 }
 
 export type Conductor = ReturnType<typeof createConductor>;

@@ -85,3 +85,13 @@ export function describeProgress(view: ProgressView): string[] {
   if (view.etaMs !== undefined && view.percent < 100) parts.push(`${formatDuration(view.etaMs)} left`);
   return parts;
 }
+
+/**
+ * The engine's own progress line, when it adds something to the figures: not while bytes are counted,
+ * where the figures already say what it says (and an engine's own time left would be a second, different one).
+ */
+export function engineNote(view: ProgressView): string | undefined {
+  if (!view.text) return undefined;
+  const counted = view.loadedBytes !== undefined || view.totalBytes !== undefined;
+  return view.phase === 'download' && counted ? undefined : view.text;
+}

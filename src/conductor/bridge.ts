@@ -4,6 +4,7 @@ import { createChannel } from '../app/channel.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
+import type { BrowserModelHost } from '../shared/browser-model.ts';
 import {
   ConductorError,
   type ConductorEvent,
@@ -40,6 +41,10 @@ export interface BridgeOptions {
    * `start` is awaited by the thread before the request leaves; `gone` comes from the bridge when a thread dies.
    */
   onModelDownload?: (report: ModelDownloadReport) => unknown;
+  /** The browser's own model, run on the page for the thread (the Prompt API is not exposed in workers). */
+  browserModel?: BrowserModelHost;
+  /** The engine the user allowed after the loaded one, named in every generation (`fallback`). */
+  fallbackModel?: () => ModelRef | undefined;
 }
 
 type Api = Remote<ConductorThreadApi>;
@@ -58,6 +63,11 @@ let counter = 0;
 function newRequestId(): string {
   counter += 1;
   return `c${Date.now().toString(36)}-${counter}`;
+}
+
+/** Whether two refs name the same model (the thread's `sameModel` is thread code; this is all the page needs). */
+function sameRef(a: ModelRef, b: ModelRef): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function defaultThread(): Worker {
@@ -85,6 +95,8 @@ export class ConductorBridge implements ConductorService {
   private readonly createThread: () => Worker;
   private readonly loadedModel: () => ModelRef | undefined;
   private readonly onModelDownload: ((report: ModelDownloadReport) => unknown) | undefined;
+  private readonly browserModel: BrowserModelHost | undefined;
+  private readonly fallbackModel: () => ModelRef | undefined;
   private restarts = 0;
 
   constructor(options: BridgeOptions = {}) {
@@ -94,6 +106,8 @@ export class ConductorBridge implements ConductorService {
     this.pingIntervalMs = options.pingIntervalMs ?? 5000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 5000;
     this.onModelDownload = options.onModelDownload;
+    this.browserModel = options.browserModel;
+    this.fallbackModel = options.fallbackModel ?? (() => undefined);
   }
 
   /** How many times the thread was replaced after a crash, hang or hard cancel. */
@@ -122,6 +136,8 @@ export class ConductorBridge implements ConductorService {
         thread.terminate();
         if (this.live === live) this.live = undefined;
         void Promise.resolve(this.onModelDownload?.({ kind: 'gone', reason })).catch(() => {});
+        // What the dead thread had the page's model do is of no use to anyone now.
+        this.browserModel?.reset();
         reject(new ConductorError('ThreadCrashed', reason));
       },
     };
@@ -135,6 +151,7 @@ export class ConductorBridge implements ConductorService {
     // Sent before any other call on the same port, so the thread reports from its first download on.
     const onModelDownload = this.onModelDownload;
     if (onModelDownload) void api.watchDownloads(proxy(onModelDownload)).catch(() => {});
+    if (this.browserModel) void api.useBrowserModel(proxy(this.browserModel)).catch(() => {});
     this.live = live;
     return live;
   }
@@ -264,7 +281,13 @@ export class ConductorBridge implements ConductorService {
       };
       const listener = proxy((event: ConductorEvent) => onEvent?.(event));
       try {
-        const wire = { ...rest, model, requestId } as Omit<R, 'signal'>;
+        const fallback = request.fallback ?? this.fallbackModel();
+        const wire = {
+          ...rest,
+          model,
+          requestId,
+          ...(fallback && !sameRef(fallback, model) ? { fallback } : {}),
+        } as Omit<R, 'signal'>;
         return await Promise.race([this.guarded((api) => send(api, wire, listener)), stopped]);
       } finally {
         clearTimeout(graceTimer);

@@ -32,6 +32,12 @@ export interface GenerationOptions {
   /** Default: the loaded model. */
   model?: ModelRef;
   /**
+   * The engine the user allowed next: when `model` cannot take the request (the question does not fit it,
+   * or its language; its session went away), the call moves there, says why with a `restart` event, and
+   * reports it in `handedOver`. The bridge fills it in from the page's state.
+   */
+  fallback?: ModelRef;
+  /**
    * Stops the call (a soft stop). A signal cannot cross to the thread: the bridge keeps it on the page and
    * turns its abort into `cancel(requestId)`.
    */
@@ -86,6 +92,8 @@ export interface LocalChatRequest extends GenerationOptions {
 
 export interface GenerationStats {
   promptTokens: number;
+  /** Of `promptTokens`, how many came from a kept prompt prefix instead of being prefilled again. */
+  cachedPromptTokens?: number;
   completionTokens: number;
   prefillTokensPerSec?: number;
   decodeTokensPerSec?: number;
@@ -112,6 +120,13 @@ export interface PlanResponse {
   fallback?: { reason: string };
   /** The model's last raw output. */
   raw: string;
+  /** The loaded model could not take this plan: `to` wrote it, for `reason`. */
+  handedOver?: HandOver;
+}
+
+export interface HandOver {
+  to: ModelRef;
+  reason: string;
 }
 
 export interface ReplanResponse {

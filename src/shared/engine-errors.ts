@@ -19,6 +19,14 @@ export type EngineErrorName =
   | 'InvalidModelError'
   /** The local planner server did not answer (not running, another port, or CORS). */
   | 'ServerUnreachableError'
+  /** The browser's own model cannot be used here (no Prompt API, `unavailable`, or not downloaded yet). */
+  | 'BrowserModelUnavailableError'
+  /** The prompt does not fit the browser model's context window (the Prompt API's QuotaExceededError). */
+  | 'InputTooLongError'
+  /** The browser's model does not take the language of the prompt (the Prompt API's NotSupportedError). */
+  | 'UnsupportedLanguageError'
+  /** The browser ended the model's session while it was answering (destroyed, or the model was unloaded). */
+  | 'SessionLostError'
   /** Anything else while loading or generating. */
   | 'EngineFailure';
 
@@ -40,8 +48,27 @@ const SUGGESTIONS: Record<EngineErrorName, EngineSuggestion[]> = {
   UnsupportedModelError: ['smaller-model', 'cpu'],
   InvalidModelError: ['pick-model'],
   ServerUnreachableError: ['server-setup', 'retry', 'cpu'],
+  BrowserModelUnavailableError: ['pick-model', 'cpu'],
+  InputTooLongError: ['pick-model'],
+  UnsupportedLanguageError: ['pick-model'],
+  SessionLostError: ['retry'],
   EngineFailure: ['retry', 'cpu'],
 };
+
+/**
+ * Failures where another engine can take the same request as it is: the question did not fit this model, or
+ * its session went away. A plan then moves to the engine the user allowed next (workers/engine-host.ts).
+ */
+const HANDED_OVER: ReadonlySet<string> = new Set<EngineErrorName>([
+  'BrowserModelUnavailableError',
+  'InputTooLongError',
+  'UnsupportedLanguageError',
+  'SessionLostError',
+]);
+
+export function handsOver(name: string): boolean {
+  return HANDED_OVER.has(name);
+}
 
 const NAMES = new Set(Object.keys(SUGGESTIONS));
 

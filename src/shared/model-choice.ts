@@ -1,3 +1,4 @@
+import { BROWSER_MODEL_NAME } from './browser-model.ts';
 import type { Capabilities, GpuInfo } from './capabilities.ts';
 import type { ModelRef } from './model.ts';
 
@@ -27,8 +28,16 @@ export interface ConductorModelInfo {
   requiredFeatures: readonly string[];
   /** `buffer_size_required_bytes` from web-llm: the storage-buffer binding this model needs. */
   bufferSizeRequiredBytes?: number;
-  /** Qwen3 models think before answering unless told not to (`enable_thinking: false`). */
+  /**
+   * Qwen3 and Qwen3.5 think before answering unless told not to (`enable_thinking: false`): mlc-llm's `qwen3_5`
+   * conversation template opens a `<think>` block on the generation prompt.
+   */
   thinking: boolean;
+  /**
+   * Offered only by hand, never recommended: a 9B model plans at roughly half the speed of a 4B on the same
+   * GPU, and planning speed is what the user waits for.
+   */
+  byHandOnly: boolean;
 }
 
 interface Family {
@@ -39,13 +48,33 @@ interface Family {
   /** [q4f16_1 MB, q4f32_1 MB] from web-llm's prebuiltAppConfig. */
   vramMB: readonly [number, number];
   lowResource: boolean;
+  byHandOnly?: boolean;
 }
 
 /**
- * Conductor candidates in order of preference (best planner first). All are instruction-tuned and all
- * are `low_resource_required: true` in web-llm 0.2.86, so none needs a buffer binding above 128 MiB.
+ * Conductor candidates in order of preference (best planner first). A newer generation comes first at a
+ * similar size (Qwen3.5 over Qwen3 over Qwen2.5). Qwen3.5's 2B, 4B and 9B builds are not
+ * `low_resource_required` in web-llm 0.2.86: they need 1 GiB storage-buffer bindings (`gpuRejects`), so a
+ * GPU with smaller bindings falls through to Qwen3 4B.
  */
 const FAMILIES: readonly Family[] = [
+  {
+    stem: 'Qwen3.5-9B',
+    label: 'Qwen3.5 9B',
+    paramsB: 9,
+    thinking: true,
+    vramMB: [6433.01, 7544.74],
+    lowResource: false,
+    byHandOnly: true,
+  },
+  {
+    stem: 'Qwen3.5-4B',
+    label: 'Qwen3.5 4B',
+    paramsB: 4,
+    thinking: true,
+    vramMB: [3867.82, 4680.36],
+    lowResource: false,
+  },
   {
     stem: 'Qwen3-4B',
     label: 'Qwen3 4B',
@@ -53,6 +82,14 @@ const FAMILIES: readonly Family[] = [
     thinking: true,
     vramMB: [3431.59, 4327.71],
     lowResource: true,
+  },
+  {
+    stem: 'Qwen3.5-2B',
+    label: 'Qwen3.5 2B',
+    paramsB: 2,
+    thinking: true,
+    vramMB: [2245.44, 2591.55],
+    lowResource: false,
   },
   {
     stem: 'Qwen2.5-3B-Instruct',
@@ -84,6 +121,14 @@ const FAMILIES: readonly Family[] = [
     paramsB: 1.5,
     thinking: false,
     vramMB: [1629.75, 1888.97],
+    lowResource: true,
+  },
+  {
+    stem: 'Qwen3.5-0.8B',
+    label: 'Qwen3.5 0.8B',
+    paramsB: 0.8,
+    thinking: true,
+    vramMB: [1629.49, 1894.19],
     lowResource: true,
   },
   {
@@ -125,6 +170,7 @@ const TABLE: readonly ConductorModelInfo[] = FAMILIES.flatMap((family) =>
       // time, so our choice asks for it regardless (see `quantizationFor`).
       requiredFeatures: [],
       thinking: family.thinking,
+      byHandOnly: family.byHandOnly ?? false,
     }),
   ),
 );
@@ -144,6 +190,20 @@ export const DEFAULT_WLLAMA_MODEL: Extract<ModelRef, { engine: 'wllama' }> = {
   engine: 'wllama',
   url: 'https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf',
   name: 'Qwen2.5 0.5B Instruct (GGUF q4_k_m, ~490 MB)',
+};
+
+/**
+ * Qwen3.5 0.8B on the CPU engine, offered beside the default. wllama 3.13 bundles llama.cpp b12211, which
+ * has the `qwen35` architecture (a hybrid: three of every four layers are gated delta-net, with a
+ * recurrent state). Not the default: it downloads about as much, but costs about 1.5 times the CPU work
+ * per token (its 248,320-token vocabulary alone is a 254M-parameter output layer), and llama.cpp reuses a
+ * kept prompt prefix of a hybrid only from a checkpoint of its recurrent state, which no test here can
+ * check (no Qwen3.5 GGUF can be fetched or made here).
+ */
+export const QWEN35_WLLAMA_MODEL: Extract<ModelRef, { engine: 'wllama' }> = {
+  engine: 'wllama',
+  url: 'https://huggingface.co/unsloth/Qwen3.5-0.8B-GGUF/resolve/main/Qwen3.5-0.8B-Q4_K_M.gguf',
+  name: 'Qwen3.5 0.8B (GGUF Q4_K_M, ~500 MB)',
 };
 
 // What web-llm's runtime asks of the adapter before it loads anything (tvmjs detectGPUDevice in 0.2.86):
@@ -243,7 +303,7 @@ function cpuChoice(reason: string, budgetMB: number, extra: Partial<ConductorCho
   return {
     model: DEFAULT_WLLAMA_MODEL,
     reason,
-    alternatives: [],
+    alternatives: [QWEN35_WLLAMA_MODEL],
     byHand: [],
     softwareAdapter: false,
     budgetMB,
@@ -287,6 +347,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
   const overBudget: string[] = [];
   const fitting: ConductorModelInfo[] = [];
   for (const info of ofQuant) {
+    if (info.byHandOnly) continue;
     const rejected = gpuRejects(info, gpu);
     if (rejected) overLimits.push(`${info.label} ${rejected}`);
     else if (info.vramMB > budgetMB) overBudget.push(`${info.label} needs ${gb(info.vramMB)}`);
@@ -325,7 +386,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
       reason:
         `${cpu} If you still want to try WebGPU, only models of ${SOFTWARE_MAX_PARAMS_B}B parameters or fewer ` +
         `are offered. ${quantWhy} ${small.map((m) => `${m.label} (${gb(m.vramMB)})`).join(', ')}.`,
-      alternatives: small.map(webllmRef),
+      alternatives: [...small.map(webllmRef), QWEN35_WLLAMA_MODEL],
       byHand: [],
       webgpuModel: smallest,
       softwareAdapter: true,
@@ -335,7 +396,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
   return {
     model: webllmRef(best),
     reason: chose,
-    alternatives: [...smaller, DEFAULT_WLLAMA_MODEL],
+    alternatives: [...smaller, QWEN35_WLLAMA_MODEL, DEFAULT_WLLAMA_MODEL],
     byHand,
     webgpuModel: best,
     softwareAdapter: false,
@@ -350,6 +411,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
 export function modelOptionLabel(model: ModelRef): string {
   if (model.engine === 'wllama') return `${model.name ?? model.url.split('/').pop() ?? model.url} (CPU)`;
   if (model.engine === 'local-server') return `${model.model} on ${model.baseURL} (local server)`;
+  if (model.engine === 'prompt-api') return `${BROWSER_MODEL_NAME}, run by Chrome`;
   const info = conductorModelInfo(model.modelId);
   if (!info) return `${model.modelId} (WebGPU)`;
   return `${info.label} · ${info.quantization} · ${gb(info.vramMB)} GPU memory (WebGPU)`;

@@ -22,6 +22,14 @@ export type ModelRef =
     }
   | {
       /**
+       * The browser's own model (Chrome's Prompt API, `LanguageModel`: Gemini Nano). Chrome downloads and runs
+       * it in its own process; Baton downloads nothing. The page drives it (the API is not exposed in workers)
+       * on the thread's behalf (src/conductor/prompt-api.ts).
+       */
+      engine: 'prompt-api';
+    }
+  | {
+      /**
        * An OpenAI-compatible server on this machine (Ollama, LM Studio, llama.cpp server, vLLM), for a
        * planner bigger than the page can hold. Planning still never leaves the device: the engine refuses
        * any base URL that is not loopback (src/shared/loopback.ts).

@@ -33,13 +33,14 @@ function ConductorStatusLine() {
       text = `Conductor: ${state.label ?? (state.model ? modelLabel(state.model) : 'ready')}`;
       break;
     case 'error':
-      text = `Conductor: error — ${state.error ?? 'unknown'}`;
+      // The cause and what to do are on Start, beside the model: the header only says that it failed.
+      text = `Conductor: could not load ${state.label ?? 'the model'}`;
       break;
   }
   return (
     <p class="status-line" data-testid="conductor-status" data-state={state.status}>
       <span class="status-dot" data-state={state.status} aria-hidden="true" />
-      <span>{text}</span>
+      <span class="status-text">{text}</span>
     </p>
   );
 }

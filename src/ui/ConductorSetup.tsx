@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { modelLabel } from '../app/conductor.ts';
 import { formatBytes } from '../app/format.ts';
+import { BROWSER_MODEL_NEEDS } from '../conductor/prompt-api.ts';
+import { BROWSER_MODEL, BROWSER_MODEL_NAME } from '../shared/browser-model.ts';
 import type { EngineSuggestion } from '../shared/engine-errors.ts';
 import { localServerUrlProblem } from '../shared/loopback.ts';
 import type { ModelRef } from '../shared/model.ts';
@@ -22,6 +24,7 @@ const LOCAL_SERVER = 'local-server';
 
 function refKey(model: ModelRef): string {
   if (model.engine === 'local-server') return `local-server:${model.baseURL}#${model.model}`;
+  if (model.engine === 'prompt-api') return 'prompt-api';
   return model.engine === 'webllm' ? `webllm:${model.modelId}` : `wllama:${model.url}`;
 }
 
@@ -83,9 +86,10 @@ export function loadFailureHints(
         action: { label: 'Reload the page', run: () => location.reload() },
       });
     } else if (kind === 'retry') {
+      // The button says "Try again"; the sentence says why it may work, not the same words again.
       hints.push({
         kind,
-        text: 'Try again: the cause may have passed (a dropped connection, a busy device).',
+        text: 'The cause may have passed (a dropped connection, a busy device).',
         ...(failed ? { action: { label: 'Try again', run: () => load(failed) } } : {}),
       });
     } else {
@@ -105,9 +109,22 @@ export function ConductorSetup() {
   const caps = app.device.capabilities.value;
   const state = app.conductor.state.value;
   const storage = app.storage.storageStatus.value;
-  const load = (model: ModelRef) => void app.conductor.load(model, app.storage);
+  // Chrome's model may have to be downloaded first: that starts here, in the click, as Chrome requires.
+  const load = (model: ModelRef) =>
+    void (model.engine === 'prompt-api'
+      ? app.conductor.useBrowserModel(app.storage)
+      : app.conductor.load(model, app.storage));
   const choice = caps ? chooseConductorModel(caps) : undefined;
-  const options: ModelRef[] = choice ? [choice.model, ...choice.alternatives, ...choice.byHand] : [];
+  const browserState = app.conductor.browserModelState.value;
+  const browserOffered =
+    browserState === 'available' || browserState === 'downloadable' || browserState === 'downloading';
+  const browserDownload = browserState === 'downloadable' || browserState === 'downloading';
+  const options: ModelRef[] = choice
+    ? [choice.model, ...(browserOffered ? [BROWSER_MODEL] : []), ...choice.alternatives, ...choice.byHand]
+    : [];
+  // What a plan moves to when Chrome's model cannot take it: the device's own recommendation.
+  const fallbackCandidate = options.find((o) => o.engine !== 'prompt-api');
+  const fallback = app.conductor.fallback.value;
   const [selected, setSelected] = useState<string>('');
   const [customUrl, setCustomUrl] = useState('');
   const [customLib, setCustomLib] = useState('');
@@ -165,6 +182,14 @@ export function ConductorSetup() {
   };
   const hints =
     state.status === 'error' ? loadFailureHints(state.suggestions ?? [], state.model, cpuModel, load) : [];
+  // The failed model is still the one selected and its alert offers Try again: the load button would be a
+  // second one.
+  const failedHere =
+    state.status === 'error' &&
+    !!state.model &&
+    !!selectedModel &&
+    refKey(state.model) === refKey(selectedModel) &&
+    hints.some((hint) => hint.kind === 'retry' && hint.action);
 
   return (
     <section class="card" aria-labelledby="conductor-title" data-testid="conductor-setup">
@@ -185,12 +210,14 @@ export function ConductorSetup() {
             onChange={(e) => {
               setSelected(e.currentTarget.value);
               setSwitchTo(undefined);
+              app.conductor.dismissError();
             }}
           >
             {options.map((o, i) => (
               <option key={refKey(o)} value={refKey(o)}>
                 {modelOptionLabel(o)}
                 {i === 0 ? ' — recommended' : ''}
+                {o.engine === 'prompt-api' && browserDownload ? ' — Chrome downloads it first' : ''}
               </option>
             ))}
             <option value="custom">Custom model by URL…</option>
@@ -198,6 +225,38 @@ export function ConductorSetup() {
               A bigger planner on a local server (Ollama, LM Studio, llama.cpp, vLLM)…
             </option>
           </select>
+        </div>
+      )}
+      {browserState === 'unavailable' && (
+        <p class="small muted" data-testid="browser-model-unavailable">
+          {BROWSER_MODEL_NAME}: Chrome says it is unavailable on this device (it needs {BROWSER_MODEL_NEEDS}).
+        </p>
+      )}
+      {selectedKey === 'prompt-api' && (
+        <div class="field-hint" data-testid="browser-model-info">
+          <p style={{ margin: 0 }}>
+            Chrome downloads and runs this model itself: Baton downloads nothing, and planning stays on this
+            device.{' '}
+            {browserDownload
+              ? 'Chrome must download it first when you click below (several GB; Chrome does not say how much: chrome://on-device-internals shows it). '
+              : ''}
+            Its limits: it reads English, Spanish and Japanese, and takes a short prompt (its context window),
+            so a long question may not fit; it needs {BROWSER_MODEL_NEEDS}.
+          </p>
+          {fallbackCandidate && (
+            <label class="row" style={{ marginTop: '0.35rem' }}>
+              <input
+                type="checkbox"
+                data-testid="browser-model-fallback"
+                checked={!!fallback && refKey(fallback) === refKey(fallbackCandidate)}
+                onChange={(e) =>
+                  app.conductor.allowFallback(e.currentTarget.checked ? fallbackCandidate : undefined)
+                }
+              />
+              When a question does not fit it (too long, another language), plan it with{' '}
+              {modelOptionLabel(fallbackCandidate)} instead (downloaded when first needed).
+            </label>
+          )}
         </div>
       )}
       {selectedKey === LOCAL_SERVER && (
@@ -240,13 +299,17 @@ export function ConductorSetup() {
         </>
       )}
       <div class="row">
-        {!loading && !selectedIsLoaded && !switchTo && (
+        {!loading && !selectedIsLoaded && !switchTo && !failedHere && (
           <button type="button" class="primary" onClick={start} disabled={!choice} data-testid="load-model">
             {loaded
               ? 'Switch to this model…'
               : selectedKey === LOCAL_SERVER
                 ? 'Connect'
-                : 'Download and load'}
+                : selectedKey === 'prompt-api'
+                  ? browserDownload
+                    ? "Download Chrome's model"
+                    : "Use Chrome's model"
+                  : 'Download and load'}
           </button>
         )}
         {loading && (

@@ -1,8 +1,9 @@
-import { describeProgress, type ProgressView } from '../app/progress.ts';
+import { describeProgress, engineNote, type ProgressView } from '../app/progress.ts';
 
 /** A real progress bar: the native <progress> (announced by screen readers) plus bytes, speed and time left. */
 export function ProgressBar({ view, label }: { view: ProgressView; label: string }) {
   const parts = describeProgress(view);
+  const note = engineNote(view);
   return (
     <div class="progress" data-testid="model-progress" data-percent={view.percent}>
       <label>
@@ -15,7 +16,7 @@ export function ProgressBar({ view, label }: { view: ProgressView; label: string
         {parts.map((part) => (
           <span key={part}>{part}</span>
         ))}
-        {view.text && <span class="muted">{view.text}</span>}
+        {note && <span class="muted">{note}</span>}
       </div>
     </div>
   );

@@ -194,3 +194,40 @@ test('a cancel the thread does not honour in time becomes a hard stop (restart)'
   expect(next.error).toBeUndefined();
   expect(next.ok).toBe(true);
 });
+
+test('a second question to the same pool prefills only itself: llama.cpp keeps the prompt prefix, also across a chat', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await openHarness(page);
+  await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
+  type Stats = { promptTokens: number; cachedPromptTokens?: number };
+  const statsOf = (trace: { ok: boolean; response?: unknown }) => {
+    expect(trace.ok).toBe(true);
+    return (trace.response as { stats: Stats }).stats;
+  };
+  const otherPool = pool.map((w) => ({ ...w, label: `${w.label} B` }));
+  const first = statsOf(
+    await page.evaluate((request) => globalThis.__conductor.plan(request), { ...tinyPlan, pool: otherPool }),
+  );
+  const second = statsOf(
+    await page.evaluate((request) => globalThis.__conductor.plan(request), {
+      ...tinyPlan,
+      pool: otherPool,
+      question: 'Explain why the sky is blue.',
+    }),
+  );
+  // The system prompt, the few-shot plans and the pool were kept; only the new question was prefilled.
+  expect(first.cachedPromptTokens ?? 0).toBeLessThan(first.promptTokens / 2);
+  expect(second.cachedPromptTokens).toBeGreaterThan(second.promptTokens * 0.8);
+  // The on-device worker answering in between does not cost the planner its prefix.
+  expect((await page.evaluate(() => globalThis.__conductor.chat('Say hello.', 8))).ok).toBe(true);
+  const third = statsOf(
+    await page.evaluate((request) => globalThis.__conductor.plan(request), {
+      ...tinyPlan,
+      pool: otherPool,
+      question: 'Name three colours.',
+    }),
+  );
+  expect(third.cachedPromptTokens).toBeGreaterThan(third.promptTokens * 0.8);
+});

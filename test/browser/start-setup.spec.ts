@@ -122,3 +122,71 @@ test('switching models says the loaded one is unloaded first and asks; keeping i
   await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
   expect(models!.downloads()).toBe(downloads + 1);
 });
+
+/** Loads a model file that is not there, and waits for the failure. */
+async function failLoad(page: Page) {
+  await page.goto('/#/start');
+  await loadCustom(page, models!.url.replace('tiny.gguf', 'missing.gguf'));
+  const error = page.getByTestId('model-error');
+  await expect(error).toBeVisible({ timeout: 45_000 });
+  return error;
+}
+
+test('a failed load offers Try again once: the alert’s button, not also its sentence and the load button', async ({
+  page,
+}) => {
+  await failLoad(page);
+  const setup = page.getByTestId('conductor-setup');
+  await expect(setup.getByRole('button', { name: 'Try again' })).toHaveCount(1);
+  expect(((await setup.textContent()) ?? '').split('Try again').length - 1).toBe(1);
+  await expect(setup.getByTestId('load-model')).toHaveCount(0);
+});
+
+test('after a failed load the header says so in a few words, on one line with the nav', async ({ page }) => {
+  const error = await failLoad(page);
+  const message = ((await error.locator('p').first().textContent()) ?? '').replace(
+    /^Could not load [^:]+: /,
+    '',
+  );
+  expect(message.length).toBeGreaterThan(20);
+  const status = page.getByTestId('conductor-status');
+  await expect(status).toHaveAttribute('data-state', 'error');
+  await expect(status).toHaveText('Conductor: could not load missing.gguf');
+  const tops = await page
+    .locator('.app-nav li')
+    .evaluateAll((items) => items.map((item) => Math.round(item.getBoundingClientRect().top)));
+  expect(new Set(tops).size).toBe(1);
+});
+
+test('choosing another model after a failed load clears the old error', async ({ page }) => {
+  const error = await failLoad(page);
+  const setup = page.getByTestId('conductor-setup');
+  await setup.getByLabel('Model', { exact: true }).selectOption({ index: 0 });
+  await expect(error).toHaveCount(0);
+  await expect(page.getByTestId('conductor-status')).toHaveAttribute('data-state', 'none');
+  await expect(setup.getByTestId('load-model')).toBeVisible();
+});
+
+test('a download shows one time-left figure, not the engine’s and the page’s', async ({ page }) => {
+  test.setTimeout(120_000);
+  const slow = await startModelServer({ pieces: 40, pieceDelayMs: 150 });
+  try {
+    await page.goto('/#/start');
+    await loadCustom(page, slow.url);
+    const progress = page.getByTestId('model-progress');
+    await expect(progress).toBeVisible({ timeout: 30_000 });
+    const seen: string[] = [];
+    const done = page.getByTestId('model-ready').or(page.getByTestId('model-error'));
+    while ((await done.count()) === 0) {
+      const text = await progress.textContent({ timeout: 1000 }).catch(() => undefined);
+      if (text) seen.push(text);
+      await page.waitForTimeout(100);
+    }
+    await expect(page.getByTestId('model-ready')).toBeVisible();
+    const withTime = seen.filter((text) => /left/.test(text));
+    expect(withTime.length).toBeGreaterThan(0);
+    for (const text of withTime) expect(text.match(/left/g)?.length, text).toBe(1);
+  } finally {
+    await slow.close();
+  }
+});

@@ -1,6 +1,8 @@
 import { Wllama } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import { ConductorBridge } from '../../src/conductor/bridge.ts';
+import { createPromptApiHost } from '../../src/conductor/prompt-api.ts';
+import { BROWSER_MODEL } from '../../src/shared/browser-model.ts';
 import type { ConductorListener, PlanRequest, StepEvent } from '../../src/shared/conductor-api.ts';
 import type { ModelRef } from '../../src/shared/model.ts';
 import { planPrompt } from '../../workers/engine-host.ts';
@@ -13,8 +15,14 @@ import { planPrompt } from '../../workers/engine-host.ts';
 const params = new URLSearchParams(location.search);
 /** The harness owns the loaded model, as the app's state does: set once a load succeeds. */
 let loadedModel: ModelRef | undefined;
+/** The engine a plan may move to when the loaded one cannot take it (the app keeps the user's choice). */
+let fallbackModel: ModelRef | undefined;
+/** Chrome's model on this page (a test installs the documented double of LanguageModel before it loads). */
+const browserModel = createPromptApiHost();
 const bridge = new ConductorBridge({
   loadedModel: () => loadedModel,
+  browserModel,
+  fallbackModel: () => fallbackModel,
   pingIntervalMs: Number(params.get('pingInterval') ?? 1000),
   pingTimeoutMs: Number(params.get('pingTimeout') ?? 5000),
   cancelGraceMs: Number(params.get('cancelGrace') ?? 1500),
@@ -73,6 +81,17 @@ const harness = {
     await bridge.load(model, (p) => progress.push(p));
     loadedModel = model;
     return { progress, ms: performance.now() - started };
+  },
+  /** Loads the browser's own model (Chrome's Prompt API) as the conductor. */
+  async loadBrowserModel() {
+    const progress: unknown[] = [];
+    await bridge.load(BROWSER_MODEL, (p) => progress.push(p));
+    loadedModel = BROWSER_MODEL;
+    return { progress };
+  },
+  /** Allows the tiny CPU model at `url` as the engine a plan moves to (undefined: none). */
+  allowFallback(url: string | undefined) {
+    fallbackModel = url ? { engine: 'wllama', url, name: 'tiny', threads: 1 } : undefined;
   },
   plan(request: PlanInput, cancelAfterTokens?: number): Promise<Trace> {
     return traced((signal, onEvent) => bridge.plan({ ...request, signal }, onEvent), cancelAfterTokens);

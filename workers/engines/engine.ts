@@ -8,6 +8,7 @@ export type { LoadProgress, ModelRef };
 export function sameModel(a: ModelRef | undefined, b: ModelRef): boolean {
   if (!a) return false;
   if (a.engine === 'wllama') return b.engine === 'wllama' && a.url === b.url && a.threads === b.threads;
+  if (a.engine === 'prompt-api') return b.engine === 'prompt-api';
   if (a.engine === 'local-server') {
     return b.engine === 'local-server' && a.baseURL === b.baseURL && a.model === b.model;
   }
@@ -33,6 +34,8 @@ export interface GenerateRequest {
 export interface GenerateResult {
   text: string;
   promptTokens: number;
+  /** Prompt tokens the engine did not prefill again: a kept prefix (llama.cpp's cache, a cloned session). */
+  cachedPromptTokens?: number;
   completionTokens: number;
   prefillTokensPerSec?: number;
   decodeTokensPerSec?: number;

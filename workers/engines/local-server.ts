@@ -263,7 +263,13 @@ export function createLocalServerEngine(options: LocalServerEngineOptions): Cond
       let text = '';
       let pieces = 0;
       let finishReason: GenerateResult['finishReason'] = 'stop';
-      let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+      let usage:
+        | {
+            prompt_tokens: number;
+            completion_tokens: number;
+            prompt_tokens_details?: { cached_tokens?: number } | null;
+          }
+        | undefined;
       const started = performance.now();
       let firstAt: number | undefined;
       try {
@@ -336,6 +342,10 @@ export function createLocalServerEngine(options: LocalServerEngineOptions): Cond
         completionTokens: usage?.completion_tokens ?? pieces,
         finishReason,
       };
+      // The server keeps the prompt prefix itself (llama.cpp server's cache_prompt, vLLM's prefix caching,
+      // Ollama's and LM Studio's kept context): where it says how much it reused, it is in the stats.
+      const cached = usage?.prompt_tokens_details?.cached_tokens;
+      if (typeof cached === 'number') result.cachedPromptTokens = cached;
       // Seen from the page: time to the first token includes the server's queue, so prefill is a floor.
       if (firstAt !== undefined && usage?.prompt_tokens && firstAt > started) {
         result.prefillTokensPerSec = usage.prompt_tokens / ((firstAt - started) / 1000);

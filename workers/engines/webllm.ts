@@ -369,8 +369,9 @@ export function createWebLlmEngine(deps: WebLlmDeps = {}): WebLlmEngine {
       if (request.jsonSchema) {
         body.response_format = { type: 'json_object', schema: JSON.stringify(request.jsonSchema) };
       }
-      // Qwen3 thinks aloud unless told not to; a planner under a JSON constraint should not.
-      if (conductorModelInfo(ref.modelId)?.thinking || /^Qwen3-/.test(ref.modelId)) {
+      // Qwen3 and Qwen3.5 think aloud unless told not to; a planner under a JSON constraint should not.
+      // web-llm then writes an empty <think></think> block after the assistant header itself.
+      if (conductorModelInfo(ref.modelId)?.thinking || /^Qwen3(\.5)?-/.test(ref.modelId)) {
         body.extra_body = { enable_thinking: false };
       }
       let text = '';

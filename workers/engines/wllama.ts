@@ -114,15 +114,16 @@ async function fetchModel(
     loaded += value.byteLength;
     const seconds = (performance.now() - started) / 1000;
     const speed = seconds > 0 ? loaded / seconds : 0;
+    // The figures go in their fields, once: the page words them (a second time-left in the text disagreed).
     onProgress({
       phase: 'download',
       fraction: total ? Math.min(1, loaded / total) : 0,
       loadedBytes: loaded,
       ...(total ? { totalBytes: total } : {}),
-      text: total
-        ? `Downloading ${(loaded / 1e6).toFixed(1)} / ${(total / 1e6).toFixed(1)} MB` +
-          (speed > 0 ? `, ${Math.ceil((total - loaded) / speed)} s left` : '')
-        : `Downloading ${(loaded / 1e6).toFixed(1)} MB`,
+      ...(speed > 0 ? { bytesPerSecond: speed } : {}),
+      ...(speed > 0 && total ? { secondsLeft: Math.max(0, (total - loaded) / speed) } : {}),
+      elapsedSeconds: seconds,
+      text: `Downloading ${model}`,
     });
   }
   const blob = new Blob(parts as BlobPart[]);
@@ -231,6 +232,10 @@ export function createWllamaEngine(options: WllamaEngineOptions = {}): Conductor
           abortSignal: controller.signal,
           max_tokens: request.maxTokens,
           temperature: request.temperature,
+          // llama.cpp keeps the KV cache of the last prompt and prefills only what follows the longest
+          // prefix the new prompt shares with it: the planner's system prompt, few-shots and pool come
+          // first and are the same for every question to a pool, so a second question prefills only itself.
+          cache_prompt: true,
           ...(request.jsonSchema
             ? {
                 response_format: {
@@ -265,10 +270,11 @@ export function createWllamaEngine(options: WllamaEngineOptions = {}): Conductor
       const usage = last?.usage;
       const result: GenerateResult = {
         text,
-        promptTokens: usage?.prompt_tokens ?? timings?.prompt_n ?? 0,
+        promptTokens: usage?.prompt_tokens ?? (timings ? timings.prompt_n + timings.cache_n : 0),
         completionTokens: usage?.completion_tokens ?? timings?.predicted_n ?? pieces,
         finishReason,
       };
+      if (timings && Number.isFinite(timings.cache_n)) result.cachedPromptTokens = timings.cache_n;
       if (timings?.prompt_per_second) result.prefillTokensPerSec = timings.prompt_per_second;
       if (timings?.predicted_per_second) result.decodeTokensPerSec = timings.predicted_per_second;
       else if (pieces > 1) result.decodeTokensPerSec = pieces / ((performance.now() - started) / 1000);
@@ -284,6 +290,8 @@ export function createWllamaEngine(options: WllamaEngineOptions = {}): Conductor
 }
 
 interface Timings {
+  /** Prompt tokens reused from the kept KV cache. */
+  cache_n: number;
   prompt_n: number;
   prompt_per_second: number;
   predicted_n: number;

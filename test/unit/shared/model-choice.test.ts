@@ -6,6 +6,7 @@ import {
   DEFAULT_WLLAMA_MODEL,
   listConductorModels,
   modelOptionLabel,
+  QWEN35_WLLAMA_MODEL,
 } from '../../../src/shared/model-choice.ts';
 
 const GiB = 2 ** 30;
@@ -65,6 +66,7 @@ function caps(gpu: GpuInfo | undefined, deviceMemoryGiB?: number): Capabilities 
 function chosenId(choice: ReturnType<typeof chooseConductorModel>): string {
   const model = choice.model;
   if (model.engine === 'local-server') return `local-server:${model.baseURL}`;
+  if (model.engine === 'prompt-api') return 'prompt-api';
   return model.engine === 'webllm' ? model.modelId : `wllama:${model.url}`;
 }
 
@@ -84,28 +86,57 @@ describe('the candidate table', () => {
     }
   });
 
+  it('lists every Qwen3.5 q4 build web-llm ships (so an upgrade that adds one is noticed)', () => {
+    const shipped = prebuiltAppConfig.model_list
+      .map((r) => r.model_id)
+      .filter((id) => /^Qwen3\.5-.*-q4f(16|32)_1-MLC$/.test(id));
+    expect(shipped.length).toBeGreaterThanOrEqual(8);
+    const listed = new Set(listConductorModels().map((m) => m.modelId));
+    for (const id of shipped) expect(listed, id).toContain(id);
+    for (const m of listConductorModels())
+      if (/^Qwen3/.test(m.modelId)) expect(m.thinking, m.modelId).toBe(true);
+  });
+
   it('lists each candidate in both quantizations, best planner first', () => {
     const ids = listConductorModels().map((m) => m.modelId);
-    expect(ids[0]).toBe('Qwen3-4B-q4f16_1-MLC');
+    expect(ids[0]).toBe('Qwen3.5-9B-q4f16_1-MLC');
+    expect(ids.indexOf('Qwen3.5-4B-q4f16_1-MLC')).toBeLessThan(ids.indexOf('Qwen3-4B-q4f16_1-MLC'));
     expect(ids).toContain('Qwen2.5-3B-Instruct-q4f32_1-MLC');
     expect(ids).toContain('Llama-3.2-1B-Instruct-q4f32_1-MLC');
     expect(ids).toContain('Qwen2.5-0.5B-Instruct-q4f16_1-MLC');
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('has an absolute GGUF URL for the CPU default', () => {
-    expect(new URL(DEFAULT_WLLAMA_MODEL.url).protocol).toBe('https:');
-    expect(DEFAULT_WLLAMA_MODEL.url).toMatch(/\.gguf$/);
+  it('has an absolute GGUF URL for the CPU default and for Qwen3.5 on the CPU', () => {
+    for (const model of [DEFAULT_WLLAMA_MODEL, QWEN35_WLLAMA_MODEL]) {
+      expect(new URL(model.url).protocol).toBe('https:');
+      expect(model.url).toMatch(/\.gguf$/);
+    }
+  });
+
+  it('offers Qwen3.5 0.8B on the CPU beside the CPU default, whatever the device', () => {
+    for (const c of [caps(undefined), caps(swiftShader, 16), caps(discreteF16)]) {
+      const choice = chooseConductorModel(c);
+      expect([choice.model, ...choice.alternatives]).toContainEqual(QWEN35_WLLAMA_MODEL);
+      expect([choice.model, ...choice.alternatives]).toContainEqual(DEFAULT_WLLAMA_MODEL);
+    }
   });
 });
 
 describe('chooseConductorModel', () => {
   const table: Array<[string, Capabilities, { vramBudgetMB?: number } | undefined, string]> = [
-    ['f16 GPU, 4 GB default budget', caps(discreteF16), undefined, 'Qwen3-4B-q4f16_1-MLC'],
-    ['f16 GPU, 3 GB budget', caps(discreteF16), { vramBudgetMB: 3072 }, 'Qwen2.5-3B-Instruct-q4f16_1-MLC'],
+    ['f16 GPU, 4 GB default budget', caps(discreteF16), undefined, 'Qwen3.5-4B-q4f16_1-MLC'],
+    [
+      'f16 GPU, 8 GB budget (the 9B is never recommended)',
+      caps(discreteF16, 16),
+      undefined,
+      'Qwen3.5-4B-q4f16_1-MLC',
+    ],
+    ['f16 GPU, 3.5 GB budget', caps(discreteF16), { vramBudgetMB: 3500 }, 'Qwen3-4B-q4f16_1-MLC'],
+    ['f16 GPU, 3 GB budget', caps(discreteF16), { vramBudgetMB: 3072 }, 'Qwen3.5-2B-q4f16_1-MLC'],
     ['f16 GPU, 1 GB budget', caps(discreteF16), { vramBudgetMB: 1024 }, 'Llama-3.2-1B-Instruct-q4f16_1-MLC'],
-    ['no f16, 4 GB budget', caps(integratedNoF16), undefined, 'Qwen2.5-3B-Instruct-q4f32_1-MLC'],
-    ['no f16, 8 GB device memory', caps(integratedNoF16, 16), undefined, 'Qwen3-4B-q4f32_1-MLC'],
+    ['no f16, 4 GB budget', caps(integratedNoF16), undefined, 'Qwen3.5-2B-q4f32_1-MLC'],
+    ['no f16, 8 GB device memory', caps(integratedNoF16, 16), undefined, 'Qwen3.5-4B-q4f32_1-MLC'],
     ['no f16, 4 GB device memory', caps(integratedNoF16, 4), undefined, 'Qwen2.5-1.5B-Instruct-q4f32_1-MLC'],
     [
       'no f16, 1.1 GB budget',
@@ -122,16 +153,18 @@ describe('chooseConductorModel', () => {
   });
 
   it('explains a pick without shader-f16 and over budget', () => {
-    const choice = chooseConductorModel(caps(integratedNoF16), { vramBudgetMB: 3000 });
-    expect(chosenId(choice)).toBe('Qwen2.5-3B-Instruct-q4f32_1-MLC');
+    const choice = chooseConductorModel(caps(integratedNoF16), { vramBudgetMB: 2560 });
+    expect(chosenId(choice)).toBe('Qwen2.5-1.5B-Instruct-q4f32_1-MLC');
     expect(choice.reason).toMatch(/^No shader-f16 on this GPU, so q4f32_1/);
     expect(choice.reason).toContain('Qwen3 4B needs 4.2 GB');
-    expect(choice.reason).toContain('over your 2.9 GB budget');
-    expect(choice.reason).toContain('chose Qwen2.5 3B Instruct');
+    expect(choice.reason).toContain('Qwen3.5 2B needs 2.5 GB');
+    expect(choice.reason).toContain('over your 2.5 GB budget');
+    expect(choice.reason).toContain('chose Qwen2.5 1.5B Instruct');
+    expect(choice.reason).not.toContain('9B');
     expect(choice.alternatives.at(-1)).toEqual(DEFAULT_WLLAMA_MODEL);
     expect(choice.alternatives[0]).toEqual({
       engine: 'webllm',
-      modelId: 'Llama-3.2-3B-Instruct-q4f32_1-MLC',
+      modelId: 'Qwen3.5-0.8B-q4f32_1-MLC',
     });
   });
 
@@ -171,6 +204,7 @@ describe('chooseConductorModel', () => {
     const offered = [...choice.alternatives, ...choice.byHand];
     expect(offered.length).toBeGreaterThan(0);
     for (const ref of offered) {
+      if (ref.engine === 'wllama') continue;
       expect(ref.engine).toBe('webllm');
       const info = listConductorModels().find((m) => ref.engine === 'webllm' && m.modelId === ref.modelId);
       expect(info?.paramsB).toBeLessThanOrEqual(1);
@@ -185,9 +219,10 @@ describe('chooseConductorModel', () => {
   it('on a real GPU still lets the user pick, by hand, models over the budget it can run', () => {
     const choice = chooseConductorModel(caps(discreteF16), { vramBudgetMB: 3000 });
     const ids = choice.byHand.map((ref) =>
-      ref.engine === 'webllm' ? ref.modelId : ref.engine === 'wllama' ? ref.url : ref.baseURL,
+      ref.engine === 'webllm' ? ref.modelId : ref.engine === 'wllama' ? ref.url : ref.engine,
     );
-    expect(ids).toEqual(['Qwen3-4B-q4f16_1-MLC']);
+    // The 9B is never recommended (it plans at half a 4B's speed) but stays a choice by hand.
+    expect(ids).toEqual(['Qwen3.5-9B-q4f16_1-MLC', 'Qwen3.5-4B-q4f16_1-MLC', 'Qwen3-4B-q4f16_1-MLC']);
   });
 
   it('uses the CPU engine when the adapter is below what web-llm requests', () => {
@@ -207,9 +242,13 @@ describe('chooseConductorModel', () => {
   });
 
   it('keeps only low-resource models when bindings are below 1 GiB (Android-class GPUs)', () => {
-    // Every candidate is low-resource in this web-llm, so a 128 MiB binding still gets the best one.
+    // Qwen3.5 2B, 4B and 9B are not low-resource in web-llm 0.2.86: Qwen3 4B is the best that runs.
     const choice = chooseConductorModel(caps({ ...discreteF16, maxStorageBufferBindingSize: 128 * MiB }));
     expect(chosenId(choice)).toBe('Qwen3-4B-q4f16_1-MLC');
+    expect(choice.reason).toContain('Qwen3.5 4B needs 1 GiB storage-buffer bindings');
+    expect(choice.byHand.map((ref) => (ref.engine === 'webllm' ? ref.modelId : ''))).not.toContain(
+      'Qwen3.5-9B-q4f16_1-MLC',
+    );
   });
 });
 

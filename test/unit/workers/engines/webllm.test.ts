@@ -342,6 +342,18 @@ describe('createWebLlmEngine: generate', () => {
     await engine.load(QWEN25, () => {});
     await engine.generate(request());
     expect(fake().requests[1]?.extra_body).toBeUndefined();
+    // Qwen3.5's conversation template opens a <think> block unless thinking is turned off, listed or not.
+    const custom = {
+      engine: 'webllm' as const,
+      modelId: 'Qwen3.5-27B-q4f16_1-MLC',
+      modelUrl: 'https://models.example/Qwen3.5-27B-q4f16_1-MLC',
+      modelLibUrl: 'https://models.example/Qwen3.5-27B-q4f16_1-webgpu.wasm',
+    };
+    for (const model of [{ engine: 'webllm' as const, modelId: 'Qwen3.5-2B-q4f32_1-MLC' }, custom]) {
+      await engine.load(model, () => {});
+      await engine.generate(request());
+      expect(fake().requests.at(-1)?.extra_body, model.modelId).toEqual({ enable_thinking: false });
+    }
   });
 
   it('reports length when max_tokens cuts the answer', async () => {

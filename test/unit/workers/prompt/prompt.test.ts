@@ -215,6 +215,26 @@ describe('buildPlanMessages', () => {
     }
   });
 
+  it('keeps every turn before the question byte-identical across questions, so an engine can keep that prefix', () => {
+    for (const mode of ['conductor', 'router'] as const) {
+      const input = { pool: POOL, mode, maxSteps: 5, maxDepth: 2 };
+      const a = buildPlanMessages({ ...input, question: 'What is 2 + 2?' });
+      const b = buildPlanMessages({
+        ...input,
+        question: 'Write a poem about the sea, then check its rhyme.',
+      });
+      expect(JSON.stringify(a.slice(0, -1))).toBe(JSON.stringify(b.slice(0, -1)));
+      expect(a.at(-1)).toEqual({ role: 'user', content: 'What is 2 + 2?' });
+      // Workflow memory's examples differ per question: they come after the built-in turns, which stay the prefix.
+      const example = {
+        question: 'Sum a list in python',
+        plan: { thought: 'code it', steps: [{ worker: 'coder', task: 'Write it.', sees: [] }] },
+      };
+      const c = buildPlanMessages({ ...input, question: 'What is 2 + 2?', examples: [example] });
+      expect(JSON.stringify(c.slice(0, a.length - 1))).toBe(JSON.stringify(a.slice(0, -1)));
+    }
+  });
+
   it('refuses an empty pool', () => {
     expect(() =>
       buildPlanMessages({ question: 'Q', pool: [], mode: 'router', maxSteps: 1, maxDepth: 0 }),
