@@ -8,13 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ANTHROPIC_ALLOWED_HEADERS, anthropicMode, isAnthropicRequest } from './dialects/anthropic.ts';
 import { type DialectMode, wireDialect } from './dialects/index.ts';
-import {
-  chatSearch,
-  ONLINE_SUFFIX,
-  SEARCH_SOURCES,
-  type SearchSource,
-  urlCitations,
-} from './dialects/web-search.ts';
+import { chatSearch, ONLINE_SUFFIX, type SearchSource, urlCitations } from './dialects/web-search.ts';
 
 /** `off`: a server that knows nothing of browsers (LM Studio without `--cors`): no CORS or CORP headers. */
 export type CorsMode = 'strict' | 'anthropic' | 'open' | 'off';
@@ -174,11 +168,6 @@ export const BUILTIN_MODELS: readonly ScriptedModel[] = [
   { id: 'reverse', behaviour: { kind: 'transform', fn: (s) => [...s].reverse().join('') } },
   { id: 'table', behaviour: { kind: 'table', answers: TABLE_ANSWERS, fallback: TABLE_FALLBACK } },
   { id: 'slow', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 300, perTokenMs: 40 } },
-  {
-    id: 'searcher',
-    behaviour: { kind: 'fixed', text: 'The test driver won the last race.' },
-    search: { sources: SEARCH_SOURCES },
-  },
 ];
 
 /**

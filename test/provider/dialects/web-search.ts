@@ -34,6 +34,16 @@ export const SEARCH_SOURCES: readonly SearchSource[] = [
   { url: 'https://results.example.org/2026/round-24', title: 'Round 24 results' },
 ];
 
+/**
+ * A model that searches the web, for tests to register (`startProvider({ models: [SEARCHER] })`) and
+ * `npm run provider` to offer: a fixed answer whose sources are SEARCH_SOURCES.
+ */
+export const SEARCHER = {
+  id: 'searcher',
+  behaviour: { kind: 'fixed' as const, text: 'The test driver won the last race.' },
+  search: { sources: SEARCH_SOURCES },
+};
+
 export type SearchOutcome =
   | { kind: 'none' }
   | { kind: 'refused'; status: number; body: unknown }

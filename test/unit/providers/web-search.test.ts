@@ -16,7 +16,7 @@ import {
   withCitation,
 } from '../../../src/providers/web-search.ts';
 import type { DialectMode } from '../../provider/dialects/index.ts';
-import { SEARCH_SOURCES } from '../../provider/dialects/web-search.ts';
+import { SEARCH_SOURCES, SEARCHER } from '../../provider/dialects/web-search.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
 
 // A searching worker's request carries its provider's documented search request and an ordinary worker's
@@ -25,9 +25,9 @@ import { type RecordedRequest, startProvider, type TestProvider } from '../../pr
 
 const providers = new Map<DialectMode | 'anthropic', TestProvider>();
 beforeAll(async () => {
-  providers.set('openai', await startProvider({ dialect: 'openai' }));
-  providers.set('openrouter', await startProvider({ dialect: 'openrouter' }));
-  providers.set('anthropic', await startProvider());
+  providers.set('openai', await startProvider({ dialect: 'openai', models: [SEARCHER] }));
+  providers.set('openrouter', await startProvider({ dialect: 'openrouter', models: [SEARCHER] }));
+  providers.set('anthropic', await startProvider({ models: [SEARCHER] }));
 });
 afterAll(async () => {
   await Promise.all([...providers.values()].map((p) => p.close()));
