@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../../src/executor/executor.ts';
 import { StepRecordSchema } from '../../../src/executor/record-schema.ts';
 import { resumedStatuses } from '../../../src/executor/resume.ts';
+import type { StepRecord } from '../../../src/executor/store.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
@@ -77,23 +78,24 @@ describe('citations on a step', () => {
     expect(record.citations).toEqual(SOURCES);
   });
 
+  /** A stored step of the searching worker. */
+  const stored = (overrides: Partial<StepRecord>): StepRecord => ({
+    runId: 'r1',
+    index: 0,
+    worker: 's',
+    task: 'Search.',
+    sees: [],
+    depth: 0,
+    state: 'done',
+    text: 'Answer',
+    timings: { queuedAt: 1 },
+    attempts: 1,
+    ...overrides,
+  });
+
   it('a resumed step starts without the sources of the answer it lost', () => {
     const [status] = resumedStatuses(
-      [
-        {
-          runId: 'r1',
-          index: 0,
-          worker: 's',
-          task: 'Search.',
-          sees: [],
-          depth: 0,
-          state: 'running',
-          text: 'Half an ans',
-          citations: SOURCES,
-          timings: { queuedAt: 1 },
-          attempts: 1,
-        },
-      ],
+      [stored({ state: 'running', text: 'Half an ans', citations: SOURCES })],
       [worker('s', 'repeater', true)],
       new Map(),
     );
@@ -102,27 +104,15 @@ describe('citations on a step', () => {
   });
 
   it('a stored record loses a source that is not an http(s) link, and a damaged list, never the step', () => {
-    const base = {
-      runId: 'r1',
-      index: 0,
-      worker: 's',
-      task: 'Search.',
-      sees: [],
-      depth: 0,
-      state: 'done',
-      text: 'Answer',
-      timings: {},
-      attempts: 1,
-    };
     const mixed = StepRecordSchema.parse({
-      ...base,
+      ...stored({}),
       citations: [
         { url: 'javascript:alert(document.domain)', title: 'Click me' },
         { url: 'https://ok.example/page', title: 'Fine' },
       ],
     });
     expect(mixed.citations).toEqual([{ url: 'https://ok.example/page', title: 'Fine' }]);
-    const damaged = StepRecordSchema.parse({ ...base, citations: 'https://not-a-list.example/' });
+    const damaged = StepRecordSchema.parse({ ...stored({}), citations: 'https://not-a-list.example/' });
     expect(damaged.citations).toBeUndefined();
     expect(damaged.text).toBe('Answer');
   });
