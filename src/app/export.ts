@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { check, RunRecordSchema, StepRecordSchema } from '../executor/record-schema.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
 import type { WorkerSpec } from '../pool/types.ts';
+import type { Citation } from '../providers/transport.ts';
+import { citationOf } from '../providers/web-search.ts';
 import { validatePlan } from '../shared/plan/index.ts';
 import { ESTIMATED, estimateNote } from './format.ts';
 
@@ -39,6 +41,7 @@ function cleanWorker(w: WorkerSpec): WorkerSpec {
   };
   if (w.price) copy.price = { inputPerM: w.price.inputPerM, outputPerM: w.price.outputPerM };
   if (w.costTier) copy.costTier = w.costTier;
+  if (w.webSearch) copy.webSearch = true;
   if (w.systemPrompt !== undefined) copy.systemPrompt = w.systemPrompt;
   return copy;
 }
@@ -92,6 +95,25 @@ function inline(text: string): string {
 }
 
 /**
+ * A searching worker's sources as a numbered list of links: only http(s) URLs (checked again: a record may
+ * come from an import), each as a link destination in angle brackets (`URL.href` has no space, `<` or `>`
+ * to break out of it), its title escaped like any untrusted line, and its host beside it.
+ */
+function sourceLines(citations: readonly Citation[] | undefined): string[] {
+  const links = (citations ?? []).flatMap((c) => citationOf(c.url, c.title) ?? []);
+  if (links.length === 0) return [];
+  return [
+    '**Sources**',
+    '',
+    ...links.map((c, i) => {
+      const host = inline(new URL(c.url).host);
+      return `${i + 1}. [${inline(c.title ?? host)}](<${c.url}>) · ${host}`;
+    }),
+    '',
+  ];
+}
+
+/**
  * A readable report: question, plan, each step's task and answer, totals. Everything a worker, the
  * conductor or an imported file wrote is fenced or escaped, so the report is inert wherever it is rendered.
  */
@@ -140,6 +162,7 @@ export function exportRunMarkdown(run: RunRecord, steps: readonly StepRecord[]):
     }
     lines.push('', '**Task**', '', ...fenced(step.task), '');
     if (step.text) lines.push('**Answer**', '', ...fenced(step.text), '');
+    lines.push(...sourceLines(step.citations));
   }
   return lines.join('\n');
 }

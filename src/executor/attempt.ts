@@ -1,6 +1,7 @@
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
+import { withCitation } from '../providers/web-search.ts';
 import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
 import type { assembleMessages } from './context.ts';
 import { decideRetry, type RetryPolicy } from './retry.ts';
@@ -57,6 +58,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       status.attempts = attempt;
       status.text = '';
       status.reasoning = undefined;
+      status.citations = undefined;
       status.usage = undefined;
       status.error = undefined;
       status.timings.startedAt ??= host.now();
@@ -231,6 +233,10 @@ async function streamAttempt(
         status.reasoning = (status.reasoning ?? '') + event.text;
         host.emitStep(status, { type: 'step-reasoning', text: event.text, reasoning: status.reasoning });
         host.writePartial(status);
+      } else if (event.type === 'citation') {
+        // Kept on the step, carried by its next event and write (the answer's end at the latest).
+        const { type: _type, ...citation } = event;
+        status.citations = withCitation(status.citations, citation);
       } else if (event.type === 'usage') {
         // Replaced, never added: Gemini sends a running total on every chunk.
         status.usage = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { citationOf } from '../providers/web-search.ts';
 import { PlanSchema, SeesSchema } from '../shared/plan/schema.ts';
 import type { RunSummary } from './store.ts';
 
@@ -23,6 +24,7 @@ export const StoredWorkerSchema = z.looseObject({
   maxConcurrency: z.number().int().positive().catch(1),
   price: z.object({ inputPerM: count, outputPerM: count }).optional().catch(undefined),
   costTier: z.enum(['low', 'medium', 'high']).optional().catch(undefined),
+  webSearch: z.boolean().optional().catch(undefined),
   enabled: z.boolean().catch(true),
 });
 
@@ -90,6 +92,13 @@ export const StepRecordSchema = z.looseObject({
   text: z.string(),
   // The model's reasoning, shown apart from the answer (absent in older records and for most models).
   reasoning: z.string().optional().catch(undefined),
+  // A searching worker's sources: display only, so a source that is not an http(s) link is dropped, and a
+  // damaged list is dropped, never the step.
+  citations: z
+    .array(z.looseObject({ url: z.string(), title: z.string().optional() }))
+    .transform((list) => list.flatMap((c) => citationOf(c.url, c.title) ?? []))
+    .optional()
+    .catch(undefined),
   // Loose, so `estimated` (usage the provider did not send) survives a read.
   usage: UsageSchema.optional(),
   cost: count.optional(),

@@ -46,8 +46,9 @@ export function resumedStatuses(
       ...step,
       state: 'queued',
       text: '',
-      // The reasoning belonged to the answer that was lost.
+      // The reasoning and sources belonged to the answer that was lost.
       reasoning: undefined,
+      citations: undefined,
       attempts: 0,
       usage: undefined,
       cost: undefined,

@@ -27,6 +27,7 @@ export function copyStatus(status: StepStatus): StepStatus {
   const copy: StepStatus = { ...status, timings: { ...status.timings } };
   if (status.requests) copy.requests = status.requests.slice();
   if (status.takeovers) copy.takeovers = status.takeovers.slice();
+  if (status.citations) copy.citations = status.citations.slice();
   return copy;
 }
 

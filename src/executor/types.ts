@@ -1,4 +1,5 @@
 import type { WorkerSpec } from '../pool/types.ts';
+import type { Citation } from '../providers/transport.ts';
 import type { Step } from '../shared/plan/index.ts';
 
 /** What a `self` step hands the conductor: the question, the workflow so far and every answer. */
@@ -119,6 +120,11 @@ export interface StepStatus {
    * `text`: shown apart, never part of the answer, never sent to later steps.
    */
   reasoning?: string;
+  /**
+   * The web pages a searching worker cited for the answer in `text`, each URL once, in the order they came
+   * (src/providers/web-search.ts): shown as links under the answer, never fetched, never sent to later steps.
+   */
+  citations?: Citation[];
   /** The answering request's usage (the last attempt's); what the step cost in all is in `requests`. */
   usage?: Usage;
   /** US dollars, from the worker's price table; undefined when the worker has no price. */

@@ -205,6 +205,7 @@ export function workerFromPreset(preset: ProviderPreset, modelId: string, id: st
     model: modelId,
     maxConcurrency: preset.kind === 'local' ? 1 : 4,
     ...(model ? { price: { ...model.price }, costTier: model.costTier } : {}),
+    ...(model?.webSearch ? { webSearch: true } : {}),
     enabled: true,
   };
 }

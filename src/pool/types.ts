@@ -24,6 +24,11 @@ export interface WorkerSpec {
   maxConcurrency: number;
   price?: Price;
   costTier?: 'low' | 'medium' | 'high';
+  /**
+   * The worker searches the web on its provider's servers (default off): its requests carry the provider's
+   * search request (src/providers/web-search.ts) and the conductor is told it searches.
+   */
+  webSearch?: boolean;
   enabled: boolean;
 }
 

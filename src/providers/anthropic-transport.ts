@@ -13,6 +13,7 @@ import type { ChatMessage } from '../shared/chat.ts';
 import { redirectError } from './answer-response.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike, retryAfterMs } from './errors.ts';
 import type { BatonRequestInit, ChatEvent, ChatRequest, ChatTransport } from './transport.ts';
+import { ANTHROPIC_WEB_SEARCH_TOOL, anthropicBlockCitations, anthropicDeltaCitations } from './web-search.ts';
 
 /** The API version every request names (the only stable one; new features come as `anthropic-beta`). */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -52,17 +53,20 @@ export interface AnthropicRequestBody {
   stream: true;
   system?: string;
   messages: AnthropicMessage[];
+  /** A searching worker's server tool (src/providers/web-search.ts); absent for an ordinary worker. */
+  tools?: (typeof ANTHROPIC_WEB_SEARCH_TOOL)[];
 }
 
 /**
  * The request body for `messages`: system messages go to the top-level `system` field (the API has no
  * system role), and consecutive turns of one role are joined into one, since the API expects user and
- * assistant to alternate.
+ * assistant to alternate. `webSearch`: offer the model Anthropic's web search tool.
  */
 export function anthropicRequestBody(
   model: string,
   messages: readonly ChatMessage[],
   maxTokens = maxTokensFor(model),
+  webSearch = false,
 ): AnthropicRequestBody {
   const system = messages
     .filter((m) => m.role === 'system')
@@ -75,7 +79,14 @@ export function anthropicRequestBody(
     if (last?.role === message.role) last.content = `${last.content}\n\n${message.content}`;
     else turns.push({ role: message.role, content: message.content });
   }
-  return { model, max_tokens: maxTokens, stream: true, ...(system ? { system } : {}), messages: turns };
+  return {
+    model,
+    max_tokens: maxTokens,
+    stream: true,
+    ...(system ? { system } : {}),
+    messages: turns,
+    ...(webSearch ? { tools: [ANTHROPIC_WEB_SEARCH_TOOL] } : {}),
+  };
 }
 
 /** Anthropic's error types (https://docs.anthropic.com/en/api/errors), with the status each comes with. */
@@ -238,7 +249,10 @@ function* eventsOf(data: Record<string, unknown>, state: StreamState): Generator
         state.thought = true;
         yield { type: 'reasoning', text: delta.thinking };
       }
-      // signature_delta, input_json_delta, citations_delta: nothing a step shows.
+      // A web search citation on the text being written; signature_delta, input_json_delta (the search
+      // query) and document citations: nothing a step shows.
+      for (const citation of anthropicDeltaCitations(delta as Record<string, unknown> | undefined))
+        yield { type: 'citation', ...citation };
       return;
     }
     case 'message_delta': {
@@ -266,6 +280,8 @@ function* blockText(block: Record<string, unknown> | undefined, state: StreamSta
     state.thought = true;
     yield { type: 'reasoning', text: block.thinking };
   }
+  // A web search's results, or the citations of a text block (`server_tool_use` is the query: not shown).
+  for (const citation of anthropicBlockCitations(block)) yield { type: 'citation', ...citation };
 }
 
 /** Why an answer that ended properly holds no text, in Anthropic's terms. */
@@ -377,7 +393,9 @@ export function createAnthropicTransport(options: AnthropicTransportOptions): Ch
           'anthropic-version': ANTHROPIC_VERSION,
           [ANTHROPIC_BROWSER_HEADER]: 'true',
         },
-        body: JSON.stringify(anthropicRequestBody(worker.model, request.messages, maxTokens)),
+        body: JSON.stringify(
+          anthropicRequestBody(worker.model, request.messages, maxTokens, worker.webSearch === true),
+        ),
         signal,
         // A redirect is reported, not followed (egress refuses to follow one anyway).
         redirect: 'manual',

@@ -18,6 +18,11 @@ export interface ModelPreset {
   /** US dollars per million tokens: an estimate from the provider's price page, editable per worker. */
   price: Price;
   costTier: 'low' | 'medium' | 'high';
+  /**
+   * The model searches the web on the provider's servers (see WEB SEARCH below): a worker made from it has
+   * `webSearch` on, and its requests carry its provider's search request (src/providers/web-search.ts).
+   */
+  webSearch?: true;
 }
 
 export interface ProviderPreset {
@@ -66,6 +71,34 @@ function model(
   return { id, label, strengths, price: { inputPerM, outputPerM }, costTier };
 }
 
+/**
+ * WEB SEARCH: which providers' models search the web server-side from a browser, in their documented way
+ * (checked December 2026). Kept: those a page can call with the wires Baton speaks (dialects.ts).
+ *
+ * | provider   | how                                                        | kept | why                                                                                   |
+ * | ---------- | ---------------------------------------------------------- | ---- | ------------------------------------------------------------------------------------- |
+ * | OpenAI     | search models (`gpt-4o(-mini)-search-preview`) on Chat     | yes  | `web_search_options: {}` on Chat Completions; `annotations` of type `url_citation`    |
+ * |            | Completions, with `web_search_options`                     |      | (platform.openai.com/docs/guides/tools-web-search?api-mode=chat); other models 400    |
+ * | OpenRouter | server tool `tools: [{type: 'openrouter:web_search'}]`,    | yes  | any model; `url_citation` annotations (openrouter.ai/docs/guides/features/server-tools |
+ * |            | the `web` plugin and `:online` suffix it replaces          |      | /web-search). Plugin and `:online` are deprecated: the suffix names the preset, the    |
+ * |            |                                                            |      | request sends the tool without it (docs/guides/routing/model-variants/online)          |
+ * | Anthropic  | server tool `web_search_20250305` on the Messages API      | yes  | same endpoint and browser opt-in header; `web_search_tool_result` blocks and          |
+ * |            |                                                            |      | `citations` on text (docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-   |
+ * |            |                                                            |      | tool). An organisation admin must enable web search in the Console. $10 per 1,000     |
+ * |            |                                                            |      | searches on top of tokens, which the price table does not count                       |
+ * | Perplexity | Sonar models (`sonar`, `sonar-pro`) on Chat Completions    | no   | Perplexity retired Sonar Chat Completions on 2026-09-27 for its Agent API, a          |
+ * |            | with `citations` / `search_results`                        |      | Responses-style wire Baton does not speak (docs.perplexity.ai/docs/agent-api/migrate- |
+ * |            |                                                            |      | from-sonar; vercel/ai @ai-sdk/perplexity 3.1.0). Its fields are still read from any   |
+ * |            |                                                            |      | OpenAI-compatible stream that carries them (a custom endpoint, a gateway)             |
+ * | Gemini     | grounding with Google Search                               | no   | only on the native `generateContent` API (ai.google.dev/gemini-api/docs/grounding);   |
+ * |            |                                                            |      | the OpenAI-compatible endpoint has no way to ask for it                               |
+ * | xAI        | Live Search (`search_parameters`)                          | no   | answers 410 Gone since 2026 ("Live search is deprecated", vercel/ai#15713); its       |
+ * |            |                                                            |      | `web_search` tool is on the Responses endpoint only                                   |
+ */
+function searching(preset: ModelPreset): ModelPreset {
+  return { ...preset, webSearch: true };
+}
+
 const localModel = (id: string, label: string): ModelPreset => ({
   id,
   label,
@@ -106,6 +139,26 @@ export const CATALOG: readonly ProviderPreset[] = [
       model('gpt-5-mini', 'GPT-5 mini', 'fast general reasoning and code at low cost', 0.25, 2, 'low'),
       model('gpt-5', 'GPT-5', 'strong reasoning, code and long answers', 1.25, 10, 'high'),
       model('gpt-4.1-mini', 'GPT-4.1 mini', 'fast instruction following, long context', 0.4, 1.6, 'low'),
+      searching(
+        model(
+          'gpt-4o-mini-search-preview',
+          'GPT-4o mini Search',
+          'recent events and facts, with sources',
+          0.15,
+          0.6,
+          'low',
+        ),
+      ),
+      searching(
+        model(
+          'gpt-4o-search-preview',
+          'GPT-4o Search',
+          'recent events and facts, with sources',
+          2.5,
+          10,
+          'high',
+        ),
+      ),
     ],
   },
   {
@@ -124,6 +177,17 @@ export const CATALOG: readonly ProviderPreset[] = [
     models: [
       model('claude-sonnet-4-5', 'Claude Sonnet 4.5', 'careful code, writing and review', 3, 15, 'high'),
       model('claude-haiku-4-5', 'Claude Haiku 4.5', 'fast, cheap, good at short tasks', 1, 5, 'medium'),
+      // The same model under its dated id, so the searching preset has an id of its own.
+      searching(
+        model(
+          'claude-haiku-4-5-20251001',
+          'Claude Haiku 4.5 + web search',
+          'recent events and facts, with sources',
+          1,
+          5,
+          'medium',
+        ),
+      ),
     ],
   },
   {
@@ -154,6 +218,16 @@ export const CATALOG: readonly ProviderPreset[] = [
         'high',
       ),
       model('deepseek/deepseek-chat', 'DeepSeek V3 (OpenRouter)', 'cheap, good at code', 0.3, 0.85, 'low'),
+      searching(
+        model(
+          'openai/gpt-5-mini:online',
+          'GPT-5 mini + web search (OpenRouter)',
+          'recent events and facts, with sources',
+          0.25,
+          2,
+          'low',
+        ),
+      ),
     ],
   },
   {

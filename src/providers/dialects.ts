@@ -18,6 +18,16 @@ export type ModelsShape =
   /** `{ data: [{ id, display_name }] }`, paged with `has_more` / `last_id` (Anthropic). */
   | 'anthropic';
 
+/**
+ * How a worker with `webSearch` asks its provider to search (the catalog's WEB SEARCH table says why):
+ * - `web_search_options`: OpenAI's search models, `web_search_options: {}` on Chat Completions;
+ * - `openrouter-tool`: OpenRouter's server tool, `tools: [{type: 'openrouter:web_search'}]`;
+ * - `anthropic-tool`: Anthropic's server tool `web_search_20250305` on the Messages API;
+ * - `model`: nothing to send: the model searches by itself (a custom endpoint the user says searches);
+ * - `none`: the provider has no server-side search on the wire Baton speaks to it.
+ */
+export type WebSearchRequest = 'web_search_options' | 'openrouter-tool' | 'anthropic-tool' | 'model' | 'none';
+
 export interface Dialect {
   id: string;
   wire: Wire;
@@ -38,6 +48,7 @@ export interface Dialect {
   /** Rejects fields it does not know (Mistral: 422 `extra_forbidden`), so send only what it documents. */
   strictFields: boolean;
   modelsShape: ModelsShape;
+  webSearch: WebSearchRequest;
 }
 
 const openaiCompatible: Dialect = {
@@ -51,12 +62,23 @@ const openaiCompatible: Dialect = {
   reasoningFields: ['reasoning_content', 'reasoning'],
   strictFields: false,
   modelsShape: 'openai',
+  // A custom endpoint (a gateway, a search model behind a proxy) that searches does so by itself.
+  webSearch: 'model',
 };
+
+/** A cloud provider's own API, which has no server-side search Baton can ask for (see the catalog). */
+const noSearch = { webSearch: 'none' } as const;
 
 /** Dialect of each provider preset id; presets not listed (local servers, custom) speak `openai-compatible`. */
 export const DIALECTS: Readonly<Record<string, Dialect>> = {
-  // https://platform.openai.com/docs/api-reference/chat/create
-  openai: { ...openaiCompatible, id: 'openai', maxTokensField: 'max_completion_tokens' },
+  // https://platform.openai.com/docs/api-reference/chat/create; web search:
+  // https://platform.openai.com/docs/guides/tools-web-search?api-mode=chat
+  openai: {
+    ...openaiCompatible,
+    id: 'openai',
+    maxTokensField: 'max_completion_tokens',
+    webSearch: 'web_search_options',
+  },
   // https://docs.anthropic.com/en/api/messages-streaming
   anthropic: {
     ...openaiCompatible,
@@ -66,17 +88,27 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
     responseFormat: false,
     reasoningFields: [],
     modelsShape: 'anthropic',
+    // https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool
+    webSearch: 'anthropic-tool',
   },
   // https://ai.google.dev/gemini-api/docs/openai
-  gemini: { ...openaiCompatible, id: 'gemini', modelsShape: 'gemini' },
+  gemini: { ...openaiCompatible, ...noSearch, id: 'gemini', modelsShape: 'gemini' },
   // https://openrouter.ai/docs/use-cases/usage-accounting
-  openrouter: { ...openaiCompatible, id: 'openrouter', streamUsage: 'never', reportsCost: true },
+  // Web search: https://openrouter.ai/docs/guides/features/server-tools/web-search
+  openrouter: {
+    ...openaiCompatible,
+    id: 'openrouter',
+    streamUsage: 'never',
+    reportsCost: true,
+    webSearch: 'openrouter-tool',
+  },
   // https://console.groq.com/docs/api-reference#chat-create
-  groq: { ...openaiCompatible, id: 'groq' },
+  groq: { ...openaiCompatible, ...noSearch, id: 'groq' },
   // https://docs.mistral.ai/api/#tag/chat. Magistral's reasoning is no delta field but `thinking` parts of
   // a content array (https://docs.mistral.ai/capabilities/reasoning/), read by src/providers/openai-wire.ts.
   mistral: {
     ...openaiCompatible,
+    ...noSearch,
     id: 'mistral',
     streamUsage: 'never',
     strictFields: true,
@@ -85,11 +117,11 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
   // https://api-docs.deepseek.com/guides/reasoning_model. `response_format` takes `json_object` only
   // (https://api-docs.deepseek.com/guides/json_mode): `json_schema` is a 400 "This response_format type is
   // unavailable now" (quoted in llm-exe/llm-exe#662 and UKGovernmentBEIS/inspect_ai#4916).
-  deepseek: { ...openaiCompatible, id: 'deepseek', responseFormat: false },
+  deepseek: { ...openaiCompatible, ...noSearch, id: 'deepseek', responseFormat: false },
   // https://docs.together.ai/reference/chat-completions-1
-  together: { ...openaiCompatible, id: 'together' },
+  together: { ...openaiCompatible, ...noSearch, id: 'together' },
   // https://docs.x.ai/docs/api-reference#chat-completions
-  xai: { ...openaiCompatible, id: 'xai' },
+  xai: { ...openaiCompatible, ...noSearch, id: 'xai' },
 };
 
 export function dialectOf(providerId: string): Dialect {

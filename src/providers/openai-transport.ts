@@ -6,6 +6,7 @@ import { errorMessageOf, errorMessageOfText } from './error-body.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
 import { chatBody, deltaParts, usageOf } from './openai-wire.ts';
 import type { BatonRequestInit, ChatEvent, ChatRequest, ChatTransport, EgressContext } from './transport.ts';
+import { chunkCitations, openaiSearchRequest } from './web-search.ts';
 
 export interface OpenAITransportOptions {
   /**
@@ -168,13 +169,14 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
       let choicesSeen = false;
       let chunks = 0;
       try {
-        // The body is built from the dialect; the SDK's types know no `reasoning_content`, so chunks are read
-        // as the wire has them (src/providers/openai-wire.ts).
+        // The body is built from the dialect; the SDK's types know no `reasoning_content`, OpenRouter's server
+        // tool or annotations on a delta, so the body is cast and chunks are read as the wire has them
+        // (src/providers/openai-wire.ts, web-search.ts).
+        const search = openaiSearchRequest(worker, dialect);
+        const body = chatBody(search.model, request.messages, dialect, search.fields);
         const stream = await client.chat.completions.create(
-          chatBody(worker.model, request.messages, dialect),
-          {
-            signal,
-          },
+          body as Parameters<typeof client.chat.completions.create>[0] & { stream: true },
+          { signal },
         );
         started = true;
         for await (const chunk of stream) {
@@ -192,6 +194,8 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
             }
             if (choice.finish_reason) finishReason = choice.finish_reason;
           }
+          // Sources come on a delta or after the text (OpenAI, OpenRouter), or on every chunk (Perplexity).
+          for (const citation of chunkCitations(chunk)) yield { type: 'citation', ...citation };
           // Whichever chunk carries it (the last one, the finish chunk, or every chunk as a running total):
           // each replaces the one before.
           const usage = usageOf(chunk, dialect);

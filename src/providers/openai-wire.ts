@@ -6,13 +6,14 @@
 import type { ChatMessage } from '../shared/chat.ts';
 import type { Dialect } from './dialects.ts';
 import type { ChatEvent } from './transport.ts';
+import type { OpenAISearchRequest } from './web-search.ts';
 
-export interface ChatBody {
+export type ChatBody = {
   model: string;
   messages: { role: ChatMessage['role']; content: string }[];
   stream: true;
   stream_options?: { include_usage: true };
-}
+} & OpenAISearchRequest['fields'];
 
 /**
  * The body of a streamed chat request. `stream_options` only where the dialect asks for usage: Mistral
@@ -21,12 +22,19 @@ export interface ChatBody {
  * 422 at Mistral, a 400 at DeepSeek), and reasoning is never sent back in any case. Every field here is one
  * each dialect documents, so a `strictFields` dialect needs nothing removed; an optional field added later
  * (a length cap, `response_format`) must be gated on the dialect (`maxTokensField`, `responseFormat`).
+ * `search`: a searching worker's fields (src/providers/web-search.ts), which its dialect documents.
  */
-export function chatBody(model: string, messages: readonly ChatMessage[], dialect: Dialect): ChatBody {
+export function chatBody(
+  model: string,
+  messages: readonly ChatMessage[],
+  dialect: Dialect,
+  search: OpenAISearchRequest['fields'] = {},
+): ChatBody {
   const body: ChatBody = {
     model,
     messages: messages.map(({ role, content }) => ({ role, content })),
     stream: true,
+    ...search,
   };
   if (dialect.streamUsage === 'ask') body.stream_options = { include_usage: true };
   return body;

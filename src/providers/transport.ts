@@ -32,11 +32,18 @@ export interface EgressContext {
 
 export type BatonRequestInit = RequestInit & { baton?: EgressContext };
 
+/** A web page a provider says its answer drew on: an http(s) URL (never fetched by Baton) and its title. */
+export interface Citation {
+  url: string;
+  title?: string;
+}
+
 /**
  * What a transport streams. `usage` may come more than once (Gemini sends it on many chunks, Anthropic's
  * `message_delta` carries a running total): the last one wins, never the sum. `reasoning` is the model's
  * thinking (DeepSeek `reasoning_content`, Ollama/OpenRouter `reasoning`, Anthropic thinking blocks): it
- * proves the stream is alive but is not the answer, and is never sent to later steps.
+ * proves the stream is alive but is not the answer, and is never sent to later steps. A `citation` may come
+ * more than once for one page (Perplexity repeats its list on every chunk): the step keeps each URL once.
  */
 export type ChatEvent =
   | { type: 'delta'; text: string }
@@ -51,7 +58,9 @@ export type ChatEvent =
       cachedPromptTokens?: number;
       /** US dollars the provider itself reports for the request (OpenRouter `usage.cost`): wins over the price table. */
       cost?: number;
-    };
+    }
+  /** A source of a worker that searched the web (src/providers/web-search.ts): display, never context. */
+  | ({ type: 'citation' } & Citation);
 
 /**
  * Sends one chat request to one worker and streams the answer. Implementations: the OpenAI-compatible

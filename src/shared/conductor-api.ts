@@ -18,6 +18,8 @@ export interface PoolEntry {
   /** One line the user can edit. */
   strengths: string;
   costTier?: 'low' | 'medium' | 'high';
+  /** The worker searches the web (the conductor sends it questions about recent events). */
+  webSearch?: true;
 }
 
 export type PlanMode = 'router' | 'conductor';

@@ -1,6 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import type { WorkerSpec } from '../pool/types.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
+import { offersWebSearch } from '../providers/web-search.ts';
 import { useAppState } from './app-context.ts';
 import {
   type CostTier,
@@ -138,6 +139,7 @@ export function PoolPanel() {
                   <td>{w.label}</td>
                   <td>
                     {presetById(w.providerId)?.name ?? w.providerId} · {w.model}
+                    {w.webSearch && <span class="badge">searches the web</span>}
                     {w.baseURL && (
                       <>
                         <br />
@@ -329,6 +331,18 @@ export function PoolPanel() {
             </select>
           </div>
         </div>
+        {offersWebSearch(draft.providerId) && (
+          <label class="field-hint" style={{ display: 'block' }}>
+            <input
+              type="checkbox"
+              checked={draft.webSearch}
+              onChange={(e) => set({ webSearch: e.currentTarget.checked })}
+              data-testid="worker-web-search"
+            />{' '}
+            Searches the web on {preset?.kind === 'custom' ? 'its server' : `${preset?.name}'s servers`}: the
+            conductor sends it questions about recent events, and its sources show under its answers
+          </label>
+        )}
         {unknownPrice && (
           <p id="worker-price-hint" class="field-hint" data-testid="price-unknown">
             No price is known for {draft.model.trim() ? `“${draft.model.trim()}”` : 'this model'}: enter its

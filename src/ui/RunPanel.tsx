@@ -6,6 +6,7 @@ import { estimateText } from '../app/price.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
 import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
+import { Citations } from './Citations.tsx';
 import { StepCard } from './StepCard.tsx';
 import { Timeline } from './Timeline.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
@@ -312,6 +313,7 @@ export function RunPanel({
         <section class="card" aria-labelledby="final-title" data-testid="final-answer">
           <h2 id="final-title">Answer</h2>
           <Answer text={view.answer ?? finalStep.text} />
+          <Citations citations={finalStep.citations} testId="final-citations" />
           {onMark && <MarkButtons mark={mark} onMark={onMark} />}
         </section>
       )}

@@ -4,6 +4,7 @@ import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/status.ts';
 import type { StepStatus } from '../executor/types.ts';
 import { Answer } from './Answer.tsx';
+import { Citations } from './Citations.tsx';
 
 function seesText(sees: StepStatus['sees'], index: number): string {
   // "all" on the first step (or the first of a corrective batch with nothing before it) sees nothing.
@@ -142,6 +143,7 @@ export function StepCard({
       )}
       <Reasoning step={step} />
       {(step.text || step.state === 'running') && <Answer text={step.text} />}
+      <Citations citations={step.citations} testId={`step-citations-${step.index}`} />
       <p
         class="step-metrics"
         data-testid={`step-metrics-${step.index}`}

@@ -2,6 +2,7 @@
 
 import type { WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
+import { offersWebSearch } from '../providers/web-search.ts';
 
 export type CostTier = NonNullable<WorkerSpec['costTier']>;
 
@@ -24,6 +25,8 @@ export interface Draft {
   pricedBy?: string;
   /** The label was written by the form (from the preset or the model id), not by the user: it follows the model. */
   autoLabel: boolean;
+  /** The worker searches the web: a preset model's mark, or the user's tick for another model. */
+  webSearch: boolean;
 }
 
 /** Next free id "w1", "w2", ... */
@@ -46,6 +49,7 @@ export function draftFor(providerId: string): Draft {
     maxConcurrency: '2',
     costTier: model?.costTier ?? '',
     autoLabel: true,
+    webSearch: model?.webSearch === true,
   };
   if (model) draft.pricedBy = model.id;
   return draft;
@@ -65,6 +69,7 @@ export function draftFromWorker(worker: WorkerSpec): Draft {
     maxConcurrency: String(worker.maxConcurrency),
     costTier: worker.costTier ?? '',
     autoLabel: false,
+    webSearch: worker.webSearch === true,
   };
   const presetPrice =
     preset &&
@@ -92,13 +97,16 @@ export function withModel(draft: Draft, id: string): Draft {
       outputPerM: String(model.price.outputPerM),
       costTier: model.costTier,
       pricedBy: model.id,
+      webSearch: model.webSearch === true,
     };
   }
   // A label the form wrote for another model would name the wrong one.
   const label = draft.autoLabel ? (preset?.models.length ? `${preset.name} ${id}` : id) : draft.label;
-  if (draft.pricedBy === undefined) return { ...draft, model: id, label };
+  // A search mark that came with a searching preset model is that model's; the user's own tick stays.
+  const webSearch = preset?.models.find((m) => m.id === draft.model)?.webSearch ? false : draft.webSearch;
+  if (draft.pricedBy === undefined) return { ...draft, model: id, label, webSearch };
   const { pricedBy: _from, ...rest } = draft;
-  return { ...rest, model: id, label, inputPerM: '', outputPerM: '', costTier: '' };
+  return { ...rest, model: id, label, webSearch, inputPerM: '', outputPerM: '', costTier: '' };
 }
 
 /** True when the draft says nothing about the price: the worker's cost will show as unknown. */
@@ -126,7 +134,7 @@ export function workerFromDraft(draft: Draft, id: string, base?: WorkerSpec): Wo
     return 'Prices must be numbers of dollars per million tokens (0 or more).';
   const concurrency = Math.round(Number(draft.maxConcurrency));
   if (!(concurrency >= 1 && concurrency <= 16)) return 'Concurrency must be between 1 and 16.';
-  const { price: _price, costTier: _tier, ...kept } = base ?? { enabled: true };
+  const { price: _price, costTier: _tier, webSearch: _search, ...kept } = base ?? { enabled: true };
   const worker: WorkerSpec = {
     ...kept,
     id,
@@ -140,6 +148,7 @@ export function workerFromDraft(draft: Draft, id: string, base?: WorkerSpec): Wo
   };
   if (inputText !== '') worker.price = { inputPerM: input, outputPerM: output };
   if (draft.costTier) worker.costTier = draft.costTier;
+  if (draft.webSearch && offersWebSearch(draft.providerId)) worker.webSearch = true;
   return worker;
 }
 

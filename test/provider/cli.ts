@@ -2,6 +2,7 @@
 // the test provider for local demos.
 import { parseArgs } from 'node:util';
 import { DIALECT_MODES, type DialectMode } from './dialects/index.ts';
+import { SEARCHER } from './dialects/web-search.ts';
 import { plannerModel } from './planner-model.ts';
 import { type CorsMode, startProvider } from './server.ts';
 
@@ -32,7 +33,8 @@ const provider = await startProvider({
   dialect,
   ...(values['no-usage'] ? { usage: 'never' as const } : {}),
   // A local planner for the setup screen's "local server" engine (base URL above, model `planner`).
-  models: [plannerModel()],
+  // And a model that searches the web (test/provider/dialects/web-search.ts).
+  models: [plannerModel(), SEARCHER],
   ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
 });
 const list = (

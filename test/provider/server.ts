@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ANTHROPIC_ALLOWED_HEADERS, anthropicMode, isAnthropicRequest } from './dialects/anthropic.ts';
 import { type DialectMode, wireDialect } from './dialects/index.ts';
+import { chatSearch, ONLINE_SUFFIX, type SearchSource, urlCitations } from './dialects/web-search.ts';
 
 /** `off`: a server that knows nothing of browsers (LM Studio without `--cors`): no CORS or CORP headers. */
 export type CorsMode = 'strict' | 'anthropic' | 'open' | 'off';
@@ -91,6 +92,11 @@ export interface ScriptedModel {
   fault?: Fault;
   /** A reasoning model: this thinking is streamed (in the dialect's reasoning field) before the answer. */
   reasoning?: { text: string; perTokenMs?: number };
+  /**
+   * A model that searches the web: these pages are its sources, sent where its dialect documents them when
+   * it searches (test/provider/dialects/web-search.ts says when it does, and what is refused).
+   */
+  search?: { sources: readonly SearchSource[] };
 }
 
 export interface ProviderOptions {
@@ -462,11 +468,24 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       return;
     }
     const modelId = request.model;
-    const model = resolveModel(models, modelId);
+    // OpenRouter's deprecated `:online` suffix names the model without it, searching.
+    const model = resolveModel(
+      models,
+      wire.mode === 'openrouter' && modelId.endsWith(ONLINE_SUFFIX)
+        ? modelId.slice(0, -ONLINE_SUFFIX.length)
+        : modelId,
+    );
     if (!model) {
       sendError(req, res, 404, FAULT_ERRORS['404'](modelId));
       return;
     }
+    const search = chatSearch(wire.mode, body as Record<string, unknown>, model.search?.sources);
+    if (search.kind === 'refused') {
+      sendJson(req, res, search.status, search.body);
+      return;
+    }
+    const annotations = () =>
+      search.kind === 'searched' ? urlCitations(wire.mode, search.sources, tokens.join('')) : undefined;
     const headerSpec = req.headers['x-test-fault'];
     const headerFault = typeof headerSpec === 'string' ? parseFault(headerSpec) : undefined;
     const fault = moved
@@ -534,7 +553,12 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: tokens.join(''), refusal: null },
+          message: {
+            role: 'assistant',
+            content: tokens.join(''),
+            refusal: null,
+            ...(search.kind === 'searched' ? { annotations: annotations() } : {}),
+          },
           logprobs: null,
           finish_reason: finishReason,
         },
@@ -663,6 +687,8 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       if (i === 0 && fault?.kind === 'malformed') send('{"id":"broken", "choices": [');
     }
     if (fault?.kind === 'cut') return cut(res); // an answer of one token or none: cut after it
+    // The sources, on a delta of their own after the text.
+    if (search.kind === 'searched') send(chunk({ annotations: annotations() }, null));
     send(
       chunk(
         fault?.kind === 'empty-finish' ? { content: '' } : {},

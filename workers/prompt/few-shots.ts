@@ -13,6 +13,8 @@ export interface ShotWorker {
   label: string;
   strengths: string;
   costTier?: 'low' | 'medium' | 'high';
+  /** Searches the web on its provider's servers. */
+  webSearch?: true;
 }
 
 /** Roles the examples need, each mapped to one pool id. */
@@ -24,6 +26,8 @@ export interface Roles {
   /** Two workers that differ where the pool allows it (parallel proposers). */
   proposerA: string;
   proposerB: string;
+  /** A worker that searches the web, when the pool has one (the cheapest): questions about recent events. */
+  searcher?: string;
 }
 
 const TIER: Record<string, number> = { low: 0, medium: 1, high: 2 };
@@ -54,6 +58,11 @@ export function mapRoles(pool: readonly ShotWorker[]): Roles {
   const others = pool.filter((w) => w.id !== strong.id);
   const proposerA = others[0] ?? strong;
   const proposerB = others[1] ?? strong;
+  const searchers = pool.filter((w) => w.webSearch);
+  const searcher = searchers.reduce<ShotWorker | undefined>(
+    (best, w) => (!best || tier(w) < tier(best) ? w : best),
+    undefined,
+  );
   return {
     cheap: cheap.id,
     strong: strong.id,
@@ -61,12 +70,13 @@ export function mapRoles(pool: readonly ShotWorker[]): Roles {
     reasoner: reasoner.id,
     proposerA: proposerA.id,
     proposerB: proposerB.id,
+    ...(searcher ? { searcher: searcher.id } : {}),
   };
 }
 
 export interface Shot {
   /** Which shape this example shows. */
-  shape: 'one-step' | 'pipeline' | 'parallel' | 'recursion';
+  shape: 'one-step' | 'search' | 'pipeline' | 'parallel' | 'recursion';
   question: string;
   plan: Plan;
 }
@@ -106,6 +116,29 @@ function finish(draft: ShotDraft, options: ShotOptions): Shot {
 }
 
 /**
+ * A question about recent events goes to a worker that searches the web: shown only to a pool that has one
+ * (without one the example would teach nothing, and cost its tokens on every plan).
+ */
+function searchShot(roles: Roles, thought: boolean): ShotDraft[] {
+  if (!roles.searcher) return [];
+  return [
+    {
+      shape: 'search',
+      question: 'Who won the last F1 race?',
+      ...(thought ? { thought: 'Recent news: search.' } : {}),
+      steps: [
+        {
+          worker: roles.searcher,
+          task: 'Search the web; cite sources.',
+          alone: 'Who won the last F1 race? Search the web; cite sources.',
+          sees: [],
+        },
+      ],
+    },
+  ];
+}
+
+/**
  * Full workflows for `conductor` mode, filtered to the step limit and to whether `self` is allowed. Short on
  * purpose: the conductor prefills every token of them before it writes a plan, and copies their length.
  */
@@ -127,6 +160,7 @@ export function conductorShots(
         },
       ],
     },
+    ...searchShot(roles, true),
     {
       shape: 'pipeline',
       question: 'Write a Python function that merges overlapping intervals.',
@@ -215,6 +249,7 @@ export function routerShots(roles: Roles, options: ShotOptions = {}): Shot[] {
         },
       ],
     },
+    ...searchShot(roles, false),
     {
       shape: 'one-step',
       question: 'Write a Python function that merges overlapping intervals.',

@@ -32,9 +32,10 @@ export interface PlanPromptInput {
 
 function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
   const lines = pool.map((w) => {
-    const cost = w.costTier ? ` (cost ${w.costTier})` : '';
+    const notes = [w.costTier ? `cost ${w.costTier}` : '', w.webSearch ? 'searches the web' : ''];
+    const said = notes.filter(Boolean).join(', ');
     const strengths = w.strengths.trim() ? ` ${w.strengths.trim()}` : '';
-    return `- ${w.id}: ${w.label}${cost}.${strengths}`;
+    return `- ${w.id}: ${w.label}${said ? ` (${said})` : ''}.${strengths}`;
   });
   if (allowSelf) {
     lines.push(

@@ -21,6 +21,12 @@ import {
   type ScriptedModel,
   tokenize,
 } from '../server.ts';
+import {
+  offersAnthropicSearch,
+  serverToolUse,
+  webSearchLocation,
+  webSearchToolResult,
+} from './web-search.ts';
 
 const ANTHROPIC_BROWSER_HEADER = 'anthropic-dangerous-direct-browser-access';
 
@@ -257,6 +263,12 @@ export function anthropicMode(ctx: AnthropicContext) {
       (request.thinking as { type?: unknown } | undefined)?.type === 'enabled'
         ? tokenize(TEST_THINKING)
         : [];
+    // Offered the web search tool, a model that searches does (test/provider/dialects/web-search.ts).
+    const sources = offersAnthropicSearch(request) ? model.search?.sources : undefined;
+    const query = contentText(messages.filter((m) => m.role === 'user').at(-1)?.content);
+    const toolId = `srvtoolu_test${nextId}`;
+    const citations = (sources ?? []).map((source) => webSearchLocation(source, tokens.join('')));
+    const searchUsage = sources ? { server_tool_use: { web_search_requests: 1 } } : {};
     const inputTokens = countPromptTokens(messages) + tokenize(contentText(request.system)).length;
     const usage = { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     const id = `msg_test${nextId++}`;
@@ -272,11 +284,14 @@ export function anthropicMode(ctx: AnthropicContext) {
         model: modelId,
         content: [
           ...(thinking.length ? [{ type: 'thinking', thinking: thinking.join(''), signature: 'sig' }] : []),
-          ...(tokens.length ? [{ type: 'text', text: tokens.join('') }] : []),
+          ...(sources ? [serverToolUse(toolId, query), webSearchToolResult(toolId, sources)] : []),
+          ...(tokens.length
+            ? [{ type: 'text', text: tokens.join(''), ...(sources ? { citations } : {}) }]
+            : []),
         ],
         stop_reason: stopReason,
         stop_sequence: null,
-        usage: { ...usage, output_tokens: outputTokens },
+        usage: { ...usage, output_tokens: outputTokens, ...searchUsage },
       });
     }
 
@@ -326,6 +341,18 @@ export function anthropicMode(ctx: AnthropicContext) {
       event('content_block_stop', { index });
       index++;
     }
+    if (sources) {
+      event('content_block_start', { index, content_block: serverToolUse(toolId) });
+      event('content_block_delta', {
+        index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify({ query }) },
+      });
+      event('content_block_stop', { index });
+      index++;
+      event('content_block_start', { index, content_block: webSearchToolResult(toolId, sources) });
+      event('content_block_stop', { index });
+      index++;
+    }
     if (tokens.length) {
       event('content_block_start', { index, content_block: { type: 'text', text: '' } });
       event('ping', {});
@@ -344,11 +371,13 @@ export function anthropicMode(ctx: AnthropicContext) {
         }
       }
       if (fault?.kind === 'cut') return cut();
+      for (const citation of citations)
+        event('content_block_delta', { index, delta: { type: 'citations_delta', citation } });
       event('content_block_stop', { index });
     }
     event('message_delta', {
       delta: { stop_reason: stopReason, stop_sequence: null },
-      usage: { output_tokens: outputTokens },
+      usage: { output_tokens: outputTokens, ...searchUsage },
     });
     event('message_stop', {});
     res.end();

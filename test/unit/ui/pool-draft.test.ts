@@ -92,6 +92,33 @@ describe('the worker form', () => {
     ).toBe(first!.id);
   });
 
+  it('a searching preset model makes a searching worker; another model does not keep its mark', () => {
+    const searching = withModel(draftFor('openai'), 'gpt-4o-mini-search-preview');
+    expect(searching.webSearch).toBe(true);
+    expect((workerFromDraft(searching, 'w1') as WorkerSpec).webSearch).toBe(true);
+    // Typed over, one key at a time: the mark was the preset model's.
+    const typed = withModel(withModel(searching, 'g'), 'gpt-5');
+    expect(typed.webSearch).toBe(false);
+    expect(workerFromDraft(typed, 'w1')).not.toHaveProperty('webSearch');
+    expect(withModel(searching, first!.id).webSearch).toBe(false);
+    expect(draftFor('openai').webSearch).toBe(false);
+  });
+
+  it("keeps the user's own tick for a custom model, and drops it where the provider cannot search", () => {
+    const custom = { ...withModel(draftFor('custom'), 'sonar'), baseURL: 'http://127.0.0.1:8787/v1' };
+    const ticked = withModel({ ...custom, webSearch: true }, 'sonar-pro');
+    expect(ticked.webSearch).toBe(true);
+    expect((workerFromDraft(ticked, 'w1') as WorkerSpec).webSearch).toBe(true);
+    const groq = { ...draftFor('groq'), webSearch: true };
+    expect(workerFromDraft(groq, 'w1')).not.toHaveProperty('webSearch');
+    // Editing a searching worker keeps it searching, until the box is cleared.
+    const stored = workerFromDraft(ticked, 'w4') as WorkerSpec;
+    expect(draftFromWorker(stored).webSearch).toBe(true);
+    expect(
+      workerFromDraft({ ...draftFromWorker(stored), webSearch: false }, 'w4', stored),
+    ).not.toHaveProperty('webSearch');
+  });
+
   it('shows the host of a base URL, and numbers new workers', () => {
     expect(hostOf('http://127.0.0.1:8787/v1')).toBe('127.0.0.1:8787');
     expect(hostOf('https://api.openai.com/v1')).toBe('api.openai.com');

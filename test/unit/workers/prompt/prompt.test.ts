@@ -242,6 +242,77 @@ describe('buildPlanMessages', () => {
   });
 });
 
+describe('a pool with a worker that searches the web', () => {
+  const SEARCHING: PromptWorker[] = [
+    ...POOL,
+    { id: 'web', label: 'GPT-4o Search', strengths: 'Recent events.', costTier: 'high', webSearch: true },
+    { id: 'web2', label: 'Haiku search', strengths: 'Recent events.', costTier: 'medium', webSearch: true },
+  ];
+  const searchPlans = (messages: ChatMessage[]) =>
+    messages.flatMap((m, i) =>
+      m.role === 'assistant' && /F1 race/.test(messages[i - 1]?.content ?? '')
+        ? [JSON.parse(m.content) as { steps: Array<{ worker: string; task: string; sees: unknown }> }]
+        : [],
+    );
+
+  it('says in the pool line which workers search the web, and nothing for the others', () => {
+    const [system] = buildPlanMessages({
+      question: 'Q?',
+      pool: SEARCHING,
+      mode: 'conductor',
+      maxSteps: 5,
+      maxDepth: 2,
+    });
+    expect(system?.content).toContain('- web: GPT-4o Search (cost high, searches the web). Recent events.');
+    expect(system?.content).toContain('- mini: GPT mini (cost low). Fast and cheap, good for simple facts.');
+    const [bare] = buildPlanMessages({
+      question: 'Q?',
+      pool: [{ id: 'w', label: 'Searcher', strengths: '', webSearch: true }],
+      mode: 'router',
+      maxSteps: 1,
+      maxDepth: 0,
+    });
+    expect(bare?.content).toContain('- w: Searcher (searches the web).');
+  });
+
+  it.each(['router', 'conductor'] as const)(
+    '%s mode: one example sends a question about recent events to the cheapest searching worker',
+    (mode) => {
+      const messages = buildPlanMessages({ question: 'Q?', pool: SEARCHING, mode, maxSteps: 5, maxDepth: 2 });
+      const plans = searchPlans(messages);
+      expect(plans).toHaveLength(1);
+      expect(plans[0]?.steps).toEqual([{ worker: 'web2', task: 'Search the web; cite sources.', sees: [] }]);
+      for (const plan of assistantPlans(messages)) {
+        const ok = validatePlan(plan, {
+          workerIds: SEARCHING.map((w) => w.id),
+          maxSteps: mode === 'router' ? 1 : 5,
+          allowSelf: mode === 'conductor',
+        });
+        expect(ok.ok, JSON.stringify(ok)).toBe(true);
+      }
+      for (const m of messages) expect(isAscii(m.content), m.content).toBe(true);
+      // A pool without a searching worker gets no such example, and pays no tokens for it.
+      expect(
+        searchPlans(buildPlanMessages({ question: 'Q?', pool: POOL, mode, maxSteps: 5, maxDepth: 2 })),
+      ).toEqual([]);
+    },
+  );
+
+  it('restates the question in the example when workers are not sent it', () => {
+    const messages = buildPlanMessages({
+      question: 'Q?',
+      pool: SEARCHING,
+      mode: 'conductor',
+      maxSteps: 5,
+      maxDepth: 2,
+      includeQuestion: false,
+    });
+    expect(searchPlans(messages)[0]?.steps[0]?.task).toBe(
+      'Who won the last F1 race? Search the web; cite sources.',
+    );
+  });
+});
+
 describe('buildReplanMessages', () => {
   const steps = [
     { worker: 'coder', task: 'Write fizzbuzz in Python.', sees: [] as number[] },
