@@ -8,6 +8,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ANTHROPIC_ALLOWED_HEADERS, anthropicMode, isAnthropicRequest } from './dialects/anthropic.ts';
 import { type DialectMode, wireDialect } from './dialects/index.ts';
+import {
+  anthropicImages,
+  describeImages,
+  openaiImageRefusal,
+  openaiImages,
+  openaiTileTokens,
+} from './images.ts';
 
 /** `off`: a server that knows nothing of browsers (LM Studio without `--cors`): no CORS or CORP headers. */
 export type CorsMode = 'strict' | 'anthropic' | 'open' | 'off';
@@ -18,7 +25,9 @@ export type Behaviour =
   | { kind: 'table'; answers: Record<string, string>; fallback?: string }
   | { kind: 'fixed'; text: string }
   /** The answer from the whole request body (e.g. a planner that reads `response_format`: planner-model.ts). */
-  | { kind: 'request'; fn: (body: Record<string, unknown>) => string };
+  | { kind: 'request'; fn: (body: Record<string, unknown>) => string }
+  /** Says what images it was sent: format, size, bytes and hash of each (images.ts `describeImages`). */
+  | { kind: 'images' };
 
 export interface Latency {
   /** Delay before the first content token (headers are sent at once, as real providers do). */
@@ -91,6 +100,8 @@ export interface ScriptedModel {
   fault?: Fault;
   /** A reasoning model: this thinking is streamed (in the dialect's reasoning field) before the answer. */
   reasoning?: { text: string; perTokenMs?: number };
+  /** Declared text-only: a request with an image is refused as the provider refuses it (images.ts). */
+  textOnly?: boolean;
 }
 
 export interface ProviderOptions {
@@ -162,6 +173,8 @@ export const BUILTIN_MODELS: readonly ScriptedModel[] = [
   { id: 'reverse', behaviour: { kind: 'transform', fn: (s) => [...s].reverse().join('') } },
   { id: 'table', behaviour: { kind: 'table', answers: TABLE_ANSWERS, fallback: TABLE_FALLBACK } },
   { id: 'slow', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 300, perTokenMs: 40 } },
+  { id: 'images', behaviour: { kind: 'images' } },
+  { id: 'text-only', behaviour: { kind: 'echo' }, textOnly: true },
 ];
 
 /**
@@ -218,6 +231,8 @@ export function answer(
       return behaviour.text;
     case 'request':
       return behaviour.fn(body);
+    case 'images':
+      return describeImages([...openaiImages(messages), ...anthropicImages(messages)]);
     case 'table': {
       // The question is the last user message; Baton sends the user's question as the first user turn
       // and may add context after it, so the first user message is tried next.
@@ -467,6 +482,17 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       sendError(req, res, 404, FAULT_ERRORS['404'](modelId));
       return;
     }
+    const images = openaiImages(request.messages as Message[]);
+    const refusal =
+      images.length === 0
+        ? undefined
+        : (wire.imageRefusal?.(images, body as Record<string, unknown>) ??
+          openaiImageRefusal(images, model.textOnly === true));
+    if (refusal) {
+      const { status, ...error } = refusal;
+      sendError(req, res, status, error);
+      return;
+    }
     const headerSpec = req.headers['x-test-fault'];
     const headerFault = typeof headerSpec === 'string' ? parseFault(headerSpec) : undefined;
     const fault = moved
@@ -491,7 +517,8 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       tokens = tokens.slice(0, limit);
       finishReason = 'length';
     }
-    const promptTokens = countPromptTokens(messages);
+    const promptTokens =
+      countPromptTokens(messages) + images.reduce((sum, { image }) => sum + openaiTileTokens(image ?? {}), 0);
     const thinking = fault ? [] : tokenize(model.reasoning?.text ?? '');
     const completionTokens = tokens.length + thinking.length;
     const baseUsage = {
