@@ -24,6 +24,11 @@ export interface WorkerSpec {
   maxConcurrency: number;
   price?: Price;
   costTier?: 'low' | 'medium' | 'high';
+  /**
+   * Takes image input: a preset model's `vision` (from its provider's documentation), or what the user
+   * says of a custom or local worker. Absent: text only, so an image is never sent to it.
+   */
+  vision?: boolean;
   enabled: boolean;
 }
 
