@@ -5,8 +5,9 @@
  * `OffscreenCanvas`.
  */
 import type { ImageMediaType } from '../shared/chat.ts';
+import { quotedName } from '../shared/file-names.ts';
 import { IMAGE_LIMITS, imageSize, type PixelSize, sendSize } from './image-size.ts';
-import { ATTACHMENT_LIMITS, AttachmentError, quoted } from './limits.ts';
+import { ATTACHMENT_LIMITS, AttachmentError } from './limits.ts';
 import type { EncodedImage } from './types.ts';
 
 /** The thumbnail's long edge, in pixels: twice the chip's 80 CSS px, for high-density screens. */
@@ -83,7 +84,7 @@ async function copyWithin(name: string, source: ImageBitmap, mime: ImageMediaTyp
   throw new AttachmentError(
     'image-unreadable',
     name,
-    `${quoted(name)} could not be made small enough to send (${IMAGE_LIMITS.bytes} bytes at ${size.width} × ${size.height} px).`,
+    `${quotedName(name)} could not be made small enough to send (${IMAGE_LIMITS.bytes} bytes at ${size.width} × ${size.height} px).`,
   );
 }
 
@@ -120,7 +121,7 @@ export async function prepareImage(
     throw new AttachmentError(
       'image-too-many-pixels',
       name,
-      `${quoted(name)} is ${header.width} × ${header.height} pixels: an image may be at most ${
+      `${quotedName(name)} is ${header.width} × ${header.height} pixels: an image may be at most ${
         ATTACHMENT_LIMITS.imagePixels / 1_000_000
       } megapixels.`,
     );
@@ -132,7 +133,7 @@ export async function prepareImage(
     throw new AttachmentError(
       'image-unreadable',
       name,
-      `${quoted(name)} could not be read as an image: it may be damaged.`,
+      `${quotedName(name)} could not be read as an image: it may be damaged.`,
     );
   }
   try {

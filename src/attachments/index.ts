@@ -6,12 +6,13 @@
  *   attachmentTokens(attachment, model)               → prompt tokens, by the model's documented image rule
  *   ATTACHMENT_LIMITS, IMAGE_LIMITS                    → what the page can show before a file is picked
  */
+
+export type { PdfProgress } from '../shared/pdf-text.ts';
 export { contentHash } from './hash.ts';
 export { IMAGE_LIMITS, type PixelSize } from './image-size.ts';
 export { ATTACHMENT_LIMITS, AttachmentError, type AttachmentErrorCode, checkTurn } from './limits.ts';
 export { attachmentParts, attachmentText } from './parts.ts';
-export { createPdfReader, type PdfReader } from './pdf-reader.ts';
-export type { PdfProgress } from './pdf-text.ts';
+export { createPdfReader, type PdfReader, type PdfText, pdfReaderOver } from './pdf-reader.ts';
 export {
   type ReadOptions,
   type ReadProgress,

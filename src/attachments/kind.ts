@@ -4,7 +4,8 @@
  * the four types every provider that takes images accepts; every other image type is refused by name.
  */
 import type { ImageMediaType } from '../shared/chat.ts';
-import { AttachmentError, quoted } from './limits.ts';
+import { quotedName } from '../shared/file-names.ts';
+import { AttachmentError } from './limits.ts';
 import type { AttachmentKind, TextKind } from './types.ts';
 
 /** How many of a file's first bytes `detectKind` reads. */
@@ -158,7 +159,7 @@ export function detectKind(name: string, declaredType: string, head: Uint8Array)
     throw new AttachmentError(
       'unsupported-image',
       name,
-      `${quoted(name)} is a ${other} image, which no provider takes: save it as PNG, JPEG or WebP and attach that.`,
+      `${quotedName(name)} is an image in ${other} format, which no provider takes: save it as PNG, JPEG or WebP and attach that.`,
     );
   }
   // The name or type says image or PDF, but the bytes are neither.
@@ -167,21 +168,21 @@ export function detectKind(name: string, declaredType: string, head: Uint8Array)
     throw new AttachmentError(
       'unsupported-image',
       name,
-      `${quoted(name)} is named as a ${namedImage} image, which no provider takes: save it as PNG, JPEG or WebP and attach that.`,
+      `${quotedName(name)} is named as an image in ${namedImage} format, which no provider takes: save it as PNG, JPEG or WebP and attach that.`,
     );
   }
   if (SENDABLE_EXTENSIONS.has(extension) || declared.startsWith('image/')) {
     throw new AttachmentError(
       'image-unreadable',
       name,
-      `${quoted(name)} is named as an image, but its bytes are not a PNG, JPEG, GIF or WebP image.`,
+      `${quotedName(name)} is named as an image, but its bytes are not a PNG, JPEG, GIF or WebP image.`,
     );
   }
   if (extension === 'pdf' || declared === 'application/pdf') {
     throw new AttachmentError(
       'pdf-unreadable',
       name,
-      `${quoted(name)} is named as a PDF, but it does not start as one (no "%PDF-" header): it may be damaged.`,
+      `${quotedName(name)} is named as a PDF, but it does not start as one (no "%PDF-" header): it may be damaged.`,
     );
   }
   const binary = otherBinary(head, extension);
@@ -189,7 +190,7 @@ export function detectKind(name: string, declaredType: string, head: Uint8Array)
     throw new AttachmentError(
       'unsupported-type',
       name,
-      `${quoted(name)} is ${binary ?? 'not a text file (it holds binary data)'}: ${SUPPORTED}.`,
+      `${quotedName(name)} is ${binary ?? 'not a text file (it holds binary data)'}: ${SUPPORTED}.`,
     );
   }
   const kind = textKind(extension, declared);

@@ -3,6 +3,8 @@
  * error that names the file and the limit it broke.
  */
 import { formatBytes } from '../app/format.ts';
+import { quotedName } from '../shared/file-names.ts';
+import type { PdfFailureCode } from '../shared/pdf-text.ts';
 import type { AttachmentKind } from './types.ts';
 
 const MiB = 1024 * 1024;
@@ -42,12 +44,8 @@ export type AttachmentErrorCode =
   | 'unsupported-image'
   | 'image-unreadable'
   | 'image-too-many-pixels'
-  | 'pdf-password'
-  | 'pdf-wrong-password'
-  | 'pdf-unreadable'
-  | 'pdf-no-text'
-  | 'pdf-reader-unavailable'
-  | 'cancelled';
+  | PdfFailureCode
+  | 'pdf-reader-unavailable';
 
 /** Why a file was not attached, said for people, naming the file (and the limit, when one was broken). */
 export class AttachmentError extends Error {
@@ -72,22 +70,16 @@ const KIND_NAMES: Record<AttachmentKind, string> = {
   image: 'an image',
 };
 
-/** Quotes a file name for a message: in quotes, one line, at most 80 characters. */
-export function quoted(name: string): string {
-  const line = name.replace(/[\r\n\t]+/g, ' ');
-  return `"${line.length > 80 ? `${line.slice(0, 77)}...` : line}"`;
-}
-
 /** Throws when a file of this kind and size may not be attached. */
 export function checkFileSize(name: string, kind: AttachmentKind, size: number): void {
   if (size === 0)
-    throw new AttachmentError('empty-file', name, `${quoted(name)} is empty: there is nothing to send.`);
+    throw new AttachmentError('empty-file', name, `${quotedName(name)} is empty: there is nothing to send.`);
   const limit = fileLimitFor(kind);
   if (size > limit) {
     throw new AttachmentError(
       'file-too-large',
       name,
-      `${quoted(name)} is ${formatBytes(size)}: ${KIND_NAMES[kind]} may be at most ${formatBytes(limit)}.`,
+      `${quotedName(name)} is ${formatBytes(size)}: ${KIND_NAMES[kind]} may be at most ${formatBytes(limit)}.`,
     );
   }
 }

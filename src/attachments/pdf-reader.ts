@@ -1,68 +1,103 @@
 /**
- * The page's PDF reader: pdf.js, loaded on the first PDF (so it is not in the page's first load), with
- * its own Web Worker (pdf.js's worker script, bundled by Vite's `?worker`, handed to pdf.js as its worker
- * port). pdf.js parses the file and extracts each page's text in that worker: the page's main thread only
- * hands the bytes over and joins each page's strings, so a long PDF never blocks it.
- * The CSP's `worker-src 'self' blob:` covers the worker (same origin); `isEvalSupported: false`
- * (pdf-text.ts) keeps pdf.js from trying `new Function`, which the CSP forbids.
+ * The page's PDF reader. pdf.js runs whole in a Web Worker of its own (workers/pdf-text.worker.ts, started
+ * on the first PDF), so the page loads none of pdf.js and never parses a PDF: it transfers the bytes,
+ * and gets each page's progress and text back. A long PDF never blocks the page. The CSP's
+ * `worker-src 'self' blob:` covers the worker (a same-origin script).
  */
-import type { PDFWorker } from 'pdfjs-dist';
-import { AttachmentError, quoted } from './limits.ts';
-import { extractPdfText, type PdfJs, type PdfReadOptions, type PdfText } from './pdf-text.ts';
+import { proxy, type Remote, releaseProxy, transfer, wrap } from 'comlink';
+import { quotedName } from '../shared/file-names.ts';
+import type { PdfPageRead, PdfReadOptions, PdfTextResult, PdfTextThreadApi } from '../shared/pdf-text.ts';
+import { AttachmentError } from './limits.ts';
+
+export interface PdfText {
+  pages: string[];
+  pagesWithoutText: number[];
+}
 
 export interface PdfReader {
-  /** The text of every page (see `extractPdfText`); `data` is taken over (transferred to the worker). */
-  read(name: string, data: Uint8Array, options?: Omit<PdfReadOptions, 'worker'>): Promise<PdfText>;
-  /** Stops the worker; the next `read` starts another. */
+  /**
+   * The text of every page, or an AttachmentError naming the file (a password, a damaged file, no text
+   * layer, a cancel, the reader not loading). `data` is taken over (transferred to the reader's thread).
+   */
+  read(name: string, data: Uint8Array, options?: PdfReadOptions): Promise<PdfText>;
+  /** Stops the reader's thread; the next `read` starts another. */
   dispose(): void;
 }
 
-interface Loaded {
-  pdfjs: PdfJs;
-  worker: PDFWorker;
-  thread: Worker;
-}
-
-async function load(): Promise<Loaded> {
-  const [pdfjs, { default: PdfJsThread }] = await Promise.all([
-    import('pdfjs-dist'),
-    import('pdfjs-dist/build/pdf.worker.mjs?worker'),
-  ]);
-  const thread = new PdfJsThread({ name: 'pdf.js' });
-  return { pdfjs, worker: pdfjs.PDFWorker.create({ port: thread, verbosity: 0 }), thread };
-}
-
-/** A reader that starts pdf.js and its worker on its first PDF and keeps them for the next ones. */
-export function createPdfReader(): PdfReader {
-  let loading: Promise<Loaded> | undefined;
+/** A reader over any way of reading a PDF's text (the thread here; pdf.js in-process in node's tests). */
+export function pdfReaderOver(
+  extract: (name: string, data: Uint8Array, options: PdfReadOptions) => Promise<PdfTextResult>,
+  dispose: () => void = () => {},
+): PdfReader {
   return {
     async read(name, data, options = {}) {
-      loading ??= load();
-      let loaded: Loaded;
-      try {
-        loaded = await loading;
-      } catch (error) {
-        loading = undefined;
-        const detail = error instanceof Error ? error.message : String(error);
-        throw new AttachmentError(
-          'pdf-reader-unavailable',
-          name,
-          `${quoted(name)} was not read: the PDF reader could not be loaded (${detail.slice(0, 120)}). ` +
-            'It is fetched the first time a PDF is attached, so this needs the network once.',
-        );
-      }
-      return extractPdfText(loaded.pdfjs, name, data, { ...options, worker: loaded.worker });
+      const result = await extract(name, data, options);
+      if (!result.ok) throw new AttachmentError(result.code, name, result.message);
+      return { pages: result.pages, pagesWithoutText: result.pagesWithoutText };
     },
-    dispose() {
-      const current = loading;
-      loading = undefined;
-      current?.then(
-        ({ worker, thread }) => {
-          worker.destroy();
-          thread.terminate();
-        },
-        () => {},
-      );
-    },
+    dispose,
   };
+}
+
+interface Thread {
+  worker: Worker;
+  api: Remote<PdfTextThreadApi>;
+  /** Rejects when the thread fails to start or dies (its script did not load, say, offline). */
+  died: Promise<never>;
+}
+
+function startThread(): Thread {
+  const worker = new Worker(new URL('../../workers/pdf-text.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'pdf-text',
+  });
+  const died = new Promise<never>((_, reject) => {
+    worker.addEventListener('error', (event) => reject(new Error(event.message || 'the reader stopped')), {
+      once: true,
+    });
+  });
+  died.catch(() => {});
+  return { worker, api: wrap<PdfTextThreadApi>(worker), died };
+}
+
+/** The page's reader: its thread started on the first PDF and kept for the next ones. */
+export function createPdfReader(): PdfReader {
+  let thread: Thread | undefined;
+  let reads = 0;
+  const stop = () => {
+    thread?.api[releaseProxy]();
+    thread?.worker.terminate();
+    thread = undefined;
+  };
+  async function extract(name: string, data: Uint8Array, options: PdfReadOptions): Promise<PdfTextResult> {
+    thread ??= startThread();
+    const { api, died } = thread;
+    const id = `pdf-${++reads}`;
+    const cancel = () => void api.cancel(id);
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    const pages: string[] = [];
+    const onPage = proxy((page: PdfPageRead) => {
+      pages[page.page - 1] = page.text;
+      options.onProgress?.(page);
+    });
+    try {
+      const result = await Promise.race([
+        api.read(id, name, transfer(data, [data.buffer]), options.password, onPage),
+        died,
+      ]);
+      return result.ok ? { ...result, pages } : result;
+    } catch (error) {
+      stop();
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new AttachmentError(
+        'pdf-reader-unavailable',
+        name,
+        `${quotedName(name)} was not read: the PDF reader stopped (${detail.slice(0, 120)}). It is fetched ` +
+          'the first time a PDF is attached, so it needs the network once.',
+      );
+    } finally {
+      options.signal?.removeEventListener('abort', cancel);
+    }
+  }
+  return pdfReaderOver(extract, stop);
 }

@@ -4,10 +4,11 @@
  * files are read one after another; one bad file does not lose the others.
  */
 import type { ImageMediaType } from '../shared/chat.ts';
+import { quotedName } from '../shared/file-names.ts';
 import { contentHash } from './hash.ts';
 import { prepareImage } from './image.ts';
 import { detectKind, SNIFF_BYTES } from './kind.ts';
-import { AttachmentError, checkFileSize, checkTurn, quoted } from './limits.ts';
+import { AttachmentError, checkFileSize, checkTurn } from './limits.ts';
 import type { PdfReader } from './pdf-reader.ts';
 import { decodeText } from './text.ts';
 import type { Attachment } from './types.ts';
@@ -33,7 +34,7 @@ async function bytesOf(file: Blob, name: string): Promise<Uint8Array> {
     throw new AttachmentError(
       'file-unreadable',
       name,
-      `${quoted(name)} could not be read: it may have been moved, changed or deleted since it was picked.`,
+      `${quotedName(name)} could not be read: it may have been moved, changed or deleted since it was picked.`,
     );
   }
 }
@@ -41,7 +42,8 @@ async function bytesOf(file: Blob, name: string): Promise<Uint8Array> {
 /** Reads one file. Throws an AttachmentError naming the file when it cannot be attached. */
 export async function readAttachment(file: File, options: ReadOptions): Promise<Attachment> {
   const { name } = file;
-  const cancelled = () => new AttachmentError('cancelled', name, `Reading ${quoted(name)} was cancelled.`);
+  const cancelled = () =>
+    new AttachmentError('cancelled', name, `Reading ${quotedName(name)} was cancelled.`);
   if (options.signal?.aborted) throw cancelled();
   options.onProgress?.({ file: name, stage: 'reading' });
   // The kind from the first bytes, and the size checked, before the whole file is read.
@@ -107,7 +109,7 @@ export async function readAttachments(
           : new AttachmentError(
               'file-unreadable',
               file.name,
-              `${quoted(file.name)} could not be read: ${String(error)}`,
+              `${quotedName(file.name)} could not be read: ${String(error)}`,
             ),
       );
     }

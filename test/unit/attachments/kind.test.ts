@@ -47,7 +47,7 @@ describe('detectKind', () => {
       expect(error.code).toBe('unsupported-image');
       expect(error.fileName).toBe('IMG_0001.jpg');
       expect(error.message).toContain('"IMG_0001.jpg"');
-      expect(error.message).toContain(`a ${type} image`);
+      expect(error.message).toContain(`an image in ${type} format`);
     }
   });
 

@@ -7,15 +7,13 @@ import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../../src/attachments/hash.ts';
 import { ATTACHMENT_LIMITS, AttachmentError } from '../../../src/attachments/limits.ts';
-import type { PdfReader } from '../../../src/attachments/pdf-reader.ts';
-import { extractPdfText } from '../../../src/attachments/pdf-text.ts';
+import { pdfReaderOver } from '../../../src/attachments/pdf-reader.ts';
 import { type ReadProgress, readAttachment, readAttachments } from '../../../src/attachments/read.ts';
+import { extractPdfText } from '../../../src/shared/pdf-text.ts';
 import { manyPagesPdf, scannedPdf, textPdf } from '../../fixtures/pdf-writer.ts';
 
-const pdf: PdfReader = {
-  read: (name, data, options) => extractPdfText(pdfjs, name, data, options),
-  dispose() {},
-};
+/** The page's reader over pdf.js in-process (the page's runs pdf.js in its own thread). */
+const pdf = pdfReaderOver((name, data, options) => extractPdfText(pdfjs, name, data, options));
 
 const file = (name: string, content: string | Uint8Array, type = '') =>
   new File(

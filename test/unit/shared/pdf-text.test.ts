@@ -1,12 +1,17 @@
 /**
  * extractPdfText against pdf.js itself (its legacy build, which runs in node with its worker in-process),
  * on PDFs written by test/fixtures/pdf-writer.ts: so these also prove the fixtures are valid PDFs. The
- * page runs the same function with pdf.js's Web Worker (test/browser/attachments-pdf.spec.ts).
+ * page runs the same function in the PDF reader's thread (test/browser/attachments-files.spec.ts).
  */
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
-import { AttachmentError } from '../../../src/attachments/limits.ts';
-import { extractPdfText, type PdfProgress, pageText } from '../../../src/attachments/pdf-text.ts';
+import {
+  extractPdfText,
+  type PdfFailureCode,
+  type PdfPageRead,
+  type PdfTextResult,
+  pageText,
+} from '../../../src/shared/pdf-text.ts';
 import {
   encryptedPdf,
   manyPagesLines,
@@ -16,40 +21,40 @@ import {
   writePdf,
 } from '../../fixtures/pdf-writer.ts';
 
-async function refusal(promise: Promise<unknown>): Promise<AttachmentError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AttachmentError) return error;
-    throw error;
-  }
-  throw new Error('the PDF was read');
+/** The failure a read ended with (the test fails if it read the PDF). */
+function failure(result: PdfTextResult): { code: PdfFailureCode; message: string } {
+  if (result.ok) throw new Error('the PDF was read');
+  return { code: result.code, message: result.message };
 }
 
 describe('extractPdfText', () => {
   it("reads each page's text in order, lines as lines, with parentheses and backslashes intact", async () => {
     const pdf = textPdf([['Quarterly report (draft)', 'Revenue: 120 \\ 95 units'], ['Second page.']]);
     expect(await extractPdfText(pdfjs, 'report.pdf', pdf)).toEqual({
+      ok: true,
       pages: ['Quarterly report (draft)\nRevenue: 120 \\ 95 units', 'Second page.'],
       pagesWithoutText: [],
     });
   });
 
   it('reads a 100-page PDF, saying page n of N after each page', async () => {
-    const progress: PdfProgress[] = [];
-    const { pages } = await extractPdfText(pdfjs, 'long.pdf', manyPagesPdf(100), {
+    const progress: PdfPageRead[] = [];
+    const read = await extractPdfText(pdfjs, 'long.pdf', manyPagesPdf(100), {
       onProgress: (p) => progress.push(p),
     });
+    const pages = read.ok ? read.pages : [];
     expect(pages).toHaveLength(100);
     expect(pages[0]).toBe(manyPagesLines(1, 100).join('\n'));
     expect(pages[99]).toBe(manyPagesLines(100, 100).join('\n'));
-    expect(progress).toEqual(Array.from({ length: 100 }, (_, i) => ({ page: i + 1, pages: 100 })));
+    expect(progress.map(({ page, pages: of }) => [page, of])).toEqual(
+      Array.from({ length: 100 }, (_, i) => [i + 1, 100]),
+    );
+    expect(progress.map((p) => p.text)).toEqual(pages);
   }, 60_000);
 
   it('says "no text layer" for a scanned PDF, whose pages are only images', async () => {
-    const error = await refusal(extractPdfText(pdfjs, 'scan.pdf', scannedPdf()));
+    const error = failure(await extractPdfText(pdfjs, 'scan.pdf', scannedPdf()));
     expect(error.code).toBe('pdf-no-text');
-    expect(error.fileName).toBe('scan.pdf');
     expect(error.message).toContain('"scan.pdf" has no text layer');
     expect(error.message).toContain('2 pages are pictures');
   });
@@ -61,30 +66,31 @@ describe('extractPdfText', () => {
       { lines: ['Annex.'] },
     ]);
     expect(await extractPdfText(pdfjs, 'mixed.pdf', pdf)).toEqual({
+      ok: true,
       pages: ['Cover letter.', '', 'Annex.'],
       pagesWithoutText: [2],
     });
   });
 
   it('asks for the password of a protected PDF, says when one is wrong, and reads it with the right one', async () => {
-    const needs = await refusal(
-      extractPdfText(pdfjs, 'payslip.pdf', encryptedPdf('s3cret', ['Net pay: 1234'])),
+    const needs = failure(
+      await extractPdfText(pdfjs, 'payslip.pdf', encryptedPdf('s3cret', ['Net pay: 1234'])),
     );
     expect(needs.code).toBe('pdf-password');
     expect(needs.message).toContain('"payslip.pdf" is protected by a password');
-    const wrong = await refusal(
-      extractPdfText(pdfjs, 'payslip.pdf', encryptedPdf('s3cret'), { password: 'guess' }),
+    const wrong = failure(
+      await extractPdfText(pdfjs, 'payslip.pdf', encryptedPdf('s3cret'), { password: 'guess' }),
     );
     expect(wrong.code).toBe('pdf-wrong-password');
     const read = await extractPdfText(pdfjs, 'payslip.pdf', encryptedPdf('s3cret', ['Net pay: 1234']), {
       password: 's3cret',
     });
-    expect(read.pages).toEqual(['Net pay: 1234']);
+    expect(read).toEqual({ ok: true, pages: ['Net pay: 1234'], pagesWithoutText: [] });
   });
 
   it('says a file that is not a readable PDF may be damaged', async () => {
-    const error = await refusal(
-      extractPdfText(pdfjs, 'broken.pdf', new TextEncoder().encode('%PDF-1.4\nthis is not a PDF')),
+    const error = failure(
+      await extractPdfText(pdfjs, 'broken.pdf', new TextEncoder().encode('%PDF-1.4\nthis is not a PDF')),
     );
     expect(error.code).toBe('pdf-unreadable');
     expect(error.message).toBe(
@@ -94,8 +100,8 @@ describe('extractPdfText', () => {
 
   it('stops when cancelled, between pages', async () => {
     const controller = new AbortController();
-    const error = await refusal(
-      extractPdfText(pdfjs, 'long.pdf', manyPagesPdf(20), {
+    const error = failure(
+      await extractPdfText(pdfjs, 'long.pdf', manyPagesPdf(20), {
         signal: controller.signal,
         onProgress: ({ page }) => {
           if (page === 3) controller.abort();
