@@ -82,7 +82,8 @@ test('reads PDFs in the reader\'s own thread: text, 100 pages with progress, "no
   expect(unlocked.attachments[0]).toMatchObject({ kind: 'pdf', pages: ['Net pay: 1234'] });
 
   // pdf.js ran in the reader's own thread: its script was fetched, and no part of pdf.js ever ran on the
-  // page's main thread (where it would have set `pdfjsLib` or `pdfjsWorker`); nothing broke the CSP.
+  // page's main thread (where it would have set `pdfjsLib` or `pdfjsWorker`); the page's CSP let the thread
+  // start (a worker-src refusal is reported to the page).
   const checks = await page.evaluate(() => {
     const h = (globalThis as unknown as Win).__attachments;
     return { onMainThread: h.pdfJsOnMainThread(), scripts: h.pdfScripts(), csp: h.cspViolations() };

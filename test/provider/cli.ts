@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { DIALECT_MODES, type DialectMode } from './dialects/index.ts';
 import { plannerModel } from './planner-model.ts';
-import { type CorsMode, startProvider } from './server.ts';
+import { type CorsMode, IMAGE_MODELS, startProvider } from './server.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,8 +31,9 @@ const provider = await startProvider({
   cors,
   dialect,
   ...(values['no-usage'] ? { usage: 'never' as const } : {}),
-  // A local planner for the setup screen's "local server" engine (base URL above, model `planner`).
-  models: [plannerModel()],
+  // A local planner for the setup screen's "local server" engine (base URL above, model `planner`), and the
+  // image models (`images`, `text-only`).
+  models: [plannerModel(), ...IMAGE_MODELS],
   ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
 });
 const list = (

@@ -173,6 +173,13 @@ export const BUILTIN_MODELS: readonly ScriptedModel[] = [
   { id: 'reverse', behaviour: { kind: 'transform', fn: (s) => [...s].reverse().join('') } },
   { id: 'table', behaviour: { kind: 'table', answers: TABLE_ANSWERS, fallback: TABLE_FALLBACK } },
   { id: 'slow', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 300, perTokenMs: 40 } },
+];
+
+/**
+ * Models for image tests (`startProvider({ models: IMAGE_MODELS })`): `images` says what images it was
+ * sent, `text-only` echoes but refuses any image as its provider would.
+ */
+export const IMAGE_MODELS: readonly ScriptedModel[] = [
   { id: 'images', behaviour: { kind: 'images' } },
   { id: 'text-only', behaviour: { kind: 'echo' }, textOnly: true },
 ];

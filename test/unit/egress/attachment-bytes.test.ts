@@ -10,7 +10,7 @@ import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import type { PartsMessage } from '../../../src/shared/chat.ts';
 import { writePng } from '../../fixtures/png-writer.ts';
-import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { IMAGE_MODELS, startProvider, type TestProvider } from '../../provider/server.ts';
 
 const PNG_BASE64 = Buffer.from(writePng(120, 80)).toString('base64');
 const REPORT = '<file name="report.md" type="markdown">\n# Q3\nUp 4 %, café sales first.\n</file>\n';
@@ -18,7 +18,7 @@ const REPORT = '<file name="report.md" type="markdown">\n# Q3\nUp 4 %, café sal
 let provider: TestProvider;
 let ledger: Ledger;
 beforeAll(async () => {
-  provider = await startProvider();
+  provider = await startProvider({ models: [...IMAGE_MODELS] });
   ledger = await openLedger('ledger-attachment-bytes');
 });
 afterAll(async () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePng } from '../../fixtures/png-writer.ts';
 import { anthropicAreaTokens, openaiTileTokens, seeImage } from '../../provider/images.ts';
-import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { IMAGE_MODELS, startProvider, type TestProvider } from '../../provider/server.ts';
 
 const PNG = Buffer.from(writePng(600, 400)).toString('base64');
 const JPEG_HEADER = Buffer.from([
@@ -22,7 +22,7 @@ interface Answer {
 
 let provider: TestProvider;
 beforeAll(async () => {
-  provider = await startProvider();
+  provider = await startProvider({ models: [...IMAGE_MODELS] });
 });
 afterAll(() => provider.close());
 

@@ -19,7 +19,7 @@ import type { BatonRequestInit, ChatTransport } from '../../../src/providers/tra
 import { attachmentBytes, type PartsMessage } from '../../../src/shared/chat.ts';
 import { writePng } from '../../fixtures/png-writer.ts';
 import type { DialectMode } from '../../provider/dialects/index.ts';
-import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { IMAGE_MODELS, startProvider, type TestProvider } from '../../provider/server.ts';
 
 const PNG = writePng(64, 48);
 const PNG_BASE64 = Buffer.from(PNG).toString('base64');
@@ -113,8 +113,8 @@ describe('the request body', () => {
 const providers = new Map<DialectMode | 'anthropic', TestProvider>();
 beforeAll(async () => {
   for (const mode of ['openai', 'gemini', 'mistral', 'deepseek'] as const)
-    providers.set(mode, await startProvider({ dialect: mode }));
-  providers.set('anthropic', await startProvider());
+    providers.set(mode, await startProvider({ dialect: mode, models: [...IMAGE_MODELS] }));
+  providers.set('anthropic', await startProvider({ models: [...IMAGE_MODELS] }));
 });
 afterAll(async () => {
   await Promise.all([...providers.values()].map((p) => p.close()));
