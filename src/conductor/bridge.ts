@@ -5,6 +5,7 @@ import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
 import type { BrowserModelHost } from '../shared/browser-model.ts';
+import { hasImages, textMessage } from '../shared/chat.ts';
 import {
   ConductorError,
   type ConductorEvent,
@@ -340,9 +341,15 @@ export class LocalChatTransport implements ChatTransport {
   async *stream(_worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
     // Nothing leaves the device, but the rule is the same for every worker: inputs stored first.
     await request.ready;
+    if (request.messages.some((message) => hasImages(message.content))) {
+      throw new ProviderError(
+        'bad-request',
+        'The on-device model reads text only: it cannot be sent an image.',
+      );
+    }
     const tokens = createChannel<string>();
     const call = this.bridge
-      .chat({ messages: request.messages, signal: request.signal }, (event) => {
+      .chat({ messages: request.messages.map(textMessage), signal: request.signal }, (event) => {
         if (event.kind === 'token') tokens.push(event.text);
       })
       .finally(() => tokens.close());

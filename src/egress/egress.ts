@@ -7,7 +7,7 @@
 import { type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
 import { watchCspViolations } from '../providers/network-cause.ts';
-import type { BatonRequestInit } from '../providers/transport.ts';
+import type { BatonRequestInit, EgressContext } from '../providers/transport.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 import { countedResponse, EntryWriter, errorText, hasNoBody, purposeOf, sizedBody } from './metering.ts';
 import {
@@ -53,6 +53,8 @@ export interface EgressTarget {
   /** The pool worker a chat request is for, so the ledger can say which one sent it (and who took over). */
   workerId?: string;
   workerLabel?: string;
+  /** Of the request's body, the bytes that are attachments (from the transport's EgressContext). */
+  attachmentBytes?: number;
 }
 
 export interface EgressRequest extends EgressTarget {
@@ -90,6 +92,15 @@ export interface Egress {
    * drawing between a step's last byte and the next step's request leaving.
    */
   idle(): Promise<void>;
+}
+
+/** What a request's EgressContext adds to its worker's target: its run and step, its attachments' bytes. */
+function requestOf(baton: EgressContext): Pick<EgressTarget, 'runId' | 'stepIndex' | 'attachmentBytes'> {
+  return {
+    runId: baton.runId,
+    stepIndex: baton.stepIndex,
+    ...(baton.attachmentBytes ? { attachmentBytes: baton.attachmentBytes } : {}),
+  };
 }
 
 export function createEgress(options: EgressOptions): Egress {
@@ -255,6 +266,7 @@ export function createEgress(options: EgressOptions): Egress {
           keyAttached: Boolean(key),
           ...(keysRemoved > 0 ? { keysRemoved } : {}),
           bytesOut: sized.bytes,
+          ...(target.attachmentBytes ? { attachmentBytes: target.attachmentBytes } : {}),
         }),
         ready,
       ]);
@@ -325,13 +337,7 @@ export function createEgress(options: EgressOptions): Egress {
     fetchFor(target) {
       return (input, init) => {
         const { baton, ...rest } = (init ?? {}) as BatonRequestInit;
-        return send(
-          baton ? { ...target, runId: baton.runId, stepIndex: baton.stepIndex } : target,
-          input,
-          rest,
-          'cors',
-          baton?.ready,
-        );
+        return send(baton ? { ...target, ...requestOf(baton) } : target, input, rest, 'cors', baton?.ready);
       };
     },
     request(request) {

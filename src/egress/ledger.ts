@@ -53,6 +53,11 @@ export interface LedgerEntry {
   error?: string;
   /** Request body bytes. */
   bytesOut: number;
+  /**
+   * Of `bytesOut`, the bytes that are attachments (an image's base64, an attached file's text), as the
+   * request declared them (`EgressContext.attachmentBytes`). Absent when it carried none.
+   */
+  attachmentBytes?: number;
   /** Response body bytes as the page read them (after content decoding). */
   bytesIn: number;
   /** From `time` until the response body ended (or the request failed). */
@@ -150,6 +155,7 @@ export const CSV_COLUMNS = [
   'status',
   'error',
   'bytesOut',
+  'attachmentBytes',
   'bytesIn',
   'durationMs',
   'promptTokens',

@@ -29,6 +29,11 @@ export interface WorkerSpec {
    * search request (src/providers/web-search.ts) and the conductor is told it searches.
    */
   webSearch?: boolean;
+  /**
+   * Takes image input: a preset model's `vision` (from its provider's documentation), or what the user
+   * says of a custom or local worker. Absent: text only, so an image is never sent to it.
+   */
+  vision?: boolean;
   enabled: boolean;
 }
 

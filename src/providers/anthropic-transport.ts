@@ -9,10 +9,24 @@
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { WorkerSpec } from '../pool/types.ts';
-import type { ChatMessage } from '../shared/chat.ts';
+import {
+  type ContentPart,
+  contentText,
+  hasImages,
+  type ImageMediaType,
+  type MessageContent,
+  type PartsMessage,
+} from '../shared/chat.ts';
 import { redirectError } from './answer-response.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike, retryAfterMs } from './errors.ts';
-import type { BatonRequestInit, ChatEvent, ChatRequest, ChatTransport } from './transport.ts';
+import {
+  attachmentsOf,
+  type BatonRequestInit,
+  type ChatEvent,
+  type ChatRequest,
+  type ChatTransport,
+  refuseImagesFor,
+} from './transport.ts';
 import { ANTHROPIC_WEB_SEARCH_TOOL, anthropicBlockCitations, anthropicDeltaCitations } from './web-search.ts';
 
 /** The API version every request names (the only stable one; new features come as `anthropic-beta`). */
@@ -42,9 +56,18 @@ export interface AnthropicTransportOptions {
   maxTokens?: number;
 }
 
+/**
+ * A content block as the Messages API takes it: text, or an image with a base64 source
+ * (https://docs.anthropic.com/en/docs/build-with-claude/vision#base64-encoded-image-example).
+ */
+export type AnthropicBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: ImageMediaType; data: string } };
+
 export interface AnthropicMessage {
   role: 'user' | 'assistant';
-  content: string;
+  /** A string unless the turn holds an image, so a request without images is as it always was. */
+  content: string | AnthropicBlock[];
 }
 
 export interface AnthropicRequestBody {
@@ -57,26 +80,46 @@ export interface AnthropicRequestBody {
   tools?: (typeof ANTHROPIC_WEB_SEARCH_TOOL)[];
 }
 
+const partsOf = (content: MessageContent): readonly ContentPart[] =>
+  typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+
+/** Two turns of one role as one: strings joined by a blank line, parts in order once either has an image. */
+function joinTurns(first: MessageContent, second: MessageContent): MessageContent {
+  if (!hasImages(first) && !hasImages(second)) return `${contentText(first)}\n\n${contentText(second)}`;
+  return [...partsOf(first), ...partsOf(second)];
+}
+
+/** A turn's content on the wire: a string unless it holds an image, else blocks in the parts' order. */
+function anthropicContent(content: MessageContent): string | AnthropicBlock[] {
+  if (typeof content === 'string' || !hasImages(content)) return contentText(content);
+  return content.map(
+    (part): AnthropicBlock =>
+      part.type === 'image'
+        ? { type: 'image', source: { type: 'base64', media_type: part.mediaType, data: part.data } }
+        : { type: 'text', text: part.text },
+  );
+}
+
 /**
  * The request body for `messages`: system messages go to the top-level `system` field (the API has no
- * system role), and consecutive turns of one role are joined into one, since the API expects user and
- * assistant to alternate. `webSearch`: offer the model Anthropic's web search tool.
+ * system role; it takes text only there, so a system message's parts give their text), and consecutive
+ * turns of one role are joined into one, since the API expects user and assistant to alternate. `webSearch`: offer the model Anthropic's web search tool.
  */
 export function anthropicRequestBody(
   model: string,
-  messages: readonly ChatMessage[],
+  messages: readonly PartsMessage[],
   maxTokens = maxTokensFor(model),
   webSearch = false,
 ): AnthropicRequestBody {
   const system = messages
     .filter((m) => m.role === 'system')
-    .map((m) => m.content)
+    .map((m) => contentText(m.content))
     .join('\n\n');
-  const turns: AnthropicMessage[] = [];
+  const turns: { role: 'user' | 'assistant'; content: MessageContent }[] = [];
   for (const message of messages) {
     if (message.role === 'system') continue;
     const last = turns.at(-1);
-    if (last?.role === message.role) last.content = `${last.content}\n\n${message.content}`;
+    if (last?.role === message.role) last.content = joinTurns(last.content, message.content);
     else turns.push({ role: message.role, content: message.content });
   }
   return {
@@ -84,7 +127,7 @@ export function anthropicRequestBody(
     max_tokens: maxTokens,
     stream: true,
     ...(system ? { system } : {}),
-    messages: turns,
+    messages: turns.map(({ role, content }) => ({ role, content: anthropicContent(content) })),
     ...(webSearch ? { tools: [ANTHROPIC_WEB_SEARCH_TOOL] } : {}),
   };
 }
@@ -382,6 +425,7 @@ export function createAnthropicTransport(options: AnthropicTransportOptions): Ch
     async *stream(worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
       const { signal } = request;
       if (signal.aborted) throw cancelled();
+      refuseImagesFor(worker, request);
       const maxTokens = options.maxTokens ?? maxTokensFor(worker.model);
       const inner = options.fetch;
       const init: BatonRequestInit = {
@@ -405,6 +449,7 @@ export function createAnthropicTransport(options: AnthropicTransportOptions): Ch
           workerId: worker.id,
           providerId: worker.providerId,
           ...(request.ready ? { ready: request.ready } : {}),
+          ...attachmentsOf(request),
         },
       };
       let response: Response;

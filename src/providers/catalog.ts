@@ -23,6 +23,8 @@ export interface ModelPreset {
    * `webSearch` on, and its requests carry its provider's search request (src/providers/web-search.ts).
    */
   webSearch?: true;
+  /** Takes image input, as its provider documents it (`VISION_MODELS`). */
+  vision: boolean;
 }
 
 export interface ProviderPreset {
@@ -60,6 +62,54 @@ export interface ProviderPreset {
 
 const free: Price = { inputPerM: 0, outputPerM: 0 };
 
+/**
+ * Preset models that take image input, by provider, each from its provider's model documentation. Every
+ * other preset model reads text only (a local model: the user says so per worker, since the server's
+ * loaded model is not known here).
+ */
+export const VISION_MODELS: Readonly<Record<string, readonly string[]>> = {
+  // "Input: text, image": https://platform.openai.com/docs/models/gpt-5,
+  // https://platform.openai.com/docs/models/gpt-5-mini, https://platform.openai.com/docs/models/gpt-4.1-mini
+  openai: ['gpt-5-mini', 'gpt-5', 'gpt-4.1-mini'],
+  // Every current Claude model takes images: https://docs.anthropic.com/en/docs/about-claude/models/overview
+  // ("Vision" row), https://docs.anthropic.com/en/docs/build-with-claude/vision
+  anthropic: ['claude-sonnet-4-5', 'claude-haiku-4-5'],
+  // "Inputs: audio, images, video, text, and PDF": https://ai.google.dev/gemini-api/docs/models#gemini-2.5-flash,
+  // https://ai.google.dev/gemini-api/docs/models#gemini-2.5-pro
+  gemini: ['gemini-2.5-flash', 'gemini-2.5-pro'],
+  // Input modalities per model on https://openrouter.ai/models (text+image for both; DeepSeek V3 text only).
+  openrouter: ['openai/gpt-5-mini', 'anthropic/claude-sonnet-4.5'],
+  // Groq's vision models are the Llama 4 ones (https://console.groq.com/docs/vision); Llama 3.3 70B and
+  // gpt-oss 120B read text only (https://console.groq.com/docs/models).
+  groq: [],
+  // Mistral Small (3.1 and later) and Large (3 and later) take images, Codestral does not:
+  // https://docs.mistral.ai/capabilities/vision/, https://docs.mistral.ai/getting-started/models/
+  mistral: ['mistral-large-latest', 'mistral-small-latest'],
+  // deepseek-chat and deepseek-reasoner read text only (https://api-docs.deepseek.com/quick_start/pricing:
+  // no image input); an image part is refused ("unknown variant `image_url`, expected `text`").
+  deepseek: [],
+  // Both Together presets are text models: https://docs.together.ai/docs/serverless-models
+  together: [],
+  // "grok-4: text and image input"; grok-3-mini reads text only: https://docs.x.ai/docs/models
+  xai: ['grok-4'],
+};
+
+/** Whether a preset model takes image input (false for any model not in `VISION_MODELS`). */
+export function presetTakesImages(providerId: string, modelId: string): boolean {
+  return VISION_MODELS[providerId]?.includes(modelId) ?? false;
+}
+
+/** A model as the list below writes it; `vision` comes from `VISION_MODELS`. */
+type ModelEntry = Omit<ModelPreset, 'vision'>;
+type PresetEntry = Omit<ProviderPreset, 'models'> & { models: readonly ModelEntry[] };
+
+function withVision(presets: readonly PresetEntry[]): ProviderPreset[] {
+  return presets.map((preset) => ({
+    ...preset,
+    models: preset.models.map((m) => ({ ...m, vision: presetTakesImages(preset.id, m.id) })),
+  }));
+}
+
 function model(
   id: string,
   label: string,
@@ -67,7 +117,7 @@ function model(
   inputPerM: number,
   outputPerM: number,
   costTier: ModelPreset['costTier'],
-): ModelPreset {
+): ModelEntry {
   return { id, label, strengths, price: { inputPerM, outputPerM }, costTier };
 }
 
@@ -95,11 +145,11 @@ function model(
  * | xAI        | Live Search (`search_parameters`)                          | no   | answers 410 Gone since 2026 ("Live search is deprecated", vercel/ai#15713); its       |
  * |            |                                                            |      | `web_search` tool is on the Responses endpoint only                                   |
  */
-function searching(preset: ModelPreset): ModelPreset {
+function searching(preset: ModelEntry): ModelEntry {
   return { ...preset, webSearch: true };
 }
 
-const localModel = (id: string, label: string): ModelPreset => ({
+const localModel = (id: string, label: string): ModelEntry => ({
   id,
   label,
   strengths: 'runs on this machine: private, free, slower and weaker than frontier models',
@@ -128,7 +178,7 @@ const local = {
 } as const;
 
 /** Prices: list prices per million tokens as of 2025, marked in the UI as editable estimates. */
-export const CATALOG: readonly ProviderPreset[] = [
+const PRESETS: readonly PresetEntry[] = [
   {
     ...cloud,
     id: 'openai',
@@ -363,6 +413,8 @@ export const CATALOG: readonly ProviderPreset[] = [
       'The server must answer CORS preflights from this page, and the built app must allow its host (see "Allowing a custom host" in the README).',
   },
 ];
+
+export const CATALOG: readonly ProviderPreset[] = withVision(PRESETS);
 
 const byId = new Map(CATALOG.map((p) => [p.id, p]));
 

@@ -5,7 +5,15 @@ import { type Dialect, dialectOf } from './dialects.ts';
 import { errorMessageOf, errorMessageOfText } from './error-body.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
 import { chatBody, deltaParts, usageOf } from './openai-wire.ts';
-import type { BatonRequestInit, ChatEvent, ChatRequest, ChatTransport, EgressContext } from './transport.ts';
+import {
+  attachmentsOf,
+  type BatonRequestInit,
+  type ChatEvent,
+  type ChatRequest,
+  type ChatTransport,
+  type EgressContext,
+  refuseImagesFor,
+} from './transport.ts';
 import { chunkCitations, openaiSearchRequest } from './web-search.ts';
 
 export interface OpenAITransportOptions {
@@ -132,6 +140,7 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
       const { signal } = request;
       const dialect = options.dialect ?? dialectOf(worker.providerId);
       if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
+      refuseImagesFor(worker, request);
       // An injected fetch (egress's) waits for `ready` itself, beside its ledger write; a bare one here.
       const inner =
         options.fetch ??
@@ -158,6 +167,7 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
             workerId: worker.id,
             providerId: worker.providerId,
             ...(request.ready ? { ready: request.ready } : {}),
+            ...attachmentsOf(request),
           },
           seen,
         ),

@@ -3,17 +3,48 @@
  * streamed chunk holds (answer text, reasoning, usage). Pure functions, so each dialect's request and
  * stream can be checked against transcripts from the provider's own docs (test/unit/providers/).
  */
-import type { ChatMessage } from '../shared/chat.ts';
+import { contentText, hasImages, type MessageContent, type PartsMessage } from '../shared/chat.ts';
 import type { Dialect } from './dialects.ts';
 import type { ChatEvent } from './transport.ts';
 import type { OpenAISearchRequest } from './web-search.ts';
 
+/**
+ * A content part as OpenAI's Chat Completions takes it: text, or an image as a base64 `data:` URL
+ * (https://platform.openai.com/docs/guides/images-vision#giving-a-model-images-as-input). Gemini's
+ * OpenAI-compatible endpoint takes the same form (https://ai.google.dev/gemini-api/docs/openai#image-understanding),
+ * as do Mistral, Groq, xAI and OpenRouter for their vision models. No `detail`: OpenAI's default is `auto`,
+ * and a strict dialect (Mistral) would be given one field more to judge.
+ */
+export type OpenAIContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } };
+
+/** A message on the wire: only a user turn may hold parts (images go nowhere else). */
+export type WireMessage =
+  | { role: 'user'; content: string | OpenAIContentPart[] }
+  | { role: 'system' | 'assistant'; content: string };
+
 export type ChatBody = {
   model: string;
-  messages: { role: ChatMessage['role']; content: string }[];
+  messages: WireMessage[];
   stream: true;
   stream_options?: { include_usage: true };
 } & OpenAISearchRequest['fields'];
+
+/**
+ * A message's content on the wire: a string unless it holds an image. Parts that are all text are joined
+ * into one string, so a request without images is the same as before parts existed, whatever the server
+ * makes of content arrays (some OpenAI-compatible servers take only strings).
+ */
+export function openaiContent(content: MessageContent): string | OpenAIContentPart[] {
+  if (typeof content === 'string' || !hasImages(content)) return contentText(content);
+  return content.map(
+    (part): OpenAIContentPart =>
+      part.type === 'image'
+        ? { type: 'image_url', image_url: { url: `data:${part.mediaType};base64,${part.data}` } }
+        : { type: 'text', text: part.text },
+  );
+}
 
 /**
  * The body of a streamed chat request. `stream_options` only where the dialect asks for usage: Mistral
@@ -26,13 +57,18 @@ export type ChatBody = {
  */
 export function chatBody(
   model: string,
-  messages: readonly ChatMessage[],
+  messages: readonly PartsMessage[],
   dialect: Dialect,
   search: OpenAISearchRequest['fields'] = {},
 ): ChatBody {
   const body: ChatBody = {
     model,
-    messages: messages.map(({ role, content }) => ({ role, content })),
+    messages: messages.map(
+      (message): WireMessage =>
+        message.role === 'user'
+          ? { role: 'user', content: openaiContent(message.content) }
+          : { role: message.role, content: message.content },
+    ),
     stream: true,
     ...search,
   };

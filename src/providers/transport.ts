@@ -1,9 +1,11 @@
 import type { WorkerSpec } from '../pool/types.ts';
-import type { ChatMessage } from '../shared/chat.ts';
+import { attachmentBytes, hasImages, type PartsMessage } from '../shared/chat.ts';
+import { ProviderError } from './errors.ts';
 
 /** What the executor sends for one attempt of one step. */
 export interface ChatRequest {
-  messages: ChatMessage[];
+  /** Text, or parts with images and attached files' text (a worker that takes no images must get none). */
+  messages: PartsMessage[];
   signal: AbortSignal;
   /** For the egress ledger: which run and step this request belongs to. */
   runId: string;
@@ -28,6 +30,28 @@ export interface EgressContext {
   providerId: string;
   /** The request's `ready` (see ChatRequest): an injected fetch (egress's) sends nothing before it settles. */
   ready?: Promise<void>;
+  /** Bytes of the body that are attachments (`attachmentBytes`), for the ledger; absent when none are. */
+  attachmentBytes?: number;
+}
+
+/**
+ * A request with an image for a worker not known to take images is refused before anything is sent: the
+ * plan's checks keep images from text-only workers, and this keeps it so should one get past them.
+ */
+export function refuseImagesFor(worker: WorkerSpec, request: Pick<ChatRequest, 'messages'>): void {
+  if (worker.vision === true) return;
+  if (!request.messages.some((message) => hasImages(message.content))) return;
+  throw new ProviderError(
+    'bad-request',
+    `${worker.label || worker.id} takes no images (${worker.model} is not marked as taking image input): ` +
+      'the request was not sent.',
+  );
+}
+
+/** The EgressContext field that says how many of a request's bytes are attachments (none: no field). */
+export function attachmentsOf(request: Pick<ChatRequest, 'messages'>): { attachmentBytes?: number } {
+  const bytes = attachmentBytes(request.messages);
+  return bytes > 0 ? { attachmentBytes: bytes } : {};
 }
 
 export type BatonRequestInit = RequestInit & { baton?: EgressContext };

@@ -3,3 +3,73 @@ export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
 }
+
+/**
+ * A user turn whose content may be parts: text, an attached file's text, images. Only user turns carry
+ * parts: OpenAI takes image parts in user messages only (system and assistant content is text), Anthropic's
+ * system prompt is text, and an answer is text. The on-device engines take `ChatMessage` alone.
+ */
+export interface UserPartsMessage {
+  role: 'user';
+  content: MessageContent;
+}
+
+/** What a cloud worker's transport is sent: text messages, and user turns that may hold parts. */
+export type PartsMessage = ChatMessage | UserPartsMessage;
+
+export type MessageContent = string | readonly ContentPart[];
+
+export type ContentPart = TextPart | ImagePart;
+
+/** The image types every provider that takes images accepts (OpenAI, Anthropic, Gemini: PNG, JPEG, WebP, GIF). */
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+  /** The attachment this text was read from (its content hash), when it is a file's text. */
+  attachment?: string;
+}
+
+export interface ImagePart {
+  type: 'image';
+  mediaType: ImageMediaType;
+  /** The image's bytes in base64 (no `data:` prefix): how every provider takes an inline image. */
+  data: string;
+  /** The attachment the image is (its content hash). */
+  attachment?: string;
+}
+
+/** The text of a message's content: a string as it is, parts' text joined (images leave nothing). */
+export function contentText(content: MessageContent): string {
+  if (typeof content === 'string') return content;
+  return content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+export function hasImages(content: MessageContent): boolean {
+  return typeof content !== 'string' && content.some((part) => part.type === 'image');
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The bytes of a request's messages that are attachments, as they go in the body: an image's base64
+ * (one byte a character), an attached file's text in UTF-8 (before JSON escaping, which the request body
+ * adds). The egress ledger records it beside the request's total `bytesOut`.
+ */
+export function attachmentBytes(messages: readonly PartsMessage[]): number {
+  let bytes = 0;
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'image') bytes += part.data.length;
+      else if (part.attachment !== undefined) bytes += encoder.encode(part.text).byteLength;
+    }
+  }
+  return bytes;
+}
+
+/** A message as text (an attached file's text kept, images left out): for a model that reads text only. */
+export function textMessage(message: PartsMessage): ChatMessage {
+  return { role: message.role, content: contentText(message.content) };
+}

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { DIALECT_MODES, type DialectMode } from './dialects/index.ts';
 import { SEARCHER } from './dialects/web-search.ts';
 import { plannerModel } from './planner-model.ts';
-import { type CorsMode, startProvider } from './server.ts';
+import { type CorsMode, IMAGE_MODELS, startProvider } from './server.ts';
 
 const { values } = parseArgs({
   options: {
@@ -32,9 +32,9 @@ const provider = await startProvider({
   cors,
   dialect,
   ...(values['no-usage'] ? { usage: 'never' as const } : {}),
-  // A local planner for the setup screen's "local server" engine (base URL above, model `planner`).
-  // And a model that searches the web (test/provider/dialects/web-search.ts).
-  models: [plannerModel(), SEARCHER],
+  // A local planner for the setup screen's "local server" engine (base URL above, model `planner`), a model
+  // that searches the web (test/provider/dialects/web-search.ts), and the image models (`images`, `text-only`).
+  models: [plannerModel(), SEARCHER, ...IMAGE_MODELS],
   ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
 });
 const list = (

@@ -9,6 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { ANTHROPIC_ALLOWED_HEADERS, anthropicMode, isAnthropicRequest } from './dialects/anthropic.ts';
 import { type DialectMode, wireDialect } from './dialects/index.ts';
 import { chatSearch, ONLINE_SUFFIX, type SearchSource, urlCitations } from './dialects/web-search.ts';
+import {
+  anthropicImages,
+  describeImages,
+  openaiImageRefusal,
+  openaiImages,
+  openaiTileTokens,
+} from './images.ts';
 
 /** `off`: a server that knows nothing of browsers (LM Studio without `--cors`): no CORS or CORP headers. */
 export type CorsMode = 'strict' | 'anthropic' | 'open' | 'off';
@@ -19,7 +26,9 @@ export type Behaviour =
   | { kind: 'table'; answers: Record<string, string>; fallback?: string }
   | { kind: 'fixed'; text: string }
   /** The answer from the whole request body (e.g. a planner that reads `response_format`: planner-model.ts). */
-  | { kind: 'request'; fn: (body: Record<string, unknown>) => string };
+  | { kind: 'request'; fn: (body: Record<string, unknown>) => string }
+  /** Says what images it was sent: format, size, bytes and hash of each (images.ts `describeImages`). */
+  | { kind: 'images' };
 
 export interface Latency {
   /** Delay before the first content token (headers are sent at once, as real providers do). */
@@ -97,6 +106,8 @@ export interface ScriptedModel {
    * it searches (test/provider/dialects/web-search.ts says when it does, and what is refused).
    */
   search?: { sources: readonly SearchSource[] };
+  /** Declared text-only: a request with an image is refused as the provider refuses it (images.ts). */
+  textOnly?: boolean;
 }
 
 export interface ProviderOptions {
@@ -171,6 +182,15 @@ export const BUILTIN_MODELS: readonly ScriptedModel[] = [
 ];
 
 /**
+ * Models for image tests (`startProvider({ models: IMAGE_MODELS })`): `images` says what images it was
+ * sent, `text-only` echoes but refuses any image as its provider would.
+ */
+export const IMAGE_MODELS: readonly ScriptedModel[] = [
+  { id: 'images', behaviour: { kind: 'images' } },
+  { id: 'text-only', behaviour: { kind: 'echo' }, textOnly: true },
+];
+
+/**
  * The tokenizer used for streaming and for usage: each token is a run of whitespace followed by a run of
  * non-whitespace (or trailing whitespace alone). `tokenize(s).join('') === s`.
  */
@@ -224,6 +244,8 @@ export function answer(
       return behaviour.text;
     case 'request':
       return behaviour.fn(body);
+    case 'images':
+      return describeImages([...openaiImages(messages), ...anthropicImages(messages)]);
     case 'table': {
       // The question is the last user message; Baton sends the user's question as the first user turn
       // and may add context after it, so the first user message is tried next.
@@ -486,6 +508,17 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     }
     const annotations = () =>
       search.kind === 'searched' ? urlCitations(wire.mode, search.sources, tokens.join('')) : undefined;
+    const images = openaiImages(request.messages as Message[]);
+    const refusal =
+      images.length === 0
+        ? undefined
+        : (wire.imageRefusal?.(images, body as Record<string, unknown>) ??
+          openaiImageRefusal(images, model.textOnly === true));
+    if (refusal) {
+      const { status, ...error } = refusal;
+      sendError(req, res, status, error);
+      return;
+    }
     const headerSpec = req.headers['x-test-fault'];
     const headerFault = typeof headerSpec === 'string' ? parseFault(headerSpec) : undefined;
     const fault = moved
@@ -510,7 +543,8 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       tokens = tokens.slice(0, limit);
       finishReason = 'length';
     }
-    const promptTokens = countPromptTokens(messages);
+    const promptTokens =
+      countPromptTokens(messages) + images.reduce((sum, { image }) => sum + openaiTileTokens(image ?? {}), 0);
     const thinking = fault ? [] : tokenize(model.reasoning?.text ?? '');
     const completionTokens = tokens.length + thinking.length;
     const baseUsage = {

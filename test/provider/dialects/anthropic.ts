@@ -12,6 +12,7 @@
  * "first N" fault counters are the server's.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { anthropicAreaTokens, anthropicImageRefusal, anthropicImages } from '../images.ts';
 // Functions only from server.ts (hoisted): it imports this file too, so its constants are not ready yet.
 import {
   answer,
@@ -251,6 +252,9 @@ export function anthropicMode(ctx: AnthropicContext) {
     }
 
     const messages = turns as { role: string; content: unknown }[];
+    const images = anthropicImages(messages);
+    const refused = anthropicImageRefusal(images, model.textOnly === true);
+    if (refused) return fail(req, res, 400, { type: 'invalid_request_error', message: refused });
     let tokens = fault?.kind === 'thinking-only' ? [] : tokenize(answer(model.behaviour, messages));
     let stopReason = fault?.kind === 'thinking-only' ? 'max_tokens' : 'end_turn';
     const limit = request.max_tokens as number;
@@ -269,7 +273,10 @@ export function anthropicMode(ctx: AnthropicContext) {
     const toolId = `srvtoolu_test${nextId}`;
     const citations = (sources ?? []).map((source) => webSearchLocation(source, tokens.join('')));
     const searchUsage = sources ? { server_tool_use: { web_search_requests: 1 } } : {};
-    const inputTokens = countPromptTokens(messages) + tokenize(contentText(request.system)).length;
+    const inputTokens =
+      countPromptTokens(messages) +
+      tokenize(contentText(request.system)).length +
+      images.reduce((sum, { image }) => sum + anthropicAreaTokens(image ?? {}), 0);
     const usage = { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     const id = `msg_test${nextId++}`;
     const latency: Latency = model.latency ?? { firstTokenMs: 0, perTokenMs: 0 };

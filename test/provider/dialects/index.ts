@@ -5,6 +5,8 @@
  * https://platform.openai.com/docs/api-reference/chat-streaming
  */
 
+import type { ImageAt, Refusal } from '../images.ts';
+
 export type DialectMode = 'openai' | 'mistral' | 'gemini' | 'openrouter' | 'xai' | 'groq' | 'deepseek';
 
 export const DIALECT_MODES: readonly DialectMode[] = [
@@ -62,6 +64,11 @@ export interface WireDialect {
   usageExtras(usage: Usage, reasoningTokens: number): Record<string, unknown>;
   /** Fields added to every chunk (Groq's `x_groq`). */
   chunkExtras(first: boolean): Record<string, unknown>;
+  /**
+   * The provider's own refusal of a request's images, where it differs from OpenAI's (`openaiImageRefusal`,
+   * which every other dialect sends in its own error shape).
+   */
+  imageRefusal?(images: readonly ImageAt[], body: Record<string, unknown>): Refusal | undefined;
 }
 
 const openaiPlan = (asked: boolean): StreamPlan => ({
@@ -255,6 +262,20 @@ const deepseek: WireDialect = {
     };
   },
   streamPlan: (asked) => ({ ...openaiPlan(asked), preamble: [': keep-alive'] }),
+  // Its models read text only: an `image_url` part fails to deserialize, whatever the model (the body
+  // quoted in https://github.com/1jehuang/jcode/issues/310).
+  imageRefusal(images, body) {
+    const first = images[0];
+    if (!first) return undefined;
+    const column = JSON.stringify(body).indexOf('"image_url"') + 1;
+    return {
+      status: 400,
+      message: `Failed to deserialize the JSON body into the target type: messages[${first.message}]: unknown variant \`image_url\`, expected \`text\` at line 1 column ${column}`,
+      type: 'invalid_request_error',
+      code: 'invalid_request_error',
+      param: null,
+    };
+  },
   usageExtras: (usage, reasoningTokens) => ({
     prompt_cache_hit_tokens: Math.floor(usage.prompt_tokens / 2),
     prompt_cache_miss_tokens: usage.prompt_tokens - Math.floor(usage.prompt_tokens / 2),
