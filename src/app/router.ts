@@ -1,11 +1,15 @@
 import { signal } from '@preact/signals';
 
-/** Screens of the app. `run` shows one stored run (history → open). */
+/**
+ * Screens of the app. `run` shows one stored run (history → open); `ledger` is the egress ledger, a page
+ * of its own under Settings (its hundred rows a page would bury the settings below it).
+ */
 export type Route =
   | { name: 'start' }
   | { name: 'ask' }
   | { name: 'history' }
   | { name: 'settings' }
+  | { name: 'ledger' }
   | { name: 'bench' }
   | { name: 'run'; id: string };
 
@@ -18,6 +22,7 @@ export function parseHash(hash: string, fallback: Route): Route {
     case 'ask':
     case 'history':
     case 'settings':
+    case 'ledger':
     case 'bench':
       return { name: head };
     case 'run': {

@@ -7,7 +7,6 @@ import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';
 import { Field } from './Field.tsx';
 import { LearnedStatePanel } from './LearnedStatePanel.tsx';
-import { LedgerPanel } from './LedgerPanel.tsx';
 import { PoolPanel } from './PoolPanel.tsx';
 import { VaultPanel } from './VaultPanel.tsx';
 
@@ -226,25 +225,83 @@ function ModelCachePanel() {
   );
 }
 
+/** The cards of Settings, in page order, for its list of sections. */
+const SECTIONS: Array<{ id: string; label: string }> = [
+  { id: 'pool-panel-title', label: 'Pool' },
+  { id: 'keys-title', label: 'API keys' },
+  { id: 'conductor-title', label: 'Conductor model' },
+  { id: 'cache-title', label: 'Model storage' },
+  { id: 'planning-title', label: 'Planning' },
+  { id: 'spending-title', label: 'Spending' },
+  { id: 'learned-title', label: 'What Baton learned' },
+  { id: 'theme-title', label: 'Appearance' },
+  { id: 'ledger-link-title', label: 'Egress ledger' },
+  { id: 'caps-title', label: 'This device' },
+];
+
+/**
+ * Links to each card of the page. The app routes on the URL's hash, so an in-page `#id` link would leave
+ * Settings: each link moves focus to its card's heading instead (and so the page scrolls to it).
+ */
+function SectionList() {
+  const go = (event: MouseEvent, id: string) => {
+    const heading = document.getElementById(id);
+    if (!heading) return;
+    event.preventDefault();
+    heading.setAttribute('tabindex', '-1');
+    heading.focus();
+  };
+  return (
+    <nav aria-label="Settings sections" class="section-list" data-testid="settings-sections">
+      <ul>
+        {SECTIONS.map((section) => (
+          <li key={section.id}>
+            <a href="#/settings" onClick={(event) => go(event, section.id)}>
+              {section.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/** Where the egress ledger is: a page of its own, since its rows would bury the settings below them. */
+function LedgerLink() {
+  return (
+    <section class="card" aria-labelledby="ledger-link-title" data-testid="ledger-link">
+      <h2 id="ledger-link-title">Egress ledger</h2>
+      <p class="small muted">
+        Every request this page sent, and every file the conductor model downloaded: when, where, how much,
+        for which run.
+      </p>
+      <a class="button" href="#/ledger" data-testid="open-ledger">
+        Open the egress ledger
+      </a>
+    </section>
+  );
+}
+
 export function SettingsScreen() {
   const { capabilities } = useAppState().device;
   return (
     <div data-testid="settings-screen">
-      <h1 style={{ fontSize: '1.4rem', margin: '0 0 0.75rem' }}>Settings</h1>
+      <h1 class="screen-title">Settings</h1>
+      <SectionList />
       <PoolPanel />
       <VaultPanel />
       <div class="grid-2">
         <ConductorSetup />
         <ModelCachePanel />
       </div>
-      <LedgerPanel />
-      <LearnedStatePanel />
       <div class="grid-2">
         <PlanningPanel />
         <SpendingPanel />
       </div>
+      <LearnedStatePanel />
       <div class="grid-2">
         <ThemePanel />
+        <LedgerLink />
       </div>
       <div class="grid-2">
         <CapabilityPanel caps={capabilities.value} />

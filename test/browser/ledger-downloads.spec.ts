@@ -37,7 +37,7 @@ test('model downloads and a failed one are in the ledger; the CPU download failu
   await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
   expect(models.downloads()).toBe(1);
 
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   const rows = page.getByTestId('ledger-panel').locator('tbody tr', { hasText: 'model download' });
   await expect(rows).toHaveCount(2);
   // Newest first: the download, then the failed attempt.
@@ -50,7 +50,7 @@ test('model downloads and a failed one are in the ledger; the CPU download failu
 });
 
 test('the ledger shows 100 entries a page, newest first, and pages to older ones', async ({ page }) => {
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   await expect(page.getByTestId('ledger-panel')).not.toContainText('Loading');
   // 230 more entries, written to the same IndexedDB store the app writes.
   await page.evaluate(
@@ -128,7 +128,7 @@ test("web-llm's downloads (through the Cache API) are in the ledger too, and a m
       timeout: 60_000,
     },
   );
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   const row = page
     .getByTestId('ledger-panel')
     .locator('tbody tr', { hasText: 'model download' })

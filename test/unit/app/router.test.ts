@@ -8,6 +8,7 @@ describe('hash routes', () => {
       { name: 'ask' },
       { name: 'history' },
       { name: 'settings' },
+      { name: 'ledger' },
       { name: 'bench' },
       { name: 'run', id: 'a/b c' },
     ] as const) {
