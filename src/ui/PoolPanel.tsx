@@ -2,6 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { WorkerSpec } from '../pool/types.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
 import { useAppState } from './app-context.ts';
+import { ConnectSrcHint } from './ConnectSrcHint.tsx';
 import {
   type CostTier,
   type Draft,
@@ -239,6 +240,7 @@ export function PoolPanel() {
               readOnly={preset ? !preset.baseURLEditable : false}
               onInput={(e) => set({ baseURL: e.currentTarget.value })}
             />
+            <ConnectSrcHint baseURL={draft.baseURL} />
           </div>
         </div>
         <div class="row">

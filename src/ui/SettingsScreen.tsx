@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatBytes } from '../app/format.ts';
 import { parseSpendLimit } from '../app/prefs.ts';
+import { routeHash } from '../app/router.ts';
 import type { ThemeChoice } from '../app/theme.ts';
 import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
@@ -225,45 +226,48 @@ function ModelCachePanel() {
   );
 }
 
-/** The cards of Settings, in page order, for its list of sections. */
-const SECTIONS: Array<{ id: string; label: string }> = [
-  { id: 'pool-panel-title', label: 'Pool' },
-  { id: 'keys-title', label: 'API keys' },
-  { id: 'conductor-title', label: 'Conductor model' },
-  { id: 'cache-title', label: 'Model storage' },
-  { id: 'planning-title', label: 'Planning' },
-  { id: 'spending-title', label: 'Spending' },
-  { id: 'learned-title', label: 'What Baton learned' },
-  { id: 'theme-title', label: 'Appearance' },
-  { id: 'ledger-link-title', label: 'Egress ledger' },
-  { id: 'caps-title', label: 'This device' },
+/** The cards of Settings in page order, each with its heading's id and its part of the URL. */
+const SECTIONS: Array<{ slug: string; heading: string; label: string }> = [
+  { slug: 'pool', heading: 'pool-panel-title', label: 'Pool' },
+  { slug: 'keys', heading: 'keys-title', label: 'API keys' },
+  { slug: 'conductor', heading: 'conductor-title', label: 'Conductor model' },
+  { slug: 'storage', heading: 'cache-title', label: 'Model storage' },
+  { slug: 'planning', heading: 'planning-title', label: 'Planning' },
+  { slug: 'spending', heading: 'spending-title', label: 'Spending' },
+  { slug: 'learned', heading: 'learned-title', label: 'What Baton learned' },
+  { slug: 'appearance', heading: 'theme-title', label: 'Appearance' },
+  { slug: 'ledger', heading: 'ledger-link-title', label: 'Egress ledger' },
+  { slug: 'device', heading: 'caps-title', label: 'This device' },
 ];
 
-/**
- * Links to each card of the page. The app routes on the URL's hash, so an in-page `#id` link would leave
- * Settings: each link moves focus to its card's heading instead (and so the page scrolls to it).
- */
+/** Links to each card of the page (`#/settings/<section>`: the app routes on the hash, so no `#id`). */
 function SectionList() {
-  const go = (event: MouseEvent, id: string) => {
-    const heading = document.getElementById(id);
-    if (!heading) return;
-    event.preventDefault();
-    heading.setAttribute('tabindex', '-1');
-    heading.focus();
-  };
   return (
     <nav aria-label="Settings sections" class="section-list" data-testid="settings-sections">
       <ul>
         {SECTIONS.map((section) => (
-          <li key={section.id}>
-            <a href="#/settings" onClick={(event) => go(event, section.id)}>
-              {section.label}
-            </a>
+          <li key={section.slug}>
+            <a href={routeHash({ name: 'settings', section: section.slug })}>{section.label}</a>
           </li>
         ))}
       </ul>
     </nav>
   );
+}
+
+/** Moves focus (and so the page) to the heading of the section the URL names, each time it names one. */
+function useSectionFocus(section: string | undefined): void {
+  useEffect(() => {
+    const id = SECTIONS.find((s) => s.slug === section)?.heading;
+    // A task later: coming from another screen, the app first moves focus to the new screen's start.
+    const timer = setTimeout(() => {
+      const heading = id ? document.getElementById(id) : null;
+      if (!heading) return;
+      heading.setAttribute('tabindex', '-1');
+      heading.focus();
+    });
+    return () => clearTimeout(timer);
+  }, [section]);
 }
 
 /** Where the egress ledger is: a page of its own, since its rows would bury the settings below them. */
@@ -283,7 +287,10 @@ function LedgerLink() {
 }
 
 export function SettingsScreen() {
-  const { capabilities } = useAppState().device;
+  const app = useAppState();
+  const { capabilities } = app.device;
+  const route = app.router.route.value;
+  useSectionFocus(route.name === 'settings' ? route.section : undefined);
   return (
     <div data-testid="settings-screen">
       <h1 class="screen-title">Settings</h1>

@@ -68,7 +68,7 @@ test('Settings keeps its height however long the ledger is: the ledger has a pag
   expect(after.appearance).toBe(before.appearance);
 });
 
-test('the ledger is reached from Settings by keyboard, and Settings\' section list moves focus to a card', async ({
+test("the ledger is reached from Settings by keyboard, and Settings' section list moves focus to a card", async ({
   page,
 }) => {
   await page.goto('/#/settings');
@@ -90,7 +90,11 @@ test('the ledger is reached from Settings by keyboard, and Settings\' section li
   await page.keyboard.press('Enter');
   await expect(page.locator('#theme-title')).toBeFocused();
   await expect(page.locator('#theme-title')).toBeInViewport();
-  expect(new URL(page.url()).hash).toBe('#/settings');
+  await expect(page).toHaveURL(/#\/settings\/appearance$/);
+  // The section's address opens Settings at that card, from another screen too.
+  await page.goto('/#/ask');
+  await page.goto('/#/settings/planning');
+  await expect(page.locator('#planning-title')).toBeFocused();
 
   await sections.getByRole('link', { name: 'Egress ledger' }).focus();
   await page.keyboard.press('Enter');
@@ -103,10 +107,9 @@ test('the ledger is reached from Settings by keyboard, and Settings\' section li
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Egress ledger');
   await expect(page.getByTestId('ledger-panel')).not.toContainText('Loading');
   // Under Settings in the header, with the way back.
-  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' })).toHaveAttribute(
-    'aria-current',
-    'page',
-  );
+  await expect(
+    page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }),
+  ).toHaveAttribute('aria-current', 'page');
   await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByTestId('settings-screen')).toBeVisible();
 });
