@@ -26,7 +26,7 @@ async function nodesInBox(page: Page) {
 
 test('a 5-step chain shows all its nodes in its half-width card, with nothing to scroll', async ({
   page,
-}) => {
+}, testInfo) => {
   await page.setViewportSize({ width: 1280, height: 900 });
   await openImported(page, chainRunExport(5));
   const nodes = await nodesInBox(page);
@@ -34,18 +34,24 @@ test('a 5-step chain shows all its nodes in its half-width card, with nothing to
   expect(nodes.every((n) => n.insideWidth && n.shown)).toBe(true);
   for (const node of nodes) expect(node.width).toBeGreaterThanOrEqual(120);
   // The graph still sits in half the run view, beside the timeline.
-  const card = await page.getByRole('region', { name: 'Workflow' }).boundingBox();
+  const card = await page.getByRole('region', { name: 'Workflow', exact: true }).boundingBox();
   expect(card!.width).toBeLessThan(700);
   const scroller = page.getByTestId('workflow-graph-scroll');
   expect(
     await scroller.evaluate((el) => el.scrollHeight <= el.clientHeight && el.scrollWidth <= el.clientWidth),
   ).toBe(true);
   await expect(page.getByTestId('graph-hidden-steps')).toHaveCount(0);
+  await page
+    .getByRole('region', { name: 'Workflow', exact: true })
+    .screenshot({ path: testInfo.outputPath('graph-chain-5.png') });
+  await page
+    .getByRole('region', { name: 'Workflow', exact: true })
+    .screenshot({ path: testInfo.outputPath('graph-chain-5.png') });
 });
 
 test("a 15-step chain fits its card's width, says how many steps are below, and scrolls by keyboard", async ({
   page,
-}) => {
+}, testInfo) => {
   await page.setViewportSize({ width: 1280, height: 900 });
   await openImported(page, chainRunExport(15));
   await expect(page.locator('[data-testid^="graph-node-"]')).toHaveCount(15);
@@ -67,11 +73,14 @@ test("a 15-step chain fits its card's width, says how many steps are below, and 
   await page.keyboard.press('End');
   await expect.poll(async () => (await nodesInBox(page))[14]!.shown).toBe(true);
   await expect(hint).toHaveText(/steps? above: scroll the graph up/);
+  await page
+    .getByRole('region', { name: 'Workflow', exact: true })
+    .screenshot({ path: testInfo.outputPath('graph-chain-15.png') });
 });
 
 test('a plan of eight parallel steps wraps its stage inside the card instead of running off it', async ({
   page,
-}) => {
+}, testInfo) => {
   await page.setViewportSize({ width: 1280, height: 900 });
   await openImported(page, fanRunExport(8));
   const nodes = await nodesInBox(page);
@@ -82,6 +91,9 @@ test('a plan of eight parallel steps wraps its stage inside the card instead of 
     .evaluateAll((els) => new Set(els.map((el) => Math.round(el.getBoundingClientRect().top))).size);
   // Eight side by side would not fit: the stage takes more than one row, and the aggregator one more.
   expect(rows).toBeGreaterThan(2);
+  await page
+    .getByRole('region', { name: 'Workflow', exact: true })
+    .screenshot({ path: testInfo.outputPath('graph-fan-8.png') });
 });
 
 test('the graph, the timeline and the step cards name workers by their labels, not ids', async ({ page }) => {
