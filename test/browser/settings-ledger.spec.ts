@@ -57,15 +57,18 @@ test('Settings keeps its height however long the ledger is: the ledger has a pag
   const before = await settingsLayout(page);
   // The ledger's page opens the ledger database; then it gets 150 requests, more than a page of rows.
   await page.goto('/#/ledger');
-  await expect(page.getByTestId('ledger-panel')).not.toContainText('Loading');
+  await expect
+    .poll(() => page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name)))
+    .toContain('baton-ledger');
   await seedLedger(page, 150);
-  await page.reload();
-  await expect(page.getByTestId('ledger-panel').locator('tbody tr')).toHaveCount(100);
 
   const after = await settingsLayout(page);
-  await expect(page.getByTestId('ledger-panel')).toHaveCount(0);
   expect(after.height).toBe(before.height);
   expect(after.appearance).toBe(before.appearance);
+  await expect(page.getByTestId('ledger-panel')).toHaveCount(0);
+  // The rows are on the ledger's page, a hundred at a time.
+  await page.goto('/#/ledger');
+  await expect(page.getByTestId('ledger-panel').locator('tbody tr')).toHaveCount(100);
 });
 
 test("the ledger is reached from Settings by keyboard, and Settings' section list moves focus to a card", async ({
