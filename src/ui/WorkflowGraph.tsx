@@ -78,6 +78,9 @@ export function WorkflowGraph({
     return () => observer.disconnect();
   }, [steps.length > 0]);
 
+  // Which steps are out of view changes with a scroll, a resize or a new drawing; not with every draw of a
+  // running plan (a streamed token redraws the run view): reading the box's size forces a layout.
+  const drawing = `${layout.width}×${layout.height}:${layout.nodes.map((n) => n.y).join(',')}`;
   useLayoutEffect(() => {
     const element = box.current;
     if (!element) return;
@@ -87,8 +90,13 @@ export function WorkflowGraph({
     };
     update();
     element.addEventListener('scroll', update, { passive: true });
-    return () => element.removeEventListener('scroll', update);
-  });
+    const observer = typeof ResizeObserver === 'undefined' ? undefined : new ResizeObserver(update);
+    observer?.observe(element);
+    return () => {
+      element.removeEventListener('scroll', update);
+      observer?.disconnect();
+    };
+  }, [drawing]);
 
   if (steps.length === 0) return null;
   const description = describeGraph(steps, nameOf);

@@ -1,43 +1,8 @@
 import { expect, type Page, test } from '@playwright/test';
+import { seedLedger } from './app-steps.ts';
 
 // The egress ledger shows a hundred rows a page. In the middle of Settings they made the page about
 // 10,000 px tall and pushed Planning, Spending and Appearance far below; it has a page of its own now.
-
-/** Writes `count` chat entries into the app's own ledger database (it exists once the app opened it). */
-async function seedLedger(page: Page, count: number): Promise<void> {
-  await page.evaluate(
-    (count) =>
-      new Promise<void>((resolve, reject) => {
-        const open = indexedDB.open('baton-ledger');
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const tx = open.result.transaction('entries', 'readwrite');
-          for (let i = 0; i < count; i++) {
-            tx.objectStore('entries').add({
-              time: Date.now(),
-              purpose: 'chat',
-              providerId: 'custom',
-              host: `seed${i}.example`,
-              method: 'POST',
-              path: '/v1/chat/completions',
-              sent: true,
-              keyAttached: false,
-              state: 'done',
-              status: 200,
-              bytesOut: 1,
-              bytesIn: 1,
-            });
-          }
-          tx.oncomplete = () => {
-            open.result.close();
-            resolve();
-          };
-          tx.onerror = () => reject(tx.error);
-        };
-      }),
-    count,
-  );
-}
 
 /** Settings as drawn: the page's height and where the Appearance card starts. */
 async function settingsLayout(page: Page) {
