@@ -69,7 +69,7 @@ function fenced(text: string): string[] {
  * fenced as plain text when the rewritten Markdown still holds something live (a construct the rewrite
  * does not know), so an export is inert whatever the answer.
  */
-function answer(text: string, headingOffset: number): string[] {
+function formattedAnswer(text: string, headingOffset: number): string[] {
   const formatted = inertMarkdown(text, { headingOffset });
   return inertProblems(formatted).length === 0 ? [formatted] : fenced(text);
 }
@@ -100,14 +100,14 @@ function inline(text: string): string {
  * still read as live anywhere, its answers are fenced as plain text instead.
  */
 export function exportRunMarkdown(run: RunRecord, steps: readonly StepRecord[]): string {
-  const report = markdownReport(run, steps, answer);
+  const report = markdownReport(run, steps, formattedAnswer);
   return inertProblems(report).length === 0 ? report : markdownReport(run, steps, fenced);
 }
 
 function markdownReport(
   run: RunRecord,
   steps: readonly StepRecord[],
-  answer: (text: string, headingOffset: number) => string[],
+  answerLines: (text: string, headingOffset: number) => string[],
 ): string {
   const lines: string[] = [];
   lines.push(`# ${inline(run.question.split('\n')[0] ?? '')}`, '');
@@ -125,7 +125,7 @@ function markdownReport(
   if (run.error) lines.push(`**Error:** ${inline(run.error)}`, '');
   if (run.plan.thought) lines.push('**Plan**', '', ...fenced(run.plan.thought), '');
   // The answer's own headings go under "## Answer" (its # is a ###), a step's under "### Step".
-  if (run.answer !== undefined) lines.push('## Answer', '', ...answer(run.answer, 2), '');
+  if (run.answer !== undefined) lines.push('## Answer', '', ...answerLines(run.answer, 2), '');
   lines.push('## Steps', '');
   const labels = labelsOf(run.pool);
   const name = (id: string) => inline(workerName(id, labels));
@@ -154,7 +154,7 @@ function markdownReport(
       lines.push(`- Taken over: ${name(t.from)} failed (${inline(t.reason)}), ${name(t.to)} took over`);
     }
     lines.push('', '**Task**', '', ...fenced(step.task), '');
-    if (step.text) lines.push('**Answer**', '', ...answer(step.text, 3), '');
+    if (step.text) lines.push('**Answer**', '', ...answerLines(step.text, 3), '');
   }
   return lines.join('\n');
 }
