@@ -22,7 +22,13 @@ import {
   PYODIDE_FILES,
   pyodidePath,
 } from './src/evaluation/python-assets.ts';
-import { cspPlugin, LOCAL_HOSTS, parseConnectSrc, parseSandboxOrigin } from './src/security/csp.ts';
+import {
+  cspDirectives,
+  cspPlugin,
+  LOCAL_HOSTS,
+  parseConnectSrc,
+  parseSandboxOrigin,
+} from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
 // COEP `credentialless` rather than `require-corp`: isolated all the same (Chromium 96+, Firefox 119+), but a
@@ -86,9 +92,13 @@ function pyodideAssets(): Plugin {
 
 // The origin that serves the code-runner sandbox when it is not the app's own (README: "The code sandbox").
 const sandboxOrigin = parseSandboxOrigin(process.env.BATON_SANDBOX_ORIGIN);
+// Custom hosts the page may call (README: "Allowing a custom host").
+const extraConnectSrc = parseConnectSrc(process.env.BATON_CONNECT_SRC);
 
 export default defineConfig(({ mode }) => ({
   define: {
+    // The pool form reads it to say when a base URL needs BATON_CONNECT_SRC (src/security/connect-src.ts).
+    'import.meta.env.BATON_CONNECT_SRC': JSON.stringify(cspDirectives({ extraConnectSrc })['connect-src']),
     'import.meta.env.BATON_SANDBOX_ORIGIN': JSON.stringify(sandboxOrigin ?? ''),
     // The connection test reads it: under `require-corp` a failed no-cors probe proves nothing.
     'import.meta.env.BATON_COEP': JSON.stringify(COEP),
@@ -104,7 +114,7 @@ export default defineConfig(({ mode }) => ({
   plugins: [
     pyodideAssets(),
     cspPlugin({
-      extraConnectSrc: parseConnectSrc(process.env.BATON_CONNECT_SRC),
+      extraConnectSrc,
       // Test builds may frame the sandbox from another local site (localhost beside 127.0.0.1), as a
       // deployment frames it from its own origin.
       frameSrc: [...(sandboxOrigin ? [sandboxOrigin] : []), ...(mode === 'test' ? LOCAL_HOSTS : [])],

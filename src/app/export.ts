@@ -5,7 +5,9 @@ import type { WorkerSpec } from '../pool/types.ts';
 import type { Citation } from '../providers/transport.ts';
 import { citationOf } from '../providers/web-search.ts';
 import { validatePlan } from '../shared/plan/index.ts';
-import { ESTIMATED, estimateNote } from './format.ts';
+import { ESTIMATED, estimateNote, formatCost } from './format.ts';
+import { codeBlock, inertMarkdown, inertProblems } from './inert-markdown.ts';
+import { labelsOf, workerName } from './worker-names.ts';
 
 /** A run as a portable file. Keys are never part of a run; worker URLs lose credentials and queries too. */
 export interface RunExport {
@@ -60,19 +62,19 @@ export function exportRunJson(run: RunRecord, steps: readonly StepRecord[]): str
   return JSON.stringify(exportRun(run, steps), null, 2);
 }
 
-/**
- * A code fence that the text cannot close: a closing fence needs a run of the same character at least as
- * long, so one backtick longer than any run of backticks or tildes in the text (at least three).
- */
-function fence(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+|~+/g)].map((m) => m[0].length));
-  return '`'.repeat(longest + 1);
-}
-
 /** Untrusted text as an inert fenced block: a viewer that renders HTML shows it as text. */
 function fenced(text: string): string[] {
-  const f = fence(text);
-  return [`${f}text`, text, f];
+  return [codeBlock(text, 'text')];
+}
+
+/**
+ * An answer with its formatting (headings under the report's own, lists, tables, code) and nothing live;
+ * fenced as plain text when the rewritten Markdown still holds something live (a construct the rewrite
+ * does not know), so an export is inert whatever the answer.
+ */
+function formattedAnswer(text: string, headingOffset: number): string[] {
+  const formatted = inertMarkdown(text, { headingOffset });
+  return inertProblems(formatted).length === 0 ? [formatted] : fenced(text);
 }
 
 /**
@@ -114,10 +116,21 @@ function sourceLines(citations: readonly Citation[] | undefined): string[] {
 }
 
 /**
- * A readable report: question, plan, each step's task and answer, totals. Everything a worker, the
- * conductor or an imported file wrote is fenced or escaped, so the report is inert wherever it is rendered.
+ * A readable report: question, plan, each step's task and answer, totals, workers by their labels.
+ * Answers keep their Markdown, rewritten so nothing in them is live (src/app/inert-markdown.ts); whatever
+ * else a worker, the conductor or an imported file wrote is fenced or escaped. Should the whole report
+ * still read as live anywhere, its answers are fenced as plain text instead.
  */
 export function exportRunMarkdown(run: RunRecord, steps: readonly StepRecord[]): string {
+  const report = markdownReport(run, steps, formattedAnswer);
+  return inertProblems(report).length === 0 ? report : markdownReport(run, steps, fenced);
+}
+
+function markdownReport(
+  run: RunRecord,
+  steps: readonly StepRecord[],
+  answerLines: (text: string, headingOffset: number) => string[],
+): string {
   const lines: string[] = [];
   lines.push(`# ${inline(run.question.split('\n')[0] ?? '')}`, '');
   if (run.question.includes('\n')) lines.push(...fenced(run.question), '');
@@ -127,20 +140,23 @@ export function exportRunMarkdown(run: RunRecord, steps: readonly StepRecord[]):
     `- Status: ${run.status}`,
     `- Started: ${new Date(run.createdAt).toISOString()}`,
     `- Tokens: ${approx}${run.totals.promptTokens} in, ${approx}${run.totals.completionTokens} out`,
-    `- Cost: ${approx}$${run.totals.cost.toFixed(6)}`,
+    `- Cost: ${approx}${formatCost(run.totals.cost)}`,
     ...(run.totals.estimated ? [`- In part ${estimateNote(run.totals.estimator)}.`] : []),
     '',
   );
   if (run.error) lines.push(`**Error:** ${inline(run.error)}`, '');
   if (run.plan.thought) lines.push('**Plan**', '', ...fenced(run.plan.thought), '');
-  if (run.answer !== undefined) lines.push('## Answer', '', ...fenced(run.answer), '');
+  // The answer's own headings go under "## Answer" (its # is a ###), a step's under "### Step".
+  if (run.answer !== undefined) lines.push('## Answer', '', ...answerLines(run.answer, 2), '');
   lines.push('## Steps', '');
+  const labels = labelsOf(run.pool);
+  const name = (id: string) => inline(workerName(id, labels));
   for (const step of steps) {
     const worker = run.pool.find((w) => w.id === step.worker);
     const sees = step.sees === 'all' ? 'all' : step.sees.length ? step.sees.join(', ') : 'none';
-    const who = worker ? ` (${inline(worker.label)}, ${inline(worker.model)})` : '';
+    const model = worker ? ` (${inline(worker.model)})` : '';
     lines.push(
-      `### Step ${step.index}: ${inline(step.worker)}${who}`,
+      `### Step ${step.index}: ${name(step.worker)}${model}`,
       '',
       `- State: ${step.state}`,
       `- Sees: ${sees}`,
@@ -157,11 +173,10 @@ export function exportRunMarkdown(run: RunRecord, steps: readonly StepRecord[]):
     }
     if (step.error) lines.push(`- Error: ${inline(step.error)}`);
     for (const t of step.takeovers ?? []) {
-      const name = (id: string) => inline(run.pool.find((w) => w.id === id)?.label || id);
       lines.push(`- Taken over: ${name(t.from)} failed (${inline(t.reason)}), ${name(t.to)} took over`);
     }
     lines.push('', '**Task**', '', ...fenced(step.task), '');
-    if (step.text) lines.push('**Answer**', '', ...fenced(step.text), '');
+    if (step.text) lines.push('**Answer**', '', ...answerLines(step.text, 3), '');
     lines.push(...sourceLines(step.citations));
   }
   return lines.join('\n');

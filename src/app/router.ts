@@ -1,11 +1,16 @@
 import { signal } from '@preact/signals';
 
-/** Screens of the app. `run` shows one stored run (history → open). */
+/**
+ * Screens of the app. `run` shows one stored run (history → open); `settings` may name one of its
+ * sections (`#/settings/planning`), which gets the focus; `ledger` is the egress ledger, a page of its own
+ * under Settings (its hundred rows a page would bury the settings below it).
+ */
 export type Route =
   | { name: 'start' }
   | { name: 'ask' }
   | { name: 'history' }
-  | { name: 'settings' }
+  | { name: 'settings'; section?: string }
+  | { name: 'ledger' }
   | { name: 'bench' }
   | { name: 'run'; id: string };
 
@@ -14,10 +19,14 @@ export function parseHash(hash: string, fallback: Route): Route {
   const path = hash.replace(/^#\/?/, '');
   const [head, ...rest] = path.split('/');
   switch (head) {
+    case 'settings': {
+      const section = rest.join('/');
+      return section ? { name: head, section: decodeURIComponent(section) } : { name: head };
+    }
     case 'start':
     case 'ask':
     case 'history':
-    case 'settings':
+    case 'ledger':
     case 'bench':
       return { name: head };
     case 'run': {
@@ -30,7 +39,9 @@ export function parseHash(hash: string, fallback: Route): Route {
 }
 
 export function routeHash(route: Route): string {
-  return route.name === 'run' ? `#/run/${encodeURIComponent(route.id)}` : `#/${route.name}`;
+  if (route.name === 'run') return `#/run/${encodeURIComponent(route.id)}`;
+  if (route.name === 'settings' && route.section) return `#/settings/${encodeURIComponent(route.section)}`;
+  return `#/${route.name}`;
 }
 
 /** The screen shown, for one app state, and the two ways it changes: a link in the app or the hash. */

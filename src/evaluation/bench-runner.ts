@@ -1,3 +1,4 @@
+import { formatCost } from '../app/format.ts';
 import { DEFAULT_ANSWER_TOKENS } from '../executor/estimate.ts';
 import type { ExecutorOptions } from '../executor/executor.ts';
 import { totalsOf } from '../executor/spend.ts';
@@ -294,7 +295,7 @@ export function runBench(options: BenchOptions): BenchController {
       if (options.spendCapUsd !== undefined && spent + committed + estimate > options.spendCapUsd) {
         if (running.size > 0) break; // wait: finished items may cost less than estimated
         state = 'capped';
-        stopReason = `Stopped before passing the $${options.spendCapUsd} spend cap: $${spent.toFixed(4)} spent, the next item could cost about $${estimate.toFixed(4)}.`;
+        stopReason = `Stopped before passing the $${options.spendCapUsd} spend cap: ${formatCost(spent)} spent, the next item could cost about ${formatCost(estimate)}.`;
         break;
       }
       queue.shift();

@@ -1,3 +1,4 @@
+import { formatCost } from '../app/format.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import { estimateTokens, priceOf, totalsOf } from './spend.ts';
 import type { StepStatus } from './types.ts';
@@ -29,7 +30,7 @@ export function overSpendLimit(spent: number, limitUsd: number | undefined): boo
 
 /** Dollars as the message needs them: cents for a limit, enough digits that a spend just past it reads so. */
 function usd(n: number): string {
-  if (n > 0 && n < 0.01) return `$${n.toPrecision(2)}`;
+  if (n > 0 && n < 0.01) return formatCost(n);
   return `$${n.toFixed(n < 1 && !Number.isInteger(n * 100) ? 3 : 2)}`;
 }
 

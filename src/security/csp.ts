@@ -124,9 +124,38 @@ export function injectMeta(html: string, policy: string): string {
 }
 
 /**
- * Injects the policy into every built HTML page (see injectMeta), and sends it as a header
- * from `vite preview` (except under OWN_POLICY_PATHS). The dev server gets neither: Vite's HMR client
- * needs inline code and a websocket.
+ * The build's policy with what Vite's dev server needs and nothing more, so a host the build would block
+ * is blocked in development too: `'unsafe-inline'` styles (the dev client injects each CSS module as a
+ * `<style>` element; the build links CSS files), and the HMR websocket's origin in connect-src (`'self'`
+ * covers a same-host ws: URL in CSP Level 3 browsers, not in older Safari). No script allowance: the dev
+ * client is an external module and uses no eval.
+ */
+export function devDirectives(directives: Directives, websocketOrigin?: string): Directives {
+  return {
+    ...directives,
+    'style-src': [...(directives['style-src'] ?? []), "'unsafe-inline'"],
+    'connect-src': [...(directives['connect-src'] ?? []), ...(websocketOrigin ? [websocketOrigin] : [])],
+  };
+}
+
+/**
+ * The HMR websocket's origin: the host and port the page was loaded from (vite.config.ts sets no
+ * `server.hmr`). Only a plain host[:port] is taken, since it ends up inside the policy's text.
+ */
+export function websocketOrigin(host: string | undefined, secure: boolean): string | undefined {
+  if (!host || !/^[\w.-]+(:\d+)?$|^\[[\da-f:]+\](:\d+)?$/i.test(host)) return undefined;
+  return `${secure ? 'wss:' : 'ws:'}//${host}`;
+}
+
+/** Whether the app's policy goes on a response for `path` (not on pages that carry their own). */
+function takesAppPolicy(path: string): boolean {
+  return !OWN_POLICY_PATHS.some((p) => path.startsWith(p));
+}
+
+/**
+ * Injects the policy into every built HTML page (see injectMeta), and sends it as a header from
+ * `vite preview` and from the dev server (`npm start`, with devDirectives), except under
+ * OWN_POLICY_PATHS.
  */
 export function cspPlugin(options: CspOptions = {}): Plugin {
   const directives = cspDirectives(options);
@@ -143,9 +172,16 @@ export function cspPlugin(options: CspOptions = {}): Plugin {
     },
     configurePreviewServer(server) {
       server.middlewares.use((req, res, next) => {
-        const path = req.url ?? '/';
-        if (!OWN_POLICY_PATHS.some((p) => path.startsWith(p)))
-          res.setHeader('Content-Security-Policy', header);
+        if (takesAppPolicy(req.url ?? '/')) res.setHeader('Content-Security-Policy', header);
+        next();
+      });
+    },
+    configureServer(server) {
+      const secure = Boolean(server.config.server.https);
+      server.middlewares.use((req, res, next) => {
+        const policy = devDirectives(directives, websocketOrigin(req.headers.host, secure));
+        if (takesAppPolicy(req.url ?? '/'))
+          res.setHeader('Content-Security-Policy', serializeCsp(policy, 'header'));
         next();
       });
     },

@@ -5,6 +5,7 @@ import type { Route } from '../app/router.ts';
 import { AskScreen } from './AskScreen.tsx';
 import { useAppState } from './app-context.ts';
 import { HistoryScreen } from './HistoryScreen.tsx';
+import { LedgerScreen } from './LedgerScreen.tsx';
 import { Logo } from './Logo.tsx';
 import { ScreenBoundary } from './ScreenBoundary.tsx';
 import { SettingsScreen } from './SettingsScreen.tsx';
@@ -71,6 +72,8 @@ function Screen({ current }: { current: Route }) {
       return <HistoryScreen />;
     case 'settings':
       return <SettingsScreen />;
+    case 'ledger':
+      return <LedgerScreen />;
     case 'bench':
       return <LazyBench />;
   }
@@ -89,7 +92,8 @@ export function App() {
     }
     mainRef.current?.focus();
   }, [current.name, current.name === 'run' ? current.id : '']);
-  const active = current.name === 'run' ? 'history' : current.name;
+  // A stored run is opened from History, the ledger from Settings: their nav item stays marked.
+  const active = current.name === 'run' ? 'history' : current.name === 'ledger' ? 'settings' : current.name;
   return (
     <>
       <a class="skip-link" href="#main">

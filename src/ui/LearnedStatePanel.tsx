@@ -1,27 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
 import { downloadText } from '../app/download.ts';
+import { formatFixed } from '../app/format.ts';
+import { categoryName, meanRewardText, strategyName } from '../app/learned-view.ts';
+import { labelsOf } from '../app/worker-names.ts';
 import { lambdaOf } from '../learning/bandit.ts';
 import { useAppState } from './app-context.ts';
 
 /**
- * Settings → What Baton learned (issue 15): auto mode's learned state per question category, the
- * "quality ↔ cost" slider, and export, import and reset. It never leaves the device except as the
- * user's own download.
+ * Settings → What Baton learned: auto mode's learned state per question category, the "quality ↔ cost"
+ * slider, and export, import and reset. It never leaves the device except as the user's own download.
  */
 export function LearnedStatePanel() {
   const app = useAppState();
   const { auto } = app;
   const [message, setMessage] = useState<{ kind: 'info' | 'error'; text: string } | undefined>();
   useEffect(() => void auto.watch(), [auto]);
-  const labels = new Map(app.pool.runPool.value.map((w) => [w.id, w.label || w.id]));
-  const nameOf = (arm: string) =>
-    arm === 'conductor'
-      ? 'Conductor'
-      : arm === 'router'
-        ? 'Router'
-        : arm.startsWith('single:')
-          ? `${labels.get(arm.slice(7)) ?? arm.slice(7)} (directly)`
-          : arm;
+  const labels = labelsOf(app.pool.runPool.value);
   const slider = auto.slider.value;
   const lambda = lambdaOf(slider);
   const categories = Object.entries(auto.learned.value.categories).filter(
@@ -44,8 +38,9 @@ export function LearnedStatePanel() {
     <section class="card" aria-labelledby="learned-title" data-testid="learned-panel">
       <h2 id="learned-title">What Baton learned</h2>
       <p class="field-hint">
-        From the answers you marked good or bad, Auto mode learns which way of answering suits each kind of
-        question. It stays on this device: nothing of it is sent with any request.
+        Auto mode learns which way of answering suits each kind of question from two sources: the answers you
+        mark Good or Bad, and the items the bench scores (each right or wrong answer counts as one mark). It
+        stays on this device: nothing of it is sent with any request.
       </p>
       <label for="learned-slider">Quality ↔ cost</label>
       <input
@@ -62,7 +57,7 @@ export function LearnedStatePanel() {
       <p id="learned-slider-hint" class="field-hint">
         {slider === 0
           ? 'Quality only: cost does not count.'
-          : `A dollar spent weighs as much as ${lambda.toFixed(0)} good answers (a cent: ${(lambda / 100).toFixed(2)}).`}
+          : `A dollar spent weighs as much as ${formatFixed(lambda, 0)} good answers (a cent: ${formatFixed(lambda / 100, 2)}).`}
       </p>
       {categories.length === 0 ? (
         <p class="muted" data-testid="learned-empty">
@@ -83,11 +78,11 @@ export function LearnedStatePanel() {
             {categories.flatMap(([category, arms]) =>
               Object.entries(arms ?? {}).map(([arm, s]) => (
                 <tr key={`${category}:${arm}`}>
-                  <td>{category}</td>
-                  <td>{nameOf(arm)}</td>
+                  <td>{categoryName(category)}</td>
+                  <td>{strategyName(arm, labels)}</td>
                   <td>{s.tries}</td>
                   <td>{s.good}</td>
-                  <td>{((s.good - lambda * s.costUsd) / s.tries).toFixed(2)}</td>
+                  <td>{meanRewardText(s, lambda)}</td>
                 </tr>
               )),
             )}

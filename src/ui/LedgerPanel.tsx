@@ -56,7 +56,7 @@ export function LedgerPanel() {
     <section class="card" aria-labelledby="ledger-title" data-testid="ledger-panel">
       <div class="row">
         <h2 id="ledger-title" style={{ margin: 0 }}>
-          Egress ledger
+          Requests and downloads
         </h2>
         <span class="spacer" />
         <button type="button" class="small" onClick={() => void exportAs('json')}>

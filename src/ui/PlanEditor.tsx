@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/graph.ts';
 import { poolValidateOptions } from '../app/plan-limits.ts';
+import { labelsOf } from '../app/worker-names.ts';
 import { SELF_WORKER } from '../pool/types.ts';
 import { checkPlan } from '../shared/plan/checks.ts';
 import { type Plan, type PlanIssue, type Step, validatePlan } from '../shared/plan/index.ts';
@@ -131,7 +132,7 @@ export function PlanEditor({
     <section class="card" aria-labelledby="review-title" data-testid="plan-editor">
       <h2 id="review-title">Review the plan</h2>
       {thought && <p class="thought">Plan: {thought}</p>}
-      <WorkflowGraph steps={steps} workerOrder={workerIds} />
+      <WorkflowGraph steps={steps} workerOrder={workerIds} workerLabels={labelsOf(workers)} />
       {steps.map((step, index) => {
         const own = issuesFor(index);
         const errorId = `edit-step-${index}-errors`;

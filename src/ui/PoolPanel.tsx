@@ -3,6 +3,7 @@ import type { WorkerSpec } from '../pool/types.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
 import { offersWebSearch } from '../providers/web-search.ts';
 import { useAppState } from './app-context.ts';
+import { ConnectSrcHint } from './ConnectSrcHint.tsx';
 import {
   type CostTier,
   type Draft,
@@ -241,6 +242,7 @@ export function PoolPanel() {
               readOnly={preset ? !preset.baseURLEditable : false}
               onInput={(e) => set({ baseURL: e.currentTarget.value })}
             />
+            <ConnectSrcHint baseURL={draft.baseURL} />
           </div>
         </div>
         <div class="row">

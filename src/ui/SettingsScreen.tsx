@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatBytes } from '../app/format.ts';
 import { parseSpendLimit } from '../app/prefs.ts';
+import { routeHash } from '../app/router.ts';
 import type { ThemeChoice } from '../app/theme.ts';
 import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';
 import { Field } from './Field.tsx';
 import { LearnedStatePanel } from './LearnedStatePanel.tsx';
-import { LedgerPanel } from './LedgerPanel.tsx';
 import { PoolPanel } from './PoolPanel.tsx';
 import { VaultPanel } from './VaultPanel.tsx';
 
@@ -226,25 +226,89 @@ function ModelCachePanel() {
   );
 }
 
+/** The cards of Settings in page order, each with its heading's id and its part of the URL. */
+const SECTIONS: Array<{ slug: string; heading: string; label: string }> = [
+  { slug: 'pool', heading: 'pool-panel-title', label: 'Pool' },
+  { slug: 'keys', heading: 'keys-title', label: 'API keys' },
+  { slug: 'conductor', heading: 'conductor-title', label: 'Conductor model' },
+  { slug: 'storage', heading: 'cache-title', label: 'Model storage' },
+  { slug: 'planning', heading: 'planning-title', label: 'Planning' },
+  { slug: 'spending', heading: 'spending-title', label: 'Spending' },
+  { slug: 'learned', heading: 'learned-title', label: 'What Baton learned' },
+  { slug: 'appearance', heading: 'theme-title', label: 'Appearance' },
+  { slug: 'ledger', heading: 'ledger-link-title', label: 'Egress ledger' },
+  { slug: 'device', heading: 'caps-title', label: 'This device' },
+];
+
+/** Links to each card of the page (`#/settings/<section>`: the app routes on the hash, so no `#id`). */
+function SectionList() {
+  return (
+    <nav aria-label="Settings sections" class="section-list" data-testid="settings-sections">
+      <ul>
+        {SECTIONS.map((section) => (
+          <li key={section.slug}>
+            <a href={routeHash({ name: 'settings', section: section.slug })}>{section.label}</a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/** Moves focus (and so the page) to the heading of the section the URL names, each time it names one. */
+function useSectionFocus(section: string | undefined): void {
+  useEffect(() => {
+    const id = SECTIONS.find((s) => s.slug === section)?.heading;
+    // A task later: coming from another screen, the app first moves focus to the new screen's start.
+    const timer = setTimeout(() => {
+      const heading = id ? document.getElementById(id) : null;
+      if (!heading) return;
+      heading.setAttribute('tabindex', '-1');
+      heading.focus();
+    });
+    return () => clearTimeout(timer);
+  }, [section]);
+}
+
+/** Where the egress ledger is: a page of its own, since its rows would bury the settings below them. */
+function LedgerLink() {
+  return (
+    <section class="card" aria-labelledby="ledger-link-title" data-testid="ledger-link">
+      <h2 id="ledger-link-title">Egress ledger</h2>
+      <p class="small muted">
+        Every request this page sent, and every file the conductor model downloaded: when, where, how much,
+        for which run.
+      </p>
+      <a class="button" href="#/ledger" data-testid="open-ledger">
+        Open the egress ledger
+      </a>
+    </section>
+  );
+}
+
 export function SettingsScreen() {
-  const { capabilities } = useAppState().device;
+  const app = useAppState();
+  const { capabilities } = app.device;
+  const route = app.router.route.value;
+  useSectionFocus(route.name === 'settings' ? route.section : undefined);
   return (
     <div data-testid="settings-screen">
-      <h1 style={{ fontSize: '1.4rem', margin: '0 0 0.75rem' }}>Settings</h1>
+      <h1 class="screen-title">Settings</h1>
+      <SectionList />
       <PoolPanel />
       <VaultPanel />
       <div class="grid-2">
         <ConductorSetup />
         <ModelCachePanel />
       </div>
-      <LedgerPanel />
-      <LearnedStatePanel />
       <div class="grid-2">
         <PlanningPanel />
         <SpendingPanel />
       </div>
+      <LearnedStatePanel />
       <div class="grid-2">
         <ThemePanel />
+        <LedgerLink />
       </div>
       <div class="grid-2">
         <CapabilityPanel caps={capabilities.value} />

@@ -16,6 +16,7 @@ import sql from 'highlight.js/lib/languages/sql';
 import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import { Marked } from 'marked';
+import { SAFE_URL, safeHref } from '../app/safe-url.ts';
 
 hljs.registerLanguage('bash', bash);
 hljs.registerLanguage('css', css);
@@ -42,14 +43,6 @@ const ESCAPES: Record<string, string> = {
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
-}
-
-const SAFE_URL = /^(?:https?:|mailto:)/i;
-
-function safeHref(href: string | null | undefined): string | undefined {
-  if (!href) return undefined;
-  const trimmed = href.trim();
-  return SAFE_URL.test(trimmed) ? trimmed : undefined;
 }
 
 const marked = new Marked({
@@ -123,7 +116,7 @@ const PURIFY_CONFIG = {
     'template',
   ],
   FORBID_ATTR: ['style', 'srcset', 'src', 'action', 'formaction', 'background', 'poster', 'ping'],
-  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
+  ALLOWED_URI_REGEXP: SAFE_URL,
   ALLOW_DATA_ATTR: false,
 };
 

@@ -17,10 +17,12 @@ const SCREENS: Screen[] = [
   {
     name: 'settings',
     hash: '#/settings',
-    ready: async (page) => {
-      await expect(page.getByTestId('vault-panel')).toBeVisible();
-      await expect(page.getByTestId('ledger-panel')).not.toContainText('Loading');
-    },
+    ready: (page) => expect(page.getByTestId('vault-panel')).toBeVisible(),
+  },
+  {
+    name: 'ledger',
+    hash: '#/ledger',
+    ready: (page) => expect(page.getByTestId('ledger-panel')).not.toContainText('Loading'),
   },
 ];
 

@@ -144,3 +144,36 @@ export function chainRunExport(length: number): string {
     cost: length * 0.00004,
   });
 }
+
+/** A finished run of `width` parallel steps and one that reads them all, as an export file. */
+export function fanRunExport(width: number): string {
+  const t0 = 1_770_000_000_000;
+  const steps = [
+    ...Array.from({ length: width }, (_, i) => ({
+      worker: i % 2 ? 'w2' : 'w1',
+      task: `Propose answer ${i}.`,
+      sees: [] as number[],
+    })),
+    { worker: 'w1', task: 'Combine the proposals.', sees: Array.from({ length: width }, (_, i) => i) },
+  ];
+  return finishedRunExport({
+    id: `fan-${width}`,
+    t0,
+    question: `Ask ${width} workers at once`,
+    thought: 'Many proposers, one aggregator.',
+    pool: [
+      customWorker('w1', 'Drafting model', 'writes', 9, 'echo', [1, 2]),
+      customWorker('w2', 'Checking model', 'checks', 10, 'echo', [3, 4]),
+    ],
+    steps,
+    texts: steps.map((_, index) => (index === width ? 'The combined answer.' : `Proposal ${index}.`)),
+    timings: steps.map((_, index) => ({
+      queuedAt: t0,
+      startedAt: t0 + (index === width ? 1000 : 10),
+      firstTokenAt: t0 + (index === width ? 1020 : 30),
+      endedAt: t0 + (index === width ? 1200 : 900),
+    })),
+    updatedAt: t0 + 1200,
+    cost: (width + 1) * 0.00004,
+  });
+}

@@ -63,7 +63,7 @@ test('full flow: first run, pool of two providers, ask, streamed plan, steps run
   await expect(page.getByTestId('final-answer')).toBeVisible();
 
   // Every step's request is in the egress ledger the user can read.
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   const ledger = page.getByTestId('ledger-panel');
   await expect(ledger.locator('tbody tr').first()).toContainText(new URL(servers.provider.url).host);
   await expect(ledger.locator('tbody tr', { hasText: runId!.slice(0, 6) }).first()).toBeVisible();

@@ -191,3 +191,39 @@ export async function importOneRun(page: Page, json: string): Promise<string | n
   await expect(page.getByTestId('history-item')).toHaveCount(1);
   return page.getByTestId('history-item').getByRole('link').getAttribute('href');
 }
+
+/** Writes `count` chat entries into the app's own ledger database (it exists once the app opened it). */
+export async function seedLedger(page: Page, count: number): Promise<void> {
+  await page.evaluate(
+    (count) =>
+      new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open('baton-ledger');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction('entries', 'readwrite');
+          for (let i = 0; i < count; i++) {
+            tx.objectStore('entries').add({
+              time: Date.now(),
+              purpose: 'chat',
+              providerId: 'custom',
+              host: `seed${i}.example`,
+              method: 'POST',
+              path: '/v1/chat/completions',
+              sent: true,
+              keyAttached: false,
+              state: 'done',
+              status: 200,
+              bytesOut: 1,
+              bytesIn: 1,
+            });
+          }
+          tx.oncomplete = () => {
+            open.result.close();
+            resolve();
+          };
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+    count,
+  );
+}

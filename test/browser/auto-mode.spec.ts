@@ -59,7 +59,7 @@ test('What Baton learned: import, export, reset, and a bad file refused with the
   const row = panel.getByTestId('learned-table').locator('tbody tr');
   await expect(row).toHaveCount(1);
   // 3 good of 4, λ = 50 per dollar at the imported slider: (3 − 50 × 0.016) / 4 = 0.55.
-  await expect(row).toHaveText(/facts\s*Conductor\s*4\s*3\s*0\.55/);
+  await expect(row).toHaveText(/Facts\s*Conductor\s*4\s*3\s*0\.55/);
   await expect(panel.getByTestId('learned-slider')).toHaveValue('0.5');
 
   const download = page.waitForEvent('download');
@@ -92,6 +92,28 @@ test('What Baton learned: import, export, reset, and a bad file refused with the
   // Kept across a reload (localStorage).
   await page.reload();
   await expect(page.getByTestId('learned-table').locator('tbody tr')).toHaveCount(1);
+});
+
+test('What Baton learned names what the bench taught it, says it learns from the bench too, and never shows -0.00', async ({
+  page,
+}) => {
+  // Two bench items: Mixture-of-Agents answered wrong for a millionth of a dollar, the pipeline right.
+  let state = createBanditState();
+  state = update(state, 'What is 2 + 2?', 'moa', undefined, false, 0.000_001);
+  state = update(state, 'What is 3 + 3?', 'pipeline', undefined, true, 0.002);
+  const file = JSON.stringify({ kind: 'baton-learned-state', slider: 0.5, state });
+  await page.goto('/#/settings');
+  const panel = page.getByTestId('learned-panel');
+  await expect(panel).toContainText('the answers you mark Good or Bad, and the items the bench scores');
+  await panel
+    .getByTestId('learned-import')
+    .setInputFiles({ name: 'learned.json', mimeType: 'application/json', buffer: Buffer.from(file) });
+  const rows = panel.getByTestId('learned-table').locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toHaveText(/^Math\s*Mixture-of-Agents\s*1\s*0\s*0\.00$/);
+  await expect(rows.nth(1)).toHaveText(/^Math\s*Plan → execute → verify\s*1\s*1\s*0\.90$/);
+  await expect(panel.getByTestId('learned-table')).not.toContainText('-0.00');
+  await expect(panel.getByTestId('learned-table')).not.toContainText('moa');
 });
 
 test('marking an answer good or bad changes what auto mode says about its next choice', async ({ page }) => {

@@ -63,7 +63,7 @@ test('a worker whose provider answers 503 every time is replaced, and the run co
 
   // The ledger names each request's worker, and the one that took over as such.
   const runId = (await run.getAttribute('data-run-id')) ?? '';
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   const rows = page.getByTestId('ledger-panel').locator('tbody tr', { hasText: runId.slice(0, 6) });
   await expect(rows).toHaveCount(4);
   const takeover = page.getByTestId('ledger-takeover');

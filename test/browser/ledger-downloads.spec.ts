@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
+import { seedLedger } from './app-steps.ts';
 
 // The egress ledger in the built app: the conductor thread's model downloads (and a failed one) are in
 // it, marked as model downloads; the CPU engine's failed download names its cause; the ledger pages.
@@ -37,7 +38,7 @@ test('model downloads and a failed one are in the ledger; the CPU download failu
   await expect(page.getByTestId('model-ready')).toBeVisible({ timeout: 60_000 });
   expect(models.downloads()).toBe(1);
 
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   const rows = page.getByTestId('ledger-panel').locator('tbody tr', { hasText: 'model download' });
   await expect(rows).toHaveCount(2);
   // Newest first: the download, then the failed attempt.
@@ -50,40 +51,10 @@ test('model downloads and a failed one are in the ledger; the CPU download failu
 });
 
 test('the ledger shows 100 entries a page, newest first, and pages to older ones', async ({ page }) => {
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   await expect(page.getByTestId('ledger-panel')).not.toContainText('Loading');
   // 230 more entries, written to the same IndexedDB store the app writes.
-  await page.evaluate(
-    () =>
-      new Promise<void>((resolve, reject) => {
-        const open = indexedDB.open('baton-ledger');
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const tx = open.result.transaction('entries', 'readwrite');
-          for (let i = 0; i < 230; i++) {
-            tx.objectStore('entries').add({
-              time: Date.now(),
-              purpose: 'chat',
-              providerId: 'custom',
-              host: `seed${i}.example`,
-              method: 'POST',
-              path: '/v1/chat/completions',
-              sent: true,
-              keyAttached: false,
-              state: 'done',
-              status: 200,
-              bytesOut: 1,
-              bytesIn: 1,
-            });
-          }
-          tx.oncomplete = () => {
-            open.result.close();
-            resolve();
-          };
-          tx.onerror = () => reject(tx.error);
-        };
-      }),
-  );
+  await seedLedger(page, 230);
   await page.reload();
   const panel = page.getByTestId('ledger-panel');
   const pages = panel.getByTestId('ledger-pages');
@@ -128,7 +99,7 @@ test("web-llm's downloads (through the Cache API) are in the ledger too, and a m
       timeout: 60_000,
     },
   );
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   const row = page
     .getByTestId('ledger-panel')
     .locator('tbody tr', { hasText: 'model download' })

@@ -86,6 +86,7 @@ test('a local server plans a question, the pool runs it, and the ledger lists th
   await expect(storage).toContainText('nothing: the model stays in the local server');
   await expect(storage.getByRole('button', { name: /Delete/ })).toHaveCount(0);
   const host = new URL(provider.url).host;
+  await page.goto('/#/ledger');
   const planning = page.getByTestId('ledger-panel').locator('tbody tr', { hasText: 'local planning' });
   // The model list asked while typing, the one at Connect, and the plan itself.
   await expect(planning).not.toHaveCount(0);

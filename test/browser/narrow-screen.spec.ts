@@ -55,7 +55,7 @@ test(`no screen scrolls sideways at ${WIDTH} px, and every nav item is fully vis
   }
 });
 
-test(`at ${WIDTH} px a long run and a filled pool stay inside the page; the graph scrolls in its box`, async ({
+test(`at ${WIDTH} px a long run and a filled pool stay inside the page; the graph fits its box's width and scrolls down`, async ({
   page,
 }, testInfo) => {
   test.setTimeout(120_000);
@@ -78,6 +78,12 @@ test(`at ${WIDTH} px a long run and a filled pool stay inside the page; the grap
   const scroller = page.getByTestId('workflow-graph-scroll');
   const box = await scroller.boundingBox();
   expect(box!.x + box!.width).toBeLessThanOrEqual(WIDTH);
-  expect(await scroller.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+  expect(
+    await scroller.evaluate((el) => ({
+      down: el.scrollHeight > el.clientHeight,
+      sideways: el.scrollWidth > el.clientWidth,
+    })),
+  ).toEqual({ down: true, sideways: false });
+  await expect(page.getByTestId('graph-hidden-steps')).toContainText('more steps below');
   await page.screenshot({ path: testInfo.outputPath('run-390.png'), fullPage: true });
 });

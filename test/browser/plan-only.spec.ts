@@ -90,7 +90,7 @@ test('Plan only with the network off shows the plan, its graph and its price, an
   // Nothing left the page: no request to any other origin, none at the provider, none in the ledger.
   expect(leaving).toEqual([]);
   expect(chats()).toBe(chatsBefore);
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   const ledgerRows = page
     .getByTestId('ledger-panel')
     .locator('tbody tr', { hasText: new URL(providerOrigin).host });

@@ -50,7 +50,7 @@ test('after reruns, the run totals count every request the ledger shows', async 
   // The step card counts its own two requests, not only the last answer.
   await expect(page.getByTestId('step-metrics-0')).toContainText('2 requests');
 
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   const rows = page.getByTestId('ledger-panel').locator('tbody tr', { hasText: runId.slice(0, 6) });
   await expect(rows).toHaveCount(4);
 });

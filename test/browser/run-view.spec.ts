@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { chainRunExport } from './app-fixtures.ts';
+import { chainRunExport, fanRunExport } from './app-fixtures.ts';
 import { importRunFile } from './app-steps.ts';
 
 async function openImported(page: Page, file: string): Promise<void> {
@@ -9,26 +9,91 @@ async function openImported(page: Page, file: string): Promise<void> {
   await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done');
 }
 
-test('a 15-step chain is drawn at a readable size in its own keyboard-scrollable box', async ({ page }) => {
+/** Each graph node's box against the graph's scroll box: inside its width, and shown without scrolling. */
+async function nodesInBox(page: Page) {
+  return page.getByTestId('workflow-graph-scroll').evaluate((box) => {
+    const outer = box.getBoundingClientRect();
+    return [...box.querySelectorAll('[data-testid^="graph-node-"]')].map((node) => {
+      const r = node.getBoundingClientRect();
+      return {
+        insideWidth: r.left >= outer.left - 0.5 && r.right <= outer.right + 0.5,
+        shown: r.top >= outer.top - 0.5 && r.bottom <= outer.bottom + 0.5,
+        width: r.width,
+      };
+    });
+  });
+}
+
+test('a 5-step chain shows all its nodes in its half-width card, with nothing to scroll', async ({
+  page,
+}, testInfo) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await openImported(page, chainRunExport(5));
+  const nodes = await nodesInBox(page);
+  expect(nodes).toHaveLength(5);
+  expect(nodes.every((n) => n.insideWidth && n.shown)).toBe(true);
+  for (const node of nodes) expect(node.width).toBeGreaterThanOrEqual(120);
+  // The graph still sits in half the run view, beside the timeline.
+  const card = await page.getByRole('region', { name: 'Workflow', exact: true }).boundingBox();
+  expect(card!.width).toBeLessThan(700);
+  const scroller = page.getByTestId('workflow-graph-scroll');
+  expect(
+    await scroller.evaluate((el) => el.scrollHeight <= el.clientHeight && el.scrollWidth <= el.clientWidth),
+  ).toBe(true);
+  await expect(page.getByTestId('graph-hidden-steps')).toHaveCount(0);
+  await page
+    .getByRole('region', { name: 'Workflow', exact: true })
+    .screenshot({ path: testInfo.outputPath('graph-chain-5.png') });
+  await page
+    .getByRole('region', { name: 'Workflow', exact: true })
+    .screenshot({ path: testInfo.outputPath('graph-chain-5.png') });
+});
+
+test("a 15-step chain fits its card's width, says how many steps are below, and scrolls by keyboard", async ({
+  page,
+}, testInfo) => {
   await page.setViewportSize({ width: 1280, height: 900 });
   await openImported(page, chainRunExport(15));
   await expect(page.locator('[data-testid^="graph-node-"]')).toHaveCount(15);
-  for (const index of [0, 7, 14]) {
-    const box = await page.getByTestId(`graph-node-${index}`).locator('rect').first().boundingBox();
-    expect(box, `node ${index}`).not.toBeNull();
-    expect(box!.width, `node ${index} width`).toBeGreaterThanOrEqual(150);
-    expect(box!.height, `node ${index} height`).toBeGreaterThanOrEqual(52);
-  }
-  // The graph scrolls inside its box; the page does not grow sideways.
+  const before = await nodesInBox(page);
+  expect(before.every((n) => n.insideWidth)).toBe(true);
+  const shown = before.filter((n) => n.shown).length;
+  expect(shown).toBeGreaterThanOrEqual(5);
+  // The steps out of view are counted under the box, so the user knows it scrolls.
+  const hint = page.getByTestId('graph-hidden-steps');
+  await expect(hint).toHaveText(new RegExp(`^${15 - shown} more steps below: scroll the graph`));
   const scroller = page.getByTestId('workflow-graph-scroll');
-  const sizes = await scroller.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
-  expect(sizes.scroll).toBeGreaterThan(sizes.client);
+  await expect(scroller).toHaveAttribute('aria-describedby', (await hint.getAttribute('id'))!);
+  expect(await scroller.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  // The page does not grow sideways.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
-  // Keyboard: Tab reaches the box, the arrow keys scroll it.
+  // Keyboard: the box takes focus, End scrolls it to the last step.
   await scroller.focus();
   await expect(scroller).toBeFocused();
-  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
-  await expect.poll(() => scroller.evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
+  await page.keyboard.press('End');
+  await expect.poll(async () => (await nodesInBox(page))[14]!.shown).toBe(true);
+  await expect(hint).toHaveText(/steps? above: scroll the graph up/);
+  await page
+    .getByRole('region', { name: 'Workflow', exact: true })
+    .screenshot({ path: testInfo.outputPath('graph-chain-15.png') });
+});
+
+test('a plan of eight parallel steps wraps its stage inside the card instead of running off it', async ({
+  page,
+}, testInfo) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await openImported(page, fanRunExport(8));
+  const nodes = await nodesInBox(page);
+  expect(nodes).toHaveLength(9);
+  expect(nodes.every((n) => n.insideWidth && n.shown)).toBe(true);
+  const rows = await page
+    .locator('[data-testid^="graph-node-"]')
+    .evaluateAll((els) => new Set(els.map((el) => Math.round(el.getBoundingClientRect().top))).size);
+  // Eight side by side would not fit: the stage takes more than one row, and the aggregator one more.
+  expect(rows).toBeGreaterThan(2);
+  await page
+    .getByRole('region', { name: 'Workflow', exact: true })
+    .screenshot({ path: testInfo.outputPath('graph-fan-8.png') });
 });
 
 test('the graph, the timeline and the step cards name workers by their labels, not ids', async ({ page }) => {

@@ -88,7 +88,7 @@ test('no usage from the provider: ≈ tokens and cost, with the tokenizer named,
   await expect(historyCost).toHaveAttribute('title', `In part ≈ ${O200K}`);
 
   // The egress ledger: the chat request's tokens are the run's estimate, marked as one.
-  await page.goto('/#/settings');
+  await page.goto('/#/ledger');
   const row = page.getByTestId('ledger-panel').locator('tbody tr', { hasText: runId.slice(0, 6) });
   await expect(row).toHaveCount(1);
   const tokens = row.getByTestId('ledger-tokens');

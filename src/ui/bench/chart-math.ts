@@ -22,11 +22,14 @@ export function linearScale(domainMax: number, rangeStart: number, rangeEnd: num
   return (v) => rangeStart + ((rangeEnd - rangeStart) * v) / span;
 }
 
-/** Short dollar labels for an axis: $0, $0.0004, $0.012, $1.5. */
+/** Two significant digits in plain decimals: a tick of 2e-7 reads "0.0000002", never "2e-7". */
+const axisDigits = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 2, useGrouping: false });
+
+/** Short dollar labels for an axis: $0, $0.0004, $0.012, $1.5, $0.0000002. */
 export function formatAxisDollars(value: number): string {
   if (value === 0) return '$0';
   if (value >= 1) return `$${Number(value.toPrecision(3))}`;
-  return `$${Number(value.toPrecision(2))}`;
+  return `$${axisDigits.format(value)}`;
 }
 
 /** Short token labels for an axis: 950, 1.2k, 15k. */

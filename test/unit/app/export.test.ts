@@ -75,7 +75,7 @@ describe('run export and import', () => {
     steps[0]!.usage = { promptTokens: 10, completionTokens: 2, estimated: true, estimator: 'o200k' };
     const md = exportRunMarkdown(run, steps);
     expect(md).toContain('- Tokens: ≈10 in, ≈2 out');
-    expect(md).toContain('- Cost: ≈$0.000100');
+    expect(md).toContain('- Cost: ≈$0.00010');
     expect(md).toContain('estimated with the o200k tokenizer: the provider sent no usage');
     const json = JSON.parse(exportRunJson(run, steps)) as { run: RunRecord; steps: StepRecord[] };
     expect(json.run.totals).toMatchObject({ estimated: true, estimator: 'o200k' });
@@ -98,8 +98,8 @@ describe('run export and import', () => {
     const { run, steps } = fixture();
     const md = exportRunMarkdown(run, steps);
     expect(md).toMatch(/^# What is 2\+2\?/);
-    expect(md).toContain('## Answer\n\n```text\n4\n```');
-    expect(md).toContain('### Step 0: w1 (Echo, echo)');
+    expect(md).toContain('## Answer\n\n4\n');
+    expect(md).toContain('### Step 0: Echo (echo)');
     expect(md).toContain('````text\nAnswer: ```code```\n````');
     expect(md).toContain('- Time: 500 ms');
   });
@@ -160,60 +160,143 @@ function liveMarkup(html: string): string[] {
     'h1',
     'h2',
     'h3',
+    'h4',
+    'h5',
+    'h6',
     'p',
     'ul',
+    'ol',
     'li',
     'strong',
     'em',
+    'del',
     'pre',
     'code',
     'blockquote',
     'br',
+    'hr',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
   ]);
   const live: string[] = [];
   for (const [tag, name = '', attributes = ''] of html.matchAll(/<\/?([a-zA-Z][\w-]*)([^>]*)>/g)) {
     const lower = name.toLowerCase();
     const attrs = [...attributes.matchAll(/([^\s=]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/g)];
     const ok =
-      (plain.has(lower) && attrs.every(([, n, v]) => n === 'class' && /^"language-text"$/.test(v ?? ''))) ||
-      (lower === 'a' && attrs.every(([, n, v]) => n === 'href' && /^"https?:/.test(v ?? '')));
+      (plain.has(lower) &&
+        attrs.every(
+          ([, n, v]) =>
+            (n === 'class' && /^"language-[\w+#.-]+"$/.test(v ?? '')) ||
+            (n === 'align' && /^"(left|right|center)"$/.test(v ?? '')) ||
+            (n === 'start' && /^"\d+"$/.test(v ?? '')),
+        )) ||
+      (lower === 'a' && attrs.every(([, n, v]) => n === 'href' && /^"(https?:|mailto:)/.test(v ?? '')));
     if (!ok) live.push(tag);
   }
   return live;
 }
 
+/**
+ * What a person reading the exported file as text would take for live markup, outside code blocks and
+ * code spans: an HTML tag, an image, an autolink or link to anything but http(s) or mail.
+ */
+function liveInText(markdown: string): string[] {
+  const prose = markdown
+    .replace(/^( *)(`{3,}|~{3,})[^\n]*\n[\s\S]*?\n\1\2[`~]* *$/gm, '')
+    .replace(/(`+)[\s\S]*?\1/g, '');
+  return [
+    // A bracket escaped with a backslash opens or closes nothing, so `\\](` is text.
+    ...prose.matchAll(
+      /<[a-zA-Z/!?][^>]*>?|(?<!\\)!(?<!\\)\[[^\]]*\]\(|(?<!\\)\]\(\s*<?\s*(?!https?:|mailto:)[a-z]+:|<(?!https?:|mailto:)[a-z][\w+.-]*:[^>\s]*>/gi,
+    ),
+  ].map((m) => m[0]);
+}
+
+/** More ways to make a link or image live than the shared corpus has: data: URLs, references, autolinks. */
+const MORE_HOSTILE = [
+  '[a data link](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
+  '![a data image](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)',
+  '<javascript:alert(1)>',
+  '[a reference][evil] and [another][data]',
+  '[evil]: javascript:alert(2)',
+  '[data]: data:text/html,<script>alert(3)</script>',
+  '| cell | <img src=x onerror=alert(4)> |\n|---|---|\n| [x](javascript:alert(5)) | ![y](http://attacker.test/t.png) |',
+  '- <b onclick="alert(6)">item</b>\n\n  > <script>alert(7)</script>',
+].join('\n\n');
+
 describe('Markdown export of untrusted text (issue 10, bug 6)', () => {
-  function hostileRun(): { run: RunRecord; steps: StepRecord[] } {
+  function hostileRun(answer = HOSTILE_ANSWER): { run: RunRecord; steps: StepRecord[] } {
     const { run, steps } = fixture();
-    const step = { ...steps[0]!, text: HOSTILE_ANSWER, error: HOSTILE_ANSWER.slice(0, 200) };
+    const step = { ...steps[0]!, text: answer, error: answer.slice(0, 200) };
     return {
       run: {
         ...run,
         question: `${HOSTILE_ANSWER.split('\n')[2]}\n${HOSTILE_ANSWER}`,
         plan: { thought: HOSTILE_ANSWER, steps: run.plan.steps },
         pool: [{ ...run.pool[0]!, label: '<img src=x onerror=alert(1)>', model: '[x](javascript:alert(1))' }],
-        answer: HOSTILE_ANSWER,
+        answer,
         error: '<script>alert(1)</script> http://attacker.test/e',
       },
       steps: [step],
     };
   }
 
-  it('renders inert in a Markdown viewer that allows HTML: the hostile corpus stays text', async () => {
+  for (const [name, answer] of [
+    ['the shared hostile corpus', HOSTILE_ANSWER],
+    ['data: links, references, autolinks, tables and lists', MORE_HOSTILE],
+  ] as const) {
+    it(`renders inert in a Markdown viewer that allows HTML, and reads inert as text: ${name}`, async () => {
+      const { run, steps } = hostileRun(answer);
+      const md = exportRunMarkdown(run, steps);
+      const html = await marked.parse(md, { gfm: true });
+      expect(liveMarkup(html)).toEqual([]);
+      expect(liveInText(md)).toEqual([]);
+      expect(html).not.toMatch(/(href|src)="\s*(javascript|data):/i);
+    });
+  }
+
+  it('keeps the corpus readable as text, the image as a link and the plain link live', async () => {
     const { run, steps } = hostileRun();
-    const md = exportRunMarkdown(run, steps);
-    const html = await marked.parse(md, { gfm: true });
-    expect(liveMarkup(html)).toEqual([]);
-    // The corpus is still there for the reader, as text.
+    const html = await marked.parse(exportRunMarkdown(run, steps), { gfm: true });
     expect(html).toContain('&lt;script&gt;window.__pwned = &quot;script&quot;');
     expect(html).toContain('onerror=');
+    expect(html).toContain('<a href="http://attacker.test/markdown-image.png">image: tracker</a>');
+    expect(html).toContain('<a href="http://attacker.test/ok">a plain https link is fine</a>');
+    // A javascript: link keeps its words and loses its target.
+    expect(html).toContain('<p>click me</p>');
+  });
+
+  it("keeps the answer's headings, lists, tables and code, headings under the report's own", async () => {
+    const { run, steps } = fixture();
+    const answer = [
+      '# Result',
+      'Some **bold** and `code`.',
+      '- first\n- second\n  1. nested',
+      '| Name | Value |\n|:--|--:|\n| a | 1 |',
+      '```python\nprint("hi")\n```',
+    ].join('\n\n');
+    const md = exportRunMarkdown({ ...run, answer }, [{ ...steps[0]!, text: answer }]);
+    const html = await marked.parse(md, { gfm: true });
+    expect(liveMarkup(html)).toEqual([]);
+    // Under "## Answer" the answer's # is a ###; under "### Step 0" a ####.
+    expect(html).toContain('<h3>Result</h3>');
+    expect(html).toContain('<h4>Result</h4>');
+    expect(html).toContain('<strong>bold</strong>');
+    expect(html).toMatch(/<ul>\s*<li>first<\/li>\s*<li>second<ol>\s*<li>nested<\/li>/);
+    expect(html).toMatch(/<table>[\s\S]*<th align="left">Name<\/th>[\s\S]*<td align="right">1<\/td>/);
+    expect(html).toContain('<pre><code class="language-python">print(&quot;hi&quot;)');
   });
 
   it('fences an answer with a fence longer than any backtick or tilde run in it', async () => {
     const { run, steps } = fixture();
     const sneaky = 'before\n`````\n<img src=x onerror=alert(1)>\n~~~~~~~\n<b>after</b>';
     const md = exportRunMarkdown({ ...run, answer: sneaky }, [{ ...steps[0]!, text: sneaky }]);
-    expect(md).toContain(`## Answer\n\n\`\`\`\`\`\`\`\`text\n${sneaky}\n\`\`\`\`\`\`\`\``);
+    // The unclosed fence runs to the answer's end: one code block, fenced longer than anything in it.
+    expect(md).toContain('````````\n<img src=x onerror=alert(1)>\n~~~~~~~\n<b>after</b>\n````````');
     expect(liveMarkup(await marked.parse(md))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatBytes, formatCost, formatDuration, formatTime } from '../../../src/app/format.ts';
+import { formatBytes, formatCost, formatDuration, formatFixed, formatTime } from '../../../src/app/format.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -28,6 +28,28 @@ describe('display formatters', () => {
     expect(formatBytes(1536)).toBe('2 KB');
     expect(formatDuration(1500)).toBe('1.5 s');
     expect(formatCost(0.004)).toBe('$0.0040');
+  });
+
+  it('writes small costs in plain decimals with two significant digits, never with an exponent', () => {
+    expect(formatCost(5e-7)).toBe('< $0.000001');
+    expect(formatCost(0.000_001_2)).toBe('$0.0000012');
+    expect(formatCost(0.000_012)).toBe('$0.000012');
+    expect(formatCost(0.000_42)).toBe('$0.00042');
+    expect(formatCost(0.012_3)).toBe('$0.012');
+    expect(formatCost(2.5)).toBe('$2.50');
+    for (let exponent = -12; exponent <= 3; exponent++) {
+      for (const mantissa of [1, 2.5, 5, 9.99]) {
+        expect(formatCost(mantissa * 10 ** exponent)).not.toMatch(/\de[-+]?\d/);
+      }
+    }
+  });
+
+  it('never writes "-0.00": a value that rounds to zero reads as zero', () => {
+    expect(formatFixed(-0.000_05, 2)).toBe('0.00');
+    expect(formatFixed(-0.004, 2)).toBe('0.00');
+    expect(formatFixed(-0.006, 2)).toBe('-0.01');
+    expect(formatFixed(0.55, 2)).toBe('0.55');
+    expect(formatFixed(-0.4, 0)).toBe('0');
   });
 
   it('rounds a duration before splitting it into units: never "1 min 60 s" or "60 s"', () => {

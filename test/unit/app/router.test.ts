@@ -8,6 +8,8 @@ describe('hash routes', () => {
       { name: 'ask' },
       { name: 'history' },
       { name: 'settings' },
+      { name: 'settings', section: 'planning' },
+      { name: 'ledger' },
       { name: 'bench' },
       { name: 'run', id: 'a/b c' },
     ] as const) {

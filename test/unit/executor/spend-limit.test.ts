@@ -83,6 +83,12 @@ describe('spend limit rules', () => {
       'Stopped at your $0.50 spend limit per run: $0.512 spent. Steps done are kept; raise the limit in Settings to go further.',
     );
   });
+
+  it('writes a spend under a cent in plain decimals, never as an exponent', () => {
+    expect(spendLimitMessage(0.005, 0.0051)).toContain('$0.0050 spend limit per run: $0.0051 spent');
+    expect(spendLimitMessage(0.000001, 0.0000012)).toContain('$0.0000012 spent');
+    expect(spendLimitMessage(0.0000001, 0.0000005)).not.toMatch(/\de-\d/);
+  });
 });
 
 describe('a run with a spend limit', () => {

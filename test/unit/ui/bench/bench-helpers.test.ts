@@ -33,6 +33,9 @@ describe('chart ticks and scales', () => {
   it('formats axis labels shortly', () => {
     expect(formatAxisDollars(0.00012345)).toBe('$0.00012');
     expect(formatAxisDollars(1.2345)).toBe('$1.23');
+    // Ticks of a bench that cost fractions of a millionth of a dollar: plain decimals, no exponent.
+    expect(formatAxisDollars(2e-7)).toBe('$0.0000002');
+    expect(niceTicks(5e-7, 4).map(formatAxisDollars).join(' ')).not.toMatch(/e-/);
     expect(formatAxisTokens(950)).toBe('950');
     expect(formatAxisTokens(12_500)).toBe('12.5k');
   });
