@@ -4,6 +4,7 @@ import type { ChosenBy, RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../executor/types.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { Step } from '../shared/plan/index.ts';
+import type { PlanNote } from './plan-notes.ts';
 
 export type Mode = 'router' | 'conductor';
 /** What the user picks on the Ask screen: a mode, or auto mode choosing one per question (issue 15). */
@@ -30,8 +31,8 @@ export interface RunView {
   answer?: string;
   totals?: RunTotals;
   error?: string;
-  /** Set when the conductor's plan was replaced by a single-step fallback, with why. */
-  fallback?: string;
+  /** Set when the conductor's plan is not as it first wrote it (repaired, or fallen back to one worker). */
+  planNote?: PlanNote;
   /** What the plan checks (src/shared/plan/checks.ts) found before the run, and what was done: one line each. */
   planChecks?: string[];
   /** Worker ids in the run's pool order, for stable colours. */

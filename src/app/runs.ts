@@ -23,6 +23,7 @@ import { formatCost } from './format.ts';
 import { withLedgerEstimates } from './ledger-estimates.ts';
 import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
+import { planNote, samePlan } from './plan-notes.ts';
 import { poolEntries } from './pool-entries.ts';
 import type { PlanPrefs, RunPrefs } from './prefs.ts';
 import { formatLimit, loadAnswerLengths } from './price.ts';
@@ -643,9 +644,12 @@ export function createRuns(services: RunServices) {
         failRun(runId, error);
       });
     }
+    /** The steps that stood when the thread last restarted: a fallback's own step comes after them. */
+    let keptAtFallback = 0;
     const onStep = (event: StepEvent) => {
       feed?.onEvent(event);
       if (event.kind === 'restart') {
+        keptAtFallback = event.kept ?? 0;
         update(runId, (v) =>
           withEstimate({
             ...v,
@@ -693,11 +697,8 @@ export function createRuns(services: RunServices) {
             : {}),
         },
       };
-      if (response.fallback) {
-        extras.fallback = `The conductor's plan could not be used (${response.fallback.reason}), so the question goes to one worker.`;
-      } else if (response.repaired) {
-        extras.fallback = `The conductor's first plan was invalid (${response.repaired.error}); it was repaired.`;
-      }
+      const note = planNote(response, keptAtFallback, labelsOf(enabled));
+      if (note) extras.planNote = note;
       update(runId, (v) => ({ ...v, ...extras }));
       if (hold) {
         await runWhole(runId, plan).catch((error: unknown) => failRun(runId, error));
@@ -779,8 +780,11 @@ export function createRuns(services: RunServices) {
     if (pendingReview.value !== review || currentRun.value?.id !== view.id) return;
     const limitUsd = spendLimit();
     pendingReview.value = undefined;
+    const { planNote: note, ...rest } = leaveReview(view);
     currentRun.value = {
-      ...leaveReview(view),
+      ...rest,
+      // The note is about the plan the conductor wrote: once the user changed it, it no longer applies.
+      ...(note && samePlan(plan, review.plan) ? { planNote: note } : {}),
       phase: 'running',
       plannedSteps: plan.steps,
       thought: plan.thought,

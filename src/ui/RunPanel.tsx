@@ -6,6 +6,7 @@ import { estimateText } from '../app/price.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
 import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
+import { Notice } from './Notice.tsx';
 import { StepCard } from './StepCard.tsx';
 import { Timeline } from './Timeline.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
@@ -200,10 +201,8 @@ export function RunPanel({
             </button>
           )}
         </div>
-        {view.fallback && (
-          <p class="alert" data-kind="warn" data-testid="plan-fallback">
-            {view.fallback}
-          </p>
+        {view.planNote && (
+          <Notice kind="warn" text={view.planNote.text} details={view.planNote.details} testId="plan-note" />
         )}
         {view.planChecks && (
           <ul class="alert" data-kind="warn" data-testid="plan-checks">
