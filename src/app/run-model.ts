@@ -31,6 +31,10 @@ export interface RunView {
   answer?: string;
   totals?: RunTotals;
   error?: string;
+  /** What failed in the machinery's own words (an engine's message), shown behind Details under `error`. */
+  errorDetails?: string[];
+  /** Set when the conductor could not plan: how to ask the question again as it was asked (Try again). */
+  retry?: { mode: AskMode; review: boolean; planOnly?: boolean };
   /** Set when the conductor's plan is not as it first wrote it (repaired, or fallen back to one worker). */
   planNote?: PlanNote;
   /** What the plan checks (src/shared/plan/checks.ts) found before the run, and what was done: one line each. */

@@ -24,6 +24,8 @@ import { withLedgerEstimates } from './ledger-estimates.ts';
 import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
 import { planNote, samePlan } from './plan-notes.ts';
+import { plannedRecord, planningFailedRecord } from './plan-records.ts';
+import { type PlanningFailure, planningFailure } from './planning-failure.ts';
 import { poolEntries } from './pool-entries.ts';
 import type { PlanPrefs, RunPrefs } from './prefs.ts';
 import { formatLimit, loadAnswerLengths } from './price.ts';
@@ -130,11 +132,13 @@ export async function keylessWorkers(
 
 /** A stored run as the Watch screen shows it. */
 export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): RunView {
+  const mode = run.mode === 'router' ? 'router' : 'conductor';
   const view: RunView = {
     id: run.id,
     question: run.question,
-    mode: run.mode === 'router' ? 'router' : 'conductor',
-    phase: run.status,
+    mode,
+    // A stored plan not run yet is back in review (openRun gives it its editor); a failed planning is a failure.
+    phase: run.status === 'planned' ? 'review' : run.status === 'planning-failed' ? 'failed' : run.status,
     planText: '',
     plannedSteps: run.plan.steps,
     steps: steps.map(({ runId: _runId, ...s }) => s),
@@ -151,6 +155,8 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
   if (finalStep !== undefined && run.status !== 'running') view.finalStep = finalStep;
   if (run.answer !== undefined) view.answer = run.answer;
   if (run.error !== undefined) view.error = run.error;
+  if (run.errorDetails) view.errorDetails = run.errorDetails;
+  if (run.status === 'planning-failed') view.retry = { mode: run.chosenBy ? 'auto' : mode, review: false };
   if (run.chosenBy) view.chosenBy = run.chosenBy;
   return view;
 }
@@ -546,16 +552,7 @@ export function createRuns(services: RunServices) {
       chosenBy,
     };
     if (input.review || input.planOnly) {
-      update(runId, (v) => enterReview(v));
-      const keyless = await keylessWorkers(enabled, services).catch(() => undefined);
-      pendingReview.value = {
-        plan,
-        pool: enabled,
-        limits: planLimits('router', services.planPrefs()),
-        planOnly: input.planOnly === true,
-        answerLengths: pastLengths,
-        ...(keyless ? { keyless } : {}),
-      };
+      await awaitReview(runId, plan, enabled, 'router', input.planOnly === true, pastLengths);
       return;
     }
     await runUnreviewed(runId, input.question, 'router', plan, enabled, estimate).catch((error: unknown) =>
@@ -616,57 +613,62 @@ export function createRuns(services: RunServices) {
     planAbort = abort;
     const prefs = services.planPrefs();
     const { maxSteps } = planLimits(input.mode, prefs);
-    const [bridge, pastLengths, examples] = await Promise.all([
-      services.bridge(),
-      answerLengths(),
-      pastWorkflows(input.question, input.mode, enabled, maxSteps, prefs.maxDepth),
-    ]);
-    if (examples.length > 0)
-      update(runId, (v) => ({
-        ...v,
-        drewOn: examples.map((e) => ({ runId: e.runId, question: e.question })),
-      }));
-    const estimateOf = (steps: readonly Step[]) =>
-      estimatePlan({ question: input.question, steps, pool: enabled, answerLengths: pastLengths });
-    const withEstimate = (view: RunView): RunView =>
-      view.plannedSteps.length > 0 ? { ...view, estimate: estimateOf(view.plannedSteps) } : view;
-    const runWhole = (id: string, plan: Plan): Promise<void> =>
-      runUnreviewed(id, input.question, input.mode, plan, enabled, estimateOf(plan.steps));
-
-    // Steps stream to the executor as they are written, unless a worker of the pool has no key: then the
-    // whole plan is awaited and checked, so a step for that worker fails the run before anything is sent.
-    const hold = !review && (await keylessWorkers(enabled, services).catch(() => new Set<string>())).size > 0;
-    const feed = review || hold ? undefined : new PlanFeed();
-    if (feed) {
-      const steps = withinSpendLimit(feed.steps, runId, estimateOf);
-      void execute(runId, input.question, input.mode, steps, enabled).catch((error: unknown) => {
-        abort.abort();
-        failRun(runId, error);
-      });
-    }
-    /** The steps that stood when the thread last restarted: a fallback's own step comes after them. */
-    let keptAtFallback = 0;
-    const onStep = (event: StepEvent) => {
-      feed?.onEvent(event);
-      if (event.kind === 'restart') {
-        keptAtFallback = event.kept ?? 0;
-        update(runId, (v) =>
-          withEstimate({
-            ...v,
-            // The steps the conductor keeps stay on screen; the new attempt's follow them.
-            plannedSteps: v.plannedSteps.slice(0, event.kept ?? 0),
-            planText: `${v.planText}\n\n[${event.reason}: trying again]\n\n`,
-          }),
-        );
-        return;
-      }
-      update(runId, (v) => {
-        const plannedSteps = v.plannedSteps.slice();
-        plannedSteps[event.index] = event.step;
-        return withEstimate({ ...v, plannedSteps });
-      });
-    };
+    let feed: PlanFeed | undefined;
+    /** The run the streamed steps started, if they did: a failed plan's record is written after it ends. */
+    let streamed: Promise<RunHandle> | undefined;
     try {
+      const [bridge, pastLengths, examples] = await Promise.all([
+        services.bridge(),
+        answerLengths(),
+        pastWorkflows(input.question, input.mode, enabled, maxSteps, prefs.maxDepth),
+      ]);
+      if (examples.length > 0)
+        update(runId, (v) => ({
+          ...v,
+          drewOn: examples.map((e) => ({ runId: e.runId, question: e.question })),
+        }));
+      const estimateOf = (steps: readonly Step[]) =>
+        estimatePlan({ question: input.question, steps, pool: enabled, answerLengths: pastLengths });
+      const withEstimate = (view: RunView): RunView =>
+        view.plannedSteps.length > 0 ? { ...view, estimate: estimateOf(view.plannedSteps) } : view;
+      const runWhole = (id: string, plan: Plan): Promise<void> =>
+        runUnreviewed(id, input.question, input.mode, plan, enabled, estimateOf(plan.steps));
+
+      // Steps stream to the executor as they are written, unless a worker of the pool has no key: then the
+      // whole plan is awaited and checked, so a step for that worker fails the run before anything is sent.
+      const hold =
+        !review && (await keylessWorkers(enabled, services).catch(() => new Set<string>())).size > 0;
+      feed = review || hold ? undefined : new PlanFeed();
+      if (feed) {
+        const steps = withinSpendLimit(feed.steps, runId, estimateOf);
+        streamed = execute(runId, input.question, input.mode, steps, enabled);
+        streamed.catch((error: unknown) => {
+          abort.abort();
+          failRun(runId, error);
+        });
+      }
+      /** The steps that stood when the thread last restarted: a fallback's own step comes after them. */
+      let keptAtFallback = 0;
+      const onStep = (event: StepEvent) => {
+        feed?.onEvent(event);
+        if (event.kind === 'restart') {
+          keptAtFallback = event.kept ?? 0;
+          update(runId, (v) =>
+            withEstimate({
+              ...v,
+              // The steps the conductor keeps stay on screen; the new attempt's follow them.
+              plannedSteps: v.plannedSteps.slice(0, event.kept ?? 0),
+              planText: `${v.planText}\n\n[${event.reason}: trying again]\n\n`,
+            }),
+          );
+          return;
+        }
+        update(runId, (v) => {
+          const plannedSteps = v.plannedSteps.slice();
+          plannedSteps[event.index] = event.step;
+          return withEstimate({ ...v, plannedSteps });
+        });
+      };
       const response = await bridge.plan(
         {
           question: input.question,
@@ -726,31 +728,128 @@ export function createRuns(services: RunServices) {
           await runWhole(runId, plan);
         }
       } else {
-        update(runId, (v) => enterReview(v));
-        const keyless = await keylessWorkers(enabled, services).catch(() => undefined);
-        pendingReview.value = {
-          plan,
-          pool: enabled,
-          limits: planLimits(input.mode, prefs),
-          planOnly: input.planOnly === true,
-          answerLengths: pastLengths,
-          ...(keyless ? { keyless } : {}),
-        };
+        await awaitReview(runId, plan, enabled, input.mode, input.planOnly === true, pastLengths);
       }
     } catch (error) {
       feed?.cancel();
-      const e = error as { name?: string; message?: string };
-      const cancelled = e.name === 'PlanCancelled' || abort.signal.aborted;
-      handle?.cancel();
-      update(runId, (v) => ({
-        ...v,
-        phase: cancelled ? 'cancelled' : 'failed',
-        error: cancelled ? 'Cancelled while planning.' : `Planning failed: ${e.message ?? String(error)}`,
-        endedAt: Date.now(),
-      }));
+      const e = error as { name?: string };
+      if (e.name === 'PlanCancelled' || abort.signal.aborted) {
+        handle?.cancel();
+        update(runId, (v) => ({
+          ...v,
+          phase: 'cancelled',
+          error: 'Cancelled while planning.',
+          endedAt: Date.now(),
+        }));
+      } else {
+        const retry = {
+          mode: chosenBy ? ('auto' as const) : input.mode,
+          review: input.review,
+          ...(input.planOnly ? { planOnly: true } : {}),
+        };
+        await planningFailed(runId, enabled, planningFailure(error), retry, streamed);
+      }
     } finally {
       if (planAbort === abort) planAbort = undefined;
     }
+  }
+
+  /**
+   * The conductor could not plan: the run says what failed (the engine's words behind Details), offers to
+   * ask again, and is stored, so History keeps it. Steps that streamed before the failure ran as a run of
+   * their own: it is stopped, and its record, once written, says the planning failed.
+   */
+  async function planningFailed(
+    runId: string,
+    pool: readonly WorkerSpec[],
+    failure: PlanningFailure,
+    retry: NonNullable<RunView['retry']>,
+    streamed: Promise<RunHandle> | undefined,
+  ): Promise<void> {
+    const show = () =>
+      update(runId, (v) => ({
+        ...v,
+        phase: 'failed',
+        error: failure.text,
+        errorDetails: failure.details,
+        retry,
+        endedAt: v.endedAt ?? Date.now(),
+      }));
+    show();
+    const run = await streamed?.catch(() => undefined);
+    if (run) {
+      run.cancel();
+      await run.result.catch(() => undefined);
+      show(); // over the stopped run's own end
+    }
+    const view = currentRun.value;
+    await storeRecord(async (store) => {
+      const existing = run ? (await store.getRun(runId).catch(() => undefined))?.run : undefined;
+      const base = view?.id === runId ? view : newRunView(runId, '', 'conductor');
+      return planningFailedRecord(base, pool, failure, existing);
+    });
+  }
+
+  /**
+   * Puts `plan` in review (the plan editor) and stores it as a planned run: History keeps it, and opening
+   * it there brings it back to review, to be run or discarded.
+   */
+  async function awaitReview(
+    runId: string,
+    plan: Plan,
+    pool: WorkerSpec[],
+    mode: Mode,
+    planOnly: boolean,
+    lengths?: ReadonlyMap<string, AnswerLength>,
+  ): Promise<void> {
+    update(runId, (v) => enterReview(v));
+    const view = await showReview(runId, plan, pool, mode, planOnly, lengths);
+    if (view) await storeRecord(() => plannedRecord(view, plan, pool, planOnly));
+  }
+
+  /** Gives the run on screen its plan editor; the view it is for, unless the user moved on meanwhile. */
+  async function showReview(
+    runId: string,
+    plan: Plan,
+    pool: WorkerSpec[],
+    mode: Mode,
+    planOnly: boolean,
+    lengths?: ReadonlyMap<string, AnswerLength>,
+  ): Promise<RunView | undefined> {
+    const [keyless, pastLengths] = await Promise.all([
+      keylessWorkers(pool, services).catch(() => undefined),
+      lengths ?? answerLengths(),
+    ]);
+    const view = currentRun.value;
+    if (view?.id !== runId) return undefined;
+    pendingReview.value = {
+      plan,
+      pool,
+      limits: planLimits(mode, services.planPrefs()),
+      planOnly,
+      answerLengths: pastLengths,
+      ...(keyless ? { keyless } : {}),
+    };
+    return view;
+  }
+
+  /**
+   * Writes a record the executor does not (a planned run, a failed planning), then reads History again. A
+   * store that refuses the write (a full disk) loses the record, never the run on screen.
+   */
+  async function storeRecord(
+    make: (store: RunHistoryStore) => RunRecord | undefined | Promise<RunRecord | undefined>,
+  ): Promise<void> {
+    try {
+      const store = await services.runStore();
+      const record = await make(store);
+      if (!record) return;
+      await store.putRun(record);
+    } catch (error) {
+      console.warn('The run could not be stored; it stays on this page.', error);
+      return;
+    }
+    await refreshHistory();
   }
 
   /** Resolves once no run is starting or running here, and the last one's record is written. */
@@ -800,13 +899,19 @@ export function createRuns(services: RunServices) {
     settleConfirm(false, false);
     const view = currentRun.value;
     pendingReview.value = undefined;
-    if (view)
-      currentRun.value = {
-        ...leaveReview(view),
-        phase: 'cancelled',
-        error: 'Plan discarded.',
-        endedAt: Date.now(),
-      };
+    if (!view) return;
+    currentRun.value = {
+      ...leaveReview(view),
+      phase: 'cancelled',
+      error: 'Plan discarded.',
+      endedAt: Date.now(),
+    };
+    // History keeps the plan, as discarded.
+    void storeRecord(async (store) => {
+      const stored = await store.getRun(view.id).catch(() => undefined);
+      if (stored?.run.status !== 'planned') return undefined;
+      return { ...stored.run, status: 'cancelled', error: 'Plan discarded.', updatedAt: Date.now() };
+    });
   }
 
   function cancelRun(): void {
@@ -829,7 +934,16 @@ export function createRuns(services: RunServices) {
     try {
       const stored = await store.getRun(id);
       if (!stored) return 'This run is not in your history.';
-      currentRun.value = viewFromRecord(stored.run, stored.steps);
+      const view = viewFromRecord(stored.run, stored.steps);
+      if (stored.run.status !== 'planned') {
+        currentRun.value = view;
+        return undefined;
+      }
+      // A plan not run yet goes back to review. It has waited for review since it was stored: not the run's time.
+      const now = Date.now();
+      currentRun.value = { ...view, reviewSince: now, reviewMs: Math.max(0, now - stored.run.updatedAt) };
+      const { run } = stored;
+      await showReview(id, run.plan, run.pool, view.mode, run.planOnly === true);
       return undefined;
     } catch (error) {
       return `This run cannot be shown: ${(error as Error).message}`;

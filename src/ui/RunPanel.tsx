@@ -42,6 +42,8 @@ export interface RunActions {
   rerunStep?: (index: number) => void;
   exportJson?: () => void;
   exportMarkdown?: () => void;
+  /** Asks the question again as it was asked (offered when the conductor could not plan it). */
+  retry?: () => void;
   /** Marks the finished run good or bad (workflow memory learns from the good ones); again replaces it. */
   mark?: (good: boolean) => void;
 }
@@ -224,9 +226,13 @@ export function RunPanel({
           </div>
         )}
         {view.error && (
-          <p class="alert" data-kind="error" role="alert">
-            {view.error}
-          </p>
+          <Notice kind="error" role="alert" text={view.error} details={view.errorDetails} testId="run-error">
+            {view.retry && actions.retry && (
+              <button type="button" class="small" onClick={actions.retry} data-testid="retry-planning">
+                Try again
+              </button>
+            )}
+          </Notice>
         )}
         {view.thought && <p class="thought">Plan: {view.thought}</p>}
         {view.drewOn && view.drewOn.length > 0 && <DrewOn runs={view.drewOn} />}
