@@ -174,6 +174,16 @@ export interface PendingReview {
   answerLengths?: ReadonlyMap<string, AnswerLength>;
 }
 
+/** A plan to review: the pool and mode it was written for, and whether it came from Plan only. */
+interface ReviewInput {
+  plan: Plan;
+  pool: WorkerSpec[];
+  mode: Mode;
+  planOnly: boolean;
+  /** Each model's past answer lengths, when already read. */
+  lengths?: ReadonlyMap<string, AnswerLength>;
+}
+
 /** A plan whose estimate is over the spend limit, waiting for the user's OK. */
 export interface SpendConfirm {
   runId: string;
@@ -552,7 +562,13 @@ export function createRuns(services: RunServices) {
       chosenBy,
     };
     if (input.review || input.planOnly) {
-      await awaitReview(runId, plan, enabled, 'router', input.planOnly === true, pastLengths);
+      await awaitReview(runId, {
+        plan,
+        pool: enabled,
+        mode: 'router',
+        planOnly: input.planOnly === true,
+        lengths: pastLengths,
+      });
       return;
     }
     await runUnreviewed(runId, input.question, 'router', plan, enabled, estimate).catch((error: unknown) =>
@@ -728,7 +744,13 @@ export function createRuns(services: RunServices) {
           await runWhole(runId, plan);
         }
       } else {
-        await awaitReview(runId, plan, enabled, input.mode, input.planOnly === true, pastLengths);
+        await awaitReview(runId, {
+          plan,
+          pool: enabled,
+          mode: input.mode,
+          planOnly: input.planOnly === true,
+          lengths: pastLengths,
+        });
       }
     } catch (error) {
       feed?.cancel();
@@ -791,42 +813,28 @@ export function createRuns(services: RunServices) {
   }
 
   /**
-   * Puts `plan` in review (the plan editor) and stores it as a planned run: History keeps it, and opening
+   * Puts a plan in review (the plan editor) and stores it as a planned run: History keeps it, and opening
    * it there brings it back to review, to be run or discarded.
    */
-  async function awaitReview(
-    runId: string,
-    plan: Plan,
-    pool: WorkerSpec[],
-    mode: Mode,
-    planOnly: boolean,
-    lengths?: ReadonlyMap<string, AnswerLength>,
-  ): Promise<void> {
+  async function awaitReview(runId: string, input: ReviewInput): Promise<void> {
     update(runId, (v) => enterReview(v));
-    const view = await showReview(runId, plan, pool, mode, planOnly, lengths);
-    if (view) await storeRecord(() => plannedRecord(view, plan, pool, planOnly));
+    const view = await showReview(runId, input);
+    if (view) await storeRecord(() => plannedRecord(view, input.plan, input.pool, input.planOnly));
   }
 
   /** Gives the run on screen its plan editor; the view it is for, unless the user moved on meanwhile. */
-  async function showReview(
-    runId: string,
-    plan: Plan,
-    pool: WorkerSpec[],
-    mode: Mode,
-    planOnly: boolean,
-    lengths?: ReadonlyMap<string, AnswerLength>,
-  ): Promise<RunView | undefined> {
+  async function showReview(runId: string, input: ReviewInput): Promise<RunView | undefined> {
     const [keyless, pastLengths] = await Promise.all([
-      keylessWorkers(pool, services).catch(() => undefined),
-      lengths ?? answerLengths(),
+      keylessWorkers(input.pool, services).catch(() => undefined),
+      input.lengths ?? answerLengths(),
     ]);
     const view = currentRun.value;
     if (view?.id !== runId) return undefined;
     pendingReview.value = {
-      plan,
-      pool,
-      limits: planLimits(mode, services.planPrefs()),
-      planOnly,
+      plan: input.plan,
+      pool: input.pool,
+      limits: planLimits(input.mode, services.planPrefs()),
+      planOnly: input.planOnly,
       answerLengths: pastLengths,
       ...(keyless ? { keyless } : {}),
     };
@@ -943,7 +951,12 @@ export function createRuns(services: RunServices) {
       const now = Date.now();
       currentRun.value = { ...view, reviewSince: now, reviewMs: Math.max(0, now - stored.run.updatedAt) };
       const { run } = stored;
-      await showReview(id, run.plan, run.pool, view.mode, run.planOnly === true);
+      await showReview(id, {
+        plan: run.plan,
+        pool: run.pool,
+        mode: view.mode,
+        planOnly: run.planOnly === true,
+      });
       return undefined;
     } catch (error) {
       return `This run cannot be shown: ${(error as Error).message}`;
@@ -985,7 +998,12 @@ export function createRuns(services: RunServices) {
     ]);
     const stored = await store.getRun(id);
     if (!stored) throw new Error('it is no longer in your history.');
-    currentRun.value = { ...viewFromRecord(stored.run, stored.steps), phase: 'running', endedAt: undefined };
+    currentRun.value = {
+      ...viewFromRecord(stored.run, stored.steps),
+      phase: 'running',
+      endedAt: undefined,
+      resumedAt: Date.now(),
+    };
     const run = await resumeRun({
       maxDepth: services.planPrefs().maxDepth,
       store,

@@ -54,7 +54,22 @@ export interface RunMark {
   error?: string;
 }
 
-/** 👍 Good / 👎 Bad by the answer, pressed as marked; `g` and `b` do the same from inside the run view. */
+/**
+ * Thumbs up or down, drawn here: an emoji renders as an empty box where no emoji font is installed. The
+ * button's own text names it.
+ */
+function Thumb({ down = false }: { down?: boolean }) {
+  return (
+    <svg class="thumb" viewBox="0 0 24 24" aria-hidden="true" focusable="false" data-down={down || undefined}>
+      <path
+        d="M7 10v11H3V10h4zm2 11h8.2a2 2 0 0 0 2-1.6l1.3-6.6A2 2 0 0 0 18.5 10H14l.8-4.2A1.7 1.7 0 0 0 13.1 4L9 10v11z"
+        fill="currentColor"
+      />
+    </svg>
+  );
+}
+
+/** Good / Bad by the answer, pressed as marked; `g` and `b` do the same from inside the run view. */
 function MarkButtons({ mark, onMark }: { mark: RunMark; onMark: (good: boolean) => void }) {
   return (
     <div class="row" data-testid="run-mark">
@@ -66,7 +81,7 @@ function MarkButtons({ mark, onMark }: { mark: RunMark; onMark: (good: boolean) 
         onClick={() => onMark(true)}
         data-testid="mark-good"
       >
-        👍 Good
+        <Thumb /> Good
       </button>
       <button
         type="button"
@@ -75,7 +90,7 @@ function MarkButtons({ mark, onMark }: { mark: RunMark; onMark: (good: boolean) 
         onClick={() => onMark(false)}
         data-testid="mark-bad"
       >
-        👎 Bad
+        <Thumb down /> Bad
       </button>
       {mark.error && (
         <span class="small" role="alert">
@@ -155,14 +170,15 @@ export function RunPanel({
       }
     : undefined;
 
-  const onMark = finished ? actions.mark : undefined;
+  const answered = finalStep?.state === 'done';
+  // Only an answer can be good or bad: a run that ended without one is not marked.
+  const onMark = finished && answered ? actions.mark : undefined;
   const markKeys = onMark
     ? (event: KeyboardEvent) => {
         if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
         if (event.key === 'g' || event.key === 'b') onMark(event.key === 'g');
       }
     : undefined;
-  const answered = finalStep?.state === 'done';
 
   return (
     <section
@@ -310,7 +326,6 @@ export function RunPanel({
             </div>
           )}
         </dl>
-        {onMark && !answered && <MarkButtons mark={mark} onMark={onMark} />}
       </div>
 
       {finalStep && answered && (
