@@ -5,6 +5,7 @@ import {
   type ValidateOptions,
   validatePlan,
 } from '../../../../src/shared/plan/index.ts';
+import { parseJson } from '../../../../src/shared/plan/json-text.ts';
 import { tinyVocabulary } from '../../../fixtures/tiny-gguf.ts';
 import {
   webLlmXGrammar,
@@ -60,8 +61,11 @@ async function walk(schema: Record<string, unknown>, walks: number, seed: number
     }
     const ended = matcher.isTerminated();
     matcher.dispose();
-    // This xgrammar lets a raw tab into a JSON string, which JSON.parse refuses: the plan's shape is what is judged.
-    if (ended) plans.push(JSON.parse(text.replaceAll('\t', ' ')));
+    if (!ended) continue;
+    // The plan reader takes what this xgrammar writes, a raw tab in a string included.
+    const parsed = parseJson(text);
+    if (!parsed.ok) throw new Error(`${parsed.error}: ${text}`);
+    plans.push(parsed.value);
   }
   compiled.dispose();
   return plans;
