@@ -191,8 +191,13 @@ interface Call {
 }
 
 type Outcome =
-  | { ok: true; plan: Plan; attempt: Attempt; repaired?: { error: string } }
-  | { ok: false; error: string; last: Attempt; kept: Step[] };
+  | { ok: true; plan: Plan; attempt: Attempt; repaired?: { error: string; issues: string[] } }
+  | { ok: false; error: string; issues: string[]; last: Attempt; kept: Step[] };
+
+/** What the rejected attempts were rejected for, each problem once (a repair often repeats the first's). */
+function distinctIssues(...results: PlanResult[]): string[] {
+  return [...new Set(results.flatMap((r) => (r.ok ? [] : r.issues.map((issue) => issue.message))))];
+}
 
 const noop = () => {};
 
@@ -380,8 +385,9 @@ export class EngineHost implements ConductorService {
     if (kept.length > 0 && room <= 0) {
       // No room for another step: the kept steps are the plan, if they make one.
       const whole = validatePlan({ steps: kept }, limits);
-      if (whole.ok) return { ok: true, plan: whole.plan, attempt: first, repaired: { error } };
-      return { ok: false, error: `${error}; then ${whole.message}`, last: first, kept };
+      const issues = distinctIssues(first.parsed, whole);
+      if (whole.ok) return { ok: true, plan: whole.plan, attempt: first, repaired: { error, issues } };
+      return { ok: false, error: `${error}; then ${whole.message}`, issues, last: first, kept };
     }
     const repair = buildRepairMessages({
       messages,
@@ -392,13 +398,21 @@ export class EngineHost implements ConductorService {
     const second = await this.streamAttempt(repair, gen, schemaFor(after), after, 2, call, kept.length);
     const keptBoth = [...kept, ...second.streamed];
     if (!second.parsed.ok) {
-      return { ok: false, error: `${error}; then ${lengthNote(second)}`, last: second, kept: keptBoth };
+      const issues = distinctIssues(first.parsed, second.parsed);
+      return {
+        ok: false,
+        error: `${error}; then ${lengthNote(second)}`,
+        issues,
+        last: second,
+        kept: keptBoth,
+      };
     }
     const { thought } = second.parsed.plan;
     const steps = [...kept, ...second.parsed.plan.steps];
     const whole = validatePlan(thought === undefined ? { steps } : { thought, steps }, limits);
-    if (whole.ok) return { ok: true, plan: whole.plan, attempt: second, repaired: { error } };
-    return { ok: false, error: `${error}; then ${whole.message}`, last: second, kept: keptBoth };
+    const issues = distinctIssues(first.parsed, whole);
+    if (whole.ok) return { ok: true, plan: whole.plan, attempt: second, repaired: { error, issues } };
+    return { ok: false, error: `${error}; then ${whole.message}`, issues, last: second, kept: keptBoth };
   }
 
   /**
@@ -537,7 +551,7 @@ export class EngineHost implements ConductorService {
       return {
         plan,
         stats: call.stats.done(),
-        fallback: { reason },
+        fallback: { reason, issues: outcome.issues },
         ...(call.handedOver ? { handedOver: call.handedOver } : {}),
         raw: outcome.last.result.text,
       };

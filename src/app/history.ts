@@ -1,9 +1,30 @@
 import { signal } from '@preact/signals';
-import type { RunHistoryStore, RunSummary, SkippedRun, SummaryPage } from '../executor/store.ts';
+import type {
+  RunHistoryStore,
+  RunSummary,
+  SkippedRun,
+  StoredRunStatus,
+  SummaryPage,
+} from '../executor/store.ts';
 import type { HistoryIndex } from './history-search.ts';
 
 /** Runs History shows at a time; "Show more" adds as many. */
 export const HISTORY_PAGE_SIZE = 50;
+
+const STATUS_TEXT: Record<StoredRunStatus, string> = {
+  running: 'running',
+  done: 'done',
+  partial: 'done, some steps failed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  planned: 'plan not run yet',
+  'planning-failed': 'planning failed',
+};
+
+/** What History says of a run's status, in words. */
+export function statusText(status: StoredRunStatus): string {
+  return STATUS_TEXT[status];
+}
 
 export interface HistoryList {
   /** Newest first, as far as paged in. */

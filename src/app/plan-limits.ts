@@ -19,7 +19,7 @@ export function planLimits(mode: Mode, prefs: PlanPrefs): PlanLimits {
   return { maxSteps: prefs.maxSteps, allowSelf: prefs.maxDepth > 0 };
 }
 
-/** Validation options for a plan over `workers`, whose messages use the workers' labels. */
+/** Validation options for a plan over `workers`, whose messages name the workers by their labels alone. */
 export function poolValidateOptions(
   workers: readonly { id: string; label: string }[],
   limits: PlanLimits,
@@ -29,6 +29,7 @@ export function poolValidateOptions(
   return {
     workerIds: workers.filter((w) => w.id !== SELF_WORKER).map((w) => w.id),
     workerLabels,
+    labelsOnly: true,
     maxSteps: limits.maxSteps,
     allowSelf: limits.allowSelf,
   };

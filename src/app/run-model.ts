@@ -4,6 +4,8 @@ import type { ChosenBy, RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../executor/types.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { Step } from '../shared/plan/index.ts';
+import { activeMs, type Span } from './active-time.ts';
+import type { PlanNote } from './plan-notes.ts';
 
 export type Mode = 'router' | 'conductor';
 /** What the user picks on the Ask screen: a mode, or auto mode choosing one per question (issue 15). */
@@ -30,8 +32,12 @@ export interface RunView {
   answer?: string;
   totals?: RunTotals;
   error?: string;
-  /** Set when the conductor's plan was replaced by a single-step fallback, with why. */
-  fallback?: string;
+  /** What failed in the machinery's own words (an engine's message), shown behind Details under `error`. */
+  errorDetails?: string[];
+  /** Set when the conductor could not plan: how to ask the question again as it was asked (Try again). */
+  retry?: { mode: AskMode; review: boolean; planOnly?: boolean };
+  /** Set when the conductor's plan is not as it first wrote it (repaired, or fallen back to one worker). */
+  planNote?: PlanNote;
   /** What the plan checks (src/shared/plan/checks.ts) found before the run, and what was done: one line each. */
   planChecks?: string[];
   /** Worker ids in the run's pool order, for stable colours. */
@@ -48,6 +54,8 @@ export interface RunView {
   notSaved?: string;
   /** Time spent waiting for the user's review, which is not the run's time. */
   reviewMs?: number;
+  /** When this page resumed the run after a reload: its steps' queue times before it are another session's. */
+  resumedAt?: number;
   /** When the current review began (set while `phase` is 'review'). */
   reviewSince?: number;
   /** What the plan was estimated to cost before it ran (src/executor/estimate.ts), beside the actual cost. */
@@ -85,11 +93,28 @@ export function leaveReview(view: RunView, now: number = Date.now()): RunView {
   return { ...rest, reviewMs: (view.reviewMs ?? 0) + Math.max(0, now - reviewSince) };
 }
 
-/** How long the run has taken: planning and running, not the time its plan waited for review. */
+/**
+ * How long the run has taken: planning, then the time some step was under way; not the time its plan waited
+ * for review, nor the time it sat unfinished between a reload and its resume.
+ */
 export function runElapsed(view: RunView, now: number): number {
-  const reviewing =
-    view.reviewSince !== undefined ? Math.max(0, (view.endedAt ?? now) - view.reviewSince) : 0;
-  return Math.max(0, (view.endedAt ?? now) - view.startedAt - (view.reviewMs ?? 0) - reviewing);
+  const end = view.endedAt ?? now;
+  const reviewing = view.reviewSince !== undefined ? Math.max(0, end - view.reviewSince) : 0;
+  const review = (view.reviewMs ?? 0) + reviewing;
+  const queued = view.steps.flatMap((s) => s.timings.queuedAt ?? s.timings.startedAt ?? []);
+  if (queued.length === 0) return Math.max(0, end - view.startedAt - review);
+  // Planning ran from the question until the plan was done (until the first step, when that is not known).
+  const planningMs = view.planStats?.ms ?? Math.max(0, Math.min(...queued) - view.startedAt - review);
+  const spans: Span[] = [[view.startedAt, view.startedAt + planningMs]];
+  for (const step of view.steps) {
+    const { queuedAt, startedAt, endedAt } = step.timings;
+    if (startedAt !== undefined) spans.push([startedAt, endedAt ?? end]);
+    // A step waiting its turn is the run's time too, but not from before a resume (its queue time is the
+    // first session's).
+    else if (queuedAt !== undefined && endedAt === undefined && step.state === 'queued')
+      spans.push([Math.max(queuedAt, view.resumedAt ?? queuedAt), end]);
+  }
+  return activeMs(spans);
 }
 
 /**

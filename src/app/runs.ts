@@ -23,6 +23,9 @@ import { formatCost } from './format.ts';
 import { withLedgerEstimates } from './ledger-estimates.ts';
 import { PlanFeed } from './plan-feed.ts';
 import { type PlanLimits, planLimits } from './plan-limits.ts';
+import { planNote, samePlan } from './plan-notes.ts';
+import { plannedRecord, planningFailedRecord } from './plan-records.ts';
+import { type PlanningFailure, planningFailure } from './planning-failure.ts';
 import { poolEntries } from './pool-entries.ts';
 import type { PlanPrefs, RunPrefs } from './prefs.ts';
 import { formatLimit, loadAnswerLengths } from './price.ts';
@@ -129,11 +132,13 @@ export async function keylessWorkers(
 
 /** A stored run as the Watch screen shows it. */
 export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): RunView {
+  const mode = run.mode === 'router' ? 'router' : 'conductor';
   const view: RunView = {
     id: run.id,
     question: run.question,
-    mode: run.mode === 'router' ? 'router' : 'conductor',
-    phase: run.status,
+    mode,
+    // A stored plan not run yet is back in review (openRun gives it its editor); a failed planning is a failure.
+    phase: run.status === 'planned' ? 'review' : run.status === 'planning-failed' ? 'failed' : run.status,
     planText: '',
     plannedSteps: run.plan.steps,
     steps: steps.map(({ runId: _runId, ...s }) => s),
@@ -150,6 +155,8 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
   if (finalStep !== undefined && run.status !== 'running') view.finalStep = finalStep;
   if (run.answer !== undefined) view.answer = run.answer;
   if (run.error !== undefined) view.error = run.error;
+  if (run.errorDetails) view.errorDetails = run.errorDetails;
+  if (run.status === 'planning-failed') view.retry = { mode: run.chosenBy ? 'auto' : mode, review: false };
   if (run.chosenBy) view.chosenBy = run.chosenBy;
   return view;
 }
@@ -165,6 +172,16 @@ export interface PendingReview {
   planOnly?: boolean;
   /** Each model's past answer lengths, for the price of the plan as the user edits it. */
   answerLengths?: ReadonlyMap<string, AnswerLength>;
+}
+
+/** A plan to review: the pool and mode it was written for, and whether it came from Plan only. */
+interface ReviewInput {
+  plan: Plan;
+  pool: WorkerSpec[];
+  mode: Mode;
+  planOnly: boolean;
+  /** Each model's past answer lengths, when already read. */
+  lengths?: ReadonlyMap<string, AnswerLength>;
 }
 
 /** A plan whose estimate is over the spend limit, waiting for the user's OK. */
@@ -545,16 +562,13 @@ export function createRuns(services: RunServices) {
       chosenBy,
     };
     if (input.review || input.planOnly) {
-      update(runId, (v) => enterReview(v));
-      const keyless = await keylessWorkers(enabled, services).catch(() => undefined);
-      pendingReview.value = {
+      await awaitReview(runId, {
         plan,
         pool: enabled,
-        limits: planLimits('router', services.planPrefs()),
+        mode: 'router',
         planOnly: input.planOnly === true,
-        answerLengths: pastLengths,
-        ...(keyless ? { keyless } : {}),
-      };
+        lengths: pastLengths,
+      });
       return;
     }
     await runUnreviewed(runId, input.question, 'router', plan, enabled, estimate).catch((error: unknown) =>
@@ -615,54 +629,62 @@ export function createRuns(services: RunServices) {
     planAbort = abort;
     const prefs = services.planPrefs();
     const { maxSteps } = planLimits(input.mode, prefs);
-    const [bridge, pastLengths, examples] = await Promise.all([
-      services.bridge(),
-      answerLengths(),
-      pastWorkflows(input.question, input.mode, enabled, maxSteps, prefs.maxDepth),
-    ]);
-    if (examples.length > 0)
-      update(runId, (v) => ({
-        ...v,
-        drewOn: examples.map((e) => ({ runId: e.runId, question: e.question })),
-      }));
-    const estimateOf = (steps: readonly Step[]) =>
-      estimatePlan({ question: input.question, steps, pool: enabled, answerLengths: pastLengths });
-    const withEstimate = (view: RunView): RunView =>
-      view.plannedSteps.length > 0 ? { ...view, estimate: estimateOf(view.plannedSteps) } : view;
-    const runWhole = (id: string, plan: Plan): Promise<void> =>
-      runUnreviewed(id, input.question, input.mode, plan, enabled, estimateOf(plan.steps));
-
-    // Steps stream to the executor as they are written, unless a worker of the pool has no key: then the
-    // whole plan is awaited and checked, so a step for that worker fails the run before anything is sent.
-    const hold = !review && (await keylessWorkers(enabled, services).catch(() => new Set<string>())).size > 0;
-    const feed = review || hold ? undefined : new PlanFeed();
-    if (feed) {
-      const steps = withinSpendLimit(feed.steps, runId, estimateOf);
-      void execute(runId, input.question, input.mode, steps, enabled).catch((error: unknown) => {
-        abort.abort();
-        failRun(runId, error);
-      });
-    }
-    const onStep = (event: StepEvent) => {
-      feed?.onEvent(event);
-      if (event.kind === 'restart') {
-        update(runId, (v) =>
-          withEstimate({
-            ...v,
-            // The steps the conductor keeps stay on screen; the new attempt's follow them.
-            plannedSteps: v.plannedSteps.slice(0, event.kept ?? 0),
-            planText: `${v.planText}\n\n[${event.reason}: trying again]\n\n`,
-          }),
-        );
-        return;
-      }
-      update(runId, (v) => {
-        const plannedSteps = v.plannedSteps.slice();
-        plannedSteps[event.index] = event.step;
-        return withEstimate({ ...v, plannedSteps });
-      });
-    };
+    let feed: PlanFeed | undefined;
+    /** The run the streamed steps started, if they did: a failed plan's record is written after it ends. */
+    let streamed: Promise<RunHandle> | undefined;
     try {
+      const [bridge, pastLengths, examples] = await Promise.all([
+        services.bridge(),
+        answerLengths(),
+        pastWorkflows(input.question, input.mode, enabled, maxSteps, prefs.maxDepth),
+      ]);
+      if (examples.length > 0)
+        update(runId, (v) => ({
+          ...v,
+          drewOn: examples.map((e) => ({ runId: e.runId, question: e.question })),
+        }));
+      const estimateOf = (steps: readonly Step[]) =>
+        estimatePlan({ question: input.question, steps, pool: enabled, answerLengths: pastLengths });
+      const withEstimate = (view: RunView): RunView =>
+        view.plannedSteps.length > 0 ? { ...view, estimate: estimateOf(view.plannedSteps) } : view;
+      const runWhole = (id: string, plan: Plan): Promise<void> =>
+        runUnreviewed(id, input.question, input.mode, plan, enabled, estimateOf(plan.steps));
+
+      // Steps stream to the executor as they are written, unless a worker of the pool has no key: then the
+      // whole plan is awaited and checked, so a step for that worker fails the run before anything is sent.
+      const hold =
+        !review && (await keylessWorkers(enabled, services).catch(() => new Set<string>())).size > 0;
+      feed = review || hold ? undefined : new PlanFeed();
+      if (feed) {
+        const steps = withinSpendLimit(feed.steps, runId, estimateOf);
+        streamed = execute(runId, input.question, input.mode, steps, enabled);
+        streamed.catch((error: unknown) => {
+          abort.abort();
+          failRun(runId, error);
+        });
+      }
+      /** The steps that stood when the thread last restarted: a fallback's own step comes after them. */
+      let keptAtFallback = 0;
+      const onStep = (event: StepEvent) => {
+        feed?.onEvent(event);
+        if (event.kind === 'restart') {
+          keptAtFallback = event.kept ?? 0;
+          update(runId, (v) =>
+            withEstimate({
+              ...v,
+              // The steps the conductor keeps stay on screen; the new attempt's follow them.
+              plannedSteps: v.plannedSteps.slice(0, event.kept ?? 0),
+              planText: `${v.planText}\n\n[${event.reason}: trying again]\n\n`,
+            }),
+          );
+          return;
+        }
+        update(runId, (v) => {
+          const plannedSteps = v.plannedSteps.slice();
+          plannedSteps[event.index] = event.step;
+          return withEstimate({ ...v, plannedSteps });
+        });
+      };
       const response = await bridge.plan(
         {
           question: input.question,
@@ -693,11 +715,8 @@ export function createRuns(services: RunServices) {
             : {}),
         },
       };
-      if (response.fallback) {
-        extras.fallback = `The conductor's plan could not be used (${response.fallback.reason}), so the question goes to one worker.`;
-      } else if (response.repaired) {
-        extras.fallback = `The conductor's first plan was invalid (${response.repaired.error}); it was repaired.`;
-      }
+      const note = planNote(response, keptAtFallback, labelsOf(enabled));
+      if (note) extras.planNote = note;
       update(runId, (v) => ({ ...v, ...extras }));
       if (hold) {
         await runWhole(runId, plan).catch((error: unknown) => failRun(runId, error));
@@ -725,31 +744,120 @@ export function createRuns(services: RunServices) {
           await runWhole(runId, plan);
         }
       } else {
-        update(runId, (v) => enterReview(v));
-        const keyless = await keylessWorkers(enabled, services).catch(() => undefined);
-        pendingReview.value = {
+        await awaitReview(runId, {
           plan,
           pool: enabled,
-          limits: planLimits(input.mode, prefs),
+          mode: input.mode,
           planOnly: input.planOnly === true,
-          answerLengths: pastLengths,
-          ...(keyless ? { keyless } : {}),
-        };
+          lengths: pastLengths,
+        });
       }
     } catch (error) {
       feed?.cancel();
-      const e = error as { name?: string; message?: string };
-      const cancelled = e.name === 'PlanCancelled' || abort.signal.aborted;
-      handle?.cancel();
-      update(runId, (v) => ({
-        ...v,
-        phase: cancelled ? 'cancelled' : 'failed',
-        error: cancelled ? 'Cancelled while planning.' : `Planning failed: ${e.message ?? String(error)}`,
-        endedAt: Date.now(),
-      }));
+      const e = error as { name?: string };
+      if (e.name === 'PlanCancelled' || abort.signal.aborted) {
+        handle?.cancel();
+        update(runId, (v) => ({
+          ...v,
+          phase: 'cancelled',
+          error: 'Cancelled while planning.',
+          endedAt: Date.now(),
+        }));
+      } else {
+        const retry = {
+          mode: chosenBy ? ('auto' as const) : input.mode,
+          review: input.review,
+          ...(input.planOnly ? { planOnly: true } : {}),
+        };
+        await planningFailed(runId, enabled, planningFailure(error), retry, streamed);
+      }
     } finally {
       if (planAbort === abort) planAbort = undefined;
     }
+  }
+
+  /**
+   * The conductor could not plan: the run says what failed (the engine's words behind Details), offers to
+   * ask again, and is stored, so History keeps it. Steps that streamed before the failure ran as a run of
+   * their own: it is stopped, and its record, once written, says the planning failed.
+   */
+  async function planningFailed(
+    runId: string,
+    pool: readonly WorkerSpec[],
+    failure: PlanningFailure,
+    retry: NonNullable<RunView['retry']>,
+    streamed: Promise<RunHandle> | undefined,
+  ): Promise<void> {
+    const show = () =>
+      update(runId, (v) => ({
+        ...v,
+        phase: 'failed',
+        error: failure.text,
+        errorDetails: failure.details,
+        retry,
+        endedAt: v.endedAt ?? Date.now(),
+      }));
+    show();
+    const run = await streamed?.catch(() => undefined);
+    if (run) {
+      run.cancel();
+      await run.result.catch(() => undefined);
+      show(); // over the stopped run's own end
+    }
+    const view = currentRun.value;
+    await storeRecord(async (store) => {
+      const existing = run ? (await store.getRun(runId).catch(() => undefined))?.run : undefined;
+      const base = view?.id === runId ? view : newRunView(runId, '', 'conductor');
+      return planningFailedRecord(base, pool, failure, existing);
+    });
+  }
+
+  /**
+   * Puts a plan in review (the plan editor) and stores it as a planned run: History keeps it, and opening
+   * it there brings it back to review, to be run or discarded.
+   */
+  async function awaitReview(runId: string, input: ReviewInput): Promise<void> {
+    update(runId, (v) => enterReview(v));
+    const view = await showReview(runId, input);
+    if (view) await storeRecord(() => plannedRecord(view, input.plan, input.pool, input.planOnly));
+  }
+
+  /** Gives the run on screen its plan editor; the view it is for, unless the user moved on meanwhile. */
+  async function showReview(runId: string, input: ReviewInput): Promise<RunView | undefined> {
+    const [keyless, pastLengths] = await Promise.all([
+      keylessWorkers(input.pool, services).catch(() => undefined),
+      input.lengths ?? answerLengths(),
+    ]);
+    const view = currentRun.value;
+    if (view?.id !== runId) return undefined;
+    pendingReview.value = {
+      plan: input.plan,
+      pool: input.pool,
+      limits: planLimits(input.mode, services.planPrefs()),
+      planOnly: input.planOnly,
+      answerLengths: pastLengths,
+      ...(keyless ? { keyless } : {}),
+    };
+    return view;
+  }
+
+  /**
+   * Writes a record the executor does not (a planned run, a failed planning), then reads History again. A
+   * store that refuses the write (a full disk) loses the record, never the run on screen.
+   */
+  async function storeRecord(
+    make: (store: RunHistoryStore) => RunRecord | undefined | Promise<RunRecord | undefined>,
+  ): Promise<void> {
+    try {
+      const store = await services.runStore();
+      const record = await make(store);
+      if (!record) return;
+      await store.putRun(record);
+    } catch (error) {
+      console.warn('The run could not be stored; it stays on this page.', error);
+      return;
+    }
+    await refreshHistory();
   }
 
   /** Resolves once no run is starting or running here, and the last one's record is written. */
@@ -779,8 +887,11 @@ export function createRuns(services: RunServices) {
     if (pendingReview.value !== review || currentRun.value?.id !== view.id) return;
     const limitUsd = spendLimit();
     pendingReview.value = undefined;
+    const { planNote: note, ...rest } = leaveReview(view);
     currentRun.value = {
-      ...leaveReview(view),
+      ...rest,
+      // The note is about the plan the conductor wrote: once the user changed it, it no longer applies.
+      ...(note && samePlan(plan, review.plan) ? { planNote: note } : {}),
       phase: 'running',
       plannedSteps: plan.steps,
       thought: plan.thought,
@@ -796,13 +907,19 @@ export function createRuns(services: RunServices) {
     settleConfirm(false, false);
     const view = currentRun.value;
     pendingReview.value = undefined;
-    if (view)
-      currentRun.value = {
-        ...leaveReview(view),
-        phase: 'cancelled',
-        error: 'Plan discarded.',
-        endedAt: Date.now(),
-      };
+    if (!view) return;
+    currentRun.value = {
+      ...leaveReview(view),
+      phase: 'cancelled',
+      error: 'Plan discarded.',
+      endedAt: Date.now(),
+    };
+    // History keeps the plan, as discarded.
+    void storeRecord(async (store) => {
+      const stored = await store.getRun(view.id).catch(() => undefined);
+      if (stored?.run.status !== 'planned') return undefined;
+      return { ...stored.run, status: 'cancelled', error: 'Plan discarded.', updatedAt: Date.now() };
+    });
   }
 
   function cancelRun(): void {
@@ -825,7 +942,21 @@ export function createRuns(services: RunServices) {
     try {
       const stored = await store.getRun(id);
       if (!stored) return 'This run is not in your history.';
-      currentRun.value = viewFromRecord(stored.run, stored.steps);
+      const view = viewFromRecord(stored.run, stored.steps);
+      if (stored.run.status !== 'planned') {
+        currentRun.value = view;
+        return undefined;
+      }
+      // A plan not run yet goes back to review. It has waited for review since it was stored: not the run's time.
+      const now = Date.now();
+      currentRun.value = { ...view, reviewSince: now, reviewMs: Math.max(0, now - stored.run.updatedAt) };
+      const { run } = stored;
+      await showReview(id, {
+        plan: run.plan,
+        pool: run.pool,
+        mode: view.mode,
+        planOnly: run.planOnly === true,
+      });
       return undefined;
     } catch (error) {
       return `This run cannot be shown: ${(error as Error).message}`;
@@ -867,7 +998,12 @@ export function createRuns(services: RunServices) {
     ]);
     const stored = await store.getRun(id);
     if (!stored) throw new Error('it is no longer in your history.');
-    currentRun.value = { ...viewFromRecord(stored.run, stored.steps), phase: 'running', endedAt: undefined };
+    currentRun.value = {
+      ...viewFromRecord(stored.run, stored.steps),
+      phase: 'running',
+      endedAt: undefined,
+      resumedAt: Date.now(),
+    };
     const run = await resumeRun({
       maxDepth: services.planPrefs().maxDepth,
       store,

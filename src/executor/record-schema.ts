@@ -29,6 +29,8 @@ export const StoredWorkerSchema = z.looseObject({
 });
 
 export const RunStatusSchema = z.enum(['running', 'done', 'failed', 'cancelled', 'partial']);
+/** A stored run's status: the executor's, or that of a run that never reached it (store.ts). */
+export const StoredRunStatusSchema = z.enum([...RunStatusSchema.options, 'planned', 'planning-failed']);
 export const StepStateSchema = z.enum(['queued', 'running', 'done', 'failed', 'cancelled']);
 
 const UsageSchema = z.looseObject({
@@ -68,12 +70,15 @@ export const RunRecordSchema = z.looseObject({
   plan: PlanSchema,
   planComplete: z.boolean().catch(true),
   includeQuestion: z.boolean().catch(true),
-  status: RunStatusSchema,
+  status: StoredRunStatusSchema,
   createdAt: epochMs,
   updatedAt: epochMs,
   totals: RunTotalsSchema,
   answer: z.string().optional(),
   error: z.string().optional(),
+  // What the error said in the machinery's own words (shown behind Details): display, so dropped if damaged.
+  errorDetails: z.array(z.string()).optional().catch(undefined),
+  planOnly: z.literal(true).optional().catch(undefined),
   // Auto mode's choice is display: a damaged one is dropped, never the run.
   chosenBy: z
     .object({ by: z.literal('auto'), strategy: z.string(), reason: z.string() })
@@ -126,7 +131,7 @@ export const RunSummarySchema = z.object({
   id: z.string().min(1),
   question: z.string(),
   mode: z.string(),
-  status: RunStatusSchema,
+  status: StoredRunStatusSchema,
   createdAt: epochMs,
   updatedAt: epochMs,
   steps: count,

@@ -8,6 +8,13 @@ export const RUNS_DB_NAME = 'baton-runs';
 /** 2 added `summaries`: what History lists, written with each run, so listing never reads whole runs. */
 const RUNS_DB_VERSION = 2;
 
+/**
+ * A stored run's status: the executor's, or one of a run that never reached the executor: `planned` (a
+ * plan waiting for the user's review, or made with Plan only: nothing was sent) and `planning-failed` (the
+ * conductor could not write a plan).
+ */
+export type StoredRunStatus = RunStatus | 'planned' | 'planning-failed';
+
 /** One run as persisted. The pool is a snapshot of the workers' public settings (never a key). */
 export interface RunRecord {
   id: string;
@@ -20,12 +27,16 @@ export interface RunRecord {
   /** False while the plan is still being streamed in. */
   planComplete: boolean;
   includeQuestion: boolean;
-  status: RunStatus;
+  status: StoredRunStatus;
   createdAt: number;
   updatedAt: number;
   totals: RunTotals;
   answer?: string;
   error?: string;
+  /** What failed, in the machinery's own words (an engine's message): shown behind Details. */
+  errorDetails?: string[];
+  /** A `planned` run made with Plan only: running it asks for the keys only then. */
+  planOnly?: true;
   /** Set when auto mode chose how the question was answered (issue 15): the strategy and its one-line reason. */
   chosenBy?: ChosenBy;
 }
@@ -46,7 +57,7 @@ export interface RunSummary {
   id: string;
   question: string;
   mode: string;
-  status: RunStatus;
+  status: StoredRunStatus;
   createdAt: number;
   updatedAt: number;
   steps: number;
@@ -89,7 +100,7 @@ export class DamagedRunError extends Error {
 }
 
 export interface RunsDB extends DBSchema {
-  runs: { key: string; value: RunRecord; indexes: { updatedAt: number; status: RunStatus } };
+  runs: { key: string; value: RunRecord; indexes: { updatedAt: number; status: StoredRunStatus } };
   steps: { key: [string, number]; value: StepRecord; indexes: { runId: string } };
   summaries: {
     key: string;

@@ -116,10 +116,16 @@ export type StepEvent =
 export interface PlanResponse {
   plan: Plan;
   stats: GenerationStats;
-  /** The model's output was rejected, then a repair attempt produced this plan. */
-  repaired?: { error: string };
-  /** Neither the output nor the repair was valid: this plan is one step on the strongest worker. */
-  fallback?: { reason: string };
+  /**
+   * The model's output was rejected, then a repair attempt produced this plan. `issues`: each problem the
+   * rejected output had, once (absent from an older thread).
+   */
+  repaired?: { error: string; issues?: string[] };
+  /**
+   * Neither the output nor the repair was valid: this plan is the steps that stood, then one step on the
+   * strongest worker when there is room. `issues`: each problem of the rejected outputs, once.
+   */
+  fallback?: { reason: string; issues?: string[] };
   /** The model's last raw output. */
   raw: string;
   /** The loaded model could not take this plan: `to` wrote it, for `reason`. */

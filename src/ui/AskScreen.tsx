@@ -8,7 +8,7 @@ import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { useAppState } from './app-context.ts';
-import { Composer } from './Composer.tsx';
+import { type AskInput, Composer } from './Composer.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
 import { SpendConfirm } from './SpendConfirm.tsx';
@@ -106,6 +106,7 @@ export function AskScreen({ runId }: { runId?: string }) {
     confirmSpend,
   } = useAppState().runs;
   const app = useAppState();
+  const { router } = app;
   const { askPrefs, planPrefs, spendPrefs } = app.prefs;
   const { runPool, workerOrder } = app.pool;
   const conductor = app.conductor.state;
@@ -150,6 +151,8 @@ export function AskScreen({ runId }: { runId?: string }) {
       {!runId && (
         <Composer
           onAsk={(input) => void ask(input, runPool.value)}
+          // A question the conductor could not plan comes back to the box, to ask again or change.
+          {...(view?.retry ? { restore: { text: view.question, key: view.id } } : {})}
           disabled={disabledReason !== undefined}
           disabledReason={disabledReason}
           {...(plannerMissing ? { plannerMissing } : {})}
@@ -204,6 +207,9 @@ export function AskScreen({ runId }: { runId?: string }) {
             rerunStep: (index) => void rerunStep(index),
             exportJson: () => void exportCurrent('json', drawn.id),
             exportMarkdown: () => void exportCurrent('md', drawn.id),
+            ...(drawn.retry
+              ? { retry: () => retryQuestion(drawn, (input) => void ask(input, runPool.value), router) }
+              : {}),
             mark: (good) => void outcomes.mark(drawn, good),
           }}
           mark={{
@@ -214,6 +220,17 @@ export function AskScreen({ runId }: { runId?: string }) {
       )}
     </div>
   );
+}
+
+/** Asks a question the conductor could not plan again, as it was asked, from the Ask screen. */
+function retryQuestion(
+  view: RunView,
+  ask: (input: AskInput) => void,
+  router: { navigate(route: { name: 'ask' }): void },
+): void {
+  if (!view.retry) return;
+  router.navigate({ name: 'ask' });
+  ask({ question: view.question, ...view.retry });
 }
 
 /** Auto mode's choice for the run on screen, and its one-line reason. */

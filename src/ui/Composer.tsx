@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { AskMode } from '../app/run-model.ts';
 
 export interface AskInput {
@@ -21,6 +21,7 @@ export function Composer({
   initialMode = 'conductor',
   initialReview = false,
   onReviewChange,
+  restore,
 }: {
   onAsk: (input: AskInput) => void;
   disabled?: boolean;
@@ -31,8 +32,13 @@ export function Composer({
   initialReview?: boolean;
   /** Called when the user ticks or clears "Review the plan", so the choice can be remembered. */
   onReviewChange?: (review: boolean) => void;
+  /** A question to put back in the box (once per `key`): one the conductor could not plan. */
+  restore?: { text: string; key: string };
 }) {
   const [question, setQuestion] = useState('');
+  useEffect(() => {
+    if (restore) setQuestion(restore.text);
+  }, [restore?.key]);
   const [mode, setMode] = useState<AskMode>(initialMode);
   const [review, setReview] = useState(initialReview);
   const blockedBy = disabledReason ?? (mode !== 'auto' ? plannerMissing : undefined);

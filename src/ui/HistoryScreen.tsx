@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatCost, formatTime } from '../app/format.ts';
-import { HISTORY_PAGE_SIZE } from '../app/history.ts';
+import { HISTORY_PAGE_SIZE, statusText } from '../app/history.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
@@ -38,8 +38,8 @@ function HistoryRow({ run }: { run: RunSummary }) {
       <a class="q" href={`#/run/${encodeURIComponent(run.id)}`}>
         {run.question}
       </a>
-      <span class="badge" data-status={run.status}>
-        {run.status}
+      <span class="badge" data-status={run.status} data-testid="history-status">
+        {statusText(run.status)}
       </span>
       <span class="small muted">
         {formatTime(run.createdAt)} · {run.steps} step{run.steps === 1 ? '' : 's'} ·{' '}

@@ -44,6 +44,13 @@ function fromDraft(steps: readonly DraftStep[]): Step[] {
   return steps.map(({ pin, ...step }) => (pin ? { ...step, pin: true } : step));
 }
 
+/** A worker as the step's worker list names it: its label, with its id only when another has that label too. */
+function optionName(worker: EditorWorker, workers: readonly EditorWorker[]): string {
+  if (!worker.label) return worker.id;
+  const shared = workers.some((w) => w.id !== worker.id && w.label === worker.label);
+  return shared ? `${worker.label} (${worker.id})` : worker.label;
+}
+
 /**
  * Review and edit a plan before it runs: worker, task and `sees` of every step, steps added, removed or
  * moved. Validated on every keystroke with the plan module's own messages, under the limits the conductor
@@ -76,6 +83,7 @@ export function PlanEditor({
   const [thought] = useState(plan.thought);
   const [steps, setSteps] = useState<DraftStep[]>(() => toDraft(plan));
   const workerIds = workers.map((w) => w.id);
+  const labels = Object.fromEntries(workers.map((w) => [w.id, w.label]));
   const result = useMemo(
     () =>
       validatePlan(
@@ -90,7 +98,7 @@ export function PlanEditor({
     () =>
       result.ok
         ? checkPlan(result.plan, {
-            workerLabels: Object.fromEntries(workers.map((w) => [w.id, w.label])),
+            workerLabels: labels,
             ...(hasKey ? { hasKey } : {}),
           })
         : undefined,
@@ -132,7 +140,7 @@ export function PlanEditor({
     <section class="card" aria-labelledby="review-title" data-testid="plan-editor">
       <h2 id="review-title">Review the plan</h2>
       {thought && <p class="thought">Plan: {thought}</p>}
-      <WorkflowGraph steps={steps} workerOrder={workerIds} workerLabels={labelsOf(workers)} />
+      <WorkflowGraph steps={steps} workerOrder={workerIds} workerLabels={labels} />
       {steps.map((step, index) => {
         const own = issuesFor(index);
         const errorId = `edit-step-${index}-errors`;
@@ -163,7 +171,7 @@ export function PlanEditor({
                 )}
                 {workers.map((w) => (
                   <option key={w.id} value={w.id}>
-                    {w.label} ({w.id})
+                    {optionName(w, workers)}
                   </option>
                 ))}
                 {allowSelf && <option value={SELF_WORKER}>The conductor: self-check (self)</option>}

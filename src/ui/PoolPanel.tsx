@@ -12,6 +12,8 @@ import {
   hostOf,
   nextWorkerId,
   priceUnknown,
+  sameWorkerIn,
+  sameWorkerText,
   withModel,
   workerFromDraft,
 } from './pool-draft.ts';
@@ -24,6 +26,8 @@ export function PoolPanel() {
   const workers = pool.value;
   const [draft, setDraft] = useState<Draft>(() => draftFor(CATALOG[0]?.id ?? 'openai'));
   const [problem, setProblem] = useState<string | undefined>();
+  /** What the last Add did, for screen readers (the form itself starts again). */
+  const [added, setAdded] = useState<string | undefined>();
   const preset = presetById(draft.providerId);
   const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
   // A price the user types is theirs: a later model change must not clear it.
@@ -209,9 +213,23 @@ export function PoolPanel() {
             setProblem(worker);
             return;
           }
+          const twin = sameWorkerIn(worker, workers, editing?.id);
+          if (twin) {
+            setProblem(sameWorkerText(twin));
+            return;
+          }
           setProblem(undefined);
+          setAdded(undefined);
           void saveWorker(worker).then((saved) => {
-            if (saved && editing) stopEdit();
+            if (!saved) return;
+            if (editing) {
+              stopEdit();
+              return;
+            }
+            // Added: the form starts again for the same provider, so pressing Add again adds nothing twice.
+            setDraft(draftFor(draft.providerId));
+            setCheck(undefined);
+            setAdded(`Added “${worker.label}” to the pool.`);
           });
         }}
       >
@@ -367,10 +385,13 @@ export function PoolPanel() {
           </div>
         )}
         {problem && (
-          <p class="alert" data-kind="error" role="alert">
+          <p class="alert" data-kind="error" role="alert" data-testid="worker-problem">
             {problem}
           </p>
         )}
+        <p class="small muted" role="status" data-testid="worker-added">
+          {added ?? ''}
+        </p>
         <div class="row">
           <button type="submit" class="primary" data-testid="add-worker-submit">
             {editing ? 'Save changes' : 'Add to pool'}

@@ -7,6 +7,7 @@ import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '
 import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
+import { Notice } from './Notice.tsx';
 import { StepCard } from './StepCard.tsx';
 import { Timeline } from './Timeline.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
@@ -42,6 +43,8 @@ export interface RunActions {
   rerunStep?: (index: number) => void;
   exportJson?: () => void;
   exportMarkdown?: () => void;
+  /** Asks the question again as it was asked (offered when the conductor could not plan it). */
+  retry?: () => void;
   /** Marks the finished run good or bad (workflow memory learns from the good ones); again replaces it. */
   mark?: (good: boolean) => void;
 }
@@ -52,7 +55,22 @@ export interface RunMark {
   error?: string;
 }
 
-/** 👍 Good / 👎 Bad by the answer, pressed as marked; `g` and `b` do the same from inside the run view. */
+/**
+ * Thumbs up or down, drawn here: an emoji renders as an empty box where no emoji font is installed. The
+ * button's own text names it.
+ */
+function Thumb({ down = false }: { down?: boolean }) {
+  return (
+    <svg class="thumb" viewBox="0 0 24 24" aria-hidden="true" focusable="false" data-down={down || undefined}>
+      <path
+        d="M7 10v11H3V10h4zm2 11h8.2a2 2 0 0 0 2-1.6l1.3-6.6A2 2 0 0 0 18.5 10H14l.8-4.2A1.7 1.7 0 0 0 13.1 4L9 10v11z"
+        fill="currentColor"
+      />
+    </svg>
+  );
+}
+
+/** Good / Bad by the answer, pressed as marked; `g` and `b` do the same from inside the run view. */
 function MarkButtons({ mark, onMark }: { mark: RunMark; onMark: (good: boolean) => void }) {
   return (
     <div class="row" data-testid="run-mark">
@@ -64,7 +82,7 @@ function MarkButtons({ mark, onMark }: { mark: RunMark; onMark: (good: boolean) 
         onClick={() => onMark(true)}
         data-testid="mark-good"
       >
-        👍 Good
+        <Thumb /> Good
       </button>
       <button
         type="button"
@@ -73,7 +91,7 @@ function MarkButtons({ mark, onMark }: { mark: RunMark; onMark: (good: boolean) 
         onClick={() => onMark(false)}
         data-testid="mark-bad"
       >
-        👎 Bad
+        <Thumb down /> Bad
       </button>
       {mark.error && (
         <span class="small" role="alert">
@@ -153,14 +171,15 @@ export function RunPanel({
       }
     : undefined;
 
-  const onMark = finished ? actions.mark : undefined;
+  const answered = finalStep?.state === 'done';
+  // Only an answer can be good or bad: a run that ended without one is not marked.
+  const onMark = finished && answered ? actions.mark : undefined;
   const markKeys = onMark
     ? (event: KeyboardEvent) => {
         if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
         if (event.key === 'g' || event.key === 'b') onMark(event.key === 'g');
       }
     : undefined;
-  const answered = finalStep?.state === 'done';
 
   return (
     <section
@@ -201,10 +220,8 @@ export function RunPanel({
             </button>
           )}
         </div>
-        {view.fallback && (
-          <p class="alert" data-kind="warn" data-testid="plan-fallback">
-            {view.fallback}
-          </p>
+        {view.planNote && (
+          <Notice kind="warn" text={view.planNote.text} details={view.planNote.details} testId="plan-note" />
         )}
         {view.planChecks && (
           <ul class="alert" data-kind="warn" data-testid="plan-checks">
@@ -226,9 +243,13 @@ export function RunPanel({
           </div>
         )}
         {view.error && (
-          <p class="alert" data-kind="error" role="alert">
-            {view.error}
-          </p>
+          <Notice kind="error" role="alert" text={view.error} details={view.errorDetails} testId="run-error">
+            {view.retry && actions.retry && (
+              <button type="button" class="small" onClick={actions.retry} data-testid="retry-planning">
+                Try again
+              </button>
+            )}
+          </Notice>
         )}
         {view.thought && <p class="thought">Plan: {view.thought}</p>}
         {view.drewOn && view.drewOn.length > 0 && <DrewOn runs={view.drewOn} />}
@@ -306,7 +327,6 @@ export function RunPanel({
             </div>
           )}
         </dl>
-        {onMark && !answered && <MarkButtons mark={mark} onMark={onMark} />}
       </div>
 
       {finalStep && answered && (

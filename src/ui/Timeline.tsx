@@ -1,7 +1,11 @@
+import { activeAxis } from '../app/active-time.ts';
 import { formatDuration } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
 import { type WorkerLabels, workerName } from '../app/worker-names.ts';
 import type { StepStatus } from '../executor/types.ts';
+
+/** A stretch longer than this with no step running is cut out of the chart (a run waiting to be resumed). */
+const LONGEST_SHOWN_GAP_MS = 60_000;
 
 /**
  * A Gantt chart of the steps: one bar from start to end (or to now while running), on a shared time axis
@@ -20,21 +24,26 @@ export function Timeline({
 }) {
   const started = steps.filter((s) => s.timings.startedAt !== undefined);
   if (started.length === 0) return null;
-  // The axis starts with the first step, not the question: planning time would squash the bars.
-  const origin = Math.min(...started.map((s) => s.timings.startedAt!));
-  const end = Math.max(...started.map((s) => s.timings.endedAt ?? now), origin + 1);
-  const span = end - origin;
+  // The axis starts with the first step, not the question: planning time would squash the bars. A long
+  // stretch with no step running (the run sat unfinished until it was resumed) is cut out, marked.
+  const axis = activeAxis(
+    started.map((s) => [s.timings.startedAt!, s.timings.endedAt ?? now] as const),
+    LONGEST_SHOWN_GAP_MS,
+  );
+  const span = Math.max(axis.span, 1);
   return (
     <div class="timeline" data-testid="timeline">
       {steps.map((step) => {
         const start = step.timings.startedAt;
         if (start === undefined) return null;
         const stop = step.timings.endedAt ?? now;
-        const left = ((start - origin) / span) * 100;
-        const width = Math.max(0.5, ((stop - start) / span) * 100);
+        const from = axis.position(start);
+        const to = axis.position(stop);
+        const left = (from / span) * 100;
+        const width = Math.max(0.5, ((to - from) / span) * 100);
         const color = workerColor(step.worker, workerOrder);
         const name = workerName(step.worker, workerLabels);
-        const text = `Step ${step.index} (${name}): from ${formatDuration(start - origin)} to ${formatDuration(stop - origin)}${step.timings.endedAt === undefined ? ', running' : ''}`;
+        const text = `Step ${step.index} (${name}): from ${formatDuration(from)} to ${formatDuration(to)}${step.timings.endedAt === undefined ? ', running' : ''}`;
         return (
           <div key={step.index} style={{ display: 'contents' }}>
             <span
@@ -51,11 +60,19 @@ export function Timeline({
               <div
                 class="timeline-bar"
                 data-testid={`timeline-bar-${step.index}`}
-                data-start={start - origin}
-                data-end={step.timings.endedAt === undefined ? '' : stop - origin}
+                data-start={from}
+                data-end={step.timings.endedAt === undefined ? '' : to}
                 data-status={step.state}
                 style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%`, '--chip': color }}
               />
+              {axis.breaks.map((cut) => (
+                <span
+                  key={cut.at}
+                  class="timeline-break"
+                  style={{ left: `${(cut.at / span) * 100}%` }}
+                  aria-hidden="true"
+                />
+              ))}
               <span class="visually-hidden">{text}</span>
             </div>
           </div>
@@ -63,8 +80,14 @@ export function Timeline({
       })}
       <div class="timeline-axis" aria-hidden="true">
         <span>0 s</span>
-        <span>{formatDuration(span)}</span>
+        <span>{formatDuration(axis.span)}</span>
       </div>
+      {axis.breaks.length > 0 && (
+        <p class="timeline-note small muted" data-testid="timeline-breaks">
+          Not shown: {axis.breaks.map((cut) => formatDuration(cut.idleMs)).join(', ')} with no step running
+          (at the dashed line).
+        </p>
+      )}
     </div>
   );
 }

@@ -160,3 +160,28 @@ export function hostOf(baseURL: string): string {
     return baseURL;
   }
 }
+
+/**
+ * The worker of `pool` (other than `exceptId`, the one being edited) that `worker` could not be told
+ * apart from: the same model at the same address, under the same label. Adding it would only make a copy.
+ */
+export function sameWorkerIn(
+  worker: WorkerSpec,
+  pool: readonly WorkerSpec[],
+  exceptId?: string,
+): WorkerSpec | undefined {
+  const address = (url: string) => url.trim().replace(/\/+$/, '').toLowerCase();
+  return pool.find(
+    (w) =>
+      w.id !== exceptId &&
+      w.providerId === worker.providerId &&
+      address(w.baseURL) === address(worker.baseURL) &&
+      w.model === worker.model &&
+      w.label.trim() === worker.label.trim(),
+  );
+}
+
+/** Why a copy of `existing` is refused, and what to change instead. */
+export function sameWorkerText(existing: WorkerSpec): string {
+  return `“${existing.label}” is already in the pool with this model at this address. To add another worker for it, give it a label of its own.`;
+}

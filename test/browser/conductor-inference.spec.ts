@@ -1,4 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
+import { validatePlan } from '../../src/shared/plan/index.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import type { ConductorHarness } from '../pages/conductor.ts';
 
@@ -231,3 +232,47 @@ test('a second question to the same pool prefills only itself: llama.cpp keeps t
   );
   expect(third.cachedPromptTokens).toBeGreaterThan(third.promptTokens * 0.8);
 });
+
+test('constrained decoding writes a self-check only as the last step, whatever the sampler picks', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await openHarness(page);
+  await page.evaluate((url) => globalThis.__conductor.rawLoad(url, 1), models.url);
+  // The thread's own prompt and schema for a conductor plan with self-checks allowed (the default depth),
+  // sampled at temperature 1: a random-weight model then picks among the tokens the grammar allows.
+  const request = { ...tinyPlan, maxSteps: 4, maxDepth: 2 };
+  const options = {
+    workerIds: pool.map((w) => w.id),
+    maxSteps: request.maxSteps,
+    allowSelf: true,
+    selfOnlyLast: true,
+  };
+  const plans: { steps: { worker: string }[] }[] = [];
+  for (let seed = 1; seed <= 10; seed++) {
+    const { text } = await page.evaluate(([req, s]) => globalThis.__conductor.rawPlan(req, 500, 1, s), [
+      request,
+      seed,
+    ] as const);
+    // A plan cut off by the token limit is not JSON; what is judged is every plan the model finished.
+    const plan = parsedOrUndefined(text);
+    if (!plan) continue;
+    plans.push(plan);
+    const result = validatePlan(plan, options);
+    const misplaced = result.ok
+      ? []
+      : result.issues.filter((i) => /self-not-last|no-worker-step/.test(i.code));
+    expect(misplaced, `seed ${seed}: ${text}`).toEqual([]);
+  }
+  expect(plans.length).toBeGreaterThanOrEqual(6);
+  // The sampler did write self-checks (at the end) and multi-step plans: the rule was put to the test.
+  expect(plans.some((p) => p.steps.length > 1 && p.steps.at(-1)?.worker === 'self')).toBe(true);
+});
+
+function parsedOrUndefined(text: string): { steps: { worker: string }[] } | undefined {
+  try {
+    return JSON.parse(text) as { steps: { worker: string }[] };
+  } catch {
+    return undefined;
+  }
+}

@@ -62,7 +62,7 @@ test('review flags a step whose answer no later step reads, and applying the fix
   await expect(warnings.getByRole('listitem')).toHaveCount(1);
   await expect(warnings.getByRole('listitem')).toHaveAttribute('data-rule', 'unread-step');
   await expect(warnings).toContainText(
-    'No later step reads the answer of step 1 ("Echo one" (w1)), and it is not the last step',
+    'No later step reads the answer of step 1 ("Echo one"), and it is not the last step',
   );
   await expect(warnings).toContainText('Fix: Step 1 is left out.');
   // A warning, not an error: the plan may still run as it is.

@@ -72,3 +72,31 @@ test('two Custom hosts are told apart, and a worker can be edited: label, model,
   await page.getByTestId('cancel-edit').click();
   await expect(page.getByTestId('worker-form-title')).toHaveText('Add a worker');
 });
+
+test('Add to pool clears the form, and the same worker again is refused with a reason', async ({ page }) => {
+  await page.goto('/#/settings');
+  const form = page.getByTestId('add-worker');
+  await form.getByLabel('Provider').selectOption('custom');
+  await form.getByLabel('Base URL').fill('http://127.0.0.1:8787/v1');
+  await form.getByLabel('Model').fill('echo');
+  await form.getByLabel('Label').fill('Local echo');
+  await form.getByTestId('add-worker-submit').click();
+  const table = page.getByTestId('pool-table');
+  await expect(table.getByRole('row', { name: /Local echo/ })).toHaveCount(1);
+  // The form starts again for the same provider: nothing of the worker just added is left in it.
+  await expect(form.getByTestId('worker-added')).toHaveText('Added “Local echo” to the pool.');
+  await expect(form.getByLabel('Provider')).toHaveValue('custom');
+  await expect(form.getByLabel('Model')).toHaveValue('');
+  await expect(form.getByLabel('Label')).not.toHaveValue('Local echo');
+
+  // The same worker typed in again is refused, saying why; the pool keeps one.
+  await form.getByLabel('Base URL').fill('http://127.0.0.1:8787/v1');
+  await form.getByLabel('Model').fill('echo');
+  await form.getByLabel('Label').fill('Local echo');
+  await form.getByTestId('add-worker-submit').click();
+  await expect(form.getByTestId('worker-problem')).toHaveText(
+    '“Local echo” is already in the pool with this model at this address. To add another worker for it, give it a label of its own.',
+  );
+  await page.reload();
+  await expect(page.getByTestId('pool-table').getByRole('row', { name: /Local echo/ })).toHaveCount(1);
+});

@@ -131,7 +131,8 @@ const harness = {
       ...extra,
     });
   },
-  async rawPlan(request: PlanInput, maxTokens: number, temperature: number) {
+  /** `seed` fixes llama.cpp's sampling, so a sampled plan (temperature above 0) can be written again. */
+  async rawPlan(request: PlanInput, maxTokens: number, temperature: number, seed?: number) {
     if (!raw) throw new Error('rawLoad first');
     const { messages, jsonSchema } = planPrompt({
       ...request,
@@ -146,6 +147,7 @@ const harness = {
       stream: true,
       max_tokens: maxTokens,
       temperature,
+      ...(seed !== undefined ? { seed } : {}),
       response_format: { type: 'json_schema', json_schema: { name: 'plan', schema: jsonSchema } },
       onData: (chunk) => {
         const piece = chunk.choices[0]?.delta.content;

@@ -37,10 +37,20 @@ export function requestedSchema(body: unknown): Json | undefined {
   return object(object(format.json_schema)?.schema);
 }
 
+/** A local `$ref` (`#/$defs/name`) resolved against the schema's `$defs`; any other schema as it is. */
+function resolved(schema: Json, part: Json | undefined): Json | undefined {
+  const ref = part?.$ref;
+  if (typeof ref !== 'string') return part;
+  const name = /^#\/\$defs\/(.+)$/.exec(ref)?.[1];
+  return name ? object(object(schema.$defs)?.[name]) : undefined;
+}
+
 /** The plan the schema allows, as the planner writes it. */
 export function planFor(schema: Json): { thought: string; steps: Json[] } {
-  const steps = object(object(schema.properties)?.steps);
-  const item = object(object(steps?.items)?.properties);
+  // With self-checks allowed, `steps` is a choice: worker steps only (the first), or worker steps then a check.
+  const declared = object(object(schema.properties)?.steps);
+  const steps = Array.isArray(declared?.anyOf) ? object(declared.anyOf[0]) : declared;
+  const item = object(resolved(schema, object(steps?.items))?.properties);
   const ids = object(item?.worker)?.enum;
   const workers = (Array.isArray(ids) ? ids : []).filter(
     (id): id is string => typeof id === 'string' && id !== 'self',

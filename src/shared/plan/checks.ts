@@ -75,7 +75,8 @@ function without(steps: readonly Step[], drop: ReadonlySet<number>): Step[] {
 /** The findings about `plan`, and the plan with the fixes applied. */
 export function checkPlan(plan: Plan, options: PlanCheckOptions = {}): PlanCheck {
   const findings: PlanFinding[] = [];
-  const name = (id: string) => workerName(id, { workerLabels: options.workerLabels ?? {} });
+  // What the checks find is read by the user: workers by their labels alone.
+  const name = (id: string) => workerName(id, { workerLabels: options.workerLabels ?? {}, labelsOnly: true });
   const steps = plan.steps.map((step) => ({ ...step }));
   const last = steps.length - 1;
 

@@ -19,6 +19,11 @@ export interface PlanJsonSchemaOptions {
   requireThought?: boolean;
   /** Index of the first step (corrective steps continue the workflow's numbering; default 0). */
   offset?: number;
+  /**
+   * A `self` step only as the last step, as validation's option of the same name (the conductor writes
+   * under both): decoding cannot write a plan validation would reject for it.
+   */
+  selfOnlyLast?: boolean;
 }
 
 export { DEFAULT_MAX_TASK_LENGTH, DEFAULT_MAX_THOUGHT_LENGTH };
@@ -34,10 +39,18 @@ function asObject(value: unknown, where: string): JsonObject {
 
 /**
  * A plain JSON Schema for constrained decoding, made from `PlanSchema` and narrowed to one pool and one
- * limit. Kept to what llama.cpp's json-schema-to-grammar and web-llm's xgrammar both accept: no `$ref`,
- * `$defs`, `$schema` or `format`; plain types, `enum`, `const`, `anyOf`, `minItems`/`maxItems`,
- * `minimum`/`maximum`, `maxLength`. Property order is thought → steps and worker → task → sees, the order a model
- * writes them in (grammar-based decoders follow `properties` order).
+ * limit. Kept to what llama.cpp's json-schema-to-grammar (wllama, and the local servers built on it) and
+ * web-llm's xgrammar both turn into a grammar: local `$ref`s into `$defs`, plain types, `enum`, `const`,
+ * `anyOf`, `prefixItems` (a tuple: every item given, nothing after it), `items`, `minItems`/`maxItems`,
+ * `minimum`/`maximum`, `minLength`/`maxLength`; no `format`, `pattern`, `oneOf` or `allOf`. Property order
+ * is thought → steps and worker → task → sees, the order a model writes them in (grammar-based decoders
+ * follow `properties` order).
+ *
+ * With `selfOnlyLast`, decoding follows validation's rule (a `self` step only last, and never a first
+ * plan of nothing but `self`): `steps` is either worker steps only, or k worker steps then one `self`
+ * step, one tuple per k. JSON Schema cannot say "last" any other way; a tuple never mixes `prefixItems`
+ * with `items`, since llama.cpp reads `items` first and would drop the tuple. The step's schema is written
+ * once, in `$defs`, so the grammar holds one copy of it however many tuples refer to it.
  */
 export function planJsonSchema(options: PlanJsonSchemaOptions): JsonObject {
   const ids = [...options.workerIds];
@@ -66,7 +79,8 @@ export function planJsonSchema(options: PlanJsonSchemaOptions): JsonObject {
   // No step can see past the second-to-last step the limit allows: bounding the integers keeps a small
   // model from writing indices like 677600 (both llama.cpp and xgrammar turn min/max into the grammar).
   // Pointing forward within the bound is still possible and is caught by validation.
-  const lastSeeable = (options.offset ?? 0) + options.maxSteps - 2;
+  const offset = options.offset ?? 0;
+  const lastSeeable = offset + options.maxSteps - 2;
   const narrowedSees = {
     anyOf: [
       { type: 'string', const: 'all' },
@@ -75,23 +89,56 @@ export function planJsonSchema(options: PlanJsonSchemaOptions): JsonObject {
         : { type: 'array', items: { type: seesItem.type, minimum: 0 }, maxItems: 0 },
     ],
   };
-  const narrowedStep = {
+  const stepFor = (workers: string[]) => ({
     type: step.type,
     properties: {
-      worker: { type: 'string', enum: ids },
+      worker: { type: 'string', enum: workers },
       task: { type: 'string', minLength: 1, maxLength: options.maxTaskLength ?? DEFAULT_MAX_TASK_LENGTH },
       sees: narrowedSees,
     },
     required: step.required,
     additionalProperties: false,
-  };
-  return {
+  });
+  const root = {
     type: base.type,
     properties: {
       thought: { type: 'string', maxLength: options.maxThoughtLength ?? DEFAULT_MAX_THOUGHT_LENGTH },
-      steps: { type: 'array', items: narrowedStep, minItems: minSteps, maxItems: options.maxSteps },
-    },
+      steps: { type: 'array', items: stepFor(ids), minItems: minSteps, maxItems: options.maxSteps },
+    } as JsonObject,
     required: options.requireThought ? ['thought', 'steps'] : base.required,
     additionalProperties: false,
   };
+  if (!options.selfOnlyLast || !ids.includes(SELF_WORKER)) return root;
+
+  const workers = ids.filter((id) => id !== SELF_WORKER);
+  if (workers.length === 0) throw new Error('planJsonSchema: a self-check needs a worker step before it');
+  const workerStep = { $ref: `#/$defs/${WORKER_STEP}` };
+  const selfStep = { $ref: `#/$defs/${SELF_STEP}` };
+  // A first plan needs a worker step before its check (validation's `no-worker-step`); corrective steps
+  // follow the workflow's own, so their check may come alone.
+  const fewestBeforeSelf = Math.max(offset === 0 ? 1 : 0, minSteps - 1);
+  const withSelf = [];
+  for (let before = fewestBeforeSelf; before < options.maxSteps; before++) {
+    const length = before + 1;
+    withSelf.push({
+      type: 'array',
+      prefixItems: [...Array.from({ length: before }, () => workerStep), selfStep],
+      minItems: length,
+      maxItems: length,
+    });
+  }
+  root.properties.steps = {
+    anyOf: [
+      { type: 'array', items: workerStep, minItems: minSteps, maxItems: options.maxSteps },
+      ...withSelf,
+    ],
+  };
+  return {
+    ...root,
+    $defs: { [WORKER_STEP]: stepFor(workers), [SELF_STEP]: stepFor([SELF_WORKER]) },
+  };
 }
+
+/** The names of the two step schemas in `$defs`. */
+const WORKER_STEP = 'workerStep';
+const SELF_STEP = 'selfStep';

@@ -42,12 +42,33 @@ export function dropTrailingCommas(json: string): string {
   return out;
 }
 
+/**
+ * Escapes control characters (U+0000–U+001F) written raw inside strings, which JSON does not allow:
+ * web-llm's grammar engine lets a raw tab into a string that has a `maxLength`, as every task has.
+ */
+export function escapeRawControls(json: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i]!;
+    const code = c.charCodeAt(0);
+    if (inString && code < 0x20) {
+      out += `\\u${code.toString(16).padStart(4, '0')}`;
+      continue;
+    }
+    out += c;
+    if (inString && c === '\\') out += json[++i] ?? '';
+    else if (c === '"') inString = !inString;
+  }
+  return out;
+}
+
 export function parseJson(slice: string): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
     return { ok: true, value: JSON.parse(slice) };
   } catch (error) {
     try {
-      return { ok: true, value: JSON.parse(dropTrailingCommas(slice)) };
+      return { ok: true, value: JSON.parse(escapeRawControls(dropTrailingCommas(slice))) };
     } catch {
       return { ok: false, error: error instanceof Error ? error.message : String(error) };
     }

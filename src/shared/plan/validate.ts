@@ -42,6 +42,11 @@ export interface ValidateOptions {
   workerIds: readonly string[];
   /** The user's names for the workers, by id: messages then say `"Claude" (w1)` rather than `w1`. */
   workerLabels?: Readonly<Record<string, string>>;
+  /**
+   * Name a worker by its label alone (`"Claude"`), for the user; without it the id follows, for the model,
+   * which writes ids. A label two workers share keeps the id, so the two can be told apart.
+   */
+  labelsOnly?: boolean;
   /** Most steps allowed (default 5). */
   maxSteps?: number;
   /** Allow the worker `self` (the conductor, for recursion). Default false. */
@@ -114,11 +119,20 @@ function capIssues(issues: PlanIssue[]): PlanIssue[] {
  * (`"Claude" (w1)`), the conductor as itself, else the id as the plan wrote it (bounded: it may be
  * model text).
  */
-export function workerName(id: string, options: Pick<ValidateOptions, 'workerLabels'>): string {
-  const label = options.workerLabels?.[id];
-  if (label !== undefined && label !== '' && label !== id) return `${quote(label)} (${id})`;
-  if (id === SELF_WORKER && options.workerLabels) return 'the conductor (self)';
-  return options.workerLabels ? quote(id) : id;
+export function workerName(
+  id: string,
+  options: Pick<ValidateOptions, 'workerLabels' | 'labelsOnly'>,
+): string {
+  const labels = options.workerLabels;
+  const label = labels?.[id];
+  if (label !== undefined && label !== '' && label !== id) {
+    const shared =
+      options.labelsOnly && Object.entries(labels ?? {}).some(([k, l]) => k !== id && l === label);
+    return options.labelsOnly && !shared ? quote(label) : `${quote(label)} (${id})`;
+  }
+  if (id === SELF_WORKER && labels)
+    return options.labelsOnly ? "the conductor's self-check" : 'the conductor (self)';
+  return labels ? quote(id) : id;
 }
 
 /** Ids a step may name under these options, in pool order, `self` last. */

@@ -36,8 +36,8 @@ describe('plan checks where runs start (issue 14)', () => {
     const view = app.runs.currentRun.value!;
     expect(view.phase).toBe('failed');
     expect(view.error).toBe(
-      'The run could not start: Step 1 goes to "Parrot" (w2), which has no API key saved. ' +
-        'Add a key for "Parrot" (w2) in Settings, or give the step to another worker.',
+      'The run could not start: Step 1 goes to "Parrot", which has no API key saved. ' +
+        'Add a key for "Parrot" in Settings, or give the step to another worker.',
     );
     // Not even step 0, whose worker has a key, went out: the plan was checked whole first.
     expect(chats().length).toBe(before);
@@ -75,7 +75,7 @@ describe('plan checks where runs start (issue 14)', () => {
     expect(view.error).toBeUndefined();
     expect(view.phase).toBe('done');
     expect(view.planChecks).toEqual([
-      'No later step reads the answer of step 1 ("Parrot" (w2)), and it is not the last step, so its work would be wasted. Step 1 is left out.',
+      'No later step reads the answer of step 1 ("Parrot"), and it is not the last step, so its work would be wasted. Step 1 is left out.',
     ]);
     const sent = chats().slice(before);
     expect(sent.map((r) => (r.body as { model: string }).model)).toEqual(['upper', 'echo']);

@@ -33,7 +33,7 @@ describe('the review checks a plan under the limits it was written under (issue 
       expect(result.ok).toBe(false);
       if (!result.ok) {
         expect(result.message).toBe(
-          'Step 1 names worker "self", which is not in the pool ("Claude" (w1), "Local llama" (w2)). ' +
+          'Step 1 names worker "self", which is not in the pool ("Claude", "Local llama"). ' +
             'The conductor cannot be called again here: the recursion limit is reached.',
         );
       }

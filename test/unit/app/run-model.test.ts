@@ -184,6 +184,31 @@ describe('run view from executor events', () => {
     expect(runElapsed(view, 99_000)).toBe(10_000);
   });
 
+  it('times a resumed run by its active spans, not the hours it sat unfinished', () => {
+    const H = 3_600_000;
+    const done = (index: number, startedAt: number, endedAt: number) =>
+      snap({ index, state: 'done', timings: { queuedAt: 1_000, startedAt, endedAt } });
+    // Planned in 1 s; step 0 ran 2 s; the page was closed; resumed 3 h later, step 1 ran 3 s.
+    const stored: RunView = {
+      ...newRunView('r', 'q', 'conductor', 0),
+      phase: 'done',
+      steps: [done(0, 1_000, 3_000), done(1, 3 * H, 3 * H + 3_000)],
+      endedAt: 3 * H + 3_000,
+    };
+    expect(runElapsed(stored, 4 * H)).toBe(6_000);
+    // While resumed: a step waiting its turn counts from the resume, not from its first session's queue time.
+    const resumed: RunView = {
+      ...stored,
+      phase: 'running',
+      endedAt: undefined,
+      resumedAt: 3 * H,
+      steps: [done(0, 1_000, 3_000), snap({ index: 1, timings: { queuedAt: 1_000 } })],
+    };
+    expect(runElapsed(resumed, 3 * H + 500)).toBe(3_500);
+    // Planning time, once known, counts whole, though steps ran while the plan was still being written.
+    expect(runElapsed({ ...stored, planStats: { ms: 5_000 } }, 4 * H)).toBe(5_000 + 3_000);
+  });
+
   it('keeps every request of a step, so live totals count failed attempts and reruns', () => {
     let view = newRunView('r', 'q', 'conductor', 0);
     view = applyEvent(view, {

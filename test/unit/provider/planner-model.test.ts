@@ -13,6 +13,8 @@ describe('the scripted planner model', () => {
   it('writes a plan valid for the schema it is given: pool, step limit and offset', () => {
     const cases = [
       { workerIds: ['w1', 'w2', 'w3'], maxSteps: 5, allowSelf: true },
+      // What the conductor thread sends: a check only as the last step ($defs, one tuple per length).
+      { workerIds: ['w1', 'w2', 'w3'], maxSteps: 5, allowSelf: true, selfOnlyLast: true },
       { workerIds: ['w1', 'w2'], maxSteps: 1 },
       { workerIds: ['only'], maxSteps: 3 },
       { workerIds: ['a', 'b'], maxSteps: 3, offset: 2 },
@@ -32,6 +34,15 @@ describe('the scripted planner model', () => {
   it('accepts the answer when asked for corrective steps (minItems 0)', () => {
     const schema = planJsonSchema({ workerIds: ['w1'], maxSteps: 3, minSteps: 0, offset: 2 });
     expect(planFor(schema).steps).toEqual([]);
+    const withCheck = planJsonSchema({
+      workerIds: ['w1'],
+      maxSteps: 3,
+      minSteps: 0,
+      offset: 2,
+      allowSelf: true,
+      selfOnlyLast: true,
+    });
+    expect(planFor(withCheck).steps).toEqual([]);
   });
 
   it('answers in prose without a JSON schema, the same every time', () => {

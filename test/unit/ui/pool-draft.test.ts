@@ -7,6 +7,8 @@ import {
   hostOf,
   nextWorkerId,
   priceUnknown,
+  sameWorkerIn,
+  sameWorkerText,
   withModel,
   workerFromDraft,
 } from '../../../src/ui/pool-draft.ts';
@@ -124,5 +126,33 @@ describe('the worker form', () => {
     expect(hostOf('https://api.openai.com/v1')).toBe('api.openai.com');
     expect(hostOf('not a url')).toBe('not a url');
     expect(nextWorkerId(['w1', 'w3'])).toBe('w2');
+  });
+});
+
+describe('a worker the pool already has', () => {
+  const pool: WorkerSpec[] = [
+    {
+      id: 'w1',
+      label: 'Local echo',
+      strengths: '',
+      providerId: 'custom',
+      baseURL: 'http://127.0.0.1:8787/v1',
+      model: 'echo',
+      maxConcurrency: 2,
+      enabled: true,
+    },
+  ];
+
+  it('is the same model at the same address under the same label, and is named in the refusal', () => {
+    const copy = { ...pool[0]!, id: 'w2', baseURL: 'http://127.0.0.1:8787/v1/', strengths: 'other words' };
+    expect(sameWorkerIn(copy, pool)?.id).toBe('w1');
+    expect(sameWorkerText(pool[0]!)).toBe(
+      '“Local echo” is already in the pool with this model at this address. To add another worker for it, give it a label of its own.',
+    );
+    // Another label, model or address is another worker; editing a worker does not find itself.
+    expect(sameWorkerIn({ ...copy, label: 'Local echo 2' }, pool)).toBeUndefined();
+    expect(sameWorkerIn({ ...copy, model: 'upper' }, pool)).toBeUndefined();
+    expect(sameWorkerIn({ ...copy, baseURL: 'http://127.0.0.1:8788/v1' }, pool)).toBeUndefined();
+    expect(sameWorkerIn({ ...pool[0]! }, pool, 'w1')).toBeUndefined();
   });
 });

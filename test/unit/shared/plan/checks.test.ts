@@ -36,7 +36,7 @@ describe('checkPlan', () => {
           rule: 'unread-step',
           stepIndex: 1,
           message:
-            'No later step reads the answer of step 1 ("Claude" (w2)), and it is not the last step, so its work would be wasted.',
+            'No later step reads the answer of step 1 ("Claude"), and it is not the last step, so its work would be wasted.',
           fix: 'Step 1 is left out.',
           blocking: false,
         },
@@ -82,7 +82,7 @@ describe('checkPlan', () => {
           rule: 'blind-last-step',
           stepIndex: 2,
           message:
-            'The last step ("Gemini" (w3)) gives the final answer but sees no earlier step, so the work of the 2 steps before it would be wasted.',
+            'The last step ("Gemini") gives the final answer but sees no earlier step, so the work of the 2 steps before it would be wasted.',
           fix: 'The last step now sees every earlier step.',
           blocking: false,
         },
@@ -106,8 +106,8 @@ describe('checkPlan', () => {
         {
           rule: 'no-key',
           stepIndex: 1,
-          message: 'Step 1 goes to "Claude" (w2), which has no API key saved.',
-          fix: 'Add a key for "Claude" (w2) in Settings, or give the step to another worker.',
+          message: 'Step 1 goes to "Claude", which has no API key saved.',
+          fix: 'Add a key for "Claude" in Settings, or give the step to another worker.',
           blocking: true,
         },
       ]);
@@ -123,7 +123,7 @@ describe('checkPlan', () => {
       expect(check.blocked).toBe(true);
       expect(check.findings.map((f) => [f.rule, f.stepIndex])).toEqual([['vault-locked', 1]]);
       expect(check.findings[0]?.message).toBe(
-        'Step 1 goes to "Claude" (w2), and the vault is locked: nothing can be sent while it is.',
+        'Step 1 goes to "Claude", and the vault is locked: nothing can be sent while it is.',
       );
     });
 
@@ -143,7 +143,7 @@ describe('checkPlan', () => {
   it('describes each finding in one line: what is wrong, then what was done', () => {
     const check = checkPlan({ steps: [step('w1', []), step('w2', []), step('w3', [1])] }, { workerLabels });
     expect(describeFindings(check.findings)).toEqual([
-      'No later step reads the answer of step 0 ("GPT-5 mini" (w1)), and it is not the last step, so its work would be wasted. Step 0 is left out.',
+      'No later step reads the answer of step 0 ("GPT-5 mini"), and it is not the last step, so its work would be wasted. Step 0 is left out.',
     ]);
   });
 });

@@ -10,15 +10,16 @@ type Schema = Record<string, unknown>;
 
 /**
  * A checker for exactly the JSON Schema keywords planJsonSchema may use; it throws on any other keyword,
- * so the test also pins the schema to the subset grammar converters accept.
+ * so the test also pins the schema to the subset grammar converters accept. `root` resolves `$ref`s.
  */
-function conforms(schema: Schema, value: unknown): boolean {
+function conforms(schema: Schema, value: unknown, root: Schema = schema): boolean {
   const known = new Set([
     'type',
     'properties',
     'required',
     'additionalProperties',
     'items',
+    'prefixItems',
     'minItems',
     'maxItems',
     'enum',
@@ -28,9 +29,17 @@ function conforms(schema: Schema, value: unknown): boolean {
     'maximum',
     'minLength',
     'maxLength',
+    '$ref',
+    '$defs',
   ]);
   for (const key of Object.keys(schema)) if (!known.has(key)) throw new Error(`unexpected keyword ${key}`);
-  if (schema.anyOf) return (schema.anyOf as Schema[]).some((s) => conforms(s, value));
+  if (typeof schema.$ref === 'string') {
+    const name = /^#\/\$defs\/(\w+)$/.exec(schema.$ref)?.[1];
+    const target = name ? (root.$defs as Record<string, Schema> | undefined)?.[name] : undefined;
+    if (!target) throw new Error(`unresolved ${schema.$ref}`);
+    return conforms(target, value, root);
+  }
+  if (schema.anyOf) return (schema.anyOf as Schema[]).some((s) => conforms(s, value, root));
   switch (schema.type) {
     case 'object': {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -39,13 +48,21 @@ function conforms(schema: Schema, value: unknown): boolean {
       if (!((schema.required ?? []) as string[]).every((k) => k in record)) return false;
       if (schema.additionalProperties === false && !Object.keys(record).every((k) => k in props))
         return false;
-      return Object.entries(record).every(([k, v]) => !props[k] || conforms(props[k], v));
+      return Object.entries(record).every(([k, v]) => !props[k] || conforms(props[k], v, root));
     }
-    case 'array':
+    case 'array': {
       if (!Array.isArray(value)) return false;
       if (typeof schema.minItems === 'number' && value.length < schema.minItems) return false;
       if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) return false;
-      return value.every((v) => conforms(schema.items as Schema, v));
+      const prefix = (schema.prefixItems ?? []) as Schema[];
+      // A tuple must bound its own length: llama.cpp reads no items after `prefixItems`, xgrammar none in strict mode.
+      if (prefix.length > 0 && (schema.items !== undefined || schema.maxItems !== prefix.length)) {
+        throw new Error('a tuple needs maxItems equal to its length and no items');
+      }
+      return value.every((v, i) =>
+        conforms(i < prefix.length ? (prefix[i] as Schema) : (schema.items as Schema), v, root),
+      );
+    }
     case 'string':
       if (typeof value !== 'string') return false;
       if (schema.const !== undefined && value !== schema.const) return false;
@@ -115,21 +132,15 @@ describe('planJsonSchema', () => {
     ]);
   });
 
-  it('uses nothing grammar converters reject: no $ref, $defs, $schema, format or huge bounds', () => {
-    walk(schema, (key, value) => {
-      expect([
-        '$ref',
-        '$defs',
-        'definitions',
-        '$schema',
-        '$id',
-        'format',
-        'pattern',
-        'oneOf',
-        'allOf',
-      ]).not.toContain(key);
-      if (typeof value === 'number') expect(value).toBeLessThan(1e6);
-    });
+  it('uses nothing grammar converters reject: no remote $ref, $schema, format or huge bounds', () => {
+    walk(
+      planJsonSchema({ workerIds: ['w0', 'w1'], maxSteps: 5, allowSelf: true, selfOnlyLast: true }),
+      (key, value) => {
+        if (key === '$ref') expect(value).toMatch(/^#\/\$defs\/\w+$/);
+        expect(['definitions', '$schema', '$id', 'format', 'pattern', 'oneOf', 'allOf']).not.toContain(key);
+        if (typeof value === 'number') expect(value).toBeLessThan(1e6);
+      },
+    );
     // Plain data: survives a JSON round trip unchanged.
     expect(JSON.parse(JSON.stringify(schema))).toEqual(schema);
   });
@@ -166,6 +177,39 @@ describe('planJsonSchema', () => {
     ]);
     expect(() => planJsonSchema({ workerIds: [], maxSteps: 3 })).toThrow(/no workers/);
     expect(() => planJsonSchema({ workerIds: ['a'], maxSteps: 0 })).toThrow(/below minSteps/);
+  });
+
+  it('with selfOnlyLast, lets decoding write `self` exactly where validation accepts it', () => {
+    // Every sequence of workers up to one past the limit, each as a plan that is otherwise valid: the
+    // schema and validation, given the same options, must agree on every one of them.
+    const sequences = (n: number): string[][] =>
+      n === 0 ? [[]] : sequences(n - 1).flatMap((s) => [...['w0', 'w1', 'self'].map((w) => [...s, w])]);
+    const cases = [
+      { workerIds: ['w0', 'w1'], maxSteps: 4, allowSelf: true, selfOnlyLast: true },
+      { workerIds: ['w0', 'w1'], maxSteps: 1, allowSelf: true, selfOnlyLast: true },
+      // Corrective steps: they may be none (accept), or a check alone after the workflow's own steps.
+      { workerIds: ['w0', 'w1'], maxSteps: 3, allowSelf: true, selfOnlyLast: true, offset: 3, minSteps: 0 },
+      { workerIds: ['w0', 'w1'], maxSteps: 3, allowSelf: false, selfOnlyLast: true },
+    ];
+    for (const options of cases) {
+      const decoding = planJsonSchema(options);
+      let selfPlans = 0;
+      for (let n = 0; n <= options.maxSteps + 1; n++) {
+        for (const workers of sequences(n)) {
+          const plan = { steps: workers.map((worker) => ({ worker, task: 'do it', sees: [] })) };
+          const valid = validatePlan(plan, options).ok;
+          expect(conforms(decoding, plan), `${JSON.stringify(options)}: ${workers.join(' ')}`).toBe(valid);
+          if (valid && workers.includes('self')) selfPlans++;
+        }
+      }
+      // The rule narrows where `self` goes, not whether: a check after the work stays possible.
+      expect(selfPlans > 0).toBe(options.allowSelf && options.maxSteps > 1);
+    }
+    // Without the option both let `self` go anywhere (workflows that already ran hold such steps).
+    const loose = { workerIds: ['w0'], maxSteps: 3, allowSelf: true };
+    const middle = { steps: ['w0', 'self', 'w0'].map((worker) => ({ worker, task: 'x', sees: [] })) };
+    expect(conforms(planJsonSchema(loose), middle)).toBe(true);
+    expect(validatePlan(middle, loose).ok).toBe(true);
   });
 
   it('accepts the plans validatePlan accepts, and rejects what its narrowing forbids', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MAX_THOUGHT_LENGTH,
+  IncrementalPlanParser,
   type ParseOptions,
   type ParseResult,
   parsePlan,
@@ -93,6 +94,20 @@ describe('parsePlan: our JSON', () => {
         },
       ]);
     }
+  });
+});
+
+describe('parsePlan: a raw control character in a string', () => {
+  it("reads a task with a raw tab (web-llm's grammar lets one in), streamed or whole, as the same plan", () => {
+    const text = '{"thought":"a\tb","steps":[{"worker":"w1","task":"Say\thello","sees":[]}]}';
+    expect(() => JSON.parse(text)).toThrow();
+    const whole = ok(parsePlan(text, options));
+    expect(whole).toEqual({ thought: 'a\tb', steps: [{ worker: 'w1', task: 'Say\thello', sees: [] }] });
+    const parser = new IncrementalPlanParser(options);
+    const streamed = [...text]
+      .flatMap((c) => parser.push(c))
+      .flatMap((e) => (e.type === 'step' ? [e.step] : []));
+    expect(streamed).toEqual(whole.steps);
   });
 });
 

@@ -380,6 +380,21 @@ describe('worker labels in messages (issue 10)', () => {
   });
 });
 
+describe('worker labels alone, for the user', () => {
+  it('names workers by label, keeping the id only where two share a label', () => {
+    const options: ValidateOptions = {
+      workerIds: ['w1', 'w2', 'w3'],
+      workerLabels: { w1: 'Claude', w2: 'Mini', w3: 'Mini' },
+      allowSelf: true,
+      labelsOnly: true,
+    };
+    const r = issuesOf({ steps: [step('w9', 'a', [])] }, options);
+    expect(r.message).toBe(
+      'Step 0 names worker "w9", which is not in the pool ("Claude", "Mini" (w2), "Mini" (w3), the conductor\'s self-check).',
+    );
+  });
+});
+
 describe('what a non-plan is called', () => {
   it.each([
     [undefined, 'not an empty value.'],
