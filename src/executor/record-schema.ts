@@ -21,7 +21,10 @@ export const StoredWorkerSchema = z.looseObject({
   model: z.string(),
   systemPrompt: z.string().optional(),
   maxConcurrency: z.number().int().positive().catch(1),
-  price: z.object({ inputPerM: count, outputPerM: count }).optional().catch(undefined),
+  price: z
+    .object({ inputPerM: count, outputPerM: count, cachedInputPerM: count.optional() })
+    .optional()
+    .catch(undefined),
   costTier: z.enum(['low', 'medium', 'high']).optional().catch(undefined),
   enabled: z.boolean().catch(true),
 });

@@ -7,11 +7,20 @@ import type { Estimator, RequestOutcome, RequestSpend, RunTotals, StepStatus, Us
 // Estimates for what a provider did not count live with the tokenizer that makes them.
 export { estimatePromptTokens, estimateTokens } from './token-estimate.ts';
 
-/** US dollars for `usage` at the worker's prices; undefined when the worker has no price. */
+/**
+ * US dollars for `usage` at the worker's prices; undefined when the worker has no price. Prompt tokens
+ * read from the provider's cache are priced at its cache rate where the price has one.
+ */
 export function priceOf(worker: WorkerSpec | undefined, usage: Usage | undefined): number | undefined {
-  if (!worker?.price || !usage) return undefined;
+  const price = worker?.price;
+  if (!price || !usage) return undefined;
+  const cachedRate = price.cachedInputPerM;
+  const cached = cachedRate === undefined ? 0 : Math.min(usage.promptTokens, usage.cachedPromptTokens ?? 0);
   return (
-    (usage.promptTokens * worker.price.inputPerM + usage.completionTokens * worker.price.outputPerM) / 1e6
+    ((usage.promptTokens - cached) * price.inputPerM +
+      cached * (cachedRate ?? 0) +
+      usage.completionTokens * price.outputPerM) /
+    1e6
   );
 }
 
