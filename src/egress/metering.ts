@@ -71,8 +71,15 @@ export class UsageSniffer {
   push(chunk: Uint8Array): void {
     const text = this.decoder.decode(chunk, { stream: true });
     if (this.sse) {
-      const lines = (this.pending + text).split('\n');
-      this.pending = lines.pop() ?? '';
+      // Only the new text is searched for a line's end: splitting all that is pending on every chunk was
+      // quadratic in a long line (one 5 MB event).
+      const end = text.lastIndexOf('\n');
+      if (end < 0) {
+        this.pending += text;
+        return;
+      }
+      const lines = (this.pending + text.slice(0, end)).split('\n');
+      this.pending = text.slice(end + 1);
       for (const line of lines) this.line(line);
     } else if (!this.jsonOverflow) {
       this.json += text;

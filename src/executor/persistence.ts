@@ -4,6 +4,20 @@ import type { StepStatus } from './types.ts';
 /** Partial answers are written to the store at most this often (and always when a step ends). */
 export const PARTIAL_FLUSH_MS = 250;
 
+/**
+ * And no faster than this many characters of a step's text a second: each partial write stores the whole
+ * text so far, so at a fixed interval the work grew with the answer's length times its time (a 5 MB
+ * answer was cloned into the store 40 times). With the wait growing with the text, what a step writes in
+ * all stays within a small multiple of its answer.
+ */
+export const PARTIAL_FLUSH_CHARS_PER_S = 1_000_000;
+
+/** How long after its last write a running step's text may be written again. */
+function partialFlushDelay(status: StepStatus): number {
+  const chars = status.text.length + (status.reasoning?.length ?? 0);
+  return Math.max(PARTIAL_FLUSH_MS, (chars / PARTIAL_FLUSH_CHARS_PER_S) * 1000);
+}
+
 export interface PersistenceEvents {
   /** The first write that failed after the last success (or ever): the run is not being saved. */
   onFailed(reason: string): void;
@@ -91,18 +105,22 @@ export class RunPersistence {
     this.latestStepWrite.set(status.index, write);
   }
 
-  /** Writes partial text at most every PARTIAL_FLUSH_MS, the latest text always following within it. */
+  /**
+   * Writes partial text at most every PARTIAL_FLUSH_MS (longer for a long text: PARTIAL_FLUSH_CHARS_PER_S),
+   * the latest text always following within that time.
+   */
   writePartial(status: StepStatus): void {
     if (!this.store || this.stopped || this.flushTimers.has(status.index)) return;
     const since = this.now() - (this.lastFlush.get(status.index) ?? 0);
-    if (since >= PARTIAL_FLUSH_MS) {
+    const delay = partialFlushDelay(status);
+    if (since >= delay) {
       this.writeStep(status);
       return;
     }
     const timer = setTimeout(() => {
       this.flushTimers.delete(status.index);
       if (status.state === 'running') this.writeStep(status);
-    }, PARTIAL_FLUSH_MS - since);
+    }, delay - since);
     this.flushTimers.set(status.index, timer);
   }
 

@@ -1,25 +1,14 @@
-import type { WorkerSpec } from '../pool/types.ts';
-import { estimateTokens, priceOf, totalsOf } from './spend.ts';
+import { totalsOf } from './spend.ts';
 import type { StepStatus } from './types.ts';
 
 /**
- * What a run has spent so far, in US dollars: every request it has sent (`totalsOf`, where a request in
- * flight counts its prompt from the moment it leaves), plus the answer text streamed so far by requests
- * still in flight, priced as output. So a long answer passes the limit while it streams, not only once it
- * ends.
+ * What a run has spent so far, in US dollars: every request it has sent (`totalsOf`), where a request in
+ * flight counts its prompt from the moment it leaves and the output streamed so far as it streams
+ * (src/executor/attempt.ts keeps that count, once per piece). So a long answer passes the limit while
+ * it streams, not only once it ends.
  */
-export function liveSpend(statuses: readonly StepStatus[], workers: ReadonlyMap<string, WorkerSpec>): number {
-  let spent = totalsOf(statuses).cost;
-  for (const status of statuses) {
-    const last = status.requests?.at(-1);
-    if (status.state !== 'running' || last?.outcome !== 'in-flight' || !status.text) continue;
-    spent +=
-      priceOf(workers.get(status.worker), {
-        promptTokens: 0,
-        completionTokens: estimateTokens(status.text),
-      }) ?? 0;
-  }
-  return spent;
+export function liveSpend(statuses: readonly StepStatus[]): number {
+  return totalsOf(statuses).cost;
 }
 
 /** Whether `spent` is past the limit (a limit of undefined is none). */

@@ -102,6 +102,29 @@ export function inFlightSpend(
 }
 
 /**
+ * The in-flight request `spend` with the output streamed so far (`answerTokens`, of which
+ * `reasoningTokens` the reasoning's), estimated and priced as output: what the request has cost up to now.
+ */
+export function streamingSpend(
+  spend: RequestSpend,
+  worker: WorkerSpec,
+  answerTokens: number,
+  reasoningTokens: number,
+): RequestSpend {
+  const usage: Usage = {
+    promptTokens: spend.promptTokens,
+    completionTokens: answerTokens + reasoningTokens,
+    estimated: true,
+    ...(spend.estimator ? { estimator: spend.estimator } : {}),
+  };
+  if (reasoningTokens > 0) usage.reasoningTokens = reasoningTokens;
+  const next: RequestSpend = { attempt: spend.attempt, outcome: 'in-flight', ...usage };
+  const cost = priceOf(worker, usage);
+  if (cost !== undefined) next.cost = cost;
+  return next;
+}
+
+/**
  * A request found in flight when a stored run is resumed: the page stopped while it was out, so it is
  * counted as billed, its output estimated from the partial answer and reasoning that were saved.
  */
