@@ -135,7 +135,8 @@ export function createEgress(options: EgressOptions): Egress {
         preset,
         providerId: target.providerId,
         baseURL: target.baseURL,
-        probe: () => probe(target, signal),
+        // Its own ledger row, of no run or step: it is no request of the step's (and paid nothing).
+        probe: () => probe({ providerId: target.providerId, baseURL: target.baseURL }, signal),
       });
     } catch {
       return undefined; // cancelled while probing: the cancel is what happened
