@@ -29,6 +29,7 @@ const PHASE_TEXT: Record<RunView['phase'], string> = {
   planning: 'Planning on this device…',
   review: 'Waiting for your review',
   running: 'Running',
+  interrupted: 'Interrupted',
   done: 'Done',
   partial: 'Done (some steps failed)',
   failed: 'Failed',
