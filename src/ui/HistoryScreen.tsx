@@ -33,13 +33,19 @@ function SkippedNotice({ skipped }: { skipped: readonly SkippedRun[] }) {
 function HistoryRow({ run }: { run: RunSummary }) {
   const { runs, router } = useAppState();
   const { deleteRun } = runs;
+  // Stored as running, and no page runs it (not here, not in another tab): it was interrupted.
+  const interrupted =
+    run.status === 'running' &&
+    runs.unfinished.value.some((u) => u.id === run.id) &&
+    !runs.unfinishedElsewhere.value.has(run.id);
+  const status = interrupted ? 'interrupted' : run.status;
   return (
     <li data-testid="history-item">
       <a class="q" href={`#/run/${encodeURIComponent(run.id)}`}>
         {run.question}
       </a>
-      <span class="badge" data-status={run.status}>
-        {run.status}
+      <span class="badge" data-status={status} data-testid="history-status">
+        {status}
       </span>
       <span class="small muted">
         {formatTime(run.createdAt)} · {run.steps} step{run.steps === 1 ? '' : 's'} ·{' '}

@@ -160,4 +160,7 @@ test('leaving with an answer only in memory asks first; after a reload the offer
   const banner = page.getByTestId('unfinished-banner');
   await expect(banner.getByTestId('lost-answer').first()).toContainText(lost);
   await expect(banner.getByTestId('resume-run')).toBeVisible();
+  // History does not call it running either.
+  await page.goto('/#/history');
+  await expect(page.getByTestId('history-item').getByTestId('history-status')).toHaveText('interrupted');
 });
