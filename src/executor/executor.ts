@@ -27,7 +27,7 @@ import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { type RetryPolicy, retryPolicy } from './retry.ts';
 import { selfCheck } from './self-check.ts';
 import { totalsOf } from './spend.ts';
-import { liveSpend, overSpendLimit, spendLimitMessage } from './spend-limit.ts';
+import { liveSpend, overSpendLimit, spendLimitMessage, unpricedNotice } from './spend-limit.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './status.ts';
 import { type ChosenBy, type RunRecord, type RunStore, snapshotPool } from './store.ts';
 import type {
@@ -519,6 +519,11 @@ class Run implements AttemptHost {
   private async answerOn(index: number, worker: WorkerSpec, signal: AbortSignal): Promise<void> {
     const status = this.statuses[index] as StepStatus;
     const { endpoint, semaphore } = this.limits.for(worker);
+    // The limit counts only what it can price: said on the step, not passed over in silence.
+    if (this.spendLimit !== undefined && !worker.price && !status.notice) {
+      status.notice = unpricedNotice(worker.label || worker.id, this.spendLimit);
+      this.emitStep(status, { type: 'step-notice', notice: status.notice });
+    }
     if (semaphore.full) this.setWait(status, { kind: 'slot', endpoint, limit: semaphore.limit });
     await semaphore.acquire(signal);
     try {

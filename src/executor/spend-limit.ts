@@ -22,6 +22,14 @@ function usd(n: number): string {
   return `$${n.toFixed(n < 1 && !Number.isInteger(n * 100) ? 3 : 2)}`;
 }
 
+/**
+ * What a step says when it goes to a worker with no price under a spend limit: the limit counts only
+ * what it can price, so this worker's requests are not counted (their cost reads as unknown).
+ */
+export function unpricedNotice(workerName: string, limitUsd: number): string {
+  return `${workerName} has no price, so its requests are not counted against your ${usd(limitUsd)} spend limit per run (their cost shows as unknown).`;
+}
+
 /** What the run says when it stops at the limit: the limit and the spend, in the user's dollars. */
 export function spendLimitMessage(limitUsd: number, spent: number): string {
   return `Stopped at your ${usd(limitUsd)} spend limit per run: ${usd(spent)} spent. Steps done are kept; raise the limit in Settings to go further.`;

@@ -180,6 +180,8 @@ export function totalsOf(steps: readonly StepStatus[]): RunTotals {
         totals.completionTokens += request.completionTokens;
         reasoningTokens += request.reasoningTokens ?? 0;
         totals.cost += request.cost ?? 0;
+        if (request.cost === undefined && request.promptTokens + request.completionTokens > 0)
+          totals.unpriced = (totals.unpriced ?? 0) + 1;
         totals.requests = (totals.requests ?? 0) + 1;
         note(request);
       }

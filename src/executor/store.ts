@@ -51,6 +51,8 @@ export interface RunSummary {
   updatedAt: number;
   steps: number;
   cost: number;
+  /** Set when some of the run's requests went to a worker with no price: `cost` leaves them out. */
+  unpriced?: true;
   /** Set when some of the run's tokens (so its cost) were estimated: a provider sent no usage. */
   estimated?: true;
   estimator?: Estimator;
@@ -120,6 +122,7 @@ export function summarize(record: unknown): SummaryRow {
     steps: run.totals.steps,
     cost: run.totals.cost,
   };
+  if (run.totals.unpriced) summary.unpriced = true;
   if (run.totals.estimated) {
     summary.estimated = true;
     summary.estimator = run.totals.estimator === 'o200k' ? 'o200k' : 'chars';

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ESTIMATED, estimateNote, formatCost, formatTime } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatTime } from '../app/format.ts';
 import { HISTORY_PAGE_SIZE } from '../app/history.ts';
+import { costText } from '../app/price.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
@@ -54,7 +55,7 @@ function HistoryRow({ run }: { run: RunSummary }) {
           title={run.estimated ? `In part ${estimateNote(run.estimator)}` : undefined}
         >
           {run.estimated ? ESTIMATED : ''}
-          {formatCost(run.cost)}
+          {costText(run.cost, run.unpriced ? 1 : 0)}
         </span>
       </span>
       <button

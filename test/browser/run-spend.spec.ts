@@ -14,6 +14,11 @@ test.beforeAll(async () => {
     models: [
       { id: 'echo', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 300, perTokenMs: 40 } },
       { id: 'upper', behaviour: { kind: 'transform', fn: (s) => s.toUpperCase() } },
+      {
+        id: 'long',
+        behaviour: { kind: 'fixed', text: Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ') },
+        latency: { firstTokenMs: 100, perTokenMs: 60 },
+      },
     ],
   });
 });
@@ -23,10 +28,11 @@ test.afterAll(async () => {
 
 test.describe.configure({ mode: 'serial' });
 
-/** The sample run, its workers pointed at the test provider, imported and opened. */
-async function openImportedRun(page: Page): Promise<string> {
-  const file = JSON.parse(sampleRunExport()) as { run: { pool: { baseURL: string }[] } };
+/** The sample run, its workers pointed at the test provider (worker 0 at `model0`), imported and opened. */
+async function openImportedRun(page: Page, model0?: string): Promise<string> {
+  const file = JSON.parse(sampleRunExport()) as { run: { pool: { baseURL: string; model: string }[] } };
   for (const worker of file.run.pool) worker.baseURL = provider.baseURL;
+  if (model0) file.run.pool[0]!.model = model0;
   await importRunFile(page, JSON.stringify(file));
   await expect(page.getByText('Run imported.')).toBeVisible();
   await page.getByRole('link', { name: 'Which answer is best?' }).click();
@@ -53,6 +59,26 @@ test('after reruns, the run totals count every request the ledger shows', async 
   await page.goto('/#/settings');
   const rows = page.getByTestId('ledger-panel').locator('tbody tr', { hasText: runId.slice(0, 6) });
   await expect(rows).toHaveCount(4);
+});
+
+test('while a step streams, its card counts the output so far (≈ out and its cost), not ≈0 until the end', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await openImportedRun(page, 'long');
+  await page.getByRole('button', { name: 'Rerun step 0' }).click();
+  const card = page.getByTestId('step-card-0');
+  await expect(card).toHaveAttribute('data-state', 'running');
+  const metrics = page.getByTestId('step-metrics-0');
+  // Mid-answer (300 tokens, 60 ms apart): the output counted so far, estimated, and what it costs.
+  await expect(metrics).toHaveText(/≈[1-9]\d* out · ≈\$/, { timeout: 10_000 });
+  const first = Number(/≈(\d+) out/.exec((await metrics.textContent()) ?? '')?.[1]);
+  await expect(async () => {
+    const now = Number(/≈(\d+) out/.exec((await metrics.textContent()) ?? '')?.[1]);
+    expect(now).toBeGreaterThan(first);
+  }).toPass({ timeout: 10_000 });
+  expect(await card.getAttribute('data-state')).toBe('running');
+  await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
 });
 
 /**
