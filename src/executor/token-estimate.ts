@@ -55,17 +55,29 @@ export function currentEstimator(): Estimator {
  * changes the count by at most one token per piece, where a real text has almost no such runs.
  */
 const LONGEST_RUN = 256;
-const LONG_RUN = new RegExp(`\\S{${LONGEST_RUN + 1},}`, 'g');
 
-/** `count` over `text`, with every run longer than LONGEST_RUN counted in pieces: linear in the text. */
+/** White space that ends a run: ASCII, and the no-break space. */
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || code === 0xa0;
+}
+
+/**
+ * `count` over `text`, with every run longer than LONGEST_RUN counted in pieces: linear in the text. The
+ * runs are found by a plain scan: a regular expression for them (\S{257,}) took a second on 5 MB.
+ */
 function countLinear(text: string, count: Counter): number {
   let total = 0;
   let from = 0;
-  for (const run of text.matchAll(LONG_RUN)) {
-    if (run.index > from) total += count(text.slice(from, run.index));
-    for (let at = 0; at < run[0].length; at += LONGEST_RUN)
-      total += count(run[0].slice(at, at + LONGEST_RUN));
-    from = run.index + run[0].length;
+  let runStart = 0;
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && !isSpace(text.charCodeAt(i))) continue;
+    if (i - runStart > LONGEST_RUN) {
+      if (runStart > from) total += count(text.slice(from, runStart));
+      for (let at = runStart; at < i; at += LONGEST_RUN)
+        total += count(text.slice(at, Math.min(i, at + LONGEST_RUN)));
+      from = i;
+    }
+    runStart = i + 1;
   }
   if (from < text.length) total += count(from === 0 ? text : text.slice(from));
   return total;
