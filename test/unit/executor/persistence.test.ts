@@ -67,6 +67,18 @@ const chain = {
   ],
 };
 
+/** One step ("answer") on `store` with the echo worker, each event to `onEvent`. */
+function runOneStep(store: RunStore, onEvent?: (event: ExecutorEvent) => void) {
+  return startRun({
+    question: 'Q?',
+    pool: [worker()],
+    transport,
+    store,
+    plan: { steps: [{ worker: 'w1', task: 'answer', sees: [] }] },
+    ...(onEvent ? { onEvent } : {}),
+  });
+}
+
 /** The two-step chain on `store` with the echo worker, each event to `onEvent`. */
 function runChain(store: RunStore, onEvent: (event: ExecutorEvent) => void) {
   return startRun({ question: 'Q?', pool: [worker()], transport, store, plan: chain, onEvent });
@@ -173,16 +185,9 @@ describe('a full disk', () => {
 
   it('names a step whose whole answer arrived but was not saved, from the ledger, before a resume', async () => {
     const store = await freshStore();
-    const handle = startRun({
-      question: 'Q?',
-      pool: [worker()],
-      transport,
-      store,
-      plan: { steps: [{ worker: 'w1', task: 'answer', sees: [] }] },
-      onEvent: (e) => {
-        // The disk fills as the answer begins: the step stays stored as running with its request out.
-        if (e.type === 'step-delta') diskFull = true;
-      },
+    const handle = runOneStep(store, (e) => {
+      // The disk fills as the answer begins: the step stays stored as running with its request out.
+      if (e.type === 'step-delta') diskFull = true;
     });
     await handle.result;
     // Read while the disk is still full, as the page after a reload finds it (reads still work).
@@ -242,13 +247,7 @@ describe('a full disk', () => {
 
   it('on resume, requests the ledger saw leave that the step record never got are announced too', async () => {
     const store = await freshStore();
-    const handle = startRun({
-      question: 'Q?',
-      pool: [worker()],
-      transport,
-      store,
-      plan: { steps: [{ worker: 'w1', task: 'answer', sees: [] }] },
-    });
+    const handle = runOneStep(store);
     await handle.result;
     // As a reload finds it when every write after the first one failed: queued, no request recorded,
     // while the ledger (written before the request left) has one.
