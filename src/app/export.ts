@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { check, RunRecordSchema, StepRecordSchema } from '../executor/record-schema.ts';
-import type { RunRecord, StepRecord } from '../executor/store.ts';
+import { priceCopy, type RunRecord, type StepRecord } from '../executor/store.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { Citation } from '../providers/transport.ts';
 import { citationOf } from '../providers/web-search.ts';
@@ -41,7 +41,7 @@ function cleanWorker(w: WorkerSpec): WorkerSpec {
     maxConcurrency: w.maxConcurrency,
     enabled: w.enabled,
   };
-  if (w.price) copy.price = { inputPerM: w.price.inputPerM, outputPerM: w.price.outputPerM };
+  if (w.price) copy.price = priceCopy(w.price);
   if (w.costTier) copy.costTier = w.costTier;
   if (w.webSearch) copy.webSearch = true;
   if (w.systemPrompt !== undefined) copy.systemPrompt = w.systemPrompt;

@@ -11,8 +11,11 @@ export type Mode = 'router' | 'conductor';
 /** What the user picks on the Ask screen: a mode, or auto mode choosing one per question (issue 15). */
 export type AskMode = Mode | 'auto';
 
-/** Where a run is, from the page's point of view: planning and review come before the executor's states. */
-export type RunPhase = 'planning' | 'review' | 'running' | RunStatus;
+/**
+ * Where a run is, from the page's point of view: planning and review come before the executor's states;
+ * `interrupted` is a run stored as running that no page runs any more (closed or reloaded mid-run).
+ */
+export type RunPhase = 'planning' | 'review' | 'running' | 'interrupted' | RunStatus;
 
 /** Everything the Watch screen shows about one run. Built from the bridge's and executor's events. */
 export interface RunView {
@@ -201,7 +204,10 @@ export function snapshotOfView(
     },
     planComplete: !isActive(view.phase),
     includeQuestion: true,
-    status: view.phase === 'planning' || view.phase === 'review' ? 'running' : view.phase,
+    status:
+      view.phase === 'planning' || view.phase === 'review' || view.phase === 'interrupted'
+        ? 'running'
+        : view.phase,
     createdAt: view.startedAt,
     updatedAt: now,
     totals: view.totals ?? totalsOf(view.steps),

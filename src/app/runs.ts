@@ -242,6 +242,11 @@ export function createRuns(services: RunServices) {
   const unfinished = signal<RunRecord[]>([]);
   /** Ids of unfinished runs another tab is running now: shown as such, not offered for resume. */
   const unfinishedElsewhere = signal<ReadonlySet<string>>(new Set());
+  /**
+   * Per unfinished run, its answers that were paid for and lost (a full disk, or the page closed while
+   * they streamed): said with the offer to resume, which pays for them again.
+   */
+  const unfinishedLost = signal<ReadonlyMap<string, string[]>>(new Map());
   const spendConfirm = signal<SpendConfirm | undefined>(undefined);
   let settleSpend: ((ok: boolean) => void) | undefined;
   /** Runs the user declined to let past the limit mid-stream: their view says so instead of "cancelled". */
@@ -944,7 +949,9 @@ export function createRuns(services: RunServices) {
       if (!stored) return 'This run is not in your history.';
       const view = viewFromRecord(stored.run, stored.steps);
       if (stored.run.status !== 'planned') {
-        currentRun.value = view;
+        const stopped =
+          stored.run.status === 'running' && handle?.runId !== id && !(await runningElsewhere([id])).has(id);
+        currentRun.value = stopped ? await interrupted(view, stored.steps) : view;
         return undefined;
       }
       // A plan not run yet goes back to review. It has waited for review since it was stored: not the run's time.
@@ -1057,6 +1064,7 @@ export function createRuns(services: RunServices) {
     const live = handle?.runId;
     const open = (await store.findUnfinished()).filter((r) => r.id !== live && r.id !== currentRun.value?.id);
     const elsewhere = await runningElsewhere(open.map((r) => r.id));
+    unfinishedLost.value = await lostPerRun(open);
     unfinished.value = open;
     unfinishedElsewhere.value = elsewhere;
     // "Running in another tab" is old news once that tab has let the run go.
@@ -1071,6 +1079,41 @@ export function createRuns(services: RunServices) {
         void refreshUnfinished();
       });
     }
+  }
+
+  /**
+   * A stored run no page runs any more, as it is: interrupted, not running (no Cancel), saying why, how to
+   * go on, and which paid answers were lost.
+   */
+  async function interrupted(view: RunView, steps: readonly StepRecord[]): Promise<RunView> {
+    const lost = (await lostPerRun([{ id: view.id }], new Map([[view.id, steps]]))).get(view.id) ?? [];
+    const error = [
+      'This run stopped before it finished: the page was closed or reloaded while it ran. Resume it from ' +
+        'Ask, where unfinished runs are offered, or discard it there.',
+      ...lost,
+    ].join(' ');
+    return { ...view, phase: 'interrupted', error };
+  }
+
+  /** What each of `runs` lost that resuming pays for again, from its stored steps and the ledger. */
+  async function lostPerRun(
+    runs: readonly Pick<RunRecord, 'id'>[],
+    known = new Map<string, readonly StepRecord[]>(),
+  ): Promise<Map<string, string[]>> {
+    const lost = new Map<string, string[]>();
+    if (runs.length === 0) return lost;
+    const [{ lostAnswers, lostAnswerNotice, sentPerStep }, store, ledger] = await Promise.all([
+      import('../executor/resume.ts'),
+      services.runStore(),
+      services.ledger(),
+    ]);
+    for (const run of runs) {
+      const steps = known.get(run.id) ?? (await store.getRun(run.id).catch(() => undefined))?.steps;
+      if (!steps) continue;
+      const notes = lostAnswers(steps, await sentPerStep(ledger, run.id)).map(lostAnswerNotice);
+      if (notes.length > 0) lost.set(run.id, notes);
+    }
+    return lost;
   }
 
   /** After a run ends, an import or a delete: the unfinished runs, and History's list if it is shown. */
@@ -1135,6 +1178,7 @@ export function createRuns(services: RunServices) {
     resumeProblem,
     unfinished,
     unfinishedElsewhere,
+    unfinishedLost,
     ask,
     whenIdle,
     runReviewed,

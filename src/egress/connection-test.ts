@@ -13,6 +13,7 @@ import type { BatonRequestInit, ChatTransport } from '../providers/transport.ts'
 import { chatTransports } from './chat-transports.ts';
 import { listModels } from './discovery.ts';
 import type { Egress } from './egress.ts';
+import { diagnoseUnreachable, UnreachableError } from './unreachable.ts';
 
 export type ConnectionProblem =
   | 'no-key'
@@ -55,33 +56,20 @@ export interface ConnectionTestOptions {
   probeConclusive?: boolean;
 }
 
-/** The COEP the build serves the app with (vite.config.ts defines it); undefined outside a Vite build. */
-function servedCoep(): string | undefined {
-  const value: unknown = import.meta.env?.BATON_COEP;
-  return typeof value === 'string' && value ? value : undefined;
-}
-
-function probeConclusiveHere(): boolean {
-  if (!(globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated) return true;
-  return servedCoep() === 'credentialless';
-}
-
 function hostOf(url: string): string {
   return new URL(url).host;
 }
 
+/** The preset's own hint for letting this page call it (CORS). */
+function corsHintFor(preset: ProviderPreset | undefined, pageOrigin: string): string | undefined {
+  return preset?.corsHint?.replaceAll('<this page origin>', pageOrigin);
+}
+
 /**
- * The preset's own CORS hint, and Chrome's local-network prompt where it applies: a page served from a
- * public https origin that calls http://localhost asks the user first (Chrome 142+), and a refused prompt
- * looks like a dead port.
+ * Chrome's local-network prompt, where it applies: a page served from a public https origin that calls
+ * http://localhost asks the user first (Chrome 142+), and a refused prompt looks like a dead port.
  */
-function hintFor(
-  preset: ProviderPreset | undefined,
-  pageOrigin: string,
-  baseURL: string,
-): string | undefined {
-  const parts: string[] = [];
-  if (preset?.corsHint) parts.push(preset.corsHint.replaceAll('<this page origin>', pageOrigin));
+function localNetworkHint(pageOrigin: string, baseURL: string): string | undefined {
   let publicPage = false;
   try {
     const page = new URL(pageOrigin);
@@ -89,13 +77,17 @@ function hintFor(
   } catch {
     publicPage = false;
   }
-  if (publicPage && isLoopback(baseURL)) {
-    parts.push(
-      'Chrome 142 and later ask before a web page may reach a server on your own computer or network: ' +
-        'allow "local network access" for this site when asked (or in the site settings by the address bar).',
-    );
-  }
-  return parts.length > 0 ? parts.join(' ') : undefined;
+  if (!publicPage || !isLoopback(baseURL)) return undefined;
+  return (
+    'Chrome 142 and later ask before a web page may reach a server on your own computer or network: ' +
+    'allow "local network access" for this site when asked (or in the site settings by the address bar).'
+  );
+}
+
+/** The hints joined, or undefined when there is none. */
+function hints(...parts: (string | undefined)[]): string | undefined {
+  const given = parts.filter((p): p is string => Boolean(p));
+  return given.length > 0 ? given.join(' ') : undefined;
 }
 
 /** The egress a connection test's chat request goes through: its own ledger purpose, no run or step. */
@@ -170,8 +162,7 @@ export async function testConnection(
     return { ok: false, problem: 'refused', message: 'The base URL is not a valid URL.' };
   }
   const host = hostOf(target.baseURL);
-  const local = preset?.kind === 'local' || isLoopback(target.baseURL);
-  const hint = hintFor(preset, pageOrigin, target.baseURL);
+  const hint = hints(corsHintFor(preset, pageOrigin), localNetworkHint(pageOrigin, target.baseURL));
   const withHint = (result: ConnectionResult): ConnectionResult =>
     hint && !result.ok ? { ...result, hint } : result;
 
@@ -239,57 +230,41 @@ export async function testConnection(
     };
   };
 
-  /** No response at all: tells "nothing listening" from "answered, but without CORS" with a no-cors probe. */
-  const unreadable = async (): Promise<ConnectionResult> => {
-    let reachable = false;
-    try {
-      reachable = await egress.probe({ providerId: target.providerId, baseURL: target.baseURL }, signal);
-    } catch (error) {
-      if (error instanceof Error && error.name === 'AbortError')
+  /**
+   * No readable response at all: nothing listening, or an answer the browser hid (no CORS). Egress has
+   * said which for its own requests (`UnreachableError`, the same words a step's error has); else it is
+   * found out here, the same way. The CORS hint only where CORS may be the cause.
+   */
+  const unreadable = async (error: ProviderError): Promise<ConnectionResult> => {
+    let found: UnreachableError;
+    if (error instanceof UnreachableError && options.probeConclusive === undefined) found = error;
+    else {
+      try {
+        found = await diagnoseUnreachable({
+          preset,
+          providerId: target.providerId,
+          baseURL: target.baseURL,
+          probe: () => egress.probe({ providerId: target.providerId, baseURL: target.baseURL }, signal),
+          ...(options.probeConclusive !== undefined ? { probeConclusive: options.probeConclusive } : {}),
+        });
+      } catch {
         return { ok: false, problem: 'aborted', message: 'Cancelled.' };
-      reachable = false;
+      }
     }
-    if (reachable) {
-      return withHint(
-        local
-          ? {
-              ok: false,
-              problem: 'local-cors',
-              message: `The server at ${host} is running, but it does not allow requests from this page (CORS), so the browser hid its answer.`,
-            }
-          : {
-              ok: false,
-              problem: 'cors',
-              message: `${name} answered, but the browser blocked the answer (CORS): this endpoint does not accept requests from web pages, or rejected a header.`,
-            },
-      );
-    }
-    if (!(options.probeConclusive ?? probeConclusiveHere())) {
-      return withHint({
-        ok: false,
-        problem: 'unreachable-or-cors',
-        message: local
-          ? `No readable answer from ${host}: either nothing is running there, or the server does not allow requests from this page (CORS). This browser cannot tell the two apart on this page.`
-          : `Could not get a readable answer from ${host}: the host is unreachable, or it refuses requests from web pages (CORS). Check the base URL and your connection.`,
-      });
-    }
-    return local
-      ? withHint({
-          ok: false,
-          problem: 'unreachable',
-          message: `Nothing is listening at ${host} (connection refused): is the server running, on this port?`,
-        })
-      : {
-          ok: false,
-          problem: 'unreachable',
-          message: `Could not reach ${host}: check the base URL and your connection (or this app's Content-Security-Policy, for a custom host).`,
-        };
+    const shown = hints(
+      found.corsMayHelp ? corsHintFor(preset, pageOrigin) : undefined,
+      localNetworkHint(pageOrigin, target.baseURL),
+    );
+    return { ok: false, problem: found.problem, message: found.message, ...(shown ? { hint: shown } : {}) };
   };
 
   const classify = async (error: unknown): Promise<ConnectionResult> => {
     if (error instanceof Error && error.name === 'AbortError')
       return { ok: false, problem: 'aborted', message: 'Cancelled.' };
-    if (!(error instanceof ProviderError)) return unreadable();
+    if (!(error instanceof ProviderError))
+      return unreadable(
+        new ProviderError('connection', error instanceof Error ? error.message : String(error)),
+      );
     const detail = detailOf(error);
     if (error.kind === 'aborted') return { ok: false, problem: 'aborted', message: 'Cancelled.' };
     if (error.kind === 'refused') return { ok: false, problem: 'refused', message: error.message };
@@ -330,7 +305,7 @@ export async function testConnection(
         status: error.status,
         message: `${name} rejected the request a step would send (${error.status}).${said(detail)}`,
       };
-    if (error.kind === 'connection') return unreadable();
+    if (error.kind === 'connection') return unreadable(error);
     // A redirect, a web page, a broken stream: its own message says what came back.
     return { ok: false, problem: 'bad-request', message: error.message };
   };

@@ -23,6 +23,7 @@ import {
   unknownProvider,
   vaultRefused,
 } from './policy.ts';
+import { diagnoseUnreachable } from './unreachable.ts';
 
 /** What egress needs from the vault (src/vault/vault.ts implements it). */
 export interface KeySource {
@@ -125,6 +126,46 @@ export function createEgress(options: EgressOptions): Egress {
         whenIdle = undefined;
       }
     };
+  }
+
+  /**
+   * Why a request failed without an answer, where it can be told: offline, or blocked by the app's CSP
+   * (network-cause.ts), else nothing listening or no CORS (a no-cors probe, unreachable.ts, as "Test
+   * connection" says for the same host); undefined for a cancel, or when nothing more can be said.
+   */
+  async function explained(
+    target: EgressTarget,
+    preset: ProviderPreset,
+    href: string,
+    error: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<ProviderError | undefined> {
+    if (signal?.aborted || (error instanceof Error && error.name === 'AbortError')) return undefined;
+    const named = await namedFailure(href, error);
+    if (named || error instanceof ProviderError) return named;
+    try {
+      return await diagnoseUnreachable({
+        preset,
+        providerId: target.providerId,
+        baseURL: target.baseURL,
+        // Its own ledger row, of no run or step: it is no request of the step's (and paid nothing).
+        probe: () => probe({ providerId: target.providerId, baseURL: target.baseURL }, signal),
+      });
+    } catch {
+      return undefined; // cancelled while probing: the cancel is what happened
+    }
+  }
+
+  /** A `no-cors` GET of `{baseURL}/models` without key or headers: whether any server answered. */
+  async function probe(target: EgressTarget, signal?: AbortSignal): Promise<boolean> {
+    try {
+      await send(target, `${target.baseURL.replace(/\/+$/, '')}/models`, signal ? { signal } : {}, 'probe');
+      return true;
+    } catch (error) {
+      if (error instanceof ProviderError) throw error;
+      if (error instanceof Error && error.name === 'AbortError') throw error;
+      return false;
+    }
   }
 
   async function refuse(base: Omit<LedgerEntry, 'id'>, error: ProviderError): Promise<never> {
@@ -291,7 +332,7 @@ export function createEgress(options: EgressOptions): Egress {
       left();
       response = await sending;
     } catch (error) {
-      const named = mode === 'cors' ? await namedFailure(href, error) : undefined;
+      const named = mode === 'cors' ? await explained(target, preset, href, error, signal) : undefined;
       await writer.write({
         state: 'error',
         error: errorText(named ?? error, key),
@@ -370,15 +411,6 @@ export function createEgress(options: EgressOptions): Egress {
         return true; // locked with a key saved for it (or a corrupt one): a key exists
       }
     },
-    async probe(target, signal) {
-      try {
-        await send(target, `${target.baseURL.replace(/\/+$/, '')}/models`, signal ? { signal } : {}, 'probe');
-        return true;
-      } catch (error) {
-        if (error instanceof ProviderError) throw error;
-        if (error instanceof Error && error.name === 'AbortError') throw error;
-        return false;
-      }
-    },
+    probe,
   };
 }

@@ -3,6 +3,7 @@
  * in and tokens (read from the answer as it streams through, without holding it), and the ledger
  * entry's updates in order. No decisions about what may be sent: that is policy.ts.
  */
+import { ProviderError } from '../providers/errors.ts';
 import { createSecretScrubber, redactSecrets } from '../vault/redact.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 import { fromBinary, toBinary } from './policy.ts';
@@ -41,12 +42,16 @@ export async function sizedBody(
 
 /** An error for the ledger: short, with the key scrubbed in every form it may be echoed in. */
 export function errorText(error: unknown, key: string | undefined): string {
+  // Our own errors are worded for people already ("Nothing is listening at …"); a platform error keeps
+  // its name ("TypeError: …"), which says what kind of failure it was.
   const text =
-    error instanceof Error
-      ? error.name === 'AbortError'
-        ? 'Aborted'
-        : `${error.name}: ${error.message}`
-      : String(error);
+    error instanceof ProviderError
+      ? error.message
+      : error instanceof Error
+        ? error.name === 'AbortError'
+          ? 'Aborted'
+          : `${error.name}: ${error.message}`
+        : String(error);
   return redactSecrets(text, [key]).slice(0, 300);
 }
 
@@ -66,8 +71,15 @@ export class UsageSniffer {
   push(chunk: Uint8Array): void {
     const text = this.decoder.decode(chunk, { stream: true });
     if (this.sse) {
-      const lines = (this.pending + text).split('\n');
-      this.pending = lines.pop() ?? '';
+      // Only the new text is searched for a line's end: splitting all that is pending on every chunk was
+      // quadratic in a long line (one 5 MB event).
+      const end = text.lastIndexOf('\n');
+      if (end < 0) {
+        this.pending += text;
+        return;
+      }
+      const lines = (this.pending + text.slice(0, end)).split('\n');
+      this.pending = text.slice(end + 1);
       for (const line of lines) this.line(line);
     } else if (!this.jsonOverflow) {
       this.json += text;

@@ -140,8 +140,10 @@ export function namedFailure(url: string, error: unknown): Promise<ProviderError
 /** Bytes as a string of char codes 0–255 (keys are ASCII, so matching them here is byte-exact). */
 export function toBinary(bytes: Uint8Array): string {
   let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  // `apply` with the typed array itself: spreading it (`...bytes`) walks its iterator, 15 to 45 times
+  // slower, which made a 5 MB answer spend seconds here.
+  for (let i = 0; i < bytes.length; i += 0x2000) {
+    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x2000) as unknown as number[]);
   }
   return binary;
 }

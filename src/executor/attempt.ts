@@ -5,11 +5,28 @@ import { withCitation } from '../providers/web-search.ts';
 import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
 import type { assembleMessages } from './context.ts';
 import { decideRetry, type RetryPolicy } from './retry.ts';
-import { inFlightSpend, needsEstimate, requestSpend } from './spend.ts';
-import { loadTokenizer } from './token-estimate.ts';
+import { inFlightSpend, needsEstimate, requestSpend, streamingSpend } from './spend.ts';
+import { loadTokenizer, TokenTally } from './token-estimate.ts';
 import type { RequestSpend, StepEventBody, StepStatus, StepWait } from './types.ts';
 
 type Messages = ReturnType<typeof assembleMessages>;
+
+/**
+ * The most text (answer and reasoning together, in characters) a step keeps of one answer: past it the
+ * answer is cut there, the rest is not read (the request is stopped), and the step says so. 8 million
+ * characters is about 2 million tokens, sixteen times the longest answer a catalog model may send
+ * (128 K output tokens, about half a million characters): only a broken or hostile endpoint sends more,
+ * and every later step would carry it as context.
+ */
+export const MAX_ANSWER_CHARS = 8_000_000;
+
+/** What the step says when its answer was cut at `limit` characters. */
+export function answerCutNotice(limit: number): string {
+  return (
+    `The answer passed ${limit.toLocaleString('en-US')} characters, the most Baton keeps of one answer: ` +
+    'it was cut there and the rest was not read. Later steps see the answer as cut.'
+  );
+}
 
 /** What the attempts of one step need from the run that holds it. */
 export interface AttemptHost {
@@ -35,6 +52,29 @@ export interface WorkerStep {
   stepTimeoutMs: number;
   /** Settles once the answers the step reads are stored: no request of it leaves before. */
   ready?: Promise<void>;
+  /**
+   * Whether another worker would take the step over from this one now, failing with `error`. Asked when
+   * an attempt stalled (no answer began within the first-token timeout): then the step is not asked of
+   * this worker again but handed over (see `StalledError`). Without it, a stall is retried here.
+   */
+  takenOverOnStall?: (error: ProviderError) => Promise<boolean>;
+  /** The most characters of one answer the step keeps (default MAX_ANSWER_CHARS). */
+  maxAnswerChars?: number;
+}
+
+/**
+ * No answer began within the first-token timeout. Retried on the same worker only when no other worker
+ * can take the step: a provider that left one request without a word for a minute is overloaded or
+ * stuck, and its next attempt mostly stalls the same way, so three attempts cost three minutes before
+ * another worker was asked. Handed over at once, the step waits one timeout (60 s) and the substitute's
+ * first token. A quick error (503, a dropped connection) is still retried here first: its retries cost
+ * seconds, and they often succeed.
+ */
+export class StalledError extends ProviderError {
+  override name = 'StalledError';
+  constructor(timeoutMs: number) {
+    super('timeout', `No answer began within ${timeoutMs / 1000} s.`);
+  }
 }
 
 /**
@@ -79,8 +119,13 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       host.writeStep(status);
       let error: unknown;
       const reported: ReportedCost = {};
+      const live: LiveRequest = {
+        index: requestIndex,
+        answer: new TokenTally(),
+        reasoning: new TokenTally(),
+      };
       try {
-        await streamAttempt(host, step, stepController.signal, reported);
+        await streamAttempt(host, step, stepController.signal, reported, live);
       } catch (e) {
         error = e;
       }
@@ -124,6 +169,9 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       const decision = decideRetry(error, attempt, host.policy);
       // The provider's error stays as the cause: failover tells an outage from a bad request by it.
       if (!decision.retry) throw new Error(decision.reason, { cause: error });
+      if (error instanceof StalledError && (await step.takenOverOnStall?.(error))) {
+        throw new Error(error.message, { cause: error });
+      }
       status.error = decision.reason;
       host.setWait(status, {
         kind: 'retry',
@@ -178,22 +226,48 @@ interface ReportedCost {
   cost?: number;
 }
 
+/**
+ * The request in flight and its output so far, counted as it streams: its entry in the step's
+ * `requests` carries the estimate (tokens and cost), so the step card, the run's totals and the spend
+ * limit see the answer grow, each in time linear in the answer.
+ */
+interface LiveRequest {
+  index: number;
+  answer: TokenTally;
+  reasoning: TokenTally;
+}
+
+/** Puts the output streamed so far into the in-flight request's entry (until its own usage comes). */
+function countStreamed(status: StepStatus, worker: WorkerSpec, live: LiveRequest): void {
+  const requests = status.requests;
+  const request = requests?.[live.index];
+  if (!requests || request?.outcome !== 'in-flight') return;
+  requests[live.index] = streamingSpend(request, worker, live.answer.tokens, live.reasoning.tokens);
+}
+
+/** The part of `piece` that fits under `limit` after `kept` characters, and whether it is all of it. */
+function fitting(piece: string, kept: number, limit: number): { text: string; cut: boolean } {
+  const room = limit - kept;
+  return piece.length <= room
+    ? { text: piece, cut: false }
+    : { text: piece.slice(0, Math.max(0, room)), cut: true };
+}
+
 /** One request. Throws a ProviderError (a first-token timeout is kind `timeout`) or a StopSignal. */
 async function streamAttempt(
   host: AttemptHost,
   step: WorkerStep,
   stepSignal: AbortSignal,
   reported: ReportedCost,
+  live: LiveRequest,
 ): Promise<void> {
   const { status, worker, transport, messages, firstTokenTimeoutMs } = step;
+  const limit = step.maxAnswerChars ?? MAX_ANSWER_CHARS;
   const controller = new AbortController();
   const forward = () => controller.abort(stepSignal.reason);
   if (stepSignal.aborted) throw stepSignal.reason;
   stepSignal.addEventListener('abort', forward, { once: true });
-  const firstTokenTimeout = new ProviderError(
-    'timeout',
-    `No answer began within ${firstTokenTimeoutMs / 1000} s.`,
-  );
+  const firstTokenTimeout = new StalledError(firstTokenTimeoutMs);
   let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(
     () => controller.abort(firstTokenTimeout),
     firstTokenTimeoutMs,
@@ -225,14 +299,33 @@ async function streamAttempt(
         status.timings.firstTokenAt = host.now();
         host.setWait(status, undefined);
       }
-      if (event.type === 'delta') {
-        status.text += event.text;
-        host.emitStep(status, { type: 'step-delta', text: event.text, answer: status.text });
+      if (event.type === 'delta' || event.type === 'reasoning') {
+        const kept = status.text.length + (status.reasoning?.length ?? 0);
+        const { text, cut } = fitting(event.text, kept, limit);
+        if (event.type === 'delta') {
+          status.text += text;
+          live.answer.add(text);
+          countStreamed(status, worker, live);
+          host.emitStep(status, { type: 'step-delta', text, answer: status.text });
+        } else {
+          status.reasoning = (status.reasoning ?? '') + text;
+          live.reasoning.add(text);
+          countStreamed(status, worker, live);
+          host.emitStep(status, { type: 'step-reasoning', text, reasoning: status.reasoning });
+        }
         host.writePartial(status);
-      } else if (event.type === 'reasoning') {
-        status.reasoning = (status.reasoning ?? '') + event.text;
-        host.emitStep(status, { type: 'step-reasoning', text: event.text, reasoning: status.reasoning });
-        host.writePartial(status);
+        if (cut) {
+          closeQuietly(iterator);
+          if (!status.text.trim()) {
+            throw new ProviderError(
+              'empty',
+              `The model sent more than ${limit.toLocaleString('en-US')} characters of reasoning and no answer: Baton stopped reading.`,
+            );
+          }
+          status.notice = answerCutNotice(limit);
+          host.emitStep(status, { type: 'step-notice', notice: status.notice });
+          return;
+        }
       } else if (event.type === 'citation') {
         // Kept on the step, carried by its next event and write (the answer's end at the latest).
         const { type: _type, ...citation } = event;

@@ -27,7 +27,7 @@ import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { type RetryPolicy, retryPolicy } from './retry.ts';
 import { selfCheck } from './self-check.ts';
 import { totalsOf } from './spend.ts';
-import { liveSpend, overSpendLimit, spendLimitMessage } from './spend-limit.ts';
+import { liveSpend, overSpendLimit, spendLimitMessage, unpricedNotice } from './spend-limit.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './status.ts';
 import { type ChosenBy, type RunRecord, type RunStore, snapshotPool } from './store.ts';
 import type {
@@ -69,6 +69,11 @@ export interface ExecutorOptions {
    */
   stepTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
+  /**
+   * The most characters (answer and reasoning) a step keeps of one answer: past it the answer is cut, the
+   * request stopped, and the step says so (default MAX_ANSWER_CHARS, 8 million).
+   */
+  maxAnswerChars?: number;
   /** Levels of `self` recursion (default 2). */
   maxDepth?: number;
   /** Steps per plan, the first plan and each corrective one (default 5). */
@@ -236,7 +241,7 @@ class Run implements AttemptHost {
         ...(s.pin ? { pin: s.pin } : {}),
       }));
       this.deps = dependencies(this.steps);
-      this.spendBaseline = liveSpend(this.statuses, this.workers);
+      this.spendBaseline = liveSpend(this.statuses);
     }
   }
 
@@ -285,7 +290,7 @@ class Run implements AttemptHost {
   private checkSpend(): void {
     const limit = this.spendLimit;
     if (limit === undefined || this.spendStop || this.cancelled || this.finished) return;
-    const spent = liveSpend(this.statuses, this.workers) - this.spendBaseline;
+    const spent = liveSpend(this.statuses) - this.spendBaseline;
     if (!overSpendLimit(spent, limit)) return;
     this.spendStop = spendLimitMessage(limit, spent);
     this.runController.abort(new StopSignal('spend-limit'));
@@ -514,6 +519,11 @@ class Run implements AttemptHost {
   private async answerOn(index: number, worker: WorkerSpec, signal: AbortSignal): Promise<void> {
     const status = this.statuses[index] as StepStatus;
     const { endpoint, semaphore } = this.limits.for(worker);
+    // The limit counts only what it can price: said on the step, not passed over in silence.
+    if (this.spendLimit !== undefined && !worker.price && !status.notice) {
+      status.notice = unpricedNotice(worker.label || worker.id, this.spendLimit);
+      this.emitStep(status, { type: 'step-notice', notice: status.notice });
+    }
     if (semaphore.full) this.setWait(status, { kind: 'slot', endpoint, limit: semaphore.limit });
     await semaphore.acquire(signal);
     try {
@@ -534,6 +544,11 @@ class Run implements AttemptHost {
         firstTokenTimeoutMs: this.options.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
         stepTimeoutMs: this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
         ready: this.inputsStored(index),
+        ...(this.options.maxAnswerChars !== undefined ? { maxAnswerChars: this.options.maxAnswerChars } : {}),
+        takenOverOnStall: async (error) =>
+          Boolean(this.options.failover) &&
+          !status.pin &&
+          'worker' in (await this.substituteFor(worker, error)),
       });
       this.endStep(index, 'done');
     } finally {

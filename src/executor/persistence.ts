@@ -4,6 +4,28 @@ import type { StepStatus } from './types.ts';
 /** Partial answers are written to the store at most this often (and always when a step ends). */
 export const PARTIAL_FLUSH_MS = 250;
 
+/**
+ * And no faster than this many characters of a step's text a second: each partial write stores the whole
+ * text so far, so at a fixed interval the work grew with the answer's length times its time (a 5 MB
+ * answer was cloned into the store 40 times). With the wait growing with the text, what a step writes in
+ * all stays within a small multiple of its answer.
+ */
+export const PARTIAL_FLUSH_CHARS_PER_S = 1_000_000;
+
+/** How long after its last write a running step's text may be written again. */
+function partialFlushDelay(status: StepStatus): number {
+  const chars = status.text.length + (status.reasoning?.length ?? 0);
+  return Math.max(PARTIAL_FLUSH_MS, (chars / PARTIAL_FLUSH_CHARS_PER_S) * 1000);
+}
+
+/**
+ * While writes fail, what could not be written is tried again after this long, doubling up to
+ * RETRY_UNSAVED_MAX_MS: an answer is stored once space is freed even when nothing else writes (the run
+ * has ended), and it stays in memory until then.
+ */
+export const RETRY_UNSAVED_MS = 2000;
+export const RETRY_UNSAVED_MAX_MS = 30_000;
+
 export interface PersistenceEvents {
   /** The first write that failed after the last success (or ever): the run is not being saved. */
   onFailed(reason: string): void;
@@ -20,8 +42,9 @@ function reasonOf(error: unknown): string {
 /**
  * Writes one run's record and its steps as they change: state changes at once, streamed text at most
  * every PARTIAL_FLUSH_MS. A write that fails (a full disk) is reported once, and what it would have
- * written is kept and written again with the next write that succeeds, so a step that was done in memory
- * is never left stored as unfinished while writes work at all.
+ * written is kept in memory and written again with the next write that succeeds, or on its own after
+ * RETRY_UNSAVED_MS (backing off), so a step that was done in memory is never left stored as unfinished
+ * once there is room. Meanwhile leaving the page asks first (`beforeunload`): the paid answers would go.
  */
 export class RunPersistence {
   private readonly flushTimers = new Map<number, ReturnType<typeof setTimeout>>();
@@ -32,8 +55,17 @@ export class RunPersistence {
   /** Live step objects (and the run record maker) whose last write failed. */
   private readonly unsavedSteps = new Map<number, StepStatus>();
   private unsavedRun: (() => RunRecord) | undefined;
+  /**
+   * How many writes of each step (and of the run) have begun: a write that lands after a later one of
+   * the same record has failed must not count that record as saved (the later one is what was lost).
+   */
+  private readonly stepWrites = new Map<number, number>();
+  private runWrites = 0;
   private failing = false;
   private stopped = false;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private retryDelay = RETRY_UNSAVED_MS;
+  private readonly holdPage = (event: Event) => event.preventDefault();
 
   constructor(
     private readonly store: RunStore | undefined,
@@ -52,16 +84,20 @@ export class RunPersistence {
     this.stopped = true;
     for (const timer of this.flushTimers.values()) clearTimeout(timer);
     this.flushTimers.clear();
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.letPageGo();
   }
 
   /** `record()` is called now and again when a failed write is retried, so a retry writes the latest. */
   writeRun(record: () => RunRecord): void {
     const store = this.store;
     if (!store || this.stopped) return;
+    const write = ++this.runWrites;
     this.track(
       store.putRun(record()),
       () => {
-        this.unsavedRun = undefined;
+        if (write === this.runWrites) this.unsavedRun = undefined;
       },
       () => {
         this.unsavedRun = record;
@@ -79,10 +115,13 @@ export class RunPersistence {
       this.flushTimers.delete(status.index);
     }
     this.lastFlush.set(status.index, this.now());
+    const seq = (this.stepWrites.get(status.index) ?? 0) + 1;
+    this.stepWrites.set(status.index, seq);
     const write = this.track(
       store.putStep(this.recordOf(status)),
       () => {
-        if (this.unsavedSteps.get(status.index) === status) this.unsavedSteps.delete(status.index);
+        if (this.stepWrites.get(status.index) === seq && this.unsavedSteps.get(status.index) === status)
+          this.unsavedSteps.delete(status.index);
       },
       () => {
         this.unsavedSteps.set(status.index, status);
@@ -91,18 +130,22 @@ export class RunPersistence {
     this.latestStepWrite.set(status.index, write);
   }
 
-  /** Writes partial text at most every PARTIAL_FLUSH_MS, the latest text always following within it. */
+  /**
+   * Writes partial text at most every PARTIAL_FLUSH_MS (longer for a long text: PARTIAL_FLUSH_CHARS_PER_S),
+   * the latest text always following within that time.
+   */
   writePartial(status: StepStatus): void {
     if (!this.store || this.stopped || this.flushTimers.has(status.index)) return;
     const since = this.now() - (this.lastFlush.get(status.index) ?? 0);
-    if (since >= PARTIAL_FLUSH_MS) {
+    const delay = partialFlushDelay(status);
+    if (since >= delay) {
       this.writeStep(status);
       return;
     }
     const timer = setTimeout(() => {
       this.flushTimers.delete(status.index);
       if (status.state === 'running') this.writeStep(status);
-    }, PARTIAL_FLUSH_MS - since);
+    }, delay - since);
     this.flushTimers.set(status.index, timer);
   }
 
@@ -131,10 +174,17 @@ export class RunPersistence {
       },
       (error: unknown) => {
         onError();
+        // The database was closed (the page is going away, or a test is done): nothing to write into.
+        if (error instanceof Error && error.name === 'InvalidStateError') {
+          this.stop();
+          return;
+        }
         if (!this.failing) {
           this.failing = true;
+          this.holdPageOpen();
           this.events.onFailed(reasonOf(error));
         }
+        this.retryLater();
       },
     );
     this.pending.add(guarded);
@@ -147,14 +197,42 @@ export class RunPersistence {
     if (!this.failing || this.stopped) return;
     if (this.unsavedSteps.size === 0 && !this.unsavedRun) {
       this.failing = false;
+      this.retryDelay = RETRY_UNSAVED_MS;
+      clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+      this.letPageGo();
       this.events.onRestored();
       return;
     }
+    this.writeUnsaved();
+  }
+
+  /** Writes again what could not be written (each write that fails keeps it unsaved). */
+  private writeUnsaved(): void {
     const steps = [...this.unsavedSteps.values()];
     const run = this.unsavedRun;
     this.unsavedSteps.clear();
     this.unsavedRun = undefined;
     for (const status of steps) this.writeStep(status);
     if (run) this.writeRun(run);
+  }
+
+  /** Tries the unsaved writes again after a while, however the run goes on: space may be freed. */
+  private retryLater(): void {
+    if (this.stopped || this.retryTimer !== undefined) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.retryDelay = Math.min(RETRY_UNSAVED_MAX_MS, this.retryDelay * 2);
+      if (!this.stopped && this.failing) this.writeUnsaved();
+    }, this.retryDelay);
+  }
+
+  /** While answers are only in memory, closing or reloading the page asks first. */
+  private holdPageOpen(): void {
+    if (typeof window !== 'undefined') window.addEventListener('beforeunload', this.holdPage);
+  }
+
+  private letPageGo(): void {
+    if (typeof window !== 'undefined') window.removeEventListener('beforeunload', this.holdPage);
   }
 }

@@ -22,7 +22,10 @@ export const StoredWorkerSchema = z.looseObject({
   model: z.string(),
   systemPrompt: z.string().optional(),
   maxConcurrency: z.number().int().positive().catch(1),
-  price: z.object({ inputPerM: count, outputPerM: count }).optional().catch(undefined),
+  price: z
+    .object({ inputPerM: count, outputPerM: count, cachedInputPerM: count.optional() })
+    .optional()
+    .catch(undefined),
   costTier: z.enum(['low', 'medium', 'high']).optional().catch(undefined),
   webSearch: z.boolean().optional().catch(undefined),
   enabled: z.boolean().catch(true),
@@ -54,6 +57,7 @@ export const RunTotalsSchema = z.looseObject({
   promptTokens: count,
   completionTokens: count,
   cost: count,
+  unpriced: count.optional().catch(undefined),
   estimated: z.literal(true).optional().catch(undefined),
   estimator: z.enum(['o200k', 'chars']).optional().catch(undefined),
   steps: count,
@@ -136,6 +140,7 @@ export const RunSummarySchema = z.object({
   updatedAt: epochMs,
   steps: count,
   cost: count,
+  unpriced: z.literal(true).optional().catch(undefined),
   estimated: z.literal(true).optional().catch(undefined),
   estimator: z.enum(['o200k', 'chars']).optional().catch(undefined),
   answer: z.string().optional(),

@@ -3,38 +3,101 @@ import { interruptedSpend } from './spend.ts';
 import type { StepRecord } from './store.ts';
 import type { StepStatus } from './types.ts';
 
-/** What resume needs of the egress ledger: which steps' requests left the page. */
-export interface SentRequests {
-  list(filter?: { runId?: string }): Promise<{ stepIndex?: number; sent: boolean }[]>;
+/** A ledger row as resume reads it: a request that left the page (`sent`), and how far its answer came. */
+export interface SentRequest {
+  stepIndex?: number;
+  sent: boolean;
+  purpose?: string;
+  /** `done` once the whole answer arrived. */
+  state?: string;
+  bytesIn?: number;
 }
 
-/** How many requests of each step of `runId` the ledger saw leave. */
+/** What resume needs of the egress ledger: which steps' requests left the page. */
+export interface SentRequests {
+  list(filter?: { runId?: string }): Promise<SentRequest[]>;
+}
+
+/** The requests of each step of `runId` the ledger saw leave, oldest first (probes are no step's). */
 export async function sentPerStep(
   ledger: SentRequests | undefined,
   runId: string,
-): Promise<Map<number, number>> {
-  const sent = new Map<number, number>();
+): Promise<Map<number, SentRequest[]>> {
+  const sent = new Map<number, SentRequest[]>();
   if (!ledger) return sent;
   for (const entry of await ledger.list({ runId })) {
-    if (entry.sent && entry.stepIndex !== undefined) {
-      sent.set(entry.stepIndex, (sent.get(entry.stepIndex) ?? 0) + 1);
+    if (entry.sent && entry.stepIndex !== undefined && entry.purpose !== 'probe') {
+      sent.set(entry.stepIndex, [...(sent.get(entry.stepIndex) ?? []), entry]);
     }
   }
   return sent;
 }
 
+/** A step not stored as done whose paid requests' answers were not saved. */
+export interface LostAnswer {
+  index: number;
+  /** Requests paid for whose answer is gone. */
+  requests: number;
+  /** Bytes of those answers that had arrived whole (the ledger saw their end), 0 when none had. */
+  receivedBytes: number;
+}
+
+/**
+ * The steps of a stored run whose paid answers were lost: a request that was out when the page stopped
+ * (the record has it in flight: its `done` write never came), or requests the ledger saw leave that the
+ * step's record never got (that write failed, the disk being full). Running such a step again pays again.
+ */
+export function lostAnswers(
+  steps: readonly StepRecord[],
+  sent: ReadonlyMap<number, readonly SentRequest[]>,
+): LostAnswer[] {
+  const lost: LostAnswer[] = [];
+  for (const step of steps) {
+    if (step.state === 'done') continue;
+    const recorded = step.requests?.length ?? 0;
+    const interrupted = (step.requests ?? []).filter((r) => r.outcome === 'in-flight').length;
+    const left = sent.get(step.index) ?? [];
+    const unrecorded = Math.max(0, left.length - recorded);
+    const requests = interrupted + unrecorded;
+    if (requests === 0) continue;
+    // The ledger's newest rows of the step are the ones the record lost (it keeps them in order).
+    const receivedBytes = left
+      .slice(-requests)
+      .filter((entry) => entry.state === 'done')
+      .reduce((sum, entry) => sum + (entry.bytesIn ?? 0), 0);
+    lost.push({ index: step.index, requests, receivedBytes });
+  }
+  return lost;
+}
+
+function size(bytes: number): string {
+  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} KB`;
+}
+
+/** What is said of a lost answer, on the offer to resume and on the step when it runs again. */
+export function lostAnswerNotice(lost: LostAnswer): string {
+  const many = lost.requests > 1 ? ` (${lost.requests} requests)` : '';
+  if (lost.receivedBytes > 0) {
+    return (
+      `Step ${lost.index}'s answer arrived whole (${size(lost.receivedBytes)}) and was paid for, but could ` +
+      `not be saved${many}; it runs again and is paid for again.`
+    );
+  }
+  return `Step ${lost.index}'s earlier answer was paid for but not saved${many}; it runs again and is paid for again.`;
+}
+
 /**
  * A stored run's steps as a resumed run starts them: done steps as they are; every other step queued
- * from the start, keeping what it has spent. A step with paid work whose answer was not saved gets a
- * `notice` saying it is paid for again: a request that was out when the page stopped (its `done` write
- * never came), or requests the ledger saw leave that the step's record never got (that write failed).
+ * from the start, keeping what it has spent. A step with paid work whose answer was not saved
+ * (`lostAnswers`) gets a `notice` saying it is paid for again.
  */
 export function resumedStatuses(
   steps: readonly StepRecord[],
   pool: readonly WorkerSpec[],
-  sent: ReadonlyMap<number, number>,
+  sent: ReadonlyMap<number, readonly SentRequest[]>,
 ): StepStatus[] {
   const workers = new Map(pool.map((w) => [w.id, w]));
+  const lost = new Map(lostAnswers(steps, sent).map((l) => [l.index, l]));
   return steps.map(({ runId: _runId, ...step }) => {
     if (step.state === 'done') return step;
     const requests = (step.requests ?? []).map((r) =>
@@ -58,14 +121,8 @@ export function resumedStatuses(
     delete fresh.wait;
     delete fresh.notice;
     if (requests.length > 0) fresh.requests = requests;
-    const interrupted = (step.requests ?? []).filter((r) => r.outcome === 'in-flight').length;
-    const unrecorded = Math.max(0, (sent.get(step.index) ?? 0) - (step.requests?.length ?? 0));
-    const lost = interrupted + unrecorded;
-    if (lost > 0) {
-      fresh.notice =
-        `Step ${step.index}'s earlier answer was paid for but not saved` +
-        `${lost > 1 ? ` (${lost} requests)` : ''}; it runs again and is paid for again.`;
-    }
+    const gone = lost.get(step.index);
+    if (gone) fresh.notice = lostAnswerNotice(gone);
     return fresh;
   });
 }

@@ -1,26 +1,15 @@
 import { formatCost } from '../app/format.ts';
-import type { WorkerSpec } from '../pool/types.ts';
-import { estimateTokens, priceOf, totalsOf } from './spend.ts';
+import { totalsOf } from './spend.ts';
 import type { StepStatus } from './types.ts';
 
 /**
- * What a run has spent so far, in US dollars: every request it has sent (`totalsOf`, where a request in
- * flight counts its prompt from the moment it leaves), plus the answer text streamed so far by requests
- * still in flight, priced as output. So a long answer passes the limit while it streams, not only once it
- * ends.
+ * What a run has spent so far, in US dollars: every request it has sent (`totalsOf`), where a request in
+ * flight counts its prompt from the moment it leaves and the output streamed so far as it streams
+ * (src/executor/attempt.ts keeps that count, once per piece). So a long answer passes the limit while
+ * it streams, not only once it ends.
  */
-export function liveSpend(statuses: readonly StepStatus[], workers: ReadonlyMap<string, WorkerSpec>): number {
-  let spent = totalsOf(statuses).cost;
-  for (const status of statuses) {
-    const last = status.requests?.at(-1);
-    if (status.state !== 'running' || last?.outcome !== 'in-flight' || !status.text) continue;
-    spent +=
-      priceOf(workers.get(status.worker), {
-        promptTokens: 0,
-        completionTokens: estimateTokens(status.text),
-      }) ?? 0;
-  }
-  return spent;
+export function liveSpend(statuses: readonly StepStatus[]): number {
+  return totalsOf(statuses).cost;
 }
 
 /** Whether `spent` is past the limit (a limit of undefined is none). */
@@ -32,6 +21,14 @@ export function overSpendLimit(spent: number, limitUsd: number | undefined): boo
 function usd(n: number): string {
   if (n > 0 && n < 0.01) return formatCost(n);
   return `$${n.toFixed(n < 1 && !Number.isInteger(n * 100) ? 3 : 2)}`;
+}
+
+/**
+ * What a step says when it goes to a worker with no price under a spend limit: the limit counts only
+ * what it can price, so this worker's requests are not counted (their cost reads as unknown).
+ */
+export function unpricedNotice(workerName: string, limitUsd: number): string {
+  return `${workerName} has no price, so its requests are not counted against your ${usd(limitUsd)} spend limit per run (their cost shows as unknown).`;
 }
 
 /** What the run says when it stops at the limit: the limit and the spend, in the user's dollars. */

@@ -7,11 +7,20 @@ import type { Estimator, RequestOutcome, RequestSpend, RunTotals, StepStatus, Us
 // Estimates for what a provider did not count live with the tokenizer that makes them.
 export { estimatePromptTokens, estimateTokens } from './token-estimate.ts';
 
-/** US dollars for `usage` at the worker's prices; undefined when the worker has no price. */
+/**
+ * US dollars for `usage` at the worker's prices; undefined when the worker has no price. Prompt tokens
+ * read from the provider's cache are priced at its cache rate where the price has one.
+ */
 export function priceOf(worker: WorkerSpec | undefined, usage: Usage | undefined): number | undefined {
-  if (!worker?.price || !usage) return undefined;
+  const price = worker?.price;
+  if (!price || !usage) return undefined;
+  const cachedRate = price.cachedInputPerM;
+  const cached = cachedRate === undefined ? 0 : Math.min(usage.promptTokens, usage.cachedPromptTokens ?? 0);
   return (
-    (usage.promptTokens * worker.price.inputPerM + usage.completionTokens * worker.price.outputPerM) / 1e6
+    ((usage.promptTokens - cached) * price.inputPerM +
+      cached * (cachedRate ?? 0) +
+      usage.completionTokens * price.outputPerM) /
+    1e6
   );
 }
 
@@ -93,6 +102,29 @@ export function inFlightSpend(
 }
 
 /**
+ * The in-flight request `spend` with the output streamed so far (`answerTokens`, of which
+ * `reasoningTokens` the reasoning's), estimated and priced as output: what the request has cost up to now.
+ */
+export function streamingSpend(
+  spend: RequestSpend,
+  worker: WorkerSpec,
+  answerTokens: number,
+  reasoningTokens: number,
+): RequestSpend {
+  const usage: Usage = {
+    promptTokens: spend.promptTokens,
+    completionTokens: answerTokens + reasoningTokens,
+    estimated: true,
+    ...(spend.estimator ? { estimator: spend.estimator } : {}),
+  };
+  if (reasoningTokens > 0) usage.reasoningTokens = reasoningTokens;
+  const next: RequestSpend = { attempt: spend.attempt, outcome: 'in-flight', ...usage };
+  const cost = priceOf(worker, usage);
+  if (cost !== undefined) next.cost = cost;
+  return next;
+}
+
+/**
  * A request found in flight when a stored run is resumed: the page stopped while it was out, so it is
  * counted as billed, its output estimated from the partial answer and reasoning that were saved.
  */
@@ -148,6 +180,8 @@ export function totalsOf(steps: readonly StepStatus[]): RunTotals {
         totals.completionTokens += request.completionTokens;
         reasoningTokens += request.reasoningTokens ?? 0;
         totals.cost += request.cost ?? 0;
+        if (request.cost === undefined && request.promptTokens + request.completionTokens > 0)
+          totals.unpriced = (totals.unpriced ?? 0) + 1;
         totals.requests = (totals.requests ?? 0) + 1;
         note(request);
       }

@@ -1,5 +1,5 @@
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
-import type { WorkerSpec } from '../pool/types.ts';
+import type { Price, WorkerSpec } from '../pool/types.ts';
 import type { Plan } from '../shared/plan/index.ts';
 import { check, RunRecordSchema, RunSummarySchema, StepRecordSchema } from './record-schema.ts';
 import type { Estimator, RunStatus, RunTotals, StepStatus } from './types.ts';
@@ -62,6 +62,8 @@ export interface RunSummary {
   updatedAt: number;
   steps: number;
   cost: number;
+  /** Set when some of the run's requests went to a worker with no price: `cost` leaves them out. */
+  unpriced?: true;
   /** Set when some of the run's tokens (so its cost) were estimated: a provider sent no usage. */
   estimated?: true;
   estimator?: Estimator;
@@ -131,6 +133,7 @@ export function summarize(record: unknown): SummaryRow {
     steps: run.totals.steps,
     cost: run.totals.cost,
   };
+  if (run.totals.unpriced) summary.unpriced = true;
   if (run.totals.estimated) {
     summary.estimated = true;
     summary.estimator = run.totals.estimator === 'o200k' ? 'o200k' : 'chars';
@@ -175,6 +178,13 @@ export interface RunHistoryStore extends RunStore {
   listDamaged(): Promise<SkippedRun[]>;
 }
 
+/** A price's own fields (nothing else someone attached to it). */
+export function priceCopy(price: Price): Price {
+  const copy: Price = { inputPerM: price.inputPerM, outputPerM: price.outputPerM };
+  if (price.cachedInputPerM !== undefined) copy.cachedInputPerM = price.cachedInputPerM;
+  return copy;
+}
+
 /** The fields of a worker that may be stored: anything else (a key someone attached) is dropped. */
 export function snapshotPool(pool: readonly WorkerSpec[]): WorkerSpec[] {
   return pool.map((w) => {
@@ -189,7 +199,7 @@ export function snapshotPool(pool: readonly WorkerSpec[]): WorkerSpec[] {
       enabled: w.enabled,
     };
     if (w.systemPrompt !== undefined) copy.systemPrompt = w.systemPrompt;
-    if (w.price !== undefined) copy.price = { inputPerM: w.price.inputPerM, outputPerM: w.price.outputPerM };
+    if (w.price !== undefined) copy.price = priceCopy(w.price);
     if (w.costTier !== undefined) copy.costTier = w.costTier;
     return copy;
   });

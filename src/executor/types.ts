@@ -159,6 +159,11 @@ export interface RunTotals {
   completionTokens: number;
   /** US dollars over the requests whose worker has a price (or whose provider reported one). */
   cost: number;
+  /**
+   * Requests that used tokens on a worker with no price: what they cost is unknown and not in `cost`, so
+   * the cost is shown as unknown (or "+ unknown"), never as a $0 nobody knows. Absent when none.
+   */
+  unpriced?: number;
   /** Of `completionTokens`, the reasoning tokens (set when any request had some). */
   reasoningTokens?: number;
   /** Requests sent for the run, failed, cancelled and rerun ones included (absent in older records). */

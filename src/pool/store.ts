@@ -65,8 +65,9 @@ export function workerProblems(spec: WorkerSpec): string[] {
     problems.push(`Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}.`);
   }
   if (spec.price) {
-    const { inputPerM, outputPerM } = spec.price;
-    if (!(Number.isFinite(inputPerM) && inputPerM >= 0 && Number.isFinite(outputPerM) && outputPerM >= 0)) {
+    const { inputPerM, outputPerM, cachedInputPerM = 0 } = spec.price;
+    const rates = [inputPerM, outputPerM, cachedInputPerM];
+    if (!rates.every((rate) => Number.isFinite(rate) && rate >= 0)) {
       problems.push('Prices must be zero or more (dollars per million tokens).');
     }
   }

@@ -2,6 +2,11 @@
 export interface Price {
   inputPerM: number;
   outputPerM: number;
+  /**
+   * The input price of prompt tokens the provider read from its cache, where it bills them apart
+   * (DeepSeek: `prompt_cache_hit_tokens`); without it every prompt token is priced at `inputPerM`.
+   */
+  cachedInputPerM?: number;
 }
 
 /**

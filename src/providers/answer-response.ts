@@ -154,17 +154,72 @@ function replay(
   });
 }
 
-/** Passes an event stream through unchanged while watching for `data: [DONE]`, which the SDK swallows. */
-function watchForDone(body: ReadableStream<Uint8Array>, seen: StreamSeen): ReadableStream<Uint8Array> {
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** Whether the byte `b`, after `p1`, `p2`, `p3` (the bytes before it, nearest first), ends an event. */
+function endsEvent(b: number, p1: number, p2: number, p3: number): boolean {
+  // The blank line the openai SDK splits events at: "\n\n", "\r\r" or "\r\n\r\n".
+  return (
+    (b === LF && p1 === LF) || (b === CR && p1 === CR) || (b === LF && p1 === CR && p2 === LF && p3 === CR)
+  );
+}
+
+/** `parts` joined into one array (copied once). */
+function joined(parts: readonly Uint8Array[], bytes: number): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  const out = new Uint8Array(bytes);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * Passes an event stream on one whole event at a time, watching for `data: [DONE]`, which the SDK
+ * swallows. The openai SDK joins every chunk to the bytes it holds and searches them all again for an
+ * event's end, so an event that came in many chunks (one 5 MB answer chunk) cost it time quadratic in its
+ * length; given each event whole, it copies and searches each byte once. Here an unfinished event is
+ * kept as its pieces and joined once, when its end comes.
+ */
+function wholeEvents(body: ReadableStream<Uint8Array>, seen: StreamSeen): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   let tail = '';
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  // The last three bytes seen, nearest first: an event's end may straddle two chunks.
+  let p1 = -1;
+  let p2 = -1;
+  let p3 = -1;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         const text = tail + decoder.decode(chunk, { stream: true });
         if (/(^|\n)data: ?\[DONE\]/.test(text)) seen.done = true;
         tail = text.slice(-16);
-        controller.enqueue(chunk);
+        let start = 0;
+        for (let i = 0; i < chunk.length; i++) {
+          const b = chunk[i] as number;
+          if (endsEvent(b, p1, p2, p3)) {
+            const piece = chunk.subarray(start, i + 1);
+            controller.enqueue(joined([...held, piece], heldBytes + piece.length));
+            held = [];
+            heldBytes = 0;
+            start = i + 1;
+          }
+          p3 = p2;
+          p2 = p1;
+          p1 = b;
+        }
+        if (start < chunk.length) {
+          held.push(chunk.subarray(start));
+          heldBytes += chunk.length - start;
+        }
+      },
+      flush(controller) {
+        if (heldBytes > 0) controller.enqueue(joined(held, heldBytes));
       },
     }),
   );
@@ -202,7 +257,7 @@ export async function asAnswerStream(response: Response, seen: StreamSeen): Prom
   const first = text.trimStart()[0];
   const eventStream = type === 'text/event-stream';
   if (eventStream && first !== '<' && first !== '{') {
-    return new Response(watchForDone(replay(head, reader), seen), {
+    return new Response(wholeEvents(replay(head, reader), seen), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
@@ -226,7 +281,7 @@ export async function asAnswerStream(response: Response, seen: StreamSeen): Prom
   const headers = new Headers(response.headers);
   headers.set('content-type', 'text/event-stream');
   headers.delete('content-length');
-  return new Response(watchForDone(new Blob([encoder.encode(events)]).stream(), seen), {
+  return new Response(wholeEvents(new Blob([encoder.encode(events)]).stream(), seen), {
     status: response.status,
     statusText: response.statusText,
     headers,

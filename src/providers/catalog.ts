@@ -117,8 +117,11 @@ function model(
   inputPerM: number,
   outputPerM: number,
   costTier: ModelPreset['costTier'],
+  cachedInputPerM?: number,
 ): ModelEntry {
-  return { id, label, strengths, price: { inputPerM, outputPerM }, costTier };
+  const price: Price = { inputPerM, outputPerM };
+  if (cachedInputPerM !== undefined) price.cachedInputPerM = cachedInputPerM;
+  return { id, label, strengths, price, costTier };
 }
 
 /**
@@ -316,8 +319,11 @@ const PRESETS: readonly PresetEntry[] = [
     name: 'DeepSeek',
     baseURL: 'https://api.deepseek.com/v1',
     keyURL: 'https://platform.deepseek.com/api_keys',
+    // https://api-docs.deepseek.com/quick_start/pricing: input $0.28 per million tokens on a cache miss,
+    // $0.028 on a cache hit (usage `prompt_cache_hit_tokens`, https://api-docs.deepseek.com/guides/kv_cache),
+    // output $0.42, for both models.
     models: [
-      model('deepseek-chat', 'DeepSeek V3', 'cheap, good at code and math', 0.28, 0.42, 'low'),
+      model('deepseek-chat', 'DeepSeek V3', 'cheap, good at code and math', 0.28, 0.42, 'low', 0.028),
       model(
         'deepseek-reasoner',
         'DeepSeek R (thinking)',
@@ -325,6 +331,7 @@ const PRESETS: readonly PresetEntry[] = [
         0.28,
         0.42,
         'low',
+        0.028,
       ),
     ],
   },

@@ -93,16 +93,21 @@ export function usageOf(chunk: unknown, dialect: Dialect): Usage | undefined {
   const c = chunk as { usage?: unknown; x_groq?: { usage?: unknown } } | null;
   const raw = (c?.usage ?? c?.x_groq?.usage) as Record<string, unknown> | null | undefined;
   if (!raw || typeof raw !== 'object') return undefined;
+  // DeepSeek splits the prompt into cache hits and misses (https://api-docs.deepseek.com/guides/kv_cache);
+  // their sum is the prompt where `prompt_tokens` is missing.
+  const hits = count(raw.prompt_cache_hit_tokens);
+  const misses = count(raw.prompt_cache_miss_tokens);
+  const split = hits !== undefined && misses !== undefined ? hits + misses : undefined;
   const event: Usage = {
     type: 'usage',
-    promptTokens: count(raw.prompt_tokens) ?? 0,
+    promptTokens: count(raw.prompt_tokens) ?? split ?? 0,
     completionTokens: count(raw.completion_tokens) ?? 0,
   };
   const completionDetails = raw.completion_tokens_details as Record<string, unknown> | null | undefined;
   const reasoning = count(completionDetails?.reasoning_tokens);
   if (reasoning !== undefined && reasoning > 0) event.reasoningTokens = reasoning;
   const promptDetails = raw.prompt_tokens_details as Record<string, unknown> | null | undefined;
-  const cached = count(promptDetails?.cached_tokens) ?? count(raw.prompt_cache_hit_tokens);
+  const cached = count(promptDetails?.cached_tokens) ?? hits;
   if (cached !== undefined && cached > 0) event.cachedPromptTokens = cached;
   const cost = count(raw.cost);
   if (dialect.reportsCost && cost !== undefined) event.cost = cost;

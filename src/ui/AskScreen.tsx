@@ -40,9 +40,11 @@ function reviewPrice(
 
 /** After a reload: a run that was still going is offered for resume or discard. */
 function UnfinishedBanner() {
-  const { unfinished, unfinishedElsewhere, resumeProblem, resume, discardUnfinished } = useAppState().runs;
+  const { unfinished, unfinishedElsewhere, unfinishedLost, resumeProblem, resume, discardUnfinished } =
+    useAppState().runs;
   const runs = unfinished.value;
   const elsewhere = unfinishedElsewhere.value;
+  const lost = unfinishedLost.value;
   const problem = resumeProblem.value;
   if (runs.length === 0 && !problem) return null;
   return (
@@ -56,6 +58,12 @@ function UnfinishedBanner() {
         <div class="row" key={run.id}>
           <span>
             Unfinished run from {formatTime(run.createdAt)}: <strong>{run.question.slice(0, 80)}</strong>
+            {lost.get(run.id)?.map((note) => (
+              <span class="small" key={note} data-testid="lost-answer">
+                <br />
+                {note}
+              </span>
+            ))}
           </span>
           <span class="spacer" />
           {elsewhere.has(run.id) ? (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ESTIMATED, estimateNote, formatCost, formatTime } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatTime } from '../app/format.ts';
 import { HISTORY_PAGE_SIZE, statusText } from '../app/history.ts';
+import { costText } from '../app/price.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
@@ -33,13 +34,19 @@ function SkippedNotice({ skipped }: { skipped: readonly SkippedRun[] }) {
 function HistoryRow({ run }: { run: RunSummary }) {
   const { runs, router } = useAppState();
   const { deleteRun } = runs;
+  // Stored as running, and no page runs it (not here, not in another tab): it was interrupted.
+  const interrupted =
+    run.status === 'running' &&
+    runs.unfinished.value.some((u) => u.id === run.id) &&
+    !runs.unfinishedElsewhere.value.has(run.id);
+  const status = interrupted ? 'interrupted' : run.status;
   return (
     <li data-testid="history-item">
       <a class="q" href={`#/run/${encodeURIComponent(run.id)}`}>
         {run.question}
       </a>
-      <span class="badge" data-status={run.status} data-testid="history-status">
-        {statusText(run.status)}
+      <span class="badge" data-status={status} data-testid="history-status">
+        {interrupted ? 'interrupted' : statusText(run.status)}
       </span>
       <span class="small muted">
         {formatTime(run.createdAt)} · {run.steps} step{run.steps === 1 ? '' : 's'} ·{' '}
@@ -48,7 +55,7 @@ function HistoryRow({ run }: { run: RunSummary }) {
           title={run.estimated ? `In part ${estimateNote(run.estimator)}` : undefined}
         >
           {run.estimated ? ESTIMATED : ''}
-          {formatCost(run.cost)}
+          {costText(run.cost, run.unpriced ? 1 : 0)}
         </span>
       </span>
       <button

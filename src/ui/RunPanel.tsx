@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { downloadText } from '../app/download.ts';
-import { ESTIMATED, estimateNote, formatCost, formatDuration, formatTokens } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
-import { estimateText } from '../app/price.ts';
+import { costText, estimateCostText, estimateText } from '../app/price.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
 import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
@@ -31,6 +31,7 @@ const PHASE_TEXT: Record<RunView['phase'], string> = {
   planning: 'Planning on this device…',
   review: 'Waiting for your review',
   running: 'Running',
+  interrupted: 'Interrupted',
   done: 'Done',
   partial: 'Done (some steps failed)',
   failed: 'Failed',
@@ -305,14 +306,14 @@ export function RunPanel({
           {view.estimate && (
             <div data-testid="run-estimate" title={estimateText(view.estimate, labels)}>
               <dt>Estimated</dt>
-              <dd>≈ {formatCost(view.estimate.cost)}</dd>
+              <dd>{estimateCostText(view.estimate)}</dd>
             </div>
           )}
           <div data-testid="run-cost" title={estimateTitle}>
             <dt>Cost</dt>
             <dd>
               {approx}
-              {formatCost(totals.cost)}
+              {costText(totals.cost, totals.unpriced)}
               {totals.estimated ? ' (estimated)' : ''}
             </dd>
           </div>

@@ -1,4 +1,5 @@
-import { ESTIMATED, estimateNote, formatCost, formatDuration, formatTokens } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
+import { costText } from '../app/price.ts';
 import { workerName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/status.ts';
@@ -22,10 +23,12 @@ function Reasoning({ step }: { step: StepStatus }) {
   if (!text) return null;
   const counted = step.usage?.reasoningTokens;
   const tokens = counted !== undefined && !step.usage?.estimated ? counted : undefined;
+  // While it streams, the request in flight counts it (once per piece): counting the whole text again on
+  // every draw grew with its length.
+  const estimate =
+    step.usage?.reasoningTokens ?? step.requests?.at(-1)?.reasoningTokens ?? estimateTokens(text);
   const label =
-    tokens !== undefined
-      ? `${formatTokens(tokens)} tokens`
-      : `~${formatTokens(estimateTokens(text))} tokens (estimated)`;
+    tokens !== undefined ? `${formatTokens(tokens)} tokens` : `~${formatTokens(estimate)} tokens (estimated)`;
   return (
     <details class="step-reasoning" data-testid={`step-reasoning-${step.index}`}>
       <summary class="small">
@@ -75,8 +78,8 @@ export function StepCard({
   const spend = totalsOf([step]);
   const requests = spend.requests ?? 0;
   const counted = requests > 0 || step.usage !== undefined;
-  // An unpriced worker shows no cost rather than a $0 it does not know.
-  const priced = step.requests ? step.requests.some((r) => r.cost !== undefined) : step.cost !== undefined;
+  // A request to a worker with no price is unknown, never a $0 nobody knows (costText).
+  const unpriced = step.requests ? (spend.unpriced ?? 0) : step.cost === undefined && counted ? 1 : 0;
   const approx = spend.estimated ? ESTIMATED : '';
   const headingId = `step-${step.index}-title`;
   return (
@@ -152,8 +155,8 @@ export function StepCard({
         {counted
           ? `${approx}${formatTokens(spend.promptTokens)} in · ${approx}${formatTokens(spend.completionTokens)} out`
           : 'tokens —'}{' '}
-        · {priced ? approx : ''}
-        {formatCost(priced ? spend.cost : undefined)}
+        · {unpriced > 0 && spend.cost === 0 ? '' : approx}
+        {costText(spend.cost, unpriced)}
         {requests > 1 ? ` · ${requests} requests` : ''}
         {spend.estimated ? ' (estimated)' : ''} · {latency !== undefined ? formatDuration(latency) : '—'}
         {ttft !== undefined ? ` · first token ${formatDuration(ttft)}` : ''}

@@ -44,8 +44,9 @@ export function draftFor(providerId: string): Draft {
     model: model?.id ?? '',
     label: model ? `${preset?.name} ${model.label}` : (preset?.name ?? ''),
     strengths: model?.strengths ?? '',
-    inputPerM: String(model?.price.inputPerM ?? 0),
-    outputPerM: String(model?.price.outputPerM ?? 0),
+    // No preset model (a Custom endpoint): the price is unknown until the user gives one, never $0.
+    inputPerM: model ? String(model.price.inputPerM) : '',
+    outputPerM: model ? String(model.price.outputPerM) : '',
     maxConcurrency: '2',
     costTier: model?.costTier ?? '',
     autoLabel: true,
@@ -146,7 +147,13 @@ export function workerFromDraft(draft: Draft, id: string, base?: WorkerSpec): Wo
     maxConcurrency: concurrency,
     enabled: base?.enabled ?? true,
   };
-  if (inputText !== '') worker.price = { inputPerM: input, outputPerM: output };
+  if (inputText !== '') {
+    worker.price = { inputPerM: input, outputPerM: output };
+    // The preset's cache rate comes with the preset's price, not with one the user typed.
+    const cached = presetById(draft.providerId)?.models.find((m) => m.id === draft.pricedBy)?.price
+      .cachedInputPerM;
+    if (cached !== undefined) worker.price.cachedInputPerM = cached;
+  }
   if (draft.costTier) worker.costTier = draft.costTier;
   if (draft.webSearch && offersWebSearch(draft.providerId)) worker.webSearch = true;
   return worker;

@@ -353,7 +353,8 @@ test.describe('Test connection in the browser', () => {
     expect(bareResult.ok === false && bareResult.hint).toContain('OLLAMA_ORIGINS=');
     const dead = await check('ollama', 'http://127.0.0.1:1/v1');
     expect(dead).toMatchObject({ ok: false, problem: 'unreachable' });
-    expect(dead.ok === false && dead.hint).toContain('OLLAMA_ORIGINS=');
+    // Nothing listens there: how to allow CORS would not help.
+    expect(dead.ok === false && dead.hint).toBeFalsy();
 
     // The probes that told CORS from unreachable went through egress too, without a key.
     const ledger = await page.evaluate(() => (globalThis as unknown as Win).__egress.ledger());

@@ -14,6 +14,11 @@ test.beforeAll(async () => {
     models: [
       { id: 'echo', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 300, perTokenMs: 40 } },
       { id: 'upper', behaviour: { kind: 'transform', fn: (s) => s.toUpperCase() } },
+      {
+        id: 'long',
+        behaviour: { kind: 'fixed', text: Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ') },
+        latency: { firstTokenMs: 100, perTokenMs: 60 },
+      },
     ],
   });
 });
@@ -23,10 +28,11 @@ test.afterAll(async () => {
 
 test.describe.configure({ mode: 'serial' });
 
-/** The sample run, its workers pointed at the test provider, imported and opened. */
-async function openImportedRun(page: Page): Promise<string> {
-  const file = JSON.parse(sampleRunExport()) as { run: { pool: { baseURL: string }[] } };
+/** The sample run, its workers pointed at the test provider (worker 0 at `model0`), imported and opened. */
+async function openImportedRun(page: Page, model0?: string): Promise<string> {
+  const file = JSON.parse(sampleRunExport()) as { run: { pool: { baseURL: string; model: string }[] } };
   for (const worker of file.run.pool) worker.baseURL = provider.baseURL;
+  if (model0) file.run.pool[0]!.model = model0;
   await importRunFile(page, JSON.stringify(file));
   await expect(page.getByText('Run imported.')).toBeVisible();
   await page.getByRole('link', { name: 'Which answer is best?' }).click();
@@ -55,12 +61,32 @@ test('after reruns, the run totals count every request the ledger shows', async 
   await expect(rows).toHaveCount(4);
 });
 
-test('a full disk shows a banner on the run at once, and the run can still be exported from the page', async ({
+test('while a step streams, its card counts the output so far (≈ out and its cost), not ≈0 until the end', async ({
   page,
-}, testInfo) => {
+}) => {
   test.setTimeout(180_000);
-  // The run store's writes throw QuotaExceededError, as a browser's do when the quota is used up, once
-  // the test says the disk is full (the ledger's store stays writable, so requests still leave).
+  await openImportedRun(page, 'long');
+  await page.getByRole('button', { name: 'Rerun step 0' }).click();
+  const card = page.getByTestId('step-card-0');
+  await expect(card).toHaveAttribute('data-state', 'running');
+  const metrics = page.getByTestId('step-metrics-0');
+  // Mid-answer (300 tokens, 60 ms apart): the output counted so far, estimated, and what it costs.
+  await expect(metrics).toHaveText(/≈[1-9]\d* out · ≈\$/, { timeout: 10_000 });
+  const first = Number(/≈(\d+) out/.exec((await metrics.textContent()) ?? '')?.[1]);
+  await expect(async () => {
+    const now = Number(/≈(\d+) out/.exec((await metrics.textContent()) ?? '')?.[1]);
+    expect(now).toBeGreaterThan(first);
+  }).toPass({ timeout: 10_000 });
+  expect(await card.getAttribute('data-state')).toBe('running');
+  await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+});
+
+/**
+ * The run store's writes throw QuotaExceededError, as a browser's do when the quota is used up, once the
+ * test says the disk is full (`setDiskFull`; the ledger's store stays writable, so requests still leave).
+ * A reload empties the disk again.
+ */
+async function fillableDisk(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const put = IDBObjectStore.prototype.put;
     IDBObjectStore.prototype.put = function (this: IDBObjectStore, ...args: Parameters<typeof put>) {
@@ -71,6 +97,28 @@ test('a full disk shows a banner on the run at once, and the run can still be ex
       return put.apply(this, args);
     };
   });
+}
+
+async function setDiskFull(page: Page, full: boolean): Promise<void> {
+  await page.evaluate((value) => {
+    (globalThis as { __diskFull?: boolean }).__diskFull = value;
+  }, full);
+}
+
+/** Reruns step 0 and fills the disk while it streams: its answer is done on the page and not stored. */
+async function rerunOnFullDisk(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Rerun step 0' }).click();
+  await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'running');
+  await setDiskFull(page, true);
+  await expect(page.getByTestId('run-not-saved')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+}
+
+test('a full disk shows a banner on the run at once, and the run can still be exported from the page', async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(180_000);
+  await fillableDisk(page);
   await openImportedRun(page);
   const run = page.getByTestId('run');
   await page.getByRole('button', { name: 'Rerun step 0' }).click();
@@ -90,4 +138,55 @@ test('a full disk shows a banner on the run at once, and the run can still be ex
   const exported = JSON.parse(json) as { steps: { index: number; state: string; text: string }[] };
   // The rerun's answer (the echo of step 0's task), which the store never got.
   expect(exported.steps[0]).toMatchObject({ state: 'done', text: 'Propose an answer.' });
+});
+
+test('an answer the full disk could not store is stored once space is freed, with nothing else writing', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await fillableDisk(page);
+  const runId = await openImportedRun(page);
+  await rerunOnFullDisk(page);
+  // The run has ended: no write of its own is coming. Space is freed; the answer kept in memory is stored.
+  await setDiskFull(page, false);
+  await expect(page.getByTestId('run-not-saved')).toBeHidden({ timeout: 60_000 });
+  await page.reload();
+  await expect(page.getByTestId('unfinished-banner')).toBeHidden();
+  await page.goto(`/#/run/${runId}`);
+  await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('step-card-0')).toContainText('Propose an answer.');
+});
+
+test('leaving with an answer only in memory asks first; after a reload the offer to resume says it pays again', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await fillableDisk(page);
+  await openImportedRun(page);
+  await rerunOnFullDisk(page);
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.type());
+    void dialog.accept();
+  });
+  await page.reload();
+  expect(dialogs).toEqual(['beforeunload']);
+  // Step 0 or step 2 (it reads step 0, so it was rerun too), whichever the disk was full for at its end.
+  const lost =
+    /Step [02]'s answer arrived whole \(\d+ KB\) and was paid for, but could not be saved; it runs again and is paid for again\./;
+  // The run as stored: not "Running" with a Cancel button, but interrupted, saying what was lost.
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'interrupted');
+  await expect(page.getByTestId('run-phase')).toHaveText('Interrupted');
+  await expect(page.getByTestId('cancel-run')).toHaveCount(0);
+  await expect(run.getByRole('alert')).toContainText('This run stopped before it finished');
+  await expect(run.getByRole('alert')).toContainText(lost);
+  // Said with the offer to resume, before Resume is pressed.
+  await page.goto('/#/ask');
+  const banner = page.getByTestId('unfinished-banner');
+  await expect(banner.getByTestId('lost-answer').first()).toContainText(lost);
+  await expect(banner.getByTestId('resume-run')).toBeVisible();
+  // History does not call it running either.
+  await page.goto('/#/history');
+  await expect(page.getByTestId('history-item').getByTestId('history-status')).toHaveText('interrupted');
 });

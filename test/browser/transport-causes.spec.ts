@@ -9,10 +9,14 @@ import { startProvider, type TestProvider } from '../provider/server.ts';
 // response). Real egress, transport and ledger in the built harness page, which carries the app's CSP.
 
 let provider: TestProvider;
+let noCors: TestProvider;
 test.beforeAll(async () => {
   provider = await startProvider({ cors: 'strict' });
+  noCors = await startProvider({ cors: 'off' });
 });
-test.afterAll(() => provider.close());
+test.afterAll(async () => {
+  await Promise.all([provider.close(), noCors.close()]);
+});
 
 type Win = { __egress: EgressHarness };
 
@@ -75,4 +79,45 @@ test('a redirect is named, not followed and not a bare "Failed to fetch"', async
   expect(result.error).toMatchObject({ kind: 'unexpected-response' });
   expect(result.error?.message).toMatch(/answered with a redirect instead of an answer/);
   expect(provider.requests.filter((r) => r.path.startsWith('/moved'))).toEqual([]);
+});
+
+test("a step's error and its ledger row name the cause as Test connection does: no CORS, or nothing listening", async ({
+  page,
+}) => {
+  await open(page);
+  const cases = [
+    {
+      worker: worker(noCors.baseURL, 'echo'),
+      said: `The server at ${new URL(noCors.url).host} is running, but it does not allow requests from this page (CORS)`,
+    },
+    {
+      worker: worker('http://127.0.0.1:1/v1', 'echo'),
+      said: 'Nothing is listening at 127.0.0.1:1 (connection refused)',
+    },
+  ];
+  for (const [i, { worker: w, said }] of cases.entries()) {
+    const run = await page.evaluate(
+      ([spec, runId]) =>
+        (globalThis as unknown as Win).__egress.fullRun(
+          [spec],
+          { steps: [{ worker: 'w', task: 'Hi.', sees: [] }] },
+          runId,
+        ),
+      [w, `cause-${i}`] as const,
+    );
+    expect(run.status).toBe('failed');
+    expect(run.errors[0]).toContain(said);
+    expect(run.errors[0]).not.toMatch(/Failed to fetch/);
+    const rows = run.ledger.filter((e) => e.runId === `cause-${i}` && e.purpose === 'chat');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.error).toContain(said);
+      expect(row.error).not.toMatch(/Failed to fetch/);
+    }
+    const tested = await page.evaluate(
+      ([baseURL]) => (globalThis as unknown as Win).__egress.connection('custom', baseURL, 'echo'),
+      [w.baseURL] as const,
+    );
+    expect(tested.ok === false && tested.message).toContain(said);
+  }
 });

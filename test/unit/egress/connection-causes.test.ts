@@ -2,9 +2,11 @@ import 'fake-indexeddb/auto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { type ConnectionResult, testConnection } from '../../../src/egress/connection-test.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
+import { startRun } from '../../../src/executor/executor.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import type { ChatTransport } from '../../../src/providers/transport.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
@@ -182,5 +184,43 @@ describe('connection test causes', () => {
     } finally {
       await anthropic.close();
     }
+  });
+
+  it("names a dead port in a step's error and its ledger row as it does in the test, not 'fetch failed'", async () => {
+    const ledger = await openLedger(`ledger-step-causes-${Math.random()}`);
+    const egress = createEgress({
+      vault: { keyFor: async () => undefined, keysNotBoundTo: async () => [] },
+      ledger,
+    });
+    const worker = {
+      id: 'w1',
+      label: 'Local',
+      strengths: '',
+      providerId: 'llamacpp',
+      baseURL: 'http://127.0.0.1:1/v1',
+      model: 'echo',
+      maxConcurrency: 1,
+      enabled: true,
+    };
+    const handle = startRun({
+      question: 'Q?',
+      pool: [worker],
+      transport: chatTransports(egress),
+      retry: { maxAttempts: 1 },
+      plan: { steps: [{ worker: 'w1', task: 'Answer.', sees: [] }] },
+    });
+    const result = await handle.result;
+    const tested = await testConnection(egress, {
+      providerId: 'llamacpp',
+      baseURL: worker.baseURL,
+      model: 'echo',
+    });
+    const said = 'Nothing is listening at 127.0.0.1:1 (connection refused)';
+    expect(message(tested)).toContain(said);
+    expect(result.steps[0]?.error).toContain(said);
+    const chat = (await ledger.list()).filter((e) => e.purpose === 'chat');
+    expect(chat).toHaveLength(1);
+    expect(chat[0]?.error).toContain(said);
+    expect(chat[0]?.error).not.toMatch(/fetch failed/i);
   });
 });

@@ -240,4 +240,38 @@ describe('failover', () => {
     expect(again.steps[0]?.takeovers).toHaveLength(1);
     expect(again.steps[1]?.pin).toBe(true);
   });
+
+  it('hands a stalled step to another worker after one first-token wait, not three', async () => {
+    const up = unique('fixed:after the stall ');
+    const before = requestsFor('fault:stall').length;
+    const { handle } = run({
+      pool: [worker('a', 'fault:stall'), worker('b', up)],
+      failover,
+      firstTokenTimeoutMs: 300,
+      plan: { steps: [{ worker: 'a', task: 'first', sees: [] }] },
+    });
+    const result = await handle.result;
+    expect(result.status).toBe('done');
+    expect(requestsFor('fault:stall').length - before).toBe(1);
+    const step = result.steps[0];
+    expect(step?.worker).toBe('b');
+    expect(step?.takeovers?.map((t) => [t.from, t.to, t.reason])).toEqual([
+      ['a', 'b', 'No answer began within 0.3 s.'],
+    ]);
+    expect(step?.requests?.map((r) => r.outcome)).toEqual(['failed', 'answered']);
+  });
+
+  it('still retries a stall on its worker when no other worker can take the step', async () => {
+    const before = requestsFor('fault:stall').length;
+    const { handle } = run({
+      pool: [worker('a', 'fault:stall'), worker('b', 'echo', { enabled: false })],
+      failover,
+      firstTokenTimeoutMs: 200,
+      plan: { steps: [{ worker: 'a', task: 'first', sees: [] }] },
+    });
+    const result = await handle.result;
+    expect(result.status).toBe('failed');
+    expect(requestsFor('fault:stall').length - before).toBe(3);
+    expect(result.steps[0]?.error).toContain('No answer began within 0.2 s. (gave up after 3 attempts)');
+  });
 });

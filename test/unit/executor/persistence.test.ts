@@ -1,6 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resumeRun, startRun } from '../../../src/executor/executor.ts';
+import { lostAnswerNotice, lostAnswers, sentPerStep } from '../../../src/executor/resume.ts';
 import { openRunStore, type RunStore } from '../../../src/executor/store.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
@@ -66,6 +67,18 @@ const chain = {
   ],
 };
 
+/** One step ("answer") on `store` with the echo worker, each event to `onEvent`. */
+function runOneStep(store: RunStore, onEvent?: (event: ExecutorEvent) => void) {
+  return startRun({
+    question: 'Q?',
+    pool: [worker()],
+    transport,
+    store,
+    plan: { steps: [{ worker: 'w1', task: 'answer', sees: [] }] },
+    ...(onEvent ? { onEvent } : {}),
+  });
+}
+
 /** The two-step chain on `store` with the echo worker, each event to `onEvent`. */
 function runChain(store: RunStore, onEvent: (event: ExecutorEvent) => void) {
   return startRun({ question: 'Q?', pool: [worker()], transport, store, plan: chain, onEvent });
@@ -108,6 +121,92 @@ describe('a full disk', () => {
     expect(events.filter((e) => e.type === 'persistence-restored')).toHaveLength(1);
   });
 
+  it('stores what the full disk refused once space is freed, though nothing else writes (the run ended)', async () => {
+    const store = await freshStore();
+    diskFull = true;
+    const events: ExecutorEvent[] = [];
+    const handle = runChain(store, (e) => events.push(e));
+    expect((await handle.result).status).toBe('done');
+    expect((await store.getRun(handle.runId))?.run).toBeUndefined();
+    diskFull = false;
+    // Kept in memory, tried again on its own (after RETRY_UNSAVED_MS, backing off).
+    await expect
+      .poll(async () => (await store.getRun(handle.runId))?.steps.map((s) => [s.state, s.text]), {
+        timeout: 20_000,
+        interval: 200,
+      })
+      .toEqual([
+        ['done', 'first answer'],
+        ['done', 'second answer'],
+      ]);
+    await expect.poll(async () => (await store.getRun(handle.runId))?.run.status).toBe('done');
+    expect(events.filter((e) => e.type === 'persistence-restored')).toHaveLength(1);
+  }, 30_000);
+
+  it('does not count a step as saved when an earlier write of it lands after a later one failed', async () => {
+    const real = await freshStore();
+    // A partial write that was slow to land (begun while there was room), and the done write after it
+    // refused by a full disk: the slow one must not make the done answer count as stored.
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let refuseDone = true;
+    const putStep: RunStore['putStep'] = async (record) => {
+      if (record.state === 'running' && record.text) {
+        await slow;
+        return real.putStep(record);
+      }
+      if (record.state === 'done' && refuseDone) {
+        setTimeout(release, 50); // the slow write lands after this one failed
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      }
+      return real.putStep(record);
+    };
+    const store = new Proxy(real, {
+      get: (target, name) => (name === 'putStep' ? putStep : Reflect.get(target, name)),
+    });
+    const handle = startRun({
+      question: 'Q?',
+      pool: [worker('echo-slow')],
+      transport,
+      store,
+      plan: { steps: [{ worker: 'w1', task: 'one two three four five', sees: [] }] },
+    });
+    expect((await handle.result).status).toBe('done');
+    refuseDone = false;
+    await expect
+      .poll(async () => (await real.getRun(handle.runId))?.steps[0]?.state, {
+        timeout: 20_000,
+        interval: 200,
+      })
+      .toBe('done');
+  }, 30_000);
+
+  it('names a step whose whole answer arrived but was not saved, from the ledger, before a resume', async () => {
+    const store = await freshStore();
+    const handle = runOneStep(store, (e) => {
+      // The disk fills as the answer begins: the step stays stored as running with its request out.
+      if (e.type === 'step-delta') diskFull = true;
+    });
+    await handle.result;
+    // Read while the disk is still full, as the page after a reload finds it (reads still work).
+    const stored = await store.getRun(handle.runId);
+    expect(stored?.steps[0]?.state).toBe('running');
+    // What the ledger saw: the request left and its whole answer came (2,345 bytes).
+    const ledger = {
+      list: async () => [{ stepIndex: 0, sent: true, purpose: 'chat', state: 'done', bytesIn: 2345 }],
+    };
+    const lost = lostAnswers(stored!.steps, await sentPerStep(ledger, handle.runId));
+    expect(lost).toEqual([{ index: 0, requests: 1, receivedBytes: 2345 }]);
+    expect(lostAnswerNotice(lost[0]!)).toBe(
+      "Step 0's answer arrived whole (2 KB) and was paid for, but could not be saved; it runs again and is paid for again.",
+    );
+    // A probe of the step's host is no request of the step's.
+    const probed = { list: async () => [{ stepIndex: 0, sent: true, purpose: 'probe' }] };
+    expect((await sentPerStep(probed, handle.runId)).size).toBe(0);
+  });
+
   it('on resume, a step whose paid answer was not saved says so before it is paid for again', async () => {
     const store = await freshStore();
     const handle = startRun({
@@ -148,13 +247,7 @@ describe('a full disk', () => {
 
   it('on resume, requests the ledger saw leave that the step record never got are announced too', async () => {
     const store = await freshStore();
-    const handle = startRun({
-      question: 'Q?',
-      pool: [worker()],
-      transport,
-      store,
-      plan: { steps: [{ worker: 'w1', task: 'answer', sees: [] }] },
-    });
+    const handle = runOneStep(store);
     await handle.result;
     // As a reload finds it when every write after the first one failed: queued, no request recorded,
     // while the ledger (written before the request left) has one.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../../src/executor/executor.ts';
+import { streamingSpend } from '../../../src/executor/spend.ts';
 import { liveSpend, overSpendLimit, spendLimitMessage } from '../../../src/executor/spend-limit.ts';
 import type { StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
@@ -63,13 +64,13 @@ describe('spend limit rules', () => {
     attempts: 1,
     requests: [{ attempt: 1, outcome: 'in-flight', promptTokens: 100, completionTokens: 0, estimated: true }],
   };
-  const workers = (): Map<string, WorkerSpec> => new Map([['w1', worker('m')]]);
 
   it('counts the answer streaming so far, priced as output, beside the requests sent', () => {
-    // 100 prompt tokens at $0.001 (counted by totalsOf once the cost is set) and 100 streamed answer tokens at $0.002.
-    const withCost = { ...running, requests: [{ ...running.requests![0]!, cost: 0.1 }] };
-    expect(liveSpend([withCost], workers())).toBeCloseTo(0.1 + 0.2, 12);
-    expect(liveSpend([{ ...withCost, state: 'done' }], workers())).toBeCloseTo(0.1, 12);
+    // 100 prompt tokens at $0.001 and 100 streamed answer tokens at $0.002, in the request in flight.
+    const streamed = streamingSpend(running.requests![0]!, worker('m'), 100, 0);
+    expect(streamed).toMatchObject({ outcome: 'in-flight', promptTokens: 100, completionTokens: 100 });
+    expect(streamed.estimated).toBe(true);
+    expect(liveSpend([{ ...running, requests: [streamed] }])).toBeCloseTo(0.1 + 0.2, 12);
   });
 
   it('is over only past the limit, and no limit is never over', () => {

@@ -7,6 +7,8 @@ import { resumeRun, startRun } from '../../../src/executor/executor.ts';
 import { openRunStore, type StepRecord } from '../../../src/executor/store.ts';
 import type { ExecutorEvent, RunResult } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { presetById } from '../../../src/providers/catalog.ts';
+import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // Every request a run sends is paid for, whether its answer stayed or not: these check the run's totals
@@ -216,5 +218,35 @@ describe('spend over every request', () => {
     expect(result.totals.completionTokens).toBeGreaterThan(0);
     expectTotalsMatchLedger(result, await ledger.list({ runId: handle.runId }));
     ledger.close();
+  });
+});
+
+describe('prices', () => {
+  it("prices DeepSeek's cache hits at its cache rate, not the full input rate", async () => {
+    const deepseek = await startProvider({ cors: 'open', dialect: 'deepseek' });
+    try {
+      deepseek.setModel({ id: 'deepseek-chat', behaviour: { kind: 'fixed', text: 'cached answer' } });
+      const price = presetById('deepseek')!.models.find((m) => m.id === 'deepseek-chat')!.price;
+      const question = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+      const result = await startRun({
+        question,
+        transport: createOpenAITransport(),
+        pool: [{ ...worker('deepseek-chat'), providerId: 'deepseek', baseURL: deepseek.baseURL, price }],
+        plan: { steps: [{ worker: 'w1', task: 'Answer.', sees: [] }] },
+      }).result;
+      const step = result.steps[0]!;
+      const { promptTokens, completionTokens, cachedPromptTokens = 0 } = step.usage!;
+      // The test provider reports half the prompt as cache hits, as DeepSeek's usage does.
+      expect(cachedPromptTokens).toBe(Math.floor(promptTokens / 2));
+      expect(cachedPromptTokens).toBeGreaterThan(0);
+      const expected =
+        ((promptTokens - cachedPromptTokens) * 0.28 + cachedPromptTokens * 0.028 + completionTokens * 0.42) /
+        1e6;
+      expect(step.cost).toBeCloseTo(expected, 15);
+      expect(result.totals.cost).toBeCloseTo(expected, 15);
+      expect(step.cost).toBeLessThan((promptTokens * 0.28 + completionTokens * 0.42) / 1e6);
+    } finally {
+      await deepseek.close();
+    }
   });
 });

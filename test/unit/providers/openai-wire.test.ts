@@ -123,6 +123,19 @@ describe('usageOf: usage wherever each provider puts it', () => {
     expect(usageOf(hit, dialectOf('deepseek'))).toMatchObject({ cachedPromptTokens: 8 });
   });
 
+  it('DeepSeek: the prompt as cache hits plus misses when prompt_tokens is missing', () => {
+    const chunk = {
+      choices: [],
+      usage: { prompt_cache_hit_tokens: 30, prompt_cache_miss_tokens: 12, completion_tokens: 5 },
+    };
+    expect(usageOf(chunk, dialectOf('deepseek'))).toEqual({
+      type: 'usage',
+      promptTokens: 42,
+      completionTokens: 5,
+      cachedPromptTokens: 30,
+    });
+  });
+
   it('Groq: x_groq.usage on the final chunk', () => {
     const chunk = {
       choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],

@@ -17,6 +17,24 @@ const openai = presetById('openai')!;
 const [first, second] = openai.models;
 
 describe('the worker form', () => {
+  it('starts a Custom worker with an unknown price, not $0, so its cost reads as unknown', () => {
+    const draft = withModel(draftFor('custom'), 'my-model');
+    expect(priceUnknown(draft)).toBe(true);
+    const worker = workerFromDraft({ ...draft, baseURL: 'https://llm.example.com/v1' }, 'w1');
+    expect((worker as WorkerSpec).price).toBeUndefined();
+  });
+
+  it("keeps DeepSeek's cache-hit rate with its preset price, and drops it for a price the user typed", () => {
+    const draft = { ...draftFor('deepseek'), baseURL: 'https://api.deepseek.com/v1' };
+    expect((workerFromDraft(draft, 'w1') as WorkerSpec).price).toEqual({
+      inputPerM: 0.28,
+      outputPerM: 0.42,
+      cachedInputPerM: 0.028,
+    });
+    const { pricedBy: _typed, ...own } = { ...draft, inputPerM: '0.3' };
+    expect((workerFromDraft(own, 'w1') as WorkerSpec).price).toEqual({ inputPerM: 0.3, outputPerM: 0.42 });
+  });
+
   it("does not keep a preset model's price for a model id that is not in the preset", () => {
     const draft = withModel(draftFor('openai'), 'my-fine-tune');
     expect(draft.model).toBe('my-fine-tune');
