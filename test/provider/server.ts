@@ -832,7 +832,11 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       else res.destroy();
     });
   });
-  server.keepAliveTimeout = 1000;
+  // Longer than any client keeps an idle socket (undici: 4 s, less its 2 s margin under a server's hint;
+  // browsers: longer still), so the client, never the server, closes an idle keep-alive socket. A server
+  // that closes first races a client reusing that socket: its next POST reads ECONNRESET and is retried,
+  // which made a request record in the tests read "failed" at random. close() ends every socket itself.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
