@@ -7,7 +7,7 @@ import { signal } from '@preact/signals';
 import type { MemoryExample, Neighbour, PoolWorker, WorkflowMemory } from '../learning/memory.ts';
 import type { Outcome, OutcomeStore } from '../learning/outcome.ts';
 import type { Plan } from '../shared/plan/index.ts';
-import { liveTotals, type RunView, runElapsed } from './run-model.ts';
+import { liveTotals, type RunView, runElapsed } from './runs/run-model.ts';
 
 export interface OutcomeServices {
   outcomeStore(): Promise<OutcomeStore>;

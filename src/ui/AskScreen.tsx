@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price.ts';
-import { isActive, type RunView } from '../app/run-model.ts';
-import type { PendingReview } from '../app/runs.ts';
+import { isActive, type RunView } from '../app/runs/run-model.ts';
+import type { PendingReview } from '../app/runs/run-services.ts';
 import { labelsOf } from '../app/worker-names.ts';
 import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';

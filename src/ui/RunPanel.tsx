@@ -3,7 +3,7 @@ import { downloadText } from '../app/download.ts';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
 import { costText, estimateCostText, estimateText } from '../app/price.ts';
-import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
+import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/runs/run-model.ts';
 import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';

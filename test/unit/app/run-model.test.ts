@@ -9,7 +9,7 @@ import {
   type RunView,
   runElapsed,
   snapshotOfView,
-} from '../../../src/app/run-model.ts';
+} from '../../../src/app/runs/run-model.ts';
 import { type RunHandle, startRun } from '../../../src/executor/executor.ts';
 import { finalStepIndex } from '../../../src/executor/status.ts';
 import type { ExecutorEvent, StepStatus } from '../../../src/executor/types.ts';

@@ -152,7 +152,7 @@ describe('import directions', () => {
         "const host = await import('../../workers/engine-host.ts');",
         "type Ref = import('../../workers/engines/engine.ts').ModelRef;",
       ].join('\n'),
-      'workers/engine-host.ts': "import { runs } from '../src/app/runs.ts';",
+      'workers/engine-host.ts': "import { runs } from '../src/app/runs/runs.ts';",
       'src/shared/plan/parse.ts': [
         "import { WorkerSpec } from '../../pool/types.ts';",
         "import type { ConductorEngine } from '../../../workers/engines/engine.ts';",

@@ -156,7 +156,7 @@ describe('spend over every request', () => {
     });
     const done = await first.result;
     expect(done.totals.requests).toBe(1);
-    // "Rerun step" as the page does it (src/app/runs.ts): the step is reset in the store, then resumed.
+    // "Rerun step" as the page does it (src/app/runs/runs.ts): the step is reset in the store, then resumed.
     const stored = await store.getRun(first.runId);
     const fresh: StepRecord = {
       ...stored!.steps[0]!,

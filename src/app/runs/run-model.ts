@@ -1,11 +1,12 @@
-import type { PlanEstimate } from '../executor/estimate.ts';
-import { totalsOf } from '../executor/status.ts';
-import type { ChosenBy, RunRecord, StepRecord } from '../executor/store.ts';
-import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../executor/types.ts';
-import type { WorkerSpec } from '../pool/types.ts';
-import type { Step } from '../shared/plan/index.ts';
-import { activeMs, type Span } from './active-time.ts';
-import type { PlanNote } from './plan-notes.ts';
+import type { PlanEstimate } from '../../executor/estimate.ts';
+import { totalsOf } from '../../executor/status.ts';
+import type { ChosenBy, RunRecord, StepRecord } from '../../executor/store.ts';
+import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../../executor/types.ts';
+import type { WorkerSpec } from '../../pool/types.ts';
+import type { ConductorEvent } from '../../shared/conductor-api.ts';
+import type { Step } from '../../shared/plan/index.ts';
+import { activeMs, type Span } from '../active-time.ts';
+import type { PlanNote } from '../plan-notes.ts';
 
 export type Mode = 'router' | 'conductor';
 /** What the user picks on the Ask screen: a mode, or auto mode choosing one per question (issue 15). */
@@ -177,6 +178,42 @@ export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Da
       return next;
     }
   }
+}
+
+/**
+ * Applies one event of the conductor's planning (src/shared/conductor-api.ts `ConductorEvent`). Pure:
+ * returns a new view. Tokens extend the streamed text; a step takes its place in the planned steps; a
+ * restart keeps the steps that stand (the new attempt's follow them) and says so in the text. After a step
+ * or a restart, `estimateOf` (when given) prices the steps planned so far.
+ */
+export function applyPlanEvent(
+  view: RunView,
+  event: ConductorEvent,
+  estimateOf?: (steps: readonly Step[]) => PlanEstimate,
+): RunView {
+  let next: RunView;
+  switch (event.kind) {
+    case 'token':
+      return { ...view, planText: view.planText + event.text };
+    case 'stats':
+      return view;
+    case 'restart':
+      next = {
+        ...view,
+        plannedSteps: view.plannedSteps.slice(0, event.kept ?? 0),
+        planText: `${view.planText}\n\n[${event.reason}: trying again]\n\n`,
+      };
+      break;
+    case 'step': {
+      const plannedSteps = view.plannedSteps.slice();
+      plannedSteps[event.index] = event.step;
+      next = { ...view, plannedSteps };
+      break;
+    }
+  }
+  return estimateOf && next.plannedSteps.length > 0
+    ? { ...next, estimate: estimateOf(next.plannedSteps) }
+    : next;
 }
 
 export function isActive(phase: RunPhase): boolean {

@@ -1,6 +1,6 @@
-import { SELF_WORKER } from '../pool/types.ts';
-import type { ValidateOptions } from '../shared/plan/index.ts';
-import type { PlanPrefs } from './prefs.ts';
+import { SELF_WORKER } from '../../pool/types.ts';
+import type { ValidateOptions } from '../../shared/plan/index.ts';
+import type { PlanPrefs } from '../prefs.ts';
 import type { Mode } from './run-model.ts';
 
 /** The limits a first plan is written and checked under: the conductor's and the review's are the same. */
