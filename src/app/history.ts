@@ -1,4 +1,4 @@
-import { type Signal, signal } from '@preact/signals';
+import { signal } from '@preact/signals';
 import type {
   RunHistoryStore,
   RunSummary,
@@ -8,7 +8,6 @@ import type {
 } from '../executor/store.ts';
 import { downloadText } from './download.ts';
 import type { HistoryIndex } from './history-search.ts';
-import type { RunView } from './runs/run-model.ts';
 
 /** Runs History shows at a time; "Show more" adds as many. */
 export const HISTORY_PAGE_SIZE = 50;
@@ -115,13 +114,14 @@ export function createHistory(services: { runStore(): Promise<RunHistoryStore> }
 /** What the history actions on runs need: the store, the run on screen, and a way to read History again. */
 export interface HistoryActionServices {
   runStore(): Promise<RunHistoryStore>;
-  currentRun: Signal<RunView | undefined>;
+  /** A run was deleted: the page stops showing it, if it does. */
+  forget(id: string): void;
   /** After an import or a delete: the unfinished runs, and History's list if it is shown. */
   refreshHistory(): Promise<void>;
 }
 
 /** The actions on stored runs as a whole: import, export, delete, discard an unfinished one. */
-export function createHistoryActions({ runStore, currentRun, refreshHistory }: HistoryActionServices) {
+export function createHistoryActions({ runStore, forget, refreshHistory }: HistoryActionServices) {
   async function discardUnfinished(id: string): Promise<void> {
     const store = await runStore();
     await store.discardRun(id, 'Discarded after a reload.');
@@ -131,7 +131,7 @@ export function createHistoryActions({ runStore, currentRun, refreshHistory }: H
   async function deleteRun(id: string): Promise<void> {
     const store = await runStore();
     await store.deleteRun(id);
-    if (currentRun.value?.id === id) currentRun.value = undefined;
+    forget(id);
     await refreshHistory();
   }
 

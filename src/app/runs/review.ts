@@ -1,9 +1,9 @@
 import { estimatePlan } from '../../executor/estimate.ts';
 import type { Plan } from '../../shared/plan/index.ts';
-import { samePlan } from '../plan-notes.ts';
-import { plannedRecord } from '../plan-records.ts';
 import { keylessWorkers } from '../services.ts';
 import { planLimits } from './plan-limits.ts';
+import { samePlan } from './plan-notes.ts';
+import { plannedRecord } from './plan-records.ts';
 import type { RunCore } from './run-core.ts';
 import { enterReview, leaveReview, type RunView } from './run-model.ts';
 import type { ReviewInput } from './run-services.ts';

@@ -6,7 +6,7 @@ import type { WorkerSpec } from '../../pool/types.ts';
 import type { ConductorEvent } from '../../shared/conductor-api.ts';
 import type { Step } from '../../shared/plan/index.ts';
 import { activeMs, type Span } from '../active-time.ts';
-import type { PlanNote } from '../plan-notes.ts';
+import type { PlanNote } from './plan-notes.ts';
 
 export type Mode = 'router' | 'conductor';
 /** What the user picks on the Ask screen: a mode, or auto mode choosing one per question (issue 15). */

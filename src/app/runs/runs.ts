@@ -30,7 +30,9 @@ export function createRuns(services: RunServices) {
   const { openRun, resume, rerunStep } = createResuming(core, starts, review, unfinished);
   const history = createHistoryActions({
     runStore: services.runStore,
-    currentRun: core.currentRun,
+    forget: (id) => {
+      if (core.currentRun.value?.id === id) core.currentRun.value = undefined;
+    },
     refreshHistory: core.refreshHistory,
   });
 

@@ -1,9 +1,9 @@
-import { totalsOf } from '../executor/status.ts';
-import { type RunRecord, snapshotPool } from '../executor/store.ts';
-import type { WorkerSpec } from '../pool/types.ts';
-import type { Plan } from '../shared/plan/index.ts';
+import { totalsOf } from '../../executor/status.ts';
+import { type RunRecord, snapshotPool } from '../../executor/store.ts';
+import type { WorkerSpec } from '../../pool/types.ts';
+import type { Plan } from '../../shared/plan/index.ts';
 import type { PlanningFailure } from './planning-failure.ts';
-import type { RunView } from './runs/run-model.ts';
+import type { RunView } from './run-model.ts';
 
 /**
  * Records of runs that never reached the executor (which stores the rest), so History keeps every run:
