@@ -1,6 +1,4 @@
-import { dependencies, downstream } from '../../executor/dag.ts';
 import type { RunHandle } from '../../executor/executor.ts';
-import type { StepRecord } from '../../executor/store.ts';
 import { executorModule } from '../services.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
@@ -100,10 +98,7 @@ export function createResuming(core: RunCore, starts: RunStarts, review: Review,
     return run;
   }
 
-  /**
-   * Reruns one step and every step that depends on it: those steps are reset in the store, then the run is
-   * resumed, which keeps every other done step's answer as context.
-   */
+  /** Reruns one step and every step that depends on it (the executor's `resetForRerun`), then resumes the run. */
   async function rerunStep(index: number): Promise<void> {
     const view = currentRun.value;
     if (!view || core.handle) return;
@@ -111,23 +106,8 @@ export function createResuming(core: RunCore, starts: RunStarts, review: Review,
     const stored = await store.getRun(view.id);
     if (!stored) return;
     if (!(await services.ensureUnlocked(stored.run.pool, 'to run this step again'))) return;
-    const deps = dependencies(stored.steps);
-    const reset = new Set([index, ...downstream(deps, index)]);
-    for (const step of stored.steps) {
-      if (!reset.has(step.index)) continue;
-      const fresh: StepRecord = {
-        ...step,
-        state: 'queued',
-        text: '',
-        attempts: 0,
-        timings: { queuedAt: Date.now() },
-      };
-      delete fresh.usage;
-      delete fresh.cost;
-      delete fresh.error;
-      await store.putStep(fresh);
-    }
-    await store.putRun({ ...stored.run, status: 'running', updatedAt: Date.now() });
+    const { resetForRerun } = await import('../../executor/resume.ts');
+    await resetForRerun(store, stored, index);
     await resume(view.id);
   }
 
