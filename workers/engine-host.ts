@@ -31,7 +31,7 @@ import {
   type Step,
   validatePlan,
 } from '../src/shared/plan/index.ts';
-import { SELF_WORKER } from '../src/shared/worker-ids.ts';
+import { labelsOf, SELF_WORKER } from '../src/shared/worker-ids.ts';
 import {
   type ConductorEngine,
   type GenerateResult,
@@ -142,10 +142,6 @@ function replanPrompt(request: ReplanRequest) {
     ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
   });
   return { messages, schemaFor, limits };
-}
-
-function labelsOf(pool: readonly PoolEntry[]): Record<string, string> {
-  return Object.fromEntries(pool.map((entry) => [entry.id, entry.label]));
 }
 
 function lengthLimits(request: PlanRequest | ReplanRequest) {

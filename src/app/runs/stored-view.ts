@@ -1,7 +1,7 @@
 import { finalStepIndex } from '../../executor/status.ts';
 import type { RunRecord, StepRecord } from '../../executor/store.ts';
 import { LOCAL_WORKER } from '../../pool/types.ts';
-import { labelsOf } from '../worker-names.ts';
+import { labelsOf } from '../../shared/worker-ids.ts';
 import type { RunView } from './run-model.ts';
 
 /** A stored run as the Watch screen shows it. */
