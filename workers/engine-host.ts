@@ -361,7 +361,7 @@ export class EngineHost implements ConductorService {
    *
    * Steps streamed before the fault were valid against the pool and the steps before them, and the page
    * may already have started them (paid requests): they stand. The repair writes only the steps after
-   * them and is streamed the same way, so nothing streamed is ever taken back (issue 11, defect 13).
+   * them and is streamed the same way, so nothing streamed is ever taken back.
    */
   private async generateValidated(
     prompt: StepsPrompt,

@@ -6,8 +6,8 @@ import type {
   StoredRunStatus,
   SummaryPage,
 } from '../executor/store.ts';
-import { downloadText } from './download.ts';
 import type { HistoryIndex } from './history-search.ts';
+import { downloadText } from './save-file.ts';
 
 /** Runs History shows at a time; "Show more" adds as many. */
 export const HISTORY_PAGE_SIZE = 50;

@@ -1,5 +1,5 @@
 /**
- * Outcomes on the page (issue 15): the user's good/bad mark on a finished run, the bench's scored items,
+ * Outcomes on the page: the user's good/bad mark on a finished run, the bench's scored items,
  * and the workflow memory built over them. Everything stays on the device: the memory's examples go only
  * to the on-device conductor.
  */

@@ -7,7 +7,7 @@ import { RunPanel } from '../../src/ui/RunPanel.tsx';
 import { BRANCHES } from '../fixtures/branches-plan.ts';
 import '../../src/ui/styles.css';
 
-// Harness for bench/app-run.bench.ts (P13): a plan run as the app runs a reviewed one (src/app/runs/runs.ts:
+// Harness for bench/app-run.bench.ts: a plan run as the app runs a reviewed one (src/app/runs/runs.ts:
 // executor, each worker's egress transport, vault, ledger, run store, the run view on screen), and the
 // same DAG of requests made with bare `fetch`, from this one page, driven through `window.__run`.
 

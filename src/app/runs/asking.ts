@@ -1,13 +1,14 @@
 import { estimatePlan } from '../../executor/estimate.ts';
 import type { ChosenBy } from '../../executor/store.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
+import type { PlanMode } from '../../shared/conductor-api.ts';
 import type { Plan } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { keylessWorkers } from '../services.ts';
 import type { PlanningActions } from './planning.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
-import { type AskMode, type Mode, newRunView } from './run-model.ts';
+import { type AskMode, newRunView } from './run-model.ts';
 import type { SpendConfirmation } from './spend-confirm.ts';
 import type { RunStarts } from './starting.ts';
 
@@ -111,7 +112,7 @@ export function createAsking(
       ? enabled.find((w) => w.id === strategy.slice('single:'.length))
       : undefined;
     if (worker) return askOne(runId, input, worker, enabled, chosenBy);
-    const mode: Mode = strategy === 'router' ? 'router' : 'conductor';
+    const mode: PlanMode = strategy === 'router' ? 'router' : 'conductor';
     return planning.askPlanned({ ...input, mode }, pool, chosenBy);
   }
 

@@ -4,7 +4,7 @@ import type { RunHandle } from '../../executor/executor.ts';
 import type { ChosenBy } from '../../executor/store.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
-import type { ConductorEvent, PlanRequest, PlanResponse } from '../../shared/conductor-api.ts';
+import type { ConductorEvent, PlanMode, PlanRequest, PlanResponse } from '../../shared/conductor-api.ts';
 import { checkPlan } from '../../shared/plan/checks.ts';
 import type { Plan, Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
@@ -17,14 +17,14 @@ import { planningFailedRecord } from './plan-records.ts';
 import { type PlanningFailure, planningFailure } from './planning-failure.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
-import { applyPlanEvent, type Mode, newRunView, type RunView } from './run-model.ts';
+import { applyPlanEvent, newRunView, type RunView } from './run-model.ts';
 import type { SpendConfirmation } from './spend-confirm.ts';
 import type { RunStarts } from './starting.ts';
 
 /** A question to plan, as the user asked it. */
 export interface PlanInput {
   question: string;
-  mode: Mode;
+  mode: PlanMode;
   review: boolean;
   planOnly?: boolean;
 }

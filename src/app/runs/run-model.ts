@@ -3,14 +3,13 @@ import { totalsOf } from '../../executor/status.ts';
 import type { ChosenBy, RunRecord, StepRecord } from '../../executor/store.ts';
 import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../../executor/types.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
-import type { ConductorEvent } from '../../shared/conductor-api.ts';
+import type { ConductorEvent, PlanMode } from '../../shared/conductor-api.ts';
 import type { Step } from '../../shared/plan/index.ts';
 import { activeMs, type Span } from '../active-time.ts';
 import type { PlanNote } from './plan-notes.ts';
 
-export type Mode = 'router' | 'conductor';
-/** What the user picks on the Ask screen: a mode, or auto mode choosing one per question (issue 15). */
-export type AskMode = Mode | 'auto';
+/** What the user picks on the Ask screen: a mode, or auto mode choosing one per question. */
+export type AskMode = PlanMode | 'auto';
 
 /**
  * Where a run is, from the page's point of view: planning and review come before the executor's states;
@@ -22,7 +21,7 @@ export type RunPhase = 'planning' | 'review' | 'running' | 'interrupted' | RunSt
 export interface RunView {
   id: string;
   question: string;
-  mode: Mode;
+  mode: PlanMode;
   phase: RunPhase;
   /** The conductor's raw output as it streams (shown while planning). */
   planText: string;
@@ -70,7 +69,7 @@ export interface RunView {
   chosenBy?: ChosenBy;
 }
 
-export function newRunView(id: string, question: string, mode: Mode, now: number = Date.now()): RunView {
+export function newRunView(id: string, question: string, mode: PlanMode, now: number = Date.now()): RunView {
   return { id, question, mode, phase: 'planning', planText: '', plannedSteps: [], steps: [], startedAt: now };
 }
 

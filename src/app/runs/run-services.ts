@@ -3,11 +3,11 @@ import type { AnswerLength } from '../../executor/estimate.ts';
 import type { RunHistoryStore } from '../../executor/store.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
+import type { PlanMode } from '../../shared/conductor-api.ts';
 import type { Plan } from '../../shared/plan/index.ts';
 import type { PlanPrefs } from '../prefs.ts';
 import type { SendingServices } from '../services.ts';
 import type { PlanLimits } from './plan-limits.ts';
-import type { Mode } from './run-model.ts';
 
 /** What the runs need from the rest of the app; tests pass their own (fake-indexeddb, a scripted conductor). */
 export interface RunServices extends SendingServices {
@@ -58,7 +58,7 @@ export interface PendingReview {
 export interface ReviewInput {
   plan: Plan;
   pool: WorkerSpec[];
-  mode: Mode;
+  mode: PlanMode;
   planOnly: boolean;
   /** Each model's past answer lengths, when already read. */
   lengths?: ReadonlyMap<string, AnswerLength>;

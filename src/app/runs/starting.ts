@@ -2,6 +2,7 @@ import { type ReplanContext, replannerFor } from '../../conductor/replanner.ts';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import type { RunHandle, RunOptions } from '../../executor/executor.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../../pool/types.ts';
+import type { PlanMode } from '../../shared/conductor-api.ts';
 import { checkPlan, describeFindings } from '../../shared/plan/checks.ts';
 import type { Plan, Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
@@ -12,7 +13,6 @@ import { type createRunDrawing, frameCoalescedUpdates } from './draw-timing.ts';
 import { withLedgerEstimates } from './ledger-estimates.ts';
 import type { RunCore } from './run-core.ts';
 import { holdWhileRunning } from './run-locks.ts';
-import type { Mode } from './run-model.ts';
 import { declinedText, runSpendLimit, type SpendConfirmation } from './spend-confirm.ts';
 
 type RunDrawing = ReturnType<typeof createRunDrawing>;
@@ -72,7 +72,7 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
   async function start(
     runId: string,
     question: string,
-    mode: Mode,
+    mode: PlanMode,
     plan: Plan | AsyncIterable<Step>,
     pool: WorkerSpec[],
     spendLimitUsd: number | undefined = core.spendLimit(),
@@ -130,7 +130,7 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
   async function runUnreviewed(
     runId: string,
     question: string,
-    mode: Mode,
+    mode: PlanMode,
     plan: Plan,
     pool: WorkerSpec[],
     estimate: PlanEstimate,

@@ -6,8 +6,8 @@ import {
   trajectoriesFile,
   UNFINISHED_BENCH,
 } from '../../app/bench.ts';
-import { downloadText } from '../../app/download.ts';
 import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
+import { downloadText } from '../../app/save-file.ts';
 import { namerFor } from '../../app/worker-names.ts';
 import type { BenchProgress } from '../../evaluation/bench-runner.ts';
 import { type BenchRunRecord, BenchStore } from '../../evaluation/bench-store.ts';
