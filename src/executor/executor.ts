@@ -28,7 +28,7 @@ import { type RetryPolicy, retryPolicy } from './retry.ts';
 import { selfCheck } from './self-check.ts';
 import { totalsOf } from './spend.ts';
 import { liveSpend, overSpendLimit, spendLimitMessage, unpricedNotice } from './spend-limit.ts';
-import { copyStatus, finalStepIndex, queuedStatus } from './status.ts';
+import { copyStatus, finalStepIndex, queuedStatus } from './step-status.ts';
 import { type ChosenBy, type RunRecord, type RunStore, snapshotPool } from './store.ts';
 import type {
   ExecutorEvent,

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
-import { estimateText, formatLimit, stepPriceText } from '../app/price.ts';
+import { estimateText, formatLimit, stepPriceText } from '../app/price-text.ts';
 import { isActive, type RunView } from '../app/runs/run-model.ts';
 import type { PendingReview } from '../app/runs/run-services.ts';
 import { estimatePlan } from '../executor/estimate.ts';

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
-import { costText, estimateCostText, estimateText } from '../app/price.ts';
+import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/runs/run-model.ts';
 import { downloadText } from '../app/save-file.ts';
 import { workerName } from '../app/worker-names.ts';

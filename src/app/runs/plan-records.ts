@@ -1,4 +1,4 @@
-import { totalsOf } from '../../executor/status.ts';
+import { totalsOf } from '../../executor/step-status.ts';
 import { type RunRecord, snapshotPool } from '../../executor/store.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { Plan } from '../../shared/plan/index.ts';

@@ -2,7 +2,7 @@ import { type Signal, signal } from '@preact/signals';
 import type { AnswerLength } from '../../executor/estimate.ts';
 import type { RunHandle } from '../../executor/executor.ts';
 import type { RunHistoryStore, RunRecord } from '../../executor/store.ts';
-import { loadAnswerLengths } from '../price.ts';
+import { loadAnswerLengths } from '../price-text.ts';
 import type { RunView } from './run-model.ts';
 import type { PendingReview, RunServices } from './run-services.ts';
 

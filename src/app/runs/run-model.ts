@@ -1,5 +1,5 @@
 import type { PlanEstimate } from '../../executor/estimate.ts';
-import { totalsOf } from '../../executor/status.ts';
+import { totalsOf } from '../../executor/step-status.ts';
 import type { ChosenBy, RunRecord, StepRecord } from '../../executor/store.ts';
 import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../../executor/types.ts';
 import type { WorkerSpec } from '../../pool/types.ts';

@@ -3,7 +3,7 @@ import type { PlanEstimate } from '../../executor/estimate.ts';
 import { overSpendLimit } from '../../executor/spend-limit.ts';
 import type { Step } from '../../shared/plan/index.ts';
 import { formatCost } from '../format.ts';
-import { formatLimit } from '../price.ts';
+import { formatLimit } from '../price-text.ts';
 import type { RunCore } from './run-core.ts';
 
 /** A plan whose estimate is over the spend limit, waiting for the user's OK. */

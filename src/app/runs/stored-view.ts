@@ -1,4 +1,4 @@
-import { finalStepIndex } from '../../executor/status.ts';
+import { finalStepIndex } from '../../executor/step-status.ts';
 import type { RunRecord, StepRecord } from '../../executor/store.ts';
 import { LOCAL_WORKER } from '../../pool/types.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
