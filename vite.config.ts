@@ -2,19 +2,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
+import { cspPlugin } from './build/csp-plugin.ts';
 import {
   ENGINE_ASSET,
   ENGINE_CACHE,
   ENGINE_DIR,
   engineAssetName,
   engineChunkName,
-} from './src/app/engine-assets.ts';
-import {
-  pageChunkName,
-  TOKENIZER_ASSET,
-  TOKENIZER_CACHE,
-  TOKENIZER_DIR,
-} from './src/app/tokenizer-assets.ts';
+} from './build/engine-assets.ts';
+import { pageChunkName, TOKENIZER_ASSET, TOKENIZER_CACHE, TOKENIZER_DIR } from './build/tokenizer-assets.ts';
 import {
   PYODIDE_ASSET,
   PYODIDE_CACHE,
@@ -22,13 +18,7 @@ import {
   PYODIDE_FILES,
   pyodidePath,
 } from './src/evaluation/python-assets.ts';
-import {
-  cspDirectives,
-  cspPlugin,
-  LOCAL_HOSTS,
-  parseConnectSrc,
-  parseSandboxOrigin,
-} from './src/security/csp.ts';
+import { cspDirectives, LOCAL_HOSTS, parseConnectSrc, parseSandboxOrigin } from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.
 // COEP `credentialless` rather than `require-corp`: isolated all the same (Chromium 96+, Firefox 119+), but a
@@ -170,7 +160,7 @@ export default defineConfig(({ mode }) => ({
             },
           },
           {
-            // The o200k tokenizer (src/app/tokenizer-assets.ts): cached when a provider first sent no usage.
+            // The o200k tokenizer (build/tokenizer-assets.ts): cached when a provider first sent no usage.
             urlPattern: TOKENIZER_ASSET,
             handler: 'CacheFirst',
             options: {

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { chromium, type Request } from '@playwright/test';
 import { preview } from 'vite';
-import { ENGINE_ASSET } from '../src/app/engine-assets.ts';
+import { ENGINE_ASSET } from '../build/engine-assets.ts';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { buildApp } from './site.ts';
 import { round } from './stats.ts';

@@ -31,7 +31,7 @@ import {
   type Step,
   validatePlan,
 } from '../src/shared/plan/index.ts';
-import { SELF_WORKER } from '../src/shared/worker-ids.ts';
+import { labelsOf, SELF_WORKER } from '../src/shared/worker-ids.ts';
 import {
   type ConductorEngine,
   type GenerateResult,
@@ -142,10 +142,6 @@ function replanPrompt(request: ReplanRequest) {
     ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
   });
   return { messages, schemaFor, limits };
-}
-
-function labelsOf(pool: readonly PoolEntry[]): Record<string, string> {
-  return Object.fromEntries(pool.map((entry) => [entry.id, entry.label]));
 }
 
 function lengthLimits(request: PlanRequest | ReplanRequest) {
@@ -365,7 +361,7 @@ export class EngineHost implements ConductorService {
    *
    * Steps streamed before the fault were valid against the pool and the steps before them, and the page
    * may already have started them (paid requests): they stand. The repair writes only the steps after
-   * them and is streamed the same way, so nothing streamed is ever taken back (issue 11, defect 13).
+   * them and is streamed the same way, so nothing streamed is ever taken back.
    */
   private async generateValidated(
     prompt: StepsPrompt,

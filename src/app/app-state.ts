@@ -12,7 +12,7 @@ import { createOutcomes } from './outcomes.ts';
 import { createPool } from './pool.ts';
 import { createPrefs } from './prefs.ts';
 import { createRouter } from './router.ts';
-import { createRuns } from './runs.ts';
+import { createRuns } from './runs/runs.ts';
 import type { PageServices } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
 import { createTheme } from './theme.ts';

@@ -1,5 +1,5 @@
 /**
- * Auto mode's learned state in the app (issue 15): the bandit (src/learning/bandit.ts) learned from the
+ * Auto mode's learned state in the app: the bandit (src/learning/bandit.ts) learned from the
  * outcomes the user marked, the "quality ↔ cost" slider, and the export/import/reset of what it learned.
  * The state is rebuilt from the outcome store whenever it changes (a re-mark replaces a mark, a removal
  * undoes it), on top of an imported base: outcomes marked after the import are added to it, earlier ones

@@ -113,7 +113,7 @@ export interface BenchOptions {
    * (src/app/vault-unlock.ts); false when the user declined. Absent: the vault is not asked.
    */
   ensureUnlocked?: (pool: readonly WorkerSpec[], purpose: string) => Promise<boolean>;
-  /** How items fail over, as runs do (src/app/runs.ts `failoverFor`, from Settings); undefined: they do not. */
+  /** How items fail over, as runs do (src/app/services.ts `failoverFor`, from Settings); undefined: they do not. */
   failover?: () => Promise<FailoverOptions | undefined>;
 }
 

@@ -5,9 +5,10 @@ import type { WorkerSpec } from '../pool/types.ts';
 import type { Citation } from '../providers/transport.ts';
 import { citationOf } from '../providers/web-search.ts';
 import { validatePlan } from '../shared/plan/index.ts';
+import { labelsOf } from '../shared/worker-ids.ts';
 import { ESTIMATED, estimateNote, formatCost } from './format.ts';
 import { codeBlock, inertMarkdown, inertProblems } from './inert-markdown.ts';
-import { labelsOf, workerName } from './worker-names.ts';
+import { workerName } from './worker-names.ts';
 
 /** A run as a portable file. Keys are never part of a run; worker URLs lose credentials and queries too. */
 export interface RunExport {

@@ -7,8 +7,8 @@ import type { RunSummary } from '../executor/store.ts';
  *
  * Why not a full-text library: MiniSearch took 9.4 s to index 10,000 runs of this size on this machine
  * (a term tree of ~3 million words) before the first search could answer; scanning the prepared text of
- * 10,000 runs takes milliseconds, keeps substring matching ("swer" finds "answer"), and `npm run bench`'s
- * P7 keeps it measured.
+ * 10,000 runs takes milliseconds, keeps substring matching ("swer" finds "answer"), and the History benchmark
+ * (bench/history.bench.ts) keeps it measured.
  */
 export class HistoryIndex {
   private readonly runs: RunSummary[];

@@ -7,6 +7,7 @@ import type {
   SummaryPage,
 } from '../executor/store.ts';
 import type { HistoryIndex } from './history-search.ts';
+import { downloadText } from './save-file.ts';
 
 /** Runs History shows at a time; "Show more" adds as many. */
 export const HISTORY_PAGE_SIZE = 50;
@@ -108,4 +109,65 @@ export function createHistory(services: { runStore(): Promise<RunHistoryStore> }
   }
 
   return { list, skipped, load, reloadIfShown, loadMore, prepareSearch, search };
+}
+
+/** What the history actions on runs need: the store, the run on screen, and a way to read History again. */
+export interface HistoryActionServices {
+  runStore(): Promise<RunHistoryStore>;
+  /** A run was deleted: the page stops showing it, if it does. */
+  forget(id: string): void;
+  /** After an import or a delete: the unfinished runs, and History's list if it is shown. */
+  refreshHistory(): Promise<void>;
+}
+
+/** The actions on stored runs as a whole: import, export, delete, discard an unfinished one. */
+export function createHistoryActions({ runStore, forget, refreshHistory }: HistoryActionServices) {
+  async function discardUnfinished(id: string): Promise<void> {
+    const store = await runStore();
+    await store.discardRun(id, 'Discarded after a reload.');
+    await refreshHistory();
+  }
+
+  async function deleteRun(id: string): Promise<void> {
+    const store = await runStore();
+    await store.deleteRun(id);
+    forget(id);
+    await refreshHistory();
+  }
+
+  /**
+   * Stores an exported run. A run already in the history (same id: imported before, or exported from here) is
+   * not stored twice; a stored copy that cannot be read is replaced by the file's.
+   */
+  async function importRun(
+    text: string,
+  ): Promise<{ ok: true; id: string; duplicate: boolean } | { ok: false; error: string }> {
+    const { parseRunImport } = await import('./export.ts');
+    const result = parseRunImport(text);
+    if (!result.ok) return result;
+    const store = await runStore();
+    const id = result.data.run.id;
+    const existing = await store.getRun(id).catch(async () => {
+      await store.deleteRun(id); // damaged: the file's copy replaces it
+      return undefined;
+    });
+    if (existing) return { ok: true, id, duplicate: true };
+    await store.putRun({ ...result.data.run, updatedAt: Date.now() });
+    for (const step of result.data.steps) await store.putStep(step);
+    await refreshHistory();
+    return { ok: true, id, duplicate: false };
+  }
+
+  async function exportCurrent(kind: 'json' | 'md', id: string): Promise<void> {
+    const [m, store] = await Promise.all([import('./export.ts'), runStore()]);
+    const stored = await store.getRun(id);
+    if (!stored) return;
+    const [text, type] =
+      kind === 'json'
+        ? [m.exportRunJson(stored.run, stored.steps), 'application/json']
+        : [m.exportRunMarkdown(stored.run, stored.steps), 'text/markdown'];
+    downloadText(m.exportFilename(stored.run, kind), text, type);
+  }
+
+  return { discardUnfinished, deleteRun, importRun, exportCurrent };
 }

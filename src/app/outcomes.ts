@@ -1,5 +1,5 @@
 /**
- * Outcomes on the page (issue 15): the user's good/bad mark on a finished run, the bench's scored items,
+ * Outcomes on the page: the user's good/bad mark on a finished run, the bench's scored items,
  * and the workflow memory built over them. Everything stays on the device: the memory's examples go only
  * to the on-device conductor.
  */
@@ -7,7 +7,7 @@ import { signal } from '@preact/signals';
 import type { MemoryExample, Neighbour, PoolWorker, WorkflowMemory } from '../learning/memory.ts';
 import type { Outcome, OutcomeStore } from '../learning/outcome.ts';
 import type { Plan } from '../shared/plan/index.ts';
-import { liveTotals, type RunView, runElapsed } from './run-model.ts';
+import { liveTotals, type RunView, runElapsed } from './runs/run-model.ts';
 
 export interface OutcomeServices {
   outcomeStore(): Promise<OutcomeStore>;

@@ -3,12 +3,18 @@
  * IndexedDB database on first use, so the first screen does not wait on them (and their code can be split
  * out). One set per call: the app state owns it (src/app/app-state.ts), and a test builds its own.
  */
+import type { ConductorBridge } from '../conductor/bridge.ts';
 import type { Egress } from '../egress/egress.ts';
 import type { Ledger } from '../egress/ledger.ts';
+import type { FailoverOptions } from '../executor/failover.ts';
 import type { RunHistoryStore } from '../executor/store.ts';
 import type { OutcomeStore } from '../learning/outcome.ts';
 import type { PoolStore } from '../pool/store.ts';
+import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { presetById } from '../providers/catalog.ts';
+import type { ChatTransport } from '../providers/transport.ts';
 import type { Vault } from '../vault/vault.ts';
+import type { RunPrefs } from './prefs.ts';
 
 export interface PageServices {
   vault(): Promise<Vault>;
@@ -41,4 +47,76 @@ export function pageServices(): PageServices {
   const poolStore = once(() => import('../pool/store.ts').then((m) => m.openPoolStore()));
   const outcomeStore = once(() => import('../learning/outcome-store.ts').then((m) => m.openOutcomeStore()));
   return { vault, ledger, egress, runStore, poolStore, outcomeStore };
+}
+
+/** The part of the conductor bridge a run uses: planning, `self` steps' replanning, the `local` worker. */
+export type RunConductor = Pick<ConductorBridge, 'plan' | 'replan' | 'chat'>;
+
+/** What requests to workers are sent through: the conductor for `local`, egress for the cloud. */
+export interface SendingServices {
+  egress(): Promise<Pick<Egress, 'fetchFor' | 'hasKey'> & Partial<Pick<Egress, 'idle'>>>;
+  bridge(): Promise<RunConductor>;
+  /** Whether runs fail over (Settings); without it they do not. */
+  runPrefs?(): RunPrefs;
+}
+
+// The modules a run needs, loaded on the first one. After that they come in a microtask, not after the
+// task a dynamic import() of a loaded module still waits for: this is on the way from Run to the request.
+export const executorModule = once(() => import('../executor/executor.ts'));
+const bridgeModule = once(() => import('../conductor/bridge.ts'));
+const chatTransportsModule = once(() => import('../egress/chat-transports.ts'));
+
+/**
+ * One transport per worker: the on-device model for `local`, else the worker's egress transport
+ * (src/egress/chat-transports.ts). Runs and the bench send through these.
+ */
+export async function transports(
+  pool: readonly WorkerSpec[],
+  services: Pick<SendingServices, 'bridge' | 'egress'>,
+): Promise<(worker: WorkerSpec) => ChatTransport> {
+  const needsCloud = pool.some((w) => w.id !== LOCAL_WORKER);
+  // At once, not one after another: this is on the way from Run to the first request.
+  const [{ LocalChatTransport }, bridge, cloudModule, egress] = await Promise.all([
+    bridgeModule(),
+    services.bridge(),
+    needsCloud ? chatTransportsModule() : undefined,
+    needsCloud ? services.egress() : undefined,
+  ]);
+  const local = new LocalChatTransport(bridge);
+  if (!cloudModule || !egress) return () => local;
+  const cloud = cloudModule.chatTransports(egress);
+  return (worker) => (worker.id === LOCAL_WORKER ? local : cloud(worker));
+}
+
+/**
+ * How a run fails over, when the user lets it (Settings): a substitute must be able to send, that is have
+ * a key saved for its provider at its origin, or be on a provider that needs none (a local server).
+ */
+export async function failoverFor(
+  services: Pick<SendingServices, 'egress' | 'runPrefs'>,
+): Promise<FailoverOptions | undefined> {
+  if (!services.runPrefs?.().failover) return undefined;
+  const egress = await services.egress();
+  return {
+    hasKey: async (worker) =>
+      presetById(worker.providerId)?.needsKey === false ||
+      egress.hasKey({ providerId: worker.providerId, baseURL: worker.baseURL }),
+  };
+}
+
+/** Whether a worker's provider needs a key; an unknown provider is assumed to (egress refuses it anyway). */
+function needsKey(worker: WorkerSpec): boolean {
+  return worker.id !== LOCAL_WORKER && (presetById(worker.providerId)?.needsKey ?? true);
+}
+
+/** Ids of the workers of `pool` that cannot authenticate: their provider needs a key and none is saved. */
+export async function keylessWorkers(
+  pool: readonly WorkerSpec[],
+  services: Pick<SendingServices, 'egress'>,
+): Promise<Set<string>> {
+  const needing = pool.filter(needsKey);
+  if (needing.length === 0) return new Set();
+  const egress = await services.egress();
+  const has = await Promise.all(needing.map((w) => egress.hasKey(w)));
+  return new Set(needing.filter((_, i) => !has[i]).map((w) => w.id));
 }

@@ -17,8 +17,3 @@ export function workerName(worker: string, labels: WorkerLabels = {}): string {
 export function namerFor(labels: WorkerLabels = {}): (worker: string) => string {
   return (worker) => workerName(worker, labels);
 }
-
-/** `{ id: label }` for a pool. */
-export function labelsOf(pool: ReadonlyArray<{ id: string; label: string }>): Record<string, string> {
-  return Object.fromEntries(pool.map((w) => [w.id, w.label]));
-}

@@ -1,13 +1,5 @@
+import { formatBytes } from '../app/format.ts';
 import type { Capabilities } from '../shared/capabilities.ts';
-
-const MiB = 1024 * 1024;
-
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * MiB) return `${(bytes / (1024 * MiB)).toFixed(bytes % (1024 * MiB) === 0 ? 0 : 1)} GiB`;
-  if (bytes >= MiB) return `${Math.round(bytes / MiB)} MiB`;
-  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
-  return `${bytes} B`;
-}
 
 /** Label/value rows for the capability panel, in the order a person reads them. */
 export function describeCapabilities(caps: Capabilities): Array<[label: string, value: string]> {

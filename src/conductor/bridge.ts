@@ -1,6 +1,6 @@
 import { proxy, type Remote, wrap } from 'comlink';
 import type { ConductorThreadApi } from '../../workers/conductor.worker.ts';
-import { createChannel } from '../app/channel.ts';
+import { createChannel } from '../app/async-channel.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';

@@ -1,4 +1,4 @@
-import type { Conductor, ReplanInput } from '../executor/types.ts';
+import type { ReplanInput, Replanner } from '../executor/types.ts';
 import type { ConductorService, PoolEntry } from '../shared/conductor-api.ts';
 import type { Step } from '../shared/plan/index.ts';
 
@@ -10,10 +10,10 @@ export interface ReplanContext {
 }
 
 /**
- * The executor's `Conductor` for one run: corrective steps for a `self` step, or [] to accept. The run's
+ * The executor's `Replanner` for one run: corrective steps for a `self` step, or [] to accept. The run's
  * context is bound here, per run, so two runs never share (or race on) one pool.
  */
-export function replannerFor(service: Pick<ConductorService, 'replan'>, context: ReplanContext): Conductor {
+export function replannerFor(service: Pick<ConductorService, 'replan'>, context: ReplanContext): Replanner {
   return {
     async replan(input: ReplanInput): Promise<Step[]> {
       const response = await service.replan({

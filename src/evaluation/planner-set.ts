@@ -1,9 +1,9 @@
 import type { PoolEntry } from '../shared/conductor-api.ts';
 
 /**
- * The labelled questions "Compare planners" asks the loaded conductor to plan (issue 15, item 5). Nothing
- * is sent anywhere: only the plan is scored, against a fixed reference pool, so every model is measured on
- * the same questions and the same workers whatever the user's own pool holds.
+ * The labelled questions "Compare planners" asks the loaded conductor to plan. Nothing is sent anywhere:
+ * only the plan is scored, against a fixed reference pool, so every model is measured on the same
+ * questions and the same workers whatever the user's own pool holds.
  */
 
 /**

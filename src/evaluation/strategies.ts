@@ -2,6 +2,7 @@ import type { ExecutorOptions } from '../executor/executor.ts';
 import { startRun } from '../executor/executor.ts';
 import type { RunResult } from '../executor/types.ts';
 import type { WorkerSpec } from '../pool/types.ts';
+import type { PlanMode } from '../shared/conductor-api.ts';
 import type { Plan, Step } from '../shared/plan/index.ts';
 import { extractMathAnswer, normalizeMathAnswer } from './math-answer.ts';
 import { extractChoiceLetter, extractFinalAnswer, extractNumber, normalizeAnswer } from './score.ts';
@@ -26,7 +27,7 @@ export interface Strategy {
 export interface Planner {
   plan(
     question: string,
-    mode: 'router' | 'conductor',
+    mode: PlanMode,
     signal: AbortSignal,
   ): Promise<{ plan: Plan; parsed: boolean; note?: string }>;
 }

@@ -28,11 +28,11 @@ import { type RetryPolicy, retryPolicy } from './retry.ts';
 import { selfCheck } from './self-check.ts';
 import { totalsOf } from './spend.ts';
 import { liveSpend, overSpendLimit, spendLimitMessage, unpricedNotice } from './spend-limit.ts';
-import { copyStatus, finalStepIndex, queuedStatus } from './status.ts';
+import { copyStatus, finalStepIndex, queuedStatus } from './step-status.ts';
 import { type ChosenBy, type RunRecord, type RunStore, snapshotPool } from './store.ts';
 import type {
-  Conductor,
   ExecutorEvent,
+  Replanner,
   RunResult,
   RunStatus,
   StepEventBody,
@@ -51,7 +51,7 @@ export interface ExecutorOptions {
   /** One transport for every worker, or one chosen per worker (for example the on-device `local` one). */
   transport: ChatTransport | ((worker: WorkerSpec) => ChatTransport);
   /** Called by `self` steps. Without one, a `self` step accepts the current answer. */
-  conductor?: Conductor;
+  conductor?: Replanner;
   /** Where every step change is written. Without one, nothing is persisted. */
   store?: RunStore;
   onEvent?: (event: ExecutorEvent) => void;

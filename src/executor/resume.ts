@@ -1,6 +1,7 @@
 import type { WorkerSpec } from '../pool/types.ts';
+import { dependencies, downstream } from './dag.ts';
 import { interruptedSpend } from './spend.ts';
-import type { StepRecord } from './store.ts';
+import type { RunRecord, RunStore, StepRecord } from './store.ts';
 import type { StepStatus } from './types.ts';
 
 /** A ledger row as resume reads it: a request that left the page (`sent`), and how far its answer came. */
@@ -125,4 +126,28 @@ export function resumedStatuses(
     if (gone) fresh.notice = lostAnswerNotice(gone);
     return fresh;
   });
+}
+
+/**
+ * Makes a stored run ready to run step `index` again, with every step that depends on it: those steps are
+ * queued afresh in the store (answer, usage, cost and error gone) and the run is marked running. Resuming
+ * it (`resumeRun`) then runs them, keeping every other done step's answer as context; what the reset steps
+ * spent before stays in their requests, so the totals count both.
+ */
+export async function resetForRerun(
+  store: Pick<RunStore, 'putStep' | 'putRun'>,
+  stored: { run: RunRecord; steps: readonly StepRecord[] },
+  index: number,
+  now: number = Date.now(),
+): Promise<void> {
+  const reset = new Set([index, ...downstream(dependencies(stored.steps), index)]);
+  for (const step of stored.steps) {
+    if (!reset.has(step.index)) continue;
+    const fresh: StepRecord = { ...step, state: 'queued', text: '', attempts: 0, timings: { queuedAt: now } };
+    delete fresh.usage;
+    delete fresh.cost;
+    delete fresh.error;
+    await store.putStep(fresh);
+  }
+  await store.putRun({ ...stored.run, status: 'running', updatedAt: now });
 }

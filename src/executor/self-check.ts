@@ -1,7 +1,7 @@
 import { SELF_WORKER } from '../pool/types.ts';
 import { type Step, validatePlan } from '../shared/plan/index.ts';
 import { raceAbort } from './abort.ts';
-import type { Conductor, StepStatus } from './types.ts';
+import type { Replanner, StepStatus } from './types.ts';
 
 /** What a `self` step decided: keep the current answer, or add corrective steps after every step. */
 export type SelfCheckOutcome = { note: string; add?: Step[] };
@@ -14,7 +14,7 @@ export interface SelfCheckInput {
   steps: readonly Step[];
   statuses: readonly StepStatus[];
   deps: readonly number[][];
-  conductor: Conductor | undefined;
+  conductor: Replanner | undefined;
   maxDepth: number;
   maxTotalSteps: number;
   /** The run's rules for a plan's steps (workers, steps per plan). */

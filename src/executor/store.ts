@@ -37,7 +37,7 @@ export interface RunRecord {
   errorDetails?: string[];
   /** A `planned` run made with Plan only: running it asks for the keys only then. */
   planOnly?: true;
-  /** Set when auto mode chose how the question was answered (issue 15): the strategy and its one-line reason. */
+  /** Set when auto mode chose how the question was answered: the strategy and its one-line reason. */
   chosenBy?: ChosenBy;
 }
 

@@ -16,11 +16,11 @@ export interface ReplanInput {
 }
 
 /**
- * The conductor as the executor sees it (the on-device engine implements it). `replan` returns corrective
- * steps, appended after every existing step (their `sees` use global indices), or `[]` to accept the
- * current last answer.
+ * The replanner: the conductor as the executor sees it (the on-device engine implements it). `replan`
+ * returns corrective steps, appended after every existing step (their `sees` use global indices), or `[]`
+ * to accept the current last answer.
  */
-export interface Conductor {
+export interface Replanner {
   replan(input: ReplanInput): Promise<Step[]>;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Auto mode's chooser (issue 15): a contextual bandit over strategies (`conductor`, `router`,
+ * Auto mode's chooser: a contextual bandit over strategies (`conductor`, `router`,
  * `single:<workerId>`, ...). Disjoint linear Thompson sampling: one ridge regression per strategy over the
  * question's features (src/learning/features.ts), fitted to whether its answers were good, and a second one
  * on the same design to what it cost. A choice samples each strategy's quality from its posterior and

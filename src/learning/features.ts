@@ -1,5 +1,5 @@
 /**
- * The small feature vector auto mode's bandit sees for one question (issue 15): length, code, math, a few
+ * The small feature vector auto mode's bandit sees for one question: length, code, math, a few
  * category words, and the neighbours' outcomes for the strategy being scored. Pure: the neighbours come in
  * as numbers (from the workflow memory, or from the bench's simulation), so this knows nothing of storage.
  */

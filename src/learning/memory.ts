@@ -1,5 +1,5 @@
 /**
- * Workflow memory (issue 15): the past questions most like a new one, by MiniSearch's BM25 ranking with
+ * Workflow memory: the past questions most like a new one, by MiniSearch's BM25 ranking with
  * prefix and fuzzy matching, and the plans of those the user marked good, offered to the conductor as
  * extra few-shot examples. Text search rather than an embedding model: it runs in microseconds on a few
  * hundred questions, needs no model download, and is ~7 KB gzip. This module is imported lazily, so

@@ -1,5 +1,5 @@
 /**
- * What Baton learns from, on the device only (issue 15): one outcome per finished run the user marked, or
+ * What Baton learns from, on the device only: one outcome per finished run the user marked, or
  * per bench item its scorer scored. Never sent anywhere: no request body may contain it.
  */
 import type { Plan } from '../shared/plan/index.ts';

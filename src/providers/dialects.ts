@@ -1,5 +1,5 @@
 /**
- * How each provider's API really behaves, in one table beside the catalog (issue 13): the transports,
+ * How each provider's API really behaves, in one table beside the catalog: the transports,
  * model discovery and the connection test read it; nothing provider-specific lives anywhere else.
  * Pure data: no DOM, no network.
  *

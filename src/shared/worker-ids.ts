@@ -4,3 +4,8 @@
  */
 export const SELF_WORKER = 'self';
 export const LOCAL_WORKER = 'local';
+
+/** `{ id: label }` for a pool: how both threads name its workers to the user. */
+export function labelsOf(pool: ReadonlyArray<{ id: string; label: string }>): Record<string, string> {
+  return Object.fromEntries(pool.map((w) => [w.id, w.label]));
+}

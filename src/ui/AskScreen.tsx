@@ -1,12 +1,12 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
-import { estimateText, formatLimit, stepPriceText } from '../app/price.ts';
-import { isActive, type RunView } from '../app/run-model.ts';
-import type { PendingReview } from '../app/runs.ts';
-import { labelsOf } from '../app/worker-names.ts';
+import { estimateText, formatLimit, stepPriceText } from '../app/price-text.ts';
+import { isActive, type RunView } from '../app/runs/run-model.ts';
+import type { PendingReview } from '../app/runs/run-services.ts';
 import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import type { Step } from '../shared/plan/index.ts';
+import { labelsOf } from '../shared/worker-ids.ts';
 import { useAppState } from './app-context.ts';
 import { type AskInput, Composer } from './Composer.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { AskMode } from '../app/run-model.ts';
+import type { AskMode } from '../app/runs/run-model.ts';
 
 export interface AskInput {
   question: string;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatTime } from '../app/format.ts';
 import { HISTORY_PAGE_SIZE, statusText } from '../app/history.ts';
-import { costText } from '../app/price.ts';
+import { costText } from '../app/price-text.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { downloadText } from '../app/download.ts';
 import { formatFixed } from '../app/format.ts';
 import { categoryName, meanRewardText, strategyName } from '../app/learned-view.ts';
-import { labelsOf } from '../app/worker-names.ts';
+import { downloadText } from '../app/save-file.ts';
 import { lambdaOf } from '../learning/bandit.ts';
+import { labelsOf } from '../shared/worker-ids.ts';
 import { useAppState } from './app-context.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { downloadText } from '../app/download.ts';
 import { ESTIMATED, estimateNote, formatBytes, formatTime } from '../app/format.ts';
 import { takeoversIn } from '../app/ledger-takeovers.ts';
+import { downloadText } from '../app/save-file.ts';
 import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPage, type LedgerPurpose } from '../egress/ledger.ts';
 import { useAppState } from './app-context.ts';
 

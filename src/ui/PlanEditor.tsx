@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/graph.ts';
-import { poolValidateOptions } from '../app/plan-limits.ts';
+import { poolValidateOptions } from '../app/runs/plan-limits.ts';
 import { SELF_WORKER } from '../pool/types.ts';
 import { checkPlan } from '../shared/plan/checks.ts';
 import { type Plan, type PlanIssue, type Step, validatePlan } from '../shared/plan/index.ts';

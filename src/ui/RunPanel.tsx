@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { downloadText } from '../app/download.ts';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
-import { costText, estimateCostText, estimateText } from '../app/price.ts';
-import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/run-model.ts';
+import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
+import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/runs/run-model.ts';
+import { downloadText } from '../app/save-file.ts';
 import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
@@ -15,7 +15,7 @@ import { WorkflowGraph } from './WorkflowGraph.tsx';
 /**
  * The time of this render; while `active`, the view is drawn again `ms` after its last draw, so running
  * bars and latencies move. A clock of its own drew frames between the ones streamed text already draws,
- * each costing as much as the other (P13); re-armed on every draw, it only ticks when nothing else does.
+ * each costing as much as the other; re-armed on every draw, it only ticks when nothing else does.
  */
 function useNow(active: boolean, ms = 250): number {
   const [, setTick] = useState(0);

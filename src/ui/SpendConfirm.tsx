@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { formatCost } from '../app/format.ts';
-import { estimateText, formatLimit } from '../app/price.ts';
-import type { SpendConfirm as Confirm } from '../app/runs.ts';
+import { estimateText, formatLimit } from '../app/price-text.ts';
+import type { SpendConfirm as Confirm } from '../app/runs/spend-confirm.ts';
 import type { WorkerLabels } from '../app/worker-names.ts';
 
 /**

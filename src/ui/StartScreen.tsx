@@ -1,6 +1,6 @@
 import { localWorker } from '../app/pool.ts';
 import type { AppRouter } from '../app/router.ts';
-import type { Runs } from '../app/runs.ts';
+import type { Runs } from '../app/runs/runs.ts';
 import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';

@@ -1,8 +1,8 @@
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
-import { costText } from '../app/price.ts';
+import { costText } from '../app/price-text.ts';
 import { workerName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
-import { describeWait } from '../executor/status.ts';
+import { describeWait } from '../executor/step-status.ts';
 import type { StepStatus } from '../executor/types.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { withArticle } from '../app/articles.ts';
 import { formatTime } from '../app/format.ts';
+import { withArticle } from '../app/indefinite-article.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
 import type { KeyInfo, Vault } from '../vault/vault.ts';
 import { useAppState } from './app-context.ts';

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { ENGINE_CACHE } from '../../src/app/engine-assets.ts';
+import { ENGINE_CACHE } from '../../build/engine-assets.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import { limitPlans } from './app-steps.ts';
 

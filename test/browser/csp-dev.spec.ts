@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { createServer, type ViteDevServer } from 'vite';
 
-// `npm start` sends the build's policy (src/security/csp.ts, devDirectives): a host the build refuses is
+// `npm start` sends the build's policy (build/csp-plugin.ts, devDirectives): a host the build refuses is
 // refused in development too, and the dev server's own needs (its injected styles, its HMR websocket)
 // raise no violation. This spec starts that dev server itself, on a free port.
 

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
-import { ENGINE_CACHE } from '../../src/app/engine-assets.ts';
+import { ENGINE_CACHE } from '../../build/engine-assets.ts';
 import { PLANNER_MODEL_ID, PLANNER_TASKS, plannerModel, requestedSchema } from '../provider/planner-model.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { addModelWorker, askQuestion, logErrors } from './app-steps.ts';

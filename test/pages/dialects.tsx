@@ -1,6 +1,6 @@
 import { signal } from '@preact/signals';
 import { render } from 'preact';
-import { applyEvent, newRunView, type RunView } from '../../src/app/run-model.ts';
+import { applyEvent, newRunView, type RunView } from '../../src/app/runs/run-model.ts';
 import { chatTransports } from '../../src/egress/chat-transports.ts';
 import { createEgress } from '../../src/egress/egress.ts';
 import { openLedger } from '../../src/egress/ledger.ts';

@@ -1,13 +1,13 @@
 import { render } from 'preact';
 import { createAppState, pageServices } from '../../src/app/app-state.ts';
-import { isActive, newRunView } from '../../src/app/run-model.ts';
+import { isActive, newRunView } from '../../src/app/runs/run-model.ts';
 import { dependencies } from '../../src/executor/dag.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import { RunPanel } from '../../src/ui/RunPanel.tsx';
 import { BRANCHES } from '../fixtures/branches-plan.ts';
 import '../../src/ui/styles.css';
 
-// Harness for bench/app-run.bench.ts (P13): a plan run as the app runs a reviewed one (src/app/runs.ts:
+// Harness for bench/app-run.bench.ts: a plan run as the app runs a reviewed one (src/app/runs/runs.ts:
 // executor, each worker's egress transport, vault, ledger, run store, the run view on screen), and the
 // same DAG of requests made with bare `fetch`, from this one page, driven through `window.__run`.
 
@@ -27,7 +27,7 @@ function worker(baseURL: string, model: string): WorkerSpec {
   };
 }
 
-/** The run on screen, as the Ask screen shows it (drawn once its requests have left, src/app/runs.ts). */
+/** The run on screen, as the Ask screen shows it (the draw policy: src/app/runs/draw-timing.ts). */
 function Screen() {
   const view = drawnRun.value;
   return view ? <RunPanel view={view} workerOrder={view.workerOrder ?? ['w']} /> : null;

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../src/shared/chat.ts';
-import type { PlanExample } from '../../src/shared/conductor-api.ts';
+import type { PlanExample, PlanMode } from '../../src/shared/conductor-api.ts';
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
 import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
@@ -10,13 +10,12 @@ import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } fro
  */
 
 export type PromptWorker = ShotWorker;
-export type PromptMode = 'router' | 'conductor';
 
 export interface PlanPromptInput {
   question: string;
   /** The pool, without `self`. */
   pool: readonly PromptWorker[];
-  mode: PromptMode;
+  mode: PlanMode;
   maxSteps: number;
   maxDepth: number;
   /** Offer the worker `self` (recursion). Default: conductor mode with maxDepth above 0. */

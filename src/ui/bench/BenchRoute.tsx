@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { modelLabel } from '../../app/conductor.ts';
-import { failoverFor, transports } from '../../app/runs.ts';
+import { failoverFor, transports } from '../../app/services.ts';
 import type { StatsConductor } from '../../evaluation/compare-planners-run.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';

@@ -6,9 +6,9 @@ import {
   trajectoriesFile,
   UNFINISHED_BENCH,
 } from '../../app/bench.ts';
-import { downloadText } from '../../app/download.ts';
 import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
-import { labelsOf, namerFor } from '../../app/worker-names.ts';
+import { downloadText } from '../../app/save-file.ts';
+import { namerFor } from '../../app/worker-names.ts';
 import type { BenchProgress } from '../../evaluation/bench-runner.ts';
 import { type BenchRunRecord, BenchStore } from '../../evaluation/bench-store.ts';
 import { SAMPLE_TASKS } from '../../evaluation/sample-tasks.ts';
@@ -17,6 +17,7 @@ import type { CodeRunner } from '../../evaluation/score.ts';
 import { type Planner, type Strategy, strategyLabel } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
+import { labelsOf } from '../../shared/worker-ids.ts';
 import { Field } from '../Field.tsx';
 import { ComparePlanners, type ComparePlannersProps } from './ComparePlanners.tsx';
 import { ResultsPanel } from './ResultsPanel.tsx';

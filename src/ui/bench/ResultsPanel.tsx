@@ -1,5 +1,5 @@
 import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
-import { labelsOf, namerFor } from '../../app/worker-names.ts';
+import { namerFor } from '../../app/worker-names.ts';
 import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import type { Interval, PairedComparison } from '../../evaluation/stats.ts';
@@ -10,6 +10,7 @@ import {
   type StrategySummary,
   summarize,
 } from '../../evaluation/summary.ts';
+import { labelsOf } from '../../shared/worker-ids.ts';
 import { AccuracyCostChart, TokensByWorkerChart } from './charts.tsx';
 import { MissedItems } from './MissedItems.tsx';
 import { WrongCauses } from './WrongCauses.tsx';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { labelsOf, namerFor } from '../../app/worker-names.ts';
+import { namerFor } from '../../app/worker-names.ts';
 import {
   missingWorkers,
   type Strategy,
@@ -7,6 +7,7 @@ import {
   strategyLabel,
 } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
+import { labelsOf } from '../../shared/worker-ids.ts';
 
 type Kind = StrategyConfig['kind'];
 

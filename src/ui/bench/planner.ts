@@ -1,13 +1,13 @@
 import { poolEntries } from '../../app/pool-entries.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
-import type { PlanResponse, PoolEntry } from '../../shared/conductor-api.ts';
+import type { PlanMode, PlanResponse, PoolEntry } from '../../shared/conductor-api.ts';
 import { DEFAULT_MAX_STEPS } from '../../shared/plan/index.ts';
 
 /** The part of the conductor bridge (src/conductor/bridge.ts) a bench planner needs. */
 export interface PlanningConductor {
   plan(
-    request: { question: string; pool: PoolEntry[]; mode: 'router' | 'conductor'; maxSteps?: number },
+    request: { question: string; pool: PoolEntry[]; mode: PlanMode; maxSteps?: number },
     options?: { signal?: AbortSignal },
   ): Promise<Pick<PlanResponse, 'plan' | 'repaired' | 'fallback'>>;
 }

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { RunConductor } from '../../../src/app/runs.ts';
+import type { RunConductor } from '../../../src/app/services.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import { openRunStore } from '../../../src/executor/store.ts';

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { readRunPrefs } from '../../../src/app/prefs.ts';
-import { failoverFor } from '../../../src/app/runs.ts';
+import { failoverFor } from '../../../src/app/services.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';

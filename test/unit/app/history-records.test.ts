@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { RunConductor } from '../../../src/app/runs.ts';
+import type { RunConductor } from '../../../src/app/services.ts';
 import { EngineError } from '../../../src/shared/engine-errors.ts';
 import type { ModelRef } from '../../../src/shared/model.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';

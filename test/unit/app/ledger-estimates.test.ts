@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withLedgerEstimates } from '../../../src/app/ledger-estimates.ts';
+import { withLedgerEstimates } from '../../../src/app/runs/ledger-estimates.ts';
 import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';

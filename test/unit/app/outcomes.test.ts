@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { benchOutcome } from '../../../src/app/bench.ts';
 import { outcomeFromView } from '../../../src/app/outcomes.ts';
-import type { RunView } from '../../../src/app/run-model.ts';
+import type { RunView } from '../../../src/app/runs/run-model.ts';
 import type { BenchItemResult } from '../../../src/evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../../src/evaluation/bench-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';

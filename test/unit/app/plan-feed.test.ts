@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PlanFeed } from '../../../src/app/plan-feed.ts';
+import { PlanFeed } from '../../../src/app/runs/plan-feed.ts';
 import type { StepEvent } from '../../../src/shared/conductor-api.ts';
 import type { Step } from '../../../src/shared/plan/index.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';

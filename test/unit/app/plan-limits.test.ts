@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planLimits, poolValidateOptions } from '../../../src/app/plan-limits.ts';
+import { planLimits, poolValidateOptions } from '../../../src/app/runs/plan-limits.ts';
 import { validatePlan } from '../../../src/shared/plan/index.ts';
 
 const workers = [

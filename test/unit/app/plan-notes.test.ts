@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { planNote } from '../../../src/app/plan-notes.ts';
+import { planNote } from '../../../src/app/runs/plan-notes.ts';
 import type { Step } from '../../../src/shared/plan/index.ts';
 import { scriptedConductor } from './scripted-conductor.ts';
 import { keyedServices, keyedTestProvider, testAppState } from './test-app-state.ts';

@@ -9,9 +9,9 @@ import {
   type RunView,
   runElapsed,
   snapshotOfView,
-} from '../../../src/app/run-model.ts';
+} from '../../../src/app/runs/run-model.ts';
 import { type RunHandle, startRun } from '../../../src/executor/executor.ts';
-import { finalStepIndex } from '../../../src/executor/status.ts';
+import { finalStepIndex } from '../../../src/executor/step-status.ts';
 import type { ExecutorEvent, StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { newRunView } from '../../../src/app/run-model.ts';
-import { createRuns, type RunServices, viewFromRecord } from '../../../src/app/runs.ts';
+import { newRunView } from '../../../src/app/runs/run-model.ts';
+import type { RunServices } from '../../../src/app/runs/run-services.ts';
+import { createRuns } from '../../../src/app/runs/runs.ts';
+import { viewFromRecord } from '../../../src/app/runs/stored-view.ts';
 import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
 
 function record(status: RunRecord['status']): RunRecord {

@@ -1,4 +1,4 @@
-import type { RunConductor } from '../../../src/app/runs.ts';
+import type { RunConductor } from '../../../src/app/services.ts';
 import type { ModelRef } from '../../../src/shared/model.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';
 import type { ConductorEngine } from '../../../workers/engines/engine.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createAppState } from '../../../src/app/app-state.ts';
-import type { RunConductor } from '../../../src/app/runs.ts';
+import type { RunConductor } from '../../../src/app/services.ts';
 import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { createEgress, type Egress } from '../../../src/egress/egress.ts';
 import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costText, estimateCostText, estimateText } from '../../../src/app/price.ts';
+import { costText, estimateCostText, estimateText } from '../../../src/app/price-text.ts';
 import { estimatePlan } from '../../../src/executor/estimate.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import { summarize } from '../../../src/executor/store.ts';

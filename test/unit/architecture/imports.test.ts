@@ -15,9 +15,10 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 /** The one file of the thread the page may name, and only with `import type`: the thread's API. */
 const THREAD_API = 'workers/conductor.worker.ts';
 
-type Side = 'page' | 'thread' | 'shared' | 'outside';
+type Side = 'page' | 'thread' | 'shared' | 'build' | 'outside';
 
 function sideOf(path: string): Side {
+  if (path.startsWith('build/')) return 'build';
   if (path.startsWith('src/shared/')) return 'shared';
   if (path.startsWith('src/')) return 'page';
   if (path.startsWith('workers/')) return 'thread';
@@ -80,6 +81,9 @@ function ruleBroken(from: string, to: string, typeOnly: boolean): string | undef
     return `page code imports thread code (only \`import type\` of ${THREAD_API}, the thread's API, is allowed)`;
   }
   if (a === 'thread' && b === 'page') return 'thread code imports page code (share it through src/shared/)';
+  if ((a === 'page' || a === 'thread' || a === 'shared') && b === 'build') {
+    return 'code that runs in the browser imports build/, which only the build (vite.config.ts) runs';
+  }
   if (from.startsWith('src/providers/') && to.startsWith('src/egress/')) {
     return 'src/providers/ imports src/egress/, which is built on it (requests made through egress live in src/egress/)';
   }
@@ -126,6 +130,16 @@ describe('import directions', () => {
     expect(violations(files)).toEqual([]);
   });
 
+  it('keep build-time code (build/) out of the page and the thread', () => {
+    const found = violations({
+      'src/main.ts': "import { cspPlugin } from '../build/csp-plugin.ts';",
+      'workers/engine-host.ts': "import { ENGINE_CACHE } from '../build/engine-assets.ts';",
+      'build/csp-plugin.ts': "import { cspDirectives } from '../src/security/csp.ts';",
+    });
+    expect(found).toHaveLength(2);
+    expect(found[0]).toContain('imports build/');
+  });
+
   it('allow the page only `import type` of the thread API', () => {
     const page = 'src/conductor/bridge.ts';
     expect(
@@ -152,7 +166,7 @@ describe('import directions', () => {
         "const host = await import('../../workers/engine-host.ts');",
         "type Ref = import('../../workers/engines/engine.ts').ModelRef;",
       ].join('\n'),
-      'workers/engine-host.ts': "import { runs } from '../src/app/runs.ts';",
+      'workers/engine-host.ts': "import { runs } from '../src/app/runs/runs.ts';",
       'src/shared/plan/parse.ts': [
         "import { WorkerSpec } from '../../pool/types.ts';",
         "import type { ConductorEngine } from '../../../workers/engines/engine.ts';",

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunOptions, startRun } from '../../../src/executor/executor.ts';
-import type { Conductor, ExecutorEvent, ReplanInput, StepStatus } from '../../../src/executor/types.ts';
+import type { ExecutorEvent, ReplanInput, Replanner, StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { Plan, Step } from '../../../src/shared/plan/index.ts';
@@ -631,7 +631,7 @@ describe('executor over HTTP', () => {
   describe('recursion', () => {
     function conductor(
       reply: (input: ReplanInput, call: number) => Step[],
-    ): Conductor & { calls: ReplanInput[] } {
+    ): Replanner & { calls: ReplanInput[] } {
       const calls: ReplanInput[] = [];
       return {
         calls,

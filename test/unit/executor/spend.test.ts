@@ -4,7 +4,8 @@ import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { type LedgerEntry, openLedger } from '../../../src/egress/ledger.ts';
 import { resumeRun, startRun } from '../../../src/executor/executor.ts';
-import { openRunStore, type StepRecord } from '../../../src/executor/store.ts';
+import { resetForRerun } from '../../../src/executor/resume.ts';
+import { openRunStore } from '../../../src/executor/store.ts';
 import type { ExecutorEvent, RunResult } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { presetById } from '../../../src/providers/catalog.ts';
@@ -156,19 +157,9 @@ describe('spend over every request', () => {
     });
     const done = await first.result;
     expect(done.totals.requests).toBe(1);
-    // "Rerun step" as the page does it (src/app/runs.ts): the step is reset in the store, then resumed.
+    // "Rerun step" as the page does it: the step is reset in the store, then the run resumed.
     const stored = await store.getRun(first.runId);
-    const fresh: StepRecord = {
-      ...stored!.steps[0]!,
-      state: 'queued',
-      text: '',
-      attempts: 0,
-      timings: { queuedAt: Date.now() },
-    };
-    delete fresh.usage;
-    delete fresh.cost;
-    await store.putStep(fresh);
-    await store.putRun({ ...stored!.run, status: 'running' });
+    await resetForRerun(store, stored!, 0);
     const again = await resumeRun({ store, runId: first.runId, transport });
     const result = await again.result;
     expect(result.status).toBe('done');

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cspDirectives, devDirectives, serializeCsp, websocketOrigin } from '../../../src/security/csp.ts';
+import { devDirectives, websocketOrigin } from '../../../build/csp-plugin.ts';
+import { cspDirectives, serializeCsp } from '../../../src/security/csp.ts';
 
 // `npm start` is Vite's dev server with vite.config.ts: it sends the build's policy, plus only what the
 // dev server needs, so a host the build refuses is refused in development too.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { injectMeta } from '../../../build/csp-plugin.ts';
 import { CATALOG, cloudOrigins } from '../../../src/providers/catalog.ts';
 import {
   cspDirectives,
-  injectMeta,
   parseConnectSrc,
   parseSandboxOrigin,
   serializeCsp,

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { applyEvent, newRunView, type RunView } from '../../../src/app/run-model.ts';
 import {
   afterRequestsLeave,
   frameCoalescedUpdates,
   MAX_HOLD_MS,
   throttledFrames,
-} from '../../../src/app/run-updates.ts';
+} from '../../../src/app/runs/draw-timing.ts';
+import { applyEvent, newRunView, type RunView } from '../../../src/app/runs/run-model.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';

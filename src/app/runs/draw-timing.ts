@@ -1,4 +1,16 @@
-import type { ExecutorEvent } from '../executor/types.ts';
+/**
+ * When the run view is drawn: the one home of the draw policy.
+ *
+ * - `currentRun` takes every change at once; what decides (busy, the review, actions) reads it.
+ * - Streamed tokens reach it at most about ten times a second (`frameCoalescedUpdates`, `throttledFrames`);
+ *   every other executor event at once, with the tokens still waiting.
+ * - The page draws `drawnRun`, which follows `currentRun` once the requests a change set off have left
+ *   (`afterRequestsLeave`), at most `MAX_HOLD_MS` later: no request waits for drawing, and changes that
+ *   come before a draw are drawn together, as the latest.
+ */
+import { effect, type Signal, signal } from '@preact/signals';
+import type { ExecutorEvent } from '../../executor/types.ts';
+import type { SendingServices } from '../services.ts';
 import { applyEvent, type RunView } from './run-model.ts';
 
 /** Runs `flush` once, before the next frame is drawn. */
@@ -13,7 +25,7 @@ export const nextFrame: FrameScheduler = (flush) => {
  * The frame after at least `ms` since the last flush began: streamed text is drawn about ten times a
  * second, not sixty. Each draw re-lays and repaints the step's card (and, without a GPU, rasterises it on
  * the CPU): drawing every frame made the page's main thread seven times busier than the requests it
- * shows (P13), for text no one reads faster than this.
+ * shows, for text no one reads faster than this.
  */
 export function throttledFrames(ms = 100, now: () => number = () => performance.now()): FrameScheduler {
   let last = Number.NEGATIVE_INFINITY;
@@ -39,7 +51,7 @@ export const MAX_HOLD_MS = 50;
  * A task later, once `idle` settles (no request is on its way out, src/egress/egress.ts), or `holdMs`
  * after it was asked, whichever comes first. Drawn in the same task as the change, the run view's render
  * and layout came between a step's end and the request of the step that reads it, and between Run and
- * the first request: they tripled the time bare `fetch` takes there (P13). Drawn once those requests
+ * the first request: they tripled the time bare `fetch` takes there. Drawn once those requests
  * have left, the page shows the same a few milliseconds later. A change that set no request off is drawn
  * in the next task.
  */
@@ -95,4 +107,56 @@ export function frameCoalescedUpdates(
     const events = [...take(), event];
     update((view) => events.reduce((v, e) => applyEvent(v, e), view));
   };
+}
+
+/**
+ * The run view's drawing for one set of runs: `drawnRun` follows `currentRun` once no run is being started
+ * and no request is on its way out. `starts` registers a run being started (unlock, store, transports);
+ * `egress` is the services' egress, which also gives the drawing egress's `idle` once a run opens it.
+ */
+export function createRunDrawing(currentRun: Signal<RunView | undefined>, egress: SendingServices['egress']) {
+  /** Runs being started: the view draws once they have, and their first requests have left. */
+  const starting = new Set<Promise<unknown>>();
+  // Egress's "no request on its way out", once a run has opened egress.
+  let requestsLeft: (() => Promise<void>) | undefined;
+
+  function starts<T>(started: Promise<T>): Promise<T> {
+    starting.add(started);
+    void started.then(
+      () => starting.delete(started),
+      () => starting.delete(started),
+    );
+    return started;
+  }
+
+  async function egressForRuns(): ReturnType<SendingServices['egress']> {
+    const opened = await egress();
+    requestsLeft ??= opened.idle?.bind(opened);
+    return opened;
+  }
+
+  /** Settles once no run is being started and no request is on its way out: the run view may draw. */
+  async function requestsHaveLeft(): Promise<void> {
+    if (starting.size > 0) {
+      await Promise.allSettled([...starting]);
+      // What a start set off (each first step's request) reaches egress in the microtasks after it.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await requestsLeft?.();
+  }
+
+  const afterRequestsLeft = afterRequestsLeave(requestsHaveLeft);
+  const drawnRun = signal<RunView | undefined>(currentRun.peek());
+  let drawPending = false;
+  effect(() => {
+    currentRun.value;
+    if (drawPending) return;
+    drawPending = true;
+    afterRequestsLeft(() => {
+      drawPending = false;
+      drawnRun.value = currentRun.peek();
+    });
+  });
+
+  return { drawnRun, starting, starts, egress: egressForRuns };
 }

@@ -1,6 +1,6 @@
-import type { PlanResponse } from '../shared/conductor-api.ts';
-import type { Plan } from '../shared/plan/index.ts';
-import { type WorkerLabels, workerName } from './worker-names.ts';
+import type { PlanResponse } from '../../shared/conductor-api.ts';
+import type { Plan } from '../../shared/plan/index.ts';
+import { type WorkerLabels, workerName } from '../worker-names.ts';
 
 /**
  * What the run view says when the conductor's plan is not the one it first wrote: one sentence in the

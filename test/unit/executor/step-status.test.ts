@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../../src/executor/executor.ts';
-import { describeWait } from '../../../src/executor/status.ts';
+import { describeWait } from '../../../src/executor/step-status.ts';
 import type { ExecutorEvent, StepWait } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';

@@ -3,8 +3,8 @@
  * entry without tokens (egress reads only what the provider says), while the run counted them itself. So
  * the ledger shows the same ≈ counts as the step card, marked as estimates, instead of nothing.
  */
-import type { Ledger } from '../egress/ledger.ts';
-import type { ExecutorEvent } from '../executor/types.ts';
+import type { Ledger } from '../../egress/ledger.ts';
+import type { ExecutorEvent } from '../../executor/types.ts';
 
 export function withLedgerEstimates(
   ledger: () => Promise<Pick<Ledger, 'noteEstimate'>>,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withArticle } from '../../../src/app/articles.ts';
+import { withArticle } from '../../../src/app/indefinite-article.ts';
 import { CATALOG } from '../../../src/providers/catalog.ts';
 
 describe('withArticle', () => {

@@ -1,7 +1,7 @@
-import { SELF_WORKER } from '../pool/types.ts';
-import type { ValidateOptions } from '../shared/plan/index.ts';
-import type { PlanPrefs } from './prefs.ts';
-import type { Mode } from './run-model.ts';
+import { SELF_WORKER } from '../../pool/types.ts';
+import type { PlanMode } from '../../shared/conductor-api.ts';
+import type { ValidateOptions } from '../../shared/plan/index.ts';
+import type { PlanPrefs } from '../prefs.ts';
 
 /** The limits a first plan is written and checked under: the conductor's and the review's are the same. */
 export interface PlanLimits {
@@ -14,7 +14,7 @@ export interface PlanLimits {
  * The rule the conductor thread plans by (`planPrompt`): the router writes one step and never recurses;
  * otherwise `self` is allowed while the user allows any depth of self-checks.
  */
-export function planLimits(mode: Mode, prefs: PlanPrefs): PlanLimits {
+export function planLimits(mode: PlanMode, prefs: PlanPrefs): PlanLimits {
   if (mode === 'router') return { maxSteps: 1, allowSelf: false };
   return { maxSteps: prefs.maxSteps, allowSelf: prefs.maxDepth > 0 };
 }

@@ -1,15 +1,15 @@
-import type { PlanEstimate } from '../executor/estimate.ts';
-import { totalsOf } from '../executor/status.ts';
-import type { ChosenBy, RunRecord, StepRecord } from '../executor/store.ts';
-import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../executor/types.ts';
-import type { WorkerSpec } from '../pool/types.ts';
-import type { Step } from '../shared/plan/index.ts';
-import { activeMs, type Span } from './active-time.ts';
+import type { PlanEstimate } from '../../executor/estimate.ts';
+import { totalsOf } from '../../executor/step-status.ts';
+import type { ChosenBy, RunRecord, StepRecord } from '../../executor/store.ts';
+import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../../executor/types.ts';
+import type { WorkerSpec } from '../../pool/types.ts';
+import type { ConductorEvent, PlanMode } from '../../shared/conductor-api.ts';
+import type { Step } from '../../shared/plan/index.ts';
+import { activeMs, type Span } from '../active-time.ts';
 import type { PlanNote } from './plan-notes.ts';
 
-export type Mode = 'router' | 'conductor';
-/** What the user picks on the Ask screen: a mode, or auto mode choosing one per question (issue 15). */
-export type AskMode = Mode | 'auto';
+/** What the user picks on the Ask screen: a mode, or auto mode choosing one per question. */
+export type AskMode = PlanMode | 'auto';
 
 /**
  * Where a run is, from the page's point of view: planning and review come before the executor's states;
@@ -21,7 +21,7 @@ export type RunPhase = 'planning' | 'review' | 'running' | 'interrupted' | RunSt
 export interface RunView {
   id: string;
   question: string;
-  mode: Mode;
+  mode: PlanMode;
   phase: RunPhase;
   /** The conductor's raw output as it streams (shown while planning). */
   planText: string;
@@ -69,7 +69,7 @@ export interface RunView {
   chosenBy?: ChosenBy;
 }
 
-export function newRunView(id: string, question: string, mode: Mode, now: number = Date.now()): RunView {
+export function newRunView(id: string, question: string, mode: PlanMode, now: number = Date.now()): RunView {
   return { id, question, mode, phase: 'planning', planText: '', plannedSteps: [], steps: [], startedAt: now };
 }
 
@@ -177,6 +177,42 @@ export function applyEvent(view: RunView, event: ExecutorEvent, now: number = Da
       return next;
     }
   }
+}
+
+/**
+ * Applies one event of the conductor's planning (src/shared/conductor-api.ts `ConductorEvent`). Pure:
+ * returns a new view. Tokens extend the streamed text; a step takes its place in the planned steps; a
+ * restart keeps the steps that stand (the new attempt's follow them) and says so in the text. After a step
+ * or a restart, `estimateOf` (when given) prices the steps planned so far.
+ */
+export function applyPlanEvent(
+  view: RunView,
+  event: ConductorEvent,
+  estimateOf?: (steps: readonly Step[]) => PlanEstimate,
+): RunView {
+  let next: RunView;
+  switch (event.kind) {
+    case 'token':
+      return { ...view, planText: view.planText + event.text };
+    case 'stats':
+      return view;
+    case 'restart':
+      next = {
+        ...view,
+        plannedSteps: view.plannedSteps.slice(0, event.kept ?? 0),
+        planText: `${view.planText}\n\n[${event.reason}: trying again]\n\n`,
+      };
+      break;
+    case 'step': {
+      const plannedSteps = view.plannedSteps.slice();
+      plannedSteps[event.index] = event.step;
+      next = { ...view, plannedSteps };
+      break;
+    }
+  }
+  return estimateOf && next.plannedSteps.length > 0
+    ? { ...next, estimate: estimateOf(next.plannedSteps) }
+    : next;
 }
 
 export function isActive(phase: RunPhase): boolean {

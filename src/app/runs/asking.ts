@@ -1,0 +1,120 @@
+import { estimatePlan } from '../../executor/estimate.ts';
+import type { ChosenBy } from '../../executor/store.ts';
+import type { WorkerSpec } from '../../pool/types.ts';
+import type { PlanMode } from '../../shared/conductor-api.ts';
+import type { Plan } from '../../shared/plan/index.ts';
+import { labelsOf } from '../../shared/worker-ids.ts';
+import { keylessWorkers } from '../services.ts';
+import type { PlanningActions } from './planning.ts';
+import type { Review } from './review.ts';
+import type { RunCore } from './run-core.ts';
+import { type AskMode, newRunView } from './run-model.ts';
+import type { SpendConfirmation } from './spend-confirm.ts';
+import type { RunStarts } from './starting.ts';
+
+/** A question as the user asked it on the Ask screen. */
+export interface AskInput {
+  question: string;
+  mode: AskMode;
+  review: boolean;
+  planOnly?: boolean;
+}
+
+/** Asking a question: in the mode the user picked, or the one auto mode picks. */
+export function createAsking(
+  core: RunCore,
+  spend: SpendConfirmation,
+  starts: RunStarts,
+  review: Review,
+  planning: PlanningActions,
+) {
+  const { services, currentRun } = core;
+
+  /** Auto mode's pick for the question, or undefined once the run on screen says why it could not pick. */
+  async function autoChoice(
+    runId: string,
+    question: string,
+    enabled: WorkerSpec[],
+  ): Promise<ChosenBy | undefined> {
+    try {
+      if (!services.chooseStrategy) throw new Error('Auto mode is not available on this page.');
+      const keyless = await keylessWorkers(enabled, services).catch(() => new Set<string>());
+      const choice = await services.chooseStrategy(question, enabled, keyless);
+      return { by: 'auto', strategy: choice.strategy, reason: choice.reason };
+    } catch (error) {
+      currentRun.value = {
+        ...newRunView(runId, question, 'conductor'),
+        phase: 'failed',
+        error: `Auto mode could not choose: ${(error as Error).message}`,
+        endedAt: Date.now(),
+      };
+      return undefined;
+    }
+  }
+
+  /** Sends the question straight to one worker, as a one-step plan made here: the planner does not run. */
+  async function askOne(
+    runId: string,
+    input: AskInput,
+    worker: WorkerSpec,
+    enabled: WorkerSpec[],
+    chosenBy: ChosenBy,
+  ) {
+    spend.settleConfirm(false, false);
+    core.pendingReview.value = undefined;
+    core.planAbort?.abort();
+    const plan: Plan = { steps: [{ worker: worker.id, task: 'Answer the question.', sees: [] }] };
+    const pastLengths = await core.answerLengths();
+    const estimate = estimatePlan({
+      question: input.question,
+      steps: plan.steps,
+      pool: enabled,
+      answerLengths: pastLengths,
+    });
+    currentRun.value = {
+      ...newRunView(runId, input.question, 'router'),
+      workerOrder: enabled.map((w) => w.id),
+      workerLabels: labelsOf(enabled),
+      plannedSteps: plan.steps,
+      estimate,
+      planStats: { tokens: 0 },
+      chosenBy,
+    };
+    if (input.review || input.planOnly) {
+      const planOnly = input.planOnly === true;
+      await review.awaitReview(runId, {
+        plan,
+        pool: enabled,
+        mode: 'router',
+        planOnly,
+        lengths: pastLengths,
+      });
+      return;
+    }
+    await starts
+      .runUnreviewed(runId, input.question, 'router', plan, enabled, estimate)
+      .catch((error: unknown) => core.failRun(runId, error));
+  }
+
+  /**
+   * Asks the question in the mode the user picked; in auto mode, the strategy auto mode picks. A pick of one
+   * worker sends the question straight to it as a one-step plan made here: the on-device planner does not
+   * run (no planning tokens, and no conductor model needed).
+   */
+  async function ask(input: AskInput, pool: WorkerSpec[]): Promise<void> {
+    if (input.mode !== 'auto') return planning.askPlanned({ ...input, mode: input.mode }, pool);
+    const enabled = pool.filter((w) => w.enabled);
+    const runId = crypto.randomUUID();
+    const chosenBy = await autoChoice(runId, input.question, enabled);
+    if (!chosenBy) return;
+    const { strategy } = chosenBy;
+    const worker = strategy.startsWith('single:')
+      ? enabled.find((w) => w.id === strategy.slice('single:'.length))
+      : undefined;
+    if (worker) return askOne(runId, input, worker, enabled, chosenBy);
+    const mode: PlanMode = strategy === 'router' ? 'router' : 'conductor';
+    return planning.askPlanned({ ...input, mode }, pool, chosenBy);
+  }
+
+  return { ask };
+}

@@ -1,0 +1,75 @@
+/**
+ * The runs: what is on screen, what waits for review or resume, and every action on a run. Each part is a
+ * file of this folder; `createRuns` builds them over one shared core (run-core.ts) and returns them as the
+ * page uses them.
+ */
+import { createHistoryActions } from '../history.ts';
+import { createAsking } from './asking.ts';
+import { createRunDrawing } from './draw-timing.ts';
+import { createPlanning } from './planning.ts';
+import { createResuming } from './resuming.ts';
+import { createReview } from './review.ts';
+import { createRunCore } from './run-core.ts';
+import type { RunServices } from './run-services.ts';
+import { createSpendConfirm } from './spend-confirm.ts';
+import { createRunStarts } from './starting.ts';
+import { createUnfinished } from './unfinished.ts';
+
+export type Runs = ReturnType<typeof createRuns>;
+
+/** The runs' state (what is on screen, what waits for review or resume) and every action on a run. */
+export function createRuns(services: RunServices) {
+  const core = createRunCore(services, () => unfinished.refreshUnfinished());
+  const unfinished = createUnfinished(services, () => [core.handle?.runId, core.currentRun.value?.id]);
+  const drawing = createRunDrawing(core.currentRun, services.egress);
+  const spend = createSpendConfirm(core);
+  const starts = createRunStarts(core, drawing, spend);
+  const review = createReview(core, spend, starts);
+  const planning = createPlanning(core, spend, starts, review);
+  const { ask } = createAsking(core, spend, starts, review, planning);
+  const { openRun, resume, rerunStep } = createResuming(core, starts, review, unfinished);
+  const history = createHistoryActions({
+    runStore: services.runStore,
+    forget: (id) => {
+      if (core.currentRun.value?.id === id) core.currentRun.value = undefined;
+    },
+    refreshHistory: core.refreshHistory,
+  });
+
+  function cancelRun(): void {
+    spend.settleConfirm(false, false);
+    core.planAbort?.abort();
+    core.handle?.cancel();
+  }
+
+  function cancelStep(index: number): void {
+    core.handle?.cancelStep(index);
+  }
+
+  return {
+    currentRun: core.currentRun,
+    drawnRun: drawing.drawnRun,
+    pendingReview: core.pendingReview,
+    spendConfirm: spend.spendConfirm,
+    confirmSpend: spend.confirmSpend,
+    resumeProblem: unfinished.resumeProblem,
+    unfinished: unfinished.unfinished,
+    unfinishedElsewhere: unfinished.unfinishedElsewhere,
+    unfinishedLost: unfinished.unfinishedLost,
+    ask,
+    whenIdle: starts.whenIdle,
+    runReviewed: review.runReviewed,
+    discardReview: review.discardReview,
+    cancelRun,
+    cancelStep,
+    openRun,
+    resume,
+    rerunStep,
+    refreshUnfinished: unfinished.refreshUnfinished,
+    refreshHistory: core.refreshHistory,
+    discardUnfinished: history.discardUnfinished,
+    deleteRun: history.deleteRun,
+    importRun: history.importRun,
+    exportCurrent: history.exportCurrent,
+  };
+}

@@ -1,0 +1,162 @@
+import { type ReplanContext, replannerFor } from '../../conductor/replanner.ts';
+import type { PlanEstimate } from '../../executor/estimate.ts';
+import type { RunHandle, RunOptions } from '../../executor/executor.ts';
+import { LOCAL_WORKER, type WorkerSpec } from '../../pool/types.ts';
+import type { PlanMode } from '../../shared/conductor-api.ts';
+import { checkPlan, describeFindings } from '../../shared/plan/checks.ts';
+import type { Plan, Step } from '../../shared/plan/index.ts';
+import { labelsOf } from '../../shared/worker-ids.ts';
+import { poolEntries } from '../pool-entries.ts';
+import { executorModule, failoverFor, keylessWorkers, transports } from '../services.ts';
+import { stillLocked } from '../vault-unlock.ts';
+import { type createRunDrawing, frameCoalescedUpdates } from './draw-timing.ts';
+import { withLedgerEstimates } from './ledger-estimates.ts';
+import type { RunCore } from './run-core.ts';
+import { holdWhileRunning } from './run-locks.ts';
+import { declinedText, runSpendLimit, type SpendConfirmation } from './spend-confirm.ts';
+
+type RunDrawing = ReturnType<typeof createRunDrawing>;
+
+/** Starting a run (a plan, or steps as they stream), and tracking the live one. */
+export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: SpendConfirmation) {
+  const { services } = core;
+  const sending = { bridge: () => services.bridge(), egress: drawing.egress };
+
+  /** What the conductor needs to write corrective steps for a `self` step of a run over `pool`. */
+  function replanContext(pool: readonly WorkerSpec[]): ReplanContext {
+    const { maxSteps, maxDepth } = services.planPrefs();
+    return { pool: poolEntries(pool), maxSteps, maxDepth };
+  }
+
+  /**
+   * What a started or resumed run of `runId` over `pool` sends through and reports to: transports, the
+   * replanner, failover, the spend limit, and the run view (as the draw policy says, draw-timing.ts).
+   */
+  async function wiring(runId: string, pool: readonly WorkerSpec[], spendLimitUsd = core.spendLimit()) {
+    const [transport, bridge, failover] = await Promise.all([
+      transports(pool, sending),
+      services.bridge(),
+      failoverFor(services),
+    ]);
+    const viewUpdates = frameCoalescedUpdates((apply) => core.update(runId, apply));
+    return {
+      transport,
+      conductor: replannerFor(bridge, replanContext(pool)),
+      ...(failover ? { failover } : {}),
+      ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
+      onEvent: withLedgerEstimates(services.ledger, runId, viewUpdates),
+    } satisfies Partial<RunOptions>;
+  }
+
+  /** Makes `run` the live one until it ends; then the history (and the unfinished list) are read again. */
+  function track(run: RunHandle): void {
+    core.handle = run;
+    // Other tabs see this run as running here (a resumed run already holds its lock).
+    holdWhileRunning(run.runId, run.result);
+    void run.result.then(() => {
+      if (core.handle === run) core.handle = undefined;
+      void core.refreshHistory();
+    });
+  }
+
+  /** Shows under the plan, one line each, what the plan checks found and what was done about it. */
+  function showChecks(runId: string, lines: string[], steps?: Step[]): void {
+    if (lines.length === 0) return;
+    core.update(runId, (v) => ({ ...v, planChecks: lines, ...(steps ? { plannedSteps: steps } : {}) }));
+  }
+
+  /**
+   * Starts a run of `plan` (every step known) or of steps as they stream. `fix`: apply the plan checks'
+   * fixes (a plan nobody reviewed); a reviewed plan runs as the user left it.
+   */
+  async function start(
+    runId: string,
+    question: string,
+    mode: PlanMode,
+    plan: Plan | AsyncIterable<Step>,
+    pool: WorkerSpec[],
+    spendLimitUsd: number | undefined = core.spendLimit(),
+    fix = false,
+  ): Promise<RunHandle> {
+    const unlocked = await services.ensureUnlocked(pool, 'to run your question');
+    if ('steps' in plan) {
+      // Every step is known: a missing key or a locked vault fails here, naming the worker, before any send.
+      const keyless = await keylessWorkers(pool, services);
+      const check = checkPlan(plan, {
+        workerLabels: labelsOf(pool),
+        hasKey: (id) => !keyless.has(id),
+        vaultLocked: !unlocked,
+        needsVault: (id) => id !== LOCAL_WORKER,
+      });
+      if (check.blocked)
+        throw new Error(describeFindings(check.findings.filter((f) => f.blocking)).join(' '));
+      if (fix) {
+        showChecks(runId, describeFindings(check.findings), check.plan.steps);
+        plan = check.plan;
+      }
+    } else if (!unlocked) throw stillLocked();
+    const [{ startRun }, store, wired] = await Promise.all([
+      executorModule(),
+      services.runStore(),
+      wiring(runId, pool, spendLimitUsd),
+    ]);
+    const { maxSteps, maxDepth } = services.planPrefs();
+    const chosenBy = core.currentRun.value?.id === runId ? core.currentRun.value.chosenBy : undefined;
+    const run = startRun({
+      ...(chosenBy ? { chosenBy } : {}),
+      maxSteps: mode === 'router' ? 1 : maxSteps,
+      maxDepth,
+      runId,
+      question,
+      mode,
+      plan,
+      pool,
+      store,
+      ...wired,
+    });
+    track(run);
+    return run;
+  }
+
+  /** Starts a run, registered with the drawing (draw-timing.ts): the view waits for its first requests. */
+  function execute(...args: Parameters<typeof start>): Promise<RunHandle> {
+    return drawing.starts(start(...args));
+  }
+
+  /**
+   * Runs a whole plan nobody reviewed, with the plan checks' fixes: once the user has agreed to a plan
+   * estimated over the spend limit (declining ends the run before anything is sent).
+   */
+  async function runUnreviewed(
+    runId: string,
+    question: string,
+    mode: PlanMode,
+    plan: Plan,
+    pool: WorkerSpec[],
+    estimate: PlanEstimate,
+  ): Promise<void> {
+    const limitUsd = core.spendLimit();
+    if (!(await spend.approveSpend(runId, estimate, false))) {
+      core.update(runId, (v) => ({
+        ...v,
+        phase: 'cancelled',
+        error: declinedText(estimate, limitUsd ?? 0),
+        endedAt: Date.now(),
+      }));
+      return;
+    }
+    await execute(runId, question, mode, plan, pool, runSpendLimit(estimate.cost, limitUsd), true);
+  }
+
+  /** Resolves once no run is starting or running here, and the last one's record is written. */
+  async function whenIdle(): Promise<void> {
+    while (drawing.starting.size > 0 || core.handle) {
+      await Promise.allSettled([...drawing.starting]);
+      await core.handle?.result.catch(() => undefined);
+    }
+  }
+
+  return { execute, runUnreviewed, wiring, track, showChecks, whenIdle };
+}
+
+export type RunStarts = ReturnType<typeof createRunStarts>;
