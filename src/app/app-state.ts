@@ -5,15 +5,20 @@
  * Nothing of it lives at module level, so two app states (two tests, a bench page) share nothing.
  */
 import { createAutoMode } from './auto-mode.ts';
+import { createBenchState } from './bench-state.ts';
 import { createCapabilityProbe } from './capability-probe.ts';
 import { type ConductorServices, createConductor } from './conductor.ts';
+import { createConnections } from './connections.ts';
 import { createHistory } from './history.ts';
+import { createKeys } from './keys.ts';
+import { createLedgerView } from './ledger-view.ts';
+import { createModelCache } from './model-cache.ts';
 import { createOutcomes } from './outcomes.ts';
 import { createPool } from './pool.ts';
 import { createPrefs } from './prefs.ts';
 import { createRouter } from './router.ts';
 import { createRuns } from './runs/runs.ts';
-import type { PageServices } from './services.ts';
+import { failoverFor, type PageServices } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
 import { createTheme } from './theme.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
@@ -24,6 +29,7 @@ export type AppServices = PageServices & Pick<ConductorServices, 'openBridge'> &
 
 export function createAppState(services: AppServices) {
   const unlock = createVaultUnlock(services);
+  const keys = createKeys(services);
   const storage = createStorage(services);
   const theme = createTheme();
   const router = createRouter();
@@ -32,6 +38,13 @@ export function createAppState(services: AppServices) {
   const pool = createPool(services);
   const conductor = createConductor(services);
   const history = createHistory(services);
+  const modelCache = createModelCache({
+    bridge: conductor.bridge,
+    unload: conductor.unload,
+    refreshStorage: storage.refreshStorage,
+  });
+  const ledgerView = createLedgerView(services);
+  const connections = createConnections({ egress: services.egress, bridge: conductor.bridge });
   const outcomes = createOutcomes(services);
   const auto = createAutoMode({ outcomeStore: services.outcomeStore });
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
@@ -47,9 +60,17 @@ export function createAppState(services: AppServices) {
     chooseStrategy: (question, pool, keyless) =>
       auto.pick(question, pool, keyless, conductor.state.value.status === 'ready'),
   });
+  const benches = createBenchState(services, {
+    recordOutcome: outcomes.record,
+    ensureUnlocked: unlock.ensureUnlocked,
+    // Bench items fail over as the app's runs do, by the same Settings switch.
+    failover: () => failoverFor({ egress: services.egress, runPrefs: () => prefs.runPrefs.value }),
+  });
   return {
     services,
+    benches,
     unlock,
+    keys,
     storage,
     theme,
     router,
@@ -58,6 +79,9 @@ export function createAppState(services: AppServices) {
     pool,
     conductor,
     history,
+    connections,
+    modelCache,
+    ledgerView,
     runs,
     outcomes,
     auto,

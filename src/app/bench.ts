@@ -342,11 +342,16 @@ export function createBench(options: BenchOptions) {
   }
 
   /** Leaving the bench pauses it (items in flight still finish and are stored), so it can be resumed. */
-  function close(): void {
-    closed = true;
+  function leave(): void {
     controller?.pause();
     codeRunner?.dispose?.();
     codeRunner = undefined;
+  }
+
+  /** Leaves it for good: its store is closed too when it owns it. */
+  function close(): void {
+    closed = true;
+    leave();
     if (options.ownsStore !== false) store.value?.close();
   }
 
@@ -365,6 +370,7 @@ export function createBench(options: BenchOptions) {
     resumeStored,
     show,
     remove,
+    leave,
     close,
     pause: () => controller?.pause(),
     resume: () => controller?.resume(),

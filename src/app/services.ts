@@ -6,6 +6,8 @@
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import type { Egress } from '../egress/egress.ts';
 import type { Ledger } from '../egress/ledger.ts';
+import type { BenchStore } from '../evaluation/bench-store.ts';
+import type { PlannerCompareStore } from '../evaluation/compare-planners-store.ts';
 import type { FailoverOptions } from '../executor/failover.ts';
 import type { RunHistoryStore } from '../executor/store.ts';
 import type { OutcomeStore } from '../learning/outcome.ts';
@@ -24,6 +26,10 @@ export interface PageServices {
   poolStore(): Promise<PoolStore>;
   /** What the user marked good or bad, and the bench scored (src/learning/): never sent anywhere. */
   outcomeStore(): Promise<OutcomeStore>;
+  /** The bench's runs and results (opened when the Bench screen first opens). */
+  benchStore(): Promise<BenchStore>;
+  /** "Compare planners"' scores per model. */
+  plannerCompareStore(): Promise<PlannerCompareStore>;
 }
 
 /** Opens `open()` once, on the first call, and hands every caller the same promise. */
@@ -46,7 +52,11 @@ export function pageServices(): PageServices {
   const runStore = once(() => import('../executor/store.ts').then((m) => m.openRunStore()));
   const poolStore = once(() => import('../pool/store.ts').then((m) => m.openPoolStore()));
   const outcomeStore = once(() => import('../learning/outcome-store.ts').then((m) => m.openOutcomeStore()));
-  return { vault, ledger, egress, runStore, poolStore, outcomeStore };
+  const benchStore = once(() => import('../evaluation/bench-store.ts').then((m) => m.BenchStore.open()));
+  const plannerCompareStore = once(() =>
+    import('../evaluation/compare-planners-store.ts').then((m) => m.PlannerCompareStore.open()),
+  );
+  return { vault, ledger, egress, runStore, poolStore, outcomeStore, benchStore, plannerCompareStore };
 }
 
 /** The part of the conductor bridge a run uses: planning, `self` steps' replanning, the `local` worker. */

@@ -1,8 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatBytes, formatTime } from '../app/format.ts';
 import { takeoversIn } from '../app/ledger-takeovers.ts';
-import { downloadText } from '../app/save-file.ts';
-import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPage, type LedgerPurpose } from '../egress/ledger.ts';
+import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPurpose } from '../egress/ledger.ts';
 import { useAppState } from './app-context.ts';
 
 const PURPOSE_LABELS: Partial<Record<LedgerPurpose, string>> = {
@@ -22,33 +21,10 @@ function statusText(e: LedgerEntry): string {
  * where, how much, and for which run and step. Newest first, a page at a time.
  */
 export function LedgerPanel() {
-  const getLedger = useAppState().services.ledger;
-  const [page, setPage] = useState<LedgerPage | undefined>();
-  /** `before` of each page shown so far; the last is the current page (undefined: the newest). */
-  const [trail, setTrail] = useState<(number | undefined)[]>([undefined]);
-  const before = trail.at(-1);
-  useEffect(() => {
-    let off: (() => void) | undefined;
-    let live = true;
-    void getLedger().then(async (ledger) => {
-      const load = async () => {
-        const next = await ledger.page(before === undefined ? {} : { before });
-        if (live) setPage(next);
-      };
-      await load();
-      if (live) off = ledger.subscribe(() => void load());
-    });
-    return () => {
-      live = false;
-      off?.();
-    };
-  }, [before, getLedger]);
-  const exportAs = async (kind: 'json' | 'csv') => {
-    const ledger = await getLedger();
-    if (kind === 'json')
-      downloadText('baton-egress-ledger.json', await ledger.exportJSON(), 'application/json');
-    else downloadText('baton-egress-ledger.csv', await ledger.exportCSV(), 'text/csv');
-  };
+  const view = useAppState().ledgerView;
+  const page = view.page.value;
+  const trail = view.trail.value;
+  useEffect(() => view.open(), []);
   const entries = page?.entries;
   const takeovers = takeoversIn(entries ?? []);
   const first = (trail.length - 1) * LEDGER_PAGE_SIZE + 1;
@@ -59,10 +35,10 @@ export function LedgerPanel() {
           Requests and downloads
         </h2>
         <span class="spacer" />
-        <button type="button" class="small" onClick={() => void exportAs('json')}>
+        <button type="button" class="small" onClick={() => void view.exportAs('json')}>
           Export JSON
         </button>
-        <button type="button" class="small" onClick={() => void exportAs('csv')}>
+        <button type="button" class="small" onClick={() => void view.exportAs('csv')}>
           Export CSV
         </button>
       </div>
@@ -84,19 +60,14 @@ export function LedgerPanel() {
                 : `${first}–${first + entries.length - 1} of ${page?.total ?? 0}`}
             </span>
             <span class="spacer" />
-            <button
-              type="button"
-              class="small"
-              disabled={trail.length === 1}
-              onClick={() => setTrail(trail.slice(0, -1))}
-            >
+            <button type="button" class="small" disabled={trail.length === 1} onClick={view.newer}>
               Newer
             </button>
             <button
               type="button"
               class="small"
               disabled={page?.nextBefore === undefined}
-              onClick={() => page?.nextBefore !== undefined && setTrail([...trail, page.nextBefore])}
+              onClick={view.older}
             >
               Older
             </button>

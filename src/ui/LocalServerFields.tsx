@@ -12,12 +12,6 @@ import {
   withServer,
 } from './local-server-draft.ts';
 
-type Discovery =
-  | { state: 'idle' }
-  | { state: 'asking' }
-  | { state: 'found'; ids: string[] }
-  | { state: 'failed'; message: string };
-
 /**
  * The local planner server: which server, its base URL (loopback only), the model id (with the ids the
  * server lists, asked through the conductor thread as soon as the URL is one), its CORS hint and, on a
@@ -31,33 +25,20 @@ export function LocalServerFields(props: {
   disabled: boolean;
 }) {
   const { draft, onDraft, error, disabled } = props;
-  const getBridge = useAppState().conductor.bridge;
-  const [discovery, setDiscovery] = useState<Discovery>({ state: 'idle' });
+  const { connections } = useAppState();
   const [asked, setAsked] = useState(0);
   const urlProblem = localServerUrlProblem(draft.baseURL);
+  const url = draft.baseURL.trim();
+  // What the server said, as long as it is about the URL in the field.
+  const said = connections.serverModels.value;
+  const discovery = said.state !== 'idle' && said.url === url ? said : ({ state: 'idle' } as const);
 
   useEffect(() => {
-    if (urlProblem) {
-      setDiscovery({ state: 'idle' });
-      return;
-    }
-    let live = true;
+    if (urlProblem) return;
     // Typing a URL asks once it has stopped changing, not at every key.
-    const timer = setTimeout(() => {
-      setDiscovery({ state: 'asking' });
-      void getBridge()
-        .then((bridge) => bridge.serverModels(draft.baseURL.trim()))
-        .then(
-          (ids) => live && setDiscovery({ state: 'found', ids }),
-          (e: unknown) =>
-            live && setDiscovery({ state: 'failed', message: (e as Error).message ?? String(e) }),
-        );
-    }, 400);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [draft.baseURL, urlProblem, asked, getBridge]);
+    const timer = setTimeout(() => void connections.askServer(url), 400);
+    return () => clearTimeout(timer);
+  }, [url, urlProblem, asked]);
 
   const hint = corsHintFor(draft.server, location.origin);
   const ids = discovery.state === 'found' ? discovery.ids : [];

@@ -22,7 +22,7 @@ import {
 export function PoolPanel() {
   const app = useAppState();
   const { pool, poolError, includeLocal, setIncludeLocal, saveWorker, deleteWorker } = app.pool;
-  const getEgress = app.services.egress;
+  const { connections } = app;
   const workers = pool.value;
   const [draft, setDraft] = useState<Draft>(() => draftFor(CATALOG[0]?.id ?? 'openai'));
   const [problem, setProblem] = useState<string | undefined>();
@@ -34,9 +34,9 @@ export function PoolPanel() {
   const setOwnPrice = (patch: Partial<Draft>) =>
     setDraft(({ pricedBy: _from, ...d }) => ({ ...d, ...patch }));
   const unknownPrice = priceUnknown(draft);
-  const [checking, setChecking] = useState(false);
-  const [check, setCheck] = useState<{ ok: boolean; text: string; hint?: string } | undefined>();
-  const [discovered, setDiscovered] = useState<string[]>([]);
+  const checking = connections.checking.value;
+  const check = connections.check.value;
+  const discovered = connections.modelsAt({ providerId: draft.providerId, baseURL: draft.baseURL.trim() });
   /** The worker being edited; undefined while the form adds a new one. */
   const [editing, setEditing] = useState<WorkerSpec | undefined>();
   const formTitle = useRef<HTMLHeadingElement>(null);
@@ -45,7 +45,7 @@ export function PoolPanel() {
     setEditing(worker);
     setDraft(draftFromWorker(worker));
     setProblem(undefined);
-    setCheck(undefined);
+    connections.clearCheck();
     // The form is below the table: take the user (and the focus) there.
     requestAnimationFrame(() => formTitle.current?.focus());
   };
@@ -55,49 +55,14 @@ export function PoolPanel() {
     setProblem(undefined);
   };
 
-  const testConnection = async () => {
-    setChecking(true);
-    setCheck(undefined);
-    try {
-      const [{ testConnection: run }, egress] = await Promise.all([
-        import('../egress/connection-test.ts'),
-        getEgress(),
-      ]);
-      const result = await run(egress, {
-        providerId: draft.providerId,
-        baseURL: draft.baseURL.trim(),
-        model: draft.model.trim(),
-      });
-      if (result.ok) {
-        setCheck({ ok: true, text: result.message });
-        if (result.models) setDiscovered(result.models);
-      } else {
-        setCheck({ ok: false, text: result.message, ...(result.hint ? { hint: result.hint } : {}) });
-      }
-    } catch (error) {
-      setCheck({ ok: false, text: (error as Error).message });
-    } finally {
-      setChecking(false);
-    }
-  };
-
-  const discover = async () => {
-    setChecking(true);
-    setCheck(undefined);
-    try {
-      const [{ listModels }, egress] = await Promise.all([import('../egress/discovery.ts'), getEgress()]);
-      const models = await listModels(egress, {
-        providerId: draft.providerId,
-        baseURL: draft.baseURL.trim(),
-      });
-      setDiscovered(models);
-      setCheck({ ok: true, text: `${models.length} model${models.length === 1 ? '' : 's'} found.` });
-    } catch (error) {
-      setCheck({ ok: false, text: (error as Error).message });
-    } finally {
-      setChecking(false);
-    }
-  };
+  const testConnection = () =>
+    connections.test({
+      providerId: draft.providerId,
+      baseURL: draft.baseURL.trim(),
+      model: draft.model.trim(),
+    });
+  const discover = () =>
+    connections.discover({ providerId: draft.providerId, baseURL: draft.baseURL.trim() });
 
   return (
     <section class="card" aria-labelledby="pool-panel-title" data-testid="pool-panel">
@@ -228,7 +193,7 @@ export function PoolPanel() {
             }
             // Added: the form starts again for the same provider, so pressing Add again adds nothing twice.
             setDraft(draftFor(draft.providerId));
-            setCheck(undefined);
+            connections.clearCheck();
             setAdded(`Added “${worker.label}” to the pool.`);
           });
         }}

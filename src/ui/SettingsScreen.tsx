@@ -136,23 +136,21 @@ function SpendingPanel() {
 
 function ModelCachePanel() {
   const app = useAppState();
-  const { bridge: getBridge, unload: unloadConductor } = app.conductor;
+  const { unload: unloadConductor } = app.conductor;
+  const { modelCache } = app;
   const state = app.conductor.state.value;
   const { storageStatus, refreshStorage, requestPersistence } = app.storage;
   const storage = storageStatus.value;
-  const [cache, setCache] = useState<{ cached: boolean; bytes?: number } | undefined>();
   const [message, setMessage] = useState<string | undefined>();
   const model = state.model;
   // A local server keeps its model itself: this browser stores nothing of it.
   const inServer = model?.engine === 'local-server';
+  const cache = modelCache.of(model);
   useEffect(() => {
     void refreshStorage();
     // A local server's "cache" is the server answering: not worth a request each time Settings opens.
     if (!model || state.status !== 'ready' || inServer) return;
-    void getBridge()
-      .then((b) => b.cacheStatus(model))
-      .then(setCache)
-      .catch(() => setCache(undefined));
+    void modelCache.refresh(model);
   }, [model, state.status]);
   return (
     <section class="card" aria-labelledby="cache-title" data-testid="model-cache">
@@ -210,12 +208,7 @@ function ModelCachePanel() {
                 )
               )
                 return;
-              const b = await getBridge();
-              if (state.status === 'ready') await unloadConductor();
-              const ok = await b.deleteCache(model).catch(() => false);
-              setCache({ cached: false });
-              setMessage(ok ? 'The model was deleted from the cache.' : 'Nothing was deleted.');
-              void refreshStorage();
+              setMessage(await modelCache.remove(model, state.status === 'ready'));
             }}
           >
             Delete the model from the cache

@@ -1,26 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
 import { withArticle } from '../app/indefinite-article.ts';
+import type { KeyOutcome } from '../app/keys.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
-import type { KeyInfo, Vault } from '../vault/vault.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
 
-function errorText(error: unknown): string {
-  const e = error as { message?: string };
-  return e.message ?? 'Something went wrong.';
-}
-
 /**
  * API keys: add (a password field, cleared after saving; only the last four characters are shown again),
- * delete, and the optional passphrase lock.
+ * delete, and the optional passphrase lock. The keys and the lock are the app's (src/app/keys.ts); this
+ * panel keeps only what is being typed and the last action's message.
  */
 export function VaultPanel() {
-  const getVault = useAppState().services.vault;
-  const [vault, setVault] = useState<Vault | undefined>();
-  const [keys, setKeys] = useState<KeyInfo[]>([]);
-  const [locked, setLocked] = useState(false);
-  const [hasPass, setHasPass] = useState(false);
+  const keys = useAppState().keys;
   const [providerId, setProviderId] = useState(CATALOG[0]?.id ?? 'openai');
   const [origin, setOrigin] = useState('');
   const [key, setKey] = useState('');
@@ -28,41 +20,24 @@ export function VaultPanel() {
   const [newPass, setNewPass] = useState('');
   const [currentPass, setCurrentPass] = useState('');
   const [nextPass, setNextPass] = useState('');
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
+  const [outcome, setOutcome] = useState<KeyOutcome | undefined>();
   const preset = presetById(providerId);
-
-  const refresh = async (v: Vault) => {
-    setLocked(v.state() === 'locked');
-    setHasPass(v.hasPassphrase());
-    try {
-      setKeys(v.state() === 'locked' ? [] : await v.listKeys());
-    } catch (error) {
-      setMessage({ kind: 'error', text: errorText(error) });
-    }
-  };
+  const vaultOpen = keys.vault.value !== undefined;
+  const locked = keys.locked.value;
+  const hasPass = keys.hasPassphrase.value;
+  const message: KeyOutcome | undefined =
+    outcome ?? (keys.readError.value ? { kind: 'error', text: keys.readError.value } : undefined);
 
   useEffect(() => {
-    let off: (() => void) | undefined;
-    void getVault().then((v) => {
-      setVault(v);
-      void refresh(v);
-      off = v.onChange(() => void refresh(v));
-    });
-    return () => off?.();
+    void keys.watch();
   }, []);
 
-  // No refresh here: every change the vault makes reaches the onChange listener above.
   // Resolves whether it worked, so a form keeps what was typed when it did not.
-  const act = async (fn: () => Promise<unknown>, ok: string): Promise<boolean> => {
-    setMessage(undefined);
-    try {
-      await fn();
-      setMessage({ kind: 'ok', text: ok });
-      return true;
-    } catch (error) {
-      setMessage({ kind: 'error', text: errorText(error) });
-      return false;
-    }
+  const act = async (action: Promise<KeyOutcome>): Promise<boolean> => {
+    setOutcome(undefined);
+    const done = await action;
+    setOutcome(done);
+    return done.kind === 'ok';
   };
   const clearPassphrases = (done: boolean) => {
     if (!done) return;
@@ -88,7 +63,7 @@ export function VaultPanel() {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            void act(() => vault!.unlock(pass), 'Unlocked.').then(() => setPass(''));
+            void act(keys.unlock(pass)).then(() => setPass(''));
           }}
         >
           <Field
@@ -105,9 +80,9 @@ export function VaultPanel() {
         </form>
       ) : (
         <>
-          {keys.length > 0 && (
+          {keys.list.value.length > 0 && (
             <ul class="history-list" data-testid="key-list">
-              {keys.map((k) => (
+              {keys.list.value.map((k) => (
                 <li key={k.id}>
                   <span class="q">
                     <strong>{presetById(k.providerId)?.name ?? k.providerId}</strong>{' '}
@@ -119,7 +94,7 @@ export function VaultPanel() {
                     type="button"
                     class="small danger"
                     aria-label={`Delete the key for ${k.providerId}`}
-                    onClick={() => void act(() => vault!.deleteKey(k.id), 'Key deleted.')}
+                    onClick={() => void act(keys.remove(k.id))}
                   >
                     Delete
                   </button>
@@ -132,7 +107,7 @@ export function VaultPanel() {
               e.preventDefault();
               const secret = key;
               setKey('');
-              void act(() => vault!.saveKey({ providerId, origin: keyOrigin, key: secret }), 'Key saved.');
+              void act(keys.save({ providerId, origin: keyOrigin, key: secret }));
             }}
           >
             <div class="row">
@@ -172,7 +147,12 @@ export function VaultPanel() {
               />
             </div>
             <div class="row">
-              <button type="submit" class="primary" disabled={!key.trim() || !vault} data-testid="save-key">
+              <button
+                type="submit"
+                class="primary"
+                disabled={!key.trim() || !vaultOpen}
+                data-testid="save-key"
+              >
                 Save key
               </button>
               {preset?.keyURL && (
@@ -190,7 +170,7 @@ export function VaultPanel() {
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              void act(() => vault!.setPassphrase(newPass), 'Passphrase set.').then(() => setNewPass(''));
+              void act(keys.setPassphrase(newPass)).then(() => setNewPass(''));
             }}
           >
             <p class="small muted">
@@ -209,11 +189,7 @@ export function VaultPanel() {
         )}
         {hasPass && !locked && (
           <div class="row">
-            <button
-              type="button"
-              onClick={() => void act(async () => vault!.lock(), 'Locked.')}
-              data-testid="lock"
-            >
+            <button type="button" onClick={() => void act(keys.lock())} data-testid="lock">
               Lock now
             </button>
           </div>
@@ -224,9 +200,7 @@ export function VaultPanel() {
             data-testid="change-passphrase"
             onSubmit={(e) => {
               e.preventDefault();
-              void act(() => vault!.changePassphrase(currentPass, nextPass), 'Passphrase changed.').then(
-                clearPassphrases,
-              );
+              void act(keys.changePassphrase(currentPass, nextPass)).then(clearPassphrases);
             }}
           >
             <p class="small muted">
@@ -258,11 +232,7 @@ export function VaultPanel() {
                 type="button"
                 class="danger"
                 disabled={!currentPass}
-                onClick={() =>
-                  void act(() => vault!.removePassphrase(currentPass), 'Passphrase removed.').then(
-                    clearPassphrases,
-                  )
-                }
+                onClick={() => void act(keys.removePassphrase(currentPass)).then(clearPassphrases)}
               >
                 Remove passphrase
               </button>

@@ -63,14 +63,33 @@ const codeRunner: CodeRunner | undefined =
       }
     : sandbox;
 
-// Loaded the way the app will load it: as a lazy chunk.
-const { BenchScreen } = await import('../../src/ui/bench/BenchScreen.tsx');
+// Loaded the way the app will load it: as lazy chunks, the bench's state made as the app state makes it.
+const [
+  { BenchScreen },
+  { createBench },
+  { createPlannerComparison },
+  { BenchStore },
+  { PlannerCompareStore },
+] = await Promise.all([
+  import('../../src/ui/bench/BenchScreen.tsx'),
+  import('../../src/app/bench.ts'),
+  import('../../src/app/planner-comparison.ts'),
+  import('../../src/evaluation/bench-store.ts'),
+  import('../../src/evaluation/compare-planners-store.ts'),
+]);
+const bench = createBench({
+  openStore: () => BenchStore.open(),
+  codeRunner: () => codeRunner ?? createSandboxRunner(),
+});
+const comparison = createPlannerComparison({ openStore: () => PlannerCompareStore.open() });
+await Promise.all([bench.open(), comparison.open()]);
 render(
   <BenchScreen
     pool={pool}
     transport={createOpenAITransport()}
+    bench={bench}
+    comparison={comparison}
     {...(planner ? { planner } : {})}
-    {...(codeRunner ? { codeRunner } : {})}
   />,
   document.getElementById('app')!,
 );

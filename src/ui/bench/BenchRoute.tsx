@@ -1,6 +1,8 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import type { Bench } from '../../app/bench.ts';
 import { modelLabel } from '../../app/conductor.ts';
-import { failoverFor, transports } from '../../app/services.ts';
+import type { PlannerComparison } from '../../app/planner-comparison.ts';
+import { transports } from '../../app/services.ts';
 import type { StatsConductor } from '../../evaluation/compare-planners-run.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
@@ -10,6 +12,8 @@ import { BenchScreen } from './BenchScreen.tsx';
 import { plannerFromConductor } from './planner.ts';
 
 interface Services {
+  bench: Bench;
+  comparison: PlannerComparison;
   transport: (worker: WorkerSpec) => ChatTransport;
   planner?: Planner;
   conductor?: StatsConductor;
@@ -28,18 +32,20 @@ export function BenchRoute() {
   const model = conductorState.model ? (conductorState.label ?? modelLabel(conductorState.model)) : undefined;
   const [services, setServices] = useState<Services | undefined>();
   const [error, setError] = useState<string | undefined>();
-  // Bench items fail over as the app's runs do, by the same Settings switch.
-  const failover = useCallback(
-    () => failoverFor({ egress: state.services.egress, runPrefs: () => state.prefs.runPrefs.value }),
-    [state],
-  );
   useEffect(() => {
     let stale = false;
     const app = { ...state.services, bridge: state.conductor.bridge };
-    Promise.all([transports(workers, app), ready ? app.bridge() : undefined]).then(
-      ([transport, bridge]) => {
+    Promise.all([
+      transports(workers, app),
+      ready ? app.bridge() : undefined,
+      state.benches.bench(),
+      state.benches.plannerComparison(),
+    ]).then(
+      ([transport, bridge, bench, comparison]) => {
         if (stale) return;
         setServices({
+          bench,
+          comparison,
           transport,
           ...(bridge
             ? {
@@ -69,9 +75,8 @@ export function BenchRoute() {
     <BenchScreen
       pool={workers}
       transport={services.transport}
-      recordOutcome={state.outcomes.record}
-      ensureUnlocked={state.unlock.ensureUnlocked}
-      failover={failover}
+      bench={services.bench}
+      comparison={services.comparison}
       {...(services.planner ? { planner: services.planner } : {})}
       {...(services.conductor && ready && model ? { conductor: { model, service: services.conductor } } : {})}
     />

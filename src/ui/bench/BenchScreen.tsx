@@ -1,19 +1,11 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import {
-  type BenchOptions,
-  createBench,
-  defaultBenchName,
-  trajectoriesFile,
-  UNFINISHED_BENCH,
-} from '../../app/bench.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { type Bench, defaultBenchName, trajectoriesFile, UNFINISHED_BENCH } from '../../app/bench.ts';
 import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
 import { downloadText } from '../../app/save-file.ts';
 import { namerFor } from '../../app/worker-names.ts';
 import type { BenchProgress } from '../../evaluation/bench-runner.ts';
-import { type BenchRunRecord, BenchStore } from '../../evaluation/bench-store.ts';
+import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import { SAMPLE_TASKS } from '../../evaluation/sample-tasks.ts';
-import { createSandboxRunner } from '../../evaluation/sandbox.ts';
-import type { CodeRunner } from '../../evaluation/score.ts';
 import { type Planner, type Strategy, strategyLabel } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
@@ -32,16 +24,10 @@ export interface BenchScreenProps {
   transport: ChatTransport | ((worker: WorkerSpec) => ChatTransport);
   /** The on-device conductor, for the router and conductor strategies; without it they are disabled. */
   planner?: Planner;
-  /** Where runs and results are kept; default: `BenchStore.open()` (IndexedDB `baton-bench`). */
-  store?: BenchStore;
-  /** Scores code tasks; default: a sandboxed iframe runner (src/evaluation/sandbox.ts), made on first need. */
-  codeRunner?: CodeRunner;
-  /** Keeps each scored item as an outcome for workflow memory (the app's outcomes). */
-  recordOutcome?: BenchOptions['recordOutcome'];
-  /** Asks for the passphrase before a bench starts when the vault is locked (the app's unlock prompt). */
-  ensureUnlocked?: BenchOptions['ensureUnlocked'];
-  /** How items fail over (the app's Settings); absent: they do not. */
-  failover?: BenchOptions['failover'];
+  /** The app's bench (src/app/bench-state.ts): its benches, progress and actions outlive this screen. */
+  bench: Bench;
+  /** The app's "Compare planners". */
+  comparison: ComparePlannersProps['comparison'];
   /** The loaded conductor with its model's name, for "Compare planners" (which plans with nothing else). */
   conductor?: ComparePlannersProps['conductor'];
 }
@@ -64,38 +50,14 @@ function stateText(progress: BenchProgress): string {
 }
 
 /** The bench: choose tasks, strategies and limits; run with progress, pause, resume, cancel; compare results. */
-export function BenchScreen({
-  pool,
-  transport,
-  planner,
-  store: givenStore,
-  codeRunner,
-  recordOutcome,
-  ensureUnlocked,
-  failover,
-  conductor,
-}: BenchScreenProps) {
+export function BenchScreen({ pool, transport, planner, bench, comparison, conductor }: BenchScreenProps) {
   const [taskSet, setTaskSet] = useState<TaskSetChoice>({ source: 'sample', tasks: SAMPLE_TASKS });
   const [strategies, setStrategies] = useState<Strategy[]>([]);
   const [concurrency, setConcurrency] = useState('2');
   const [spendCap, setSpendCap] = useState('');
   const [name, setName] = useState(defaultBenchName);
-  const bench = useMemo(
-    () =>
-      createBench({
-        openStore: givenStore ? async () => givenStore : () => BenchStore.open(),
-        ownsStore: !givenStore,
-        codeRunner: () => codeRunner ?? createSandboxRunner(),
-        ...(recordOutcome ? { recordOutcome } : {}),
-        ...(ensureUnlocked ? { ensureUnlocked } : {}),
-        ...(failover ? { failover } : {}),
-      }),
-    [givenStore, codeRunner, recordOutcome, ensureUnlocked, failover],
-  );
-  useEffect(() => {
-    void bench.open();
-    return () => bench.close();
-  }, [bench]);
+  // Leaving the screen pauses a running bench; it can be resumed when the screen is back.
+  useEffect(() => () => bench.leave(), [bench]);
   const env = { pool, transport, ...(planner ? { planner } : {}) };
   const storeError = bench.storeError.value;
   const runs = bench.runs.value;
@@ -367,7 +329,7 @@ export function BenchScreen({
         )}
       </div>
 
-      <ComparePlanners {...(conductor ? { conductor } : {})} />
+      <ComparePlanners comparison={comparison} {...(conductor ? { conductor } : {})} />
     </section>
   );
 }

@@ -1,15 +1,14 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { formatDuration, formatTime } from '../../app/format.ts';
+import type { PlannerComparison, PlannerRow } from '../../app/planner-comparison.ts';
 import type { ComparisonProgress, StatsConductor } from '../../evaluation/compare-planners-run.ts';
-import { PlannerCompareStore } from '../../evaluation/compare-planners-store.ts';
 import { PLANNER_SET, REFERENCE_POOL } from '../../evaluation/planner-set.ts';
-import { createPlannerComparison, type PlannerRow } from './planner-comparison.ts';
 
 export interface ComparePlannersProps {
   /** The loaded conductor and its model's name; without it the run is disabled and says why. */
   conductor?: { model: string; service: StatsConductor };
-  /** Where scores are kept; default: `PlannerCompareStore.open()` (IndexedDB `baton-planner-compare`). */
-  store?: PlannerCompareStore;
+  /** The app's comparison (src/app/bench-state.ts): its rows and progress outlive this screen. */
+  comparison: PlannerComparison;
 }
 
 /** The sample sizes offered: a small one first, since a laptop GPU takes seconds per plan. */
@@ -34,20 +33,10 @@ function stateText(p: ComparisonProgress): string {
  * "Compare planners": plans labelled questions on the loaded conductor alone and keeps each model's
  * figures, so a user loads models one after another and picks the one that plans best on this device.
  */
-export function ComparePlanners({ conductor, store: givenStore }: ComparePlannersProps) {
+export function ComparePlanners({ conductor, comparison }: ComparePlannersProps) {
   const [size, setSize] = useState<number>(SIZES[1]);
-  const comparison = useMemo(
-    () =>
-      createPlannerComparison({
-        openStore: givenStore ? async () => givenStore : () => PlannerCompareStore.open(),
-        ownsStore: !givenStore,
-      }),
-    [givenStore],
-  );
-  useEffect(() => {
-    void comparison.open();
-    return () => comparison.close();
-  }, [comparison]);
+  // Leaving the screen stops a comparison in progress (what was planned is kept).
+  useEffect(() => () => comparison.cancel(), [comparison]);
   const rows = comparison.rows.value;
   const shown = comparison.progress.value;
   const p = shown?.progress;

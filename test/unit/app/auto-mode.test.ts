@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createAppState } from '../../../src/app/app-state.ts';
 import { createAutoMode } from '../../../src/app/auto-mode.ts';
 import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
+import { BenchStore } from '../../../src/evaluation/bench-store.ts';
+import { PlannerCompareStore } from '../../../src/evaluation/compare-planners-store.ts';
 import { mulberry32 } from '../../../src/evaluation/random.ts';
 import type { Outcome, OutcomeStore } from '../../../src/learning/outcome.ts';
 import { keyedServices, keyedTestProvider } from './test-app-state.ts';
@@ -93,6 +95,8 @@ describe('auto mode in the app', () => {
       },
       openBridge: async () => conductor as unknown as ConductorBridge,
       outcomeStore: async () => outcomes,
+      benchStore: () => BenchStore.open(`test-bench-${crypto.randomUUID()}`),
+      plannerCompareStore: () => PlannerCompareStore.open(`test-planner-compare-${crypto.randomUUID()}`),
     });
     keyed.provider.clearRequests();
 

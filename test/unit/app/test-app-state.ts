@@ -4,6 +4,8 @@ import type { RunConductor } from '../../../src/app/services.ts';
 import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { createEgress, type Egress } from '../../../src/egress/egress.ts';
 import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
+import { BenchStore } from '../../../src/evaluation/bench-store.ts';
+import { PlannerCompareStore } from '../../../src/evaluation/compare-planners-store.ts';
 import { openRunStore, type RunHistoryStore } from '../../../src/executor/store.ts';
 import type { OutcomeStore } from '../../../src/learning/outcome.ts';
 import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
@@ -38,6 +40,8 @@ export function testAppState(parts: {
       (outcomes ??= parts.outcomeStore
         ? Promise.resolve(parts.outcomeStore)
         : openOutcomeStore(`test-outcomes-${crypto.randomUUID()}`)),
+    benchStore: () => BenchStore.open(`test-bench-${crypto.randomUUID()}`),
+    plannerCompareStore: () => PlannerCompareStore.open(`test-planner-compare-${crypto.randomUUID()}`),
     // A run calls only plan, replan and chat; nothing here loads a model.
     openBridge: async () => parts.conductor as unknown as ConductorBridge,
   });

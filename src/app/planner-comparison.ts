@@ -1,13 +1,13 @@
 import { signal } from '@preact/signals';
-import { type PlannerSummary, summarizePlanner } from '../../evaluation/compare-planners.ts';
+import { type PlannerSummary, summarizePlanner } from '../evaluation/compare-planners.ts';
 import {
   type ComparisonProgress,
   type ComparisonRun,
   runPlannerComparison,
   type StatsConductor,
-} from '../../evaluation/compare-planners-run.ts';
-import type { PlannerCompareStore, StoredPlannerScore } from '../../evaluation/compare-planners-store.ts';
-import { plannerSample } from '../../evaluation/planner-set.ts';
+} from '../evaluation/compare-planners-run.ts';
+import type { PlannerCompareStore, StoredPlannerScore } from '../evaluation/compare-planners-store.ts';
+import { plannerSample } from '../evaluation/planner-set.ts';
 
 /** One model's row: its five figures over every question it was measured on, and the last measure's time. */
 export interface PlannerRow {

@@ -1,8 +1,8 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { StatsConductor } from '../../../../src/evaluation/compare-planners-run.ts';
-import { PlannerCompareStore } from '../../../../src/evaluation/compare-planners-store.ts';
-import { createPlannerComparison } from '../../../../src/ui/bench/planner-comparison.ts';
+import { createPlannerComparison } from '../../../src/app/planner-comparison.ts';
+import type { StatsConductor } from '../../../src/evaluation/compare-planners-run.ts';
+import { PlannerCompareStore } from '../../../src/evaluation/compare-planners-store.ts';
 
 /** A conductor that plans every question as one step on Quick, as the bridge answers a valid plan. */
 const quick: StatsConductor = {

@@ -1,0 +1,79 @@
+/**
+ * The saved API keys and the vault's lock as the page shows them: signals that follow the vault (every
+ * change it makes, here or in another tab, reaches `onChange`), and the actions Settings offers. The
+ * vault is opened on the first `watch()`, not with the app: most screens never show a key.
+ */
+import { signal } from '@preact/signals';
+import type { KeyInfo, SaveKeyInput, Vault } from '../vault/vault.ts';
+
+/** What an action did, in words for the page. */
+export interface KeyOutcome {
+  kind: 'ok' | 'error';
+  text: string;
+}
+
+function errorText(error: unknown): string {
+  return (error as { message?: string }).message ?? 'Something went wrong.';
+}
+
+export function createKeys(services: { vault(): Promise<Vault> }) {
+  /** Undefined until the vault is open. */
+  const vault = signal<Vault | undefined>(undefined);
+  const list = signal<KeyInfo[]>([]);
+  const locked = signal(false);
+  const hasPassphrase = signal(false);
+  /** Why the list could not be read, when it could not. */
+  const readError = signal<string | undefined>(undefined);
+  let watching: Promise<void> | undefined;
+
+  async function refresh(v: Vault): Promise<void> {
+    locked.value = v.state() === 'locked';
+    hasPassphrase.value = v.hasPassphrase();
+    try {
+      list.value = v.state() === 'locked' ? [] : await v.listKeys();
+      readError.value = undefined;
+    } catch (error) {
+      readError.value = errorText(error);
+    }
+  }
+
+  /** Opens the vault and follows it for the rest of the page's life. */
+  function watch(): Promise<void> {
+    watching ??= services.vault().then(async (v) => {
+      v.onChange(() => void refresh(v));
+      await refresh(v);
+      vault.value = v;
+    });
+    return watching;
+  }
+
+  /** Runs `fn` on the open vault; the signals follow through `onChange`, so no refresh here. */
+  async function act(fn: (v: Vault) => Promise<unknown>, ok: string): Promise<KeyOutcome> {
+    try {
+      await watch();
+      await fn(vault.value as Vault);
+      return { kind: 'ok', text: ok };
+    } catch (error) {
+      return { kind: 'error', text: errorText(error) };
+    }
+  }
+
+  return {
+    vault,
+    list,
+    locked,
+    hasPassphrase,
+    readError,
+    watch,
+    save: (input: SaveKeyInput) => act((v) => v.saveKey(input), 'Key saved.'),
+    remove: (id: string) => act((v) => v.deleteKey(id), 'Key deleted.'),
+    unlock: (passphrase: string) => act((v) => v.unlock(passphrase), 'Unlocked.'),
+    lock: () => act(async (v) => v.lock(), 'Locked.'),
+    setPassphrase: (passphrase: string) => act((v) => v.setPassphrase(passphrase), 'Passphrase set.'),
+    changePassphrase: (current: string, next: string) =>
+      act((v) => v.changePassphrase(current, next), 'Passphrase changed.'),
+    removePassphrase: (current: string) => act((v) => v.removePassphrase(current), 'Passphrase removed.'),
+  };
+}
+
+export type Keys = ReturnType<typeof createKeys>;

@@ -1,0 +1,62 @@
+/**
+ * The egress ledger as its page shows it: one page of entries at a time, newest first, read again
+ * whenever the ledger changes while the page is open, and its exports.
+ */
+import { signal } from '@preact/signals';
+import type { Ledger, LedgerPage } from '../egress/ledger.ts';
+import { downloadText } from './save-file.ts';
+
+export function createLedgerView(services: { ledger(): Promise<Ledger> }) {
+  const page = signal<LedgerPage | undefined>(undefined);
+  /** `before` of each page shown so far; the last is the current page (undefined: the newest). */
+  const trail = signal<(number | undefined)[]>([undefined]);
+  let reads = 0;
+
+  async function load(): Promise<void> {
+    const read = ++reads;
+    const ledger = await services.ledger();
+    const before = trail.value.at(-1);
+    const next = await ledger.page(before === undefined ? {} : { before });
+    // A page turned (or a later change) while this read was out wins.
+    if (read === reads) page.value = next;
+  }
+
+  /** Shows the newest page and follows the ledger until the returned function is called. */
+  function open(): () => void {
+    let off: (() => void) | undefined;
+    let open = true;
+    trail.value = [undefined];
+    void load();
+    void services.ledger().then((ledger) => {
+      if (open) off = ledger.subscribe(() => void load());
+    });
+    return () => {
+      open = false;
+      off?.();
+    };
+  }
+
+  function older(): void {
+    const nextBefore = page.value?.nextBefore;
+    if (nextBefore === undefined) return;
+    trail.value = [...trail.value, nextBefore];
+    void load();
+  }
+
+  function newer(): void {
+    if (trail.value.length === 1) return;
+    trail.value = trail.value.slice(0, -1);
+    void load();
+  }
+
+  async function exportAs(kind: 'json' | 'csv'): Promise<void> {
+    const ledger = await services.ledger();
+    if (kind === 'json')
+      downloadText('baton-egress-ledger.json', await ledger.exportJSON(), 'application/json');
+    else downloadText('baton-egress-ledger.csv', await ledger.exportCSV(), 'text/csv');
+  }
+
+  return { page, trail, open, older, newer, exportAs };
+}
+
+export type LedgerView = ReturnType<typeof createLedgerView>;
