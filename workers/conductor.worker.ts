@@ -1,9 +1,7 @@
 import { expose, proxy, releaseProxy } from 'comlink';
 import type { BrowserModelHost } from '../src/shared/browser-model.ts';
-import { type Capabilities, probeCapabilities } from '../src/shared/capabilities.ts';
 import type { ConductorListener, ModelDownloadReport, ModelRef } from '../src/shared/conductor-api.ts';
 import { EngineError } from '../src/shared/engine-errors.ts';
-import { chooseConductorModel, listConductorModels } from '../src/shared/model-choice.ts';
 import {
   installDownloadReporter,
   localPlanningFetch,
@@ -48,16 +46,7 @@ async function createEngine(kind: ModelRef['engine']): Promise<ConductorEngine> 
   return (await webLlmEngine()).createWebLlmEngine();
 }
 
-let caps: Promise<Capabilities> | undefined;
 const device: HostDevice = {
-  capabilities() {
-    caps ??= probeCapabilities();
-    return caps;
-  },
-  async models() {
-    const capabilities = await device.capabilities();
-    return { choice: chooseConductorModel(capabilities), candidates: listConductorModels() };
-  },
   async cacheStatus(model) {
     if (model.engine === 'wllama') return wllamaCacheStatus(model.url);
     // Chrome keeps its model: "cached" is Chrome saying it can start a session without a download.

@@ -1,11 +1,9 @@
-import type { Capabilities } from '../src/shared/capabilities.ts';
 import type { ChatMessage } from '../src/shared/chat.ts';
 import {
   type CacheStatus,
   ConductorError,
   type ConductorEvent,
   type ConductorListener,
-  type ConductorModels,
   type ConductorService,
   type GenerationOptions,
   type GenerationStats,
@@ -45,8 +43,6 @@ export type EngineFactory = (kind: ModelRef['engine']) => Promise<ConductorEngin
 
 /** What the host reads from the device besides its engines; the thread supplies it (conductor.worker.ts). */
 export interface HostDevice {
-  capabilities(): Promise<Capabilities>;
-  models(): Promise<ConductorModels>;
   cacheStatus(model: ModelRef): Promise<CacheStatus>;
   deleteCache(model: ModelRef): Promise<boolean>;
   /** The model ids a local planner server lists (it refuses a non-loopback URL). */
@@ -55,8 +51,6 @@ export interface HostDevice {
 
 /** Unit tests drive the host without a device: planning needs none. */
 const NO_DEVICE: HostDevice = {
-  capabilities: () => Promise.reject(new Error('This host has no device to probe')),
-  models: () => Promise.reject(new Error('This host has no device to probe')),
   cacheStatus: () => Promise.reject(new Error('This host has no model cache')),
   deleteCache: () => Promise.reject(new Error('This host has no model cache')),
   serverModels: () => Promise.reject(new Error('This host has no local server engine')),
@@ -267,14 +261,6 @@ export class EngineHost implements ConductorService {
     controller.abort();
     this.engine?.interrupt();
     return true;
-  }
-
-  capabilities(): Promise<Capabilities> {
-    return this.device.capabilities();
-  }
-
-  models(): Promise<ConductorModels> {
-    return this.device.models();
   }
 
   cacheStatus(model: ModelRef): Promise<CacheStatus> {

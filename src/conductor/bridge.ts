@@ -202,14 +202,6 @@ export class ConductorBridge implements ConductorService {
     }
   }
 
-  async capabilities() {
-    return this.guarded((api) => api.capabilities());
-  }
-
-  async models() {
-    return this.guarded((api) => api.models());
-  }
-
   /** Loads a model in the thread. Which model is loaded is the caller's to record (`loadedModel`). */
   async load(model: ModelRef, onProgress?: (progress: LoadProgress) => unknown): Promise<void> {
     const callback = onProgress ? proxy(onProgress) : undefined;

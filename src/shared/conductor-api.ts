@@ -1,7 +1,5 @@
-import type { Capabilities } from './capabilities.ts';
 import type { ChatMessage } from './chat.ts';
 import type { LoadProgress, ModelRef } from './model.ts';
-import type { ConductorChoice, ConductorModelInfo } from './model-choice.ts';
 import type { Plan, Step } from './plan/index.ts';
 
 /**
@@ -194,12 +192,6 @@ export type ConductorEvent =
 /** Receives a generation's events. Its return value is ignored, except that `stats` is awaited. */
 export type ConductorListener = (event: ConductorEvent) => unknown;
 
-/** What the thread offers to pick a model: the recommendation for this device and every candidate. */
-export interface ConductorModels {
-  choice: ConductorChoice;
-  candidates: readonly ConductorModelInfo[];
-}
-
 /**
  * The conductor: planning, corrective steps and local chat with the on-device model. The host in the thread
  * (workers/engine-host.ts) implements it; the page's bridge (bridge.ts) implements it too, by calling the
@@ -217,8 +209,6 @@ export interface ConductorService {
   /** Loads `model` (downloading it or reading the cache). `onProgress` is called fire-and-forget. */
   load(model: ModelRef, onProgress?: (progress: LoadProgress) => unknown): Promise<void>;
   unload(): Promise<void>;
-  capabilities(): Promise<Capabilities>;
-  models(): Promise<ConductorModels>;
   cacheStatus(model: ModelRef): Promise<CacheStatus>;
   deleteCache(model: ModelRef): Promise<boolean>;
   /** The model ids a local planner server on this machine lists (`GET {baseURL}/models`). */
