@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../../src/shared/chat.ts';
 import type { PlanExample } from '../../src/shared/conductor-api.ts';
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
+import { truncateMiddle } from '../../src/shared/truncate-middle.ts';
 import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
 
@@ -8,6 +9,8 @@ import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } fro
  * The conductor's prompts. Runs in the thread (no DOM). Our own text is ASCII only (the tiny test model
  * rejects anything else) and compact (small models, small GPUs, short context windows).
  */
+
+export { truncateMiddle };
 
 export type PromptWorker = ShotWorker;
 export type PromptMode = 'router' | 'conductor';
@@ -146,16 +149,6 @@ export interface ReplanPromptInput {
   answerBudget?: number;
   /** Whether every worker is sent the question (see PlanPromptInput). */
   includeQuestion?: boolean;
-}
-
-/** Shortens `text` to about `budget` characters, keeping its start and end. */
-export function truncateMiddle(text: string, budget: number): string {
-  if (text.length <= budget) return text;
-  const keep = Math.max(0, budget - 40);
-  const head = Math.ceil(keep * 0.7);
-  const tail = keep - head;
-  const cut = text.length - head - tail;
-  return `${text.slice(0, head)} [... ${cut} characters cut ...] ${tail > 0 ? text.slice(-tail) : ''}`.trimEnd();
 }
 
 function seesText(sees: Step['sees']): string {
