@@ -16,6 +16,8 @@ import { createRuns } from './runs.ts';
 import type { PageServices } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
 import { createTheme } from './theme.ts';
+import { createThreads } from './threads.ts';
+import { turnHistory } from './turn-context.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
 
 export { pageServices } from './services.ts';
@@ -46,6 +48,14 @@ export function createAppState(services: AppServices) {
     memoryExamples: outcomes.examplesFor,
     chooseStrategy: (question, pool, keyless) =>
       auto.pick(question, pool, keyless, conductor.state.value.status === 'ready'),
+    turnHistory: async (link) =>
+      turnHistory(await services.threadStore(), link.parentRunId, () => prefs.historyPrefs.value),
+  });
+  const threads = createThreads(runs, {
+    threadStore: services.threadStore,
+    runStore: services.runStore,
+    historyPrefs: () => prefs.historyPrefs.value,
+    historyChanged: history.reloadIfShown,
   });
   return {
     services,
@@ -59,6 +69,7 @@ export function createAppState(services: AppServices) {
     conductor,
     history,
     runs,
+    threads,
     outcomes,
     auto,
   };

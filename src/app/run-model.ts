@@ -6,6 +6,7 @@ import type { WorkerSpec } from '../pool/types.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { activeMs, type Span } from './active-time.ts';
 import type { PlanNote } from './plan-notes.ts';
+import type { TurnContext } from './turn-context.ts';
 
 export type Mode = 'router' | 'conductor';
 /** What the user picks on the Ask screen: a mode, or auto mode choosing one per question (issue 15). */
@@ -67,6 +68,8 @@ export interface RunView {
   drewOn?: { runId: string; question: string }[];
   /** Set when auto mode chose how this question is answered: the strategy and its one-line reason. */
   chosenBy?: ChosenBy;
+  /** Set when the run is a turn of a thread: its place there, and the earlier turns its workers get. */
+  thread?: TurnContext;
 }
 
 export function newRunView(id: string, question: string, mode: Mode, now: number = Date.now()): RunView {

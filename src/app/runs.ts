@@ -9,7 +9,15 @@ import type { RunHandle } from '../executor/executor.ts';
 import type { FailoverOptions } from '../executor/failover.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import { finalStepIndex } from '../executor/status.ts';
-import type { ChosenBy, RunHistoryStore, RunRecord, StepRecord } from '../executor/store.ts';
+import {
+  type ChosenBy,
+  type RunHistoryStore,
+  type RunRecord,
+  type StepRecord,
+  type ThreadLink,
+  threadLinkOf,
+} from '../executor/store.ts';
+import type { TurnHistory } from '../executor/turn-history.ts';
 import type { ExecutorEvent } from '../executor/types.ts';
 import type { MemoryExample } from '../learning/memory.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
@@ -33,6 +41,7 @@ import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from
 import { type AskMode, enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
 import { afterRequestsLeave, frameCoalescedUpdates } from './run-updates.ts';
 import { once } from './services.ts';
+import { conversationOf, type TurnContext, turnEstimate, turnRunOptions, turnView } from './turn-context.ts';
 import { stillLocked } from './vault-unlock.ts';
 import { labelsOf } from './worker-names.ts';
 
@@ -73,6 +82,8 @@ export interface RunServices {
     pool: readonly WorkerSpec[],
     keyless: ReadonlySet<string>,
   ): Promise<{ strategy: string; reason: string }>;
+  /** A thread's earlier turns before a turn at `link` (src/app/turn-context.ts). Absent: no threads. */
+  turnHistory?(link: ThreadLink): Promise<TurnHistory | undefined>;
 }
 
 /**
@@ -158,6 +169,7 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
   if (run.errorDetails) view.errorDetails = run.errorDetails;
   if (run.status === 'planning-failed') view.retry = { mode: run.chosenBy ? 'auto' : mode, review: false };
   if (run.chosenBy) view.chosenBy = run.chosenBy;
+  if (run.threadId !== undefined) view.thread = { link: threadLinkOf(run) };
   return view;
 }
 
@@ -453,8 +465,14 @@ export function createRuns(services: RunServices) {
     ]);
     const { maxSteps, maxDepth } = services.planPrefs();
     const chosenBy = currentRun.value?.id === runId ? currentRun.value.chosenBy : undefined;
+    // A turn of a thread: stored with its link, its workers sent the earlier turns.
+    const turn = await turnRunOptions(
+      currentRun.value?.id === runId ? currentRun.value.thread : undefined,
+      services.turnHistory,
+    );
     const run = startRun({
       ...(chosenBy ? { chosenBy } : {}),
+      ...turn,
       maxSteps: mode === 'router' ? 1 : maxSteps,
       maxDepth,
       runId,
@@ -518,7 +536,7 @@ export function createRuns(services: RunServices) {
    * run (no planning tokens, and no conductor model needed).
    */
   async function ask(
-    input: { question: string; mode: AskMode; review: boolean; planOnly?: boolean },
+    input: { question: string; mode: AskMode; review: boolean; planOnly?: boolean; thread?: TurnContext },
     pool: WorkerSpec[],
   ): Promise<void> {
     if (input.mode !== 'auto') return askPlanned({ ...input, mode: input.mode }, pool);
@@ -532,6 +550,7 @@ export function createRuns(services: RunServices) {
     } catch (error) {
       currentRun.value = {
         ...newRunView(runId, input.question, 'conductor'),
+        ...turnView(input.thread),
         phase: 'failed',
         error: `Auto mode could not choose: ${(error as Error).message}`,
         endedAt: Date.now(),
@@ -556,9 +575,11 @@ export function createRuns(services: RunServices) {
       steps: plan.steps,
       pool: enabled,
       answerLengths: pastLengths,
+      ...turnEstimate(input.thread),
     });
     currentRun.value = {
       ...newRunView(runId, input.question, 'router'),
+      ...turnView(input.thread),
       workerOrder: enabled.map((w) => w.id),
       workerLabels: labelsOf(enabled),
       plannedSteps: plan.steps,
@@ -613,7 +634,7 @@ export function createRuns(services: RunServices) {
    * itself goes on; `whenIdle` waits for it).
    */
   async function askPlanned(
-    input: { question: string; mode: Mode; review: boolean; planOnly?: boolean },
+    input: { question: string; mode: Mode; review: boolean; planOnly?: boolean; thread?: TurnContext },
     pool: WorkerSpec[],
     chosenBy?: ChosenBy,
   ): Promise<void> {
@@ -624,6 +645,7 @@ export function createRuns(services: RunServices) {
     let runId = crypto.randomUUID();
     currentRun.value = {
       ...newRunView(runId, input.question, input.mode),
+      ...turnView(input.thread),
       workerOrder: enabled.map((w) => w.id),
       workerLabels: labelsOf(enabled),
       ...(chosenBy ? { chosenBy } : {}),
@@ -649,7 +671,13 @@ export function createRuns(services: RunServices) {
           drewOn: examples.map((e) => ({ runId: e.runId, question: e.question })),
         }));
       const estimateOf = (steps: readonly Step[]) =>
-        estimatePlan({ question: input.question, steps, pool: enabled, answerLengths: pastLengths });
+        estimatePlan({
+          question: input.question,
+          steps,
+          pool: enabled,
+          answerLengths: pastLengths,
+          ...turnEstimate(input.thread),
+        });
       const withEstimate = (view: RunView): RunView =>
         view.plannedSteps.length > 0 ? { ...view, estimate: estimateOf(view.plannedSteps) } : view;
       const runWhole = (id: string, plan: Plan): Promise<void> =>
@@ -701,6 +729,7 @@ export function createRuns(services: RunServices) {
           ...(examples.length > 0
             ? { examples: examples.map(({ question, plan }) => ({ question, plan })) }
             : {}),
+          ...conversationOf(input.thread),
         },
         (event) => {
           if (event.kind === 'token') update(runId, (v) => ({ ...v, planText: v.planText + event.text }));
@@ -886,6 +915,7 @@ export function createRuns(services: RunServices) {
       steps: plan.steps,
       pool: review.pool,
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
+      ...turnEstimate(view.thread),
     });
     if (!(await approveSpend(view.id, estimate, false))) return;
     // The review may have been left while the confirm was open (a new question, a discard).
@@ -1021,6 +1051,8 @@ export function createRuns(services: RunServices) {
       conductor: replannerFor(bridge, replanContext(stored.run.pool)),
       ...(failover ? { failover } : {}),
       ...(spendLimit() !== undefined ? { spendLimitUsd: spendLimit() } : {}),
+      // A turn of a thread: its workers get the earlier turns again.
+      ...(await turnRunOptions(viewFromRecord(stored.run, []).thread, services.turnHistory)),
       onEvent: withLedgerEstimates(services.ledger, id, viewUpdates(id)),
     });
     track(run);

@@ -6,6 +6,7 @@
 import type { Egress } from '../egress/egress.ts';
 import type { Ledger } from '../egress/ledger.ts';
 import type { RunHistoryStore } from '../executor/store.ts';
+import type { ThreadStore } from '../executor/thread-store.ts';
 import type { OutcomeStore } from '../learning/outcome.ts';
 import type { PoolStore } from '../pool/store.ts';
 import type { Vault } from '../vault/vault.ts';
@@ -15,6 +16,8 @@ export interface PageServices {
   ledger(): Promise<Ledger>;
   egress(): Promise<Egress>;
   runStore(): Promise<RunHistoryStore>;
+  /** Threads over the runs database (its own connection to it: src/executor/thread-store.ts). */
+  threadStore(): Promise<ThreadStore>;
   poolStore(): Promise<PoolStore>;
   /** What the user marked good or bad, and the bench scored (src/learning/): never sent anywhere. */
   outcomeStore(): Promise<OutcomeStore>;
@@ -38,7 +41,11 @@ export function pageServices(): PageServices {
     ),
   );
   const runStore = once(() => import('../executor/store.ts').then((m) => m.openRunStore()));
+  // After the run store: the first to open the database upgrades it, and the run store is opened first.
+  const threadStore = once(() =>
+    runStore().then(() => import('../executor/thread-store.ts').then((m) => m.openThreadStore())),
+  );
   const poolStore = once(() => import('../pool/store.ts').then((m) => m.openPoolStore()));
   const outcomeStore = once(() => import('../learning/outcome-store.ts').then((m) => m.openOutcomeStore()));
-  return { vault, ledger, egress, runStore, poolStore, outcomeStore };
+  return { vault, ledger, egress, runStore, threadStore, poolStore, outcomeStore };
 }

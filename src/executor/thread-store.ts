@@ -53,6 +53,11 @@ export interface ThreadPage {
   total: number;
   /** The branch's last turn. */
   leafRunId: string;
+  /**
+   * For each turn of the page that has other branches (an edited question, a regenerated answer): every
+   * run at its place, oldest first, itself included. Read in one go with the page.
+   */
+  branches: Record<string, string[]>;
 }
 
 /** What History lists of a thread. */
@@ -173,7 +178,31 @@ class IdbThreadStore implements ThreadStore {
       turns.unshift(turnOf(row));
       next = row.parentRunId;
     }
-    return { thread, turns, total, leafRunId };
+    return { thread, turns, total, leafRunId, branches: await this.branchesOf(id, turns) };
+  }
+
+  /** The other runs at the places of `turns`: one read of the index over the page's turns. */
+  private async branchesOf(
+    threadId: string,
+    turns: readonly ThreadTurn[],
+  ): Promise<Record<string, string[]>> {
+    const first = turns[0];
+    const last = turns.at(-1);
+    if (!first || !last) return {};
+    const rows = await this.db.getAllFromIndex(
+      'summaries',
+      'threadTurn',
+      IDBKeyRange.bound([threadId, first.turn], [threadId, last.turn]),
+    );
+    const branches: Record<string, string[]> = {};
+    for (const turn of turns) {
+      const here = rows
+        .filter((r) => (r.turn ?? 0) === turn.turn && r.parentRunId === turn.parentRunId)
+        .map(turnOf)
+        .sort(byAge);
+      if (here.length > 1) branches[turn.id] = here.map((t) => t.id);
+    }
+    return branches;
   }
 
   async alternatives(threadId: string, turn: number, parentRunId: string | undefined): Promise<ThreadTurn[]> {
@@ -181,7 +210,7 @@ class IdbThreadStore implements ThreadStore {
     return rows
       .filter((r) => r.parentRunId === parentRunId)
       .map(turnOf)
-      .sort((a, b) => (a.summary?.createdAt ?? 0) - (b.summary?.createdAt ?? 0) || (a.id < b.id ? -1 : 1));
+      .sort(byAge);
   }
 
   async leafUnder(threadId: string, runId: string): Promise<string> {
@@ -288,6 +317,10 @@ function firstQuestion(turns: readonly ThreadTurn[]): RunSummary | undefined {
     if (t.turn === 0 && t.summary && (!first || t.summary.createdAt < first.createdAt)) first = t.summary;
   }
   return first;
+}
+
+function byAge(a: ThreadTurn, b: ThreadTurn): number {
+  return (a.summary?.createdAt ?? 0) - (b.summary?.createdAt ?? 0) || (a.id < b.id ? -1 : 1);
 }
 
 function updated(turn: ThreadTurn): number {

@@ -1,8 +1,9 @@
 import type { ChatMessage } from '../../src/shared/chat.ts';
-import type { PlanExample } from '../../src/shared/conductor-api.ts';
+import type { ConversationTurn, PlanExample } from '../../src/shared/conductor-api.ts';
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
 import { truncateMiddle } from '../../src/shared/truncate-middle.ts';
 import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
+import { conversationMessage } from './conversation.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
 
 /**
@@ -31,6 +32,8 @@ export interface PlanPromptInput {
   includeQuestion?: boolean;
   /** Past good workflows for similar questions (workflow memory), added after the built-in examples. */
   examples?: readonly PlanExample[];
+  /** A follow-up's earlier turns (workers/prompt/conversation.ts): shown compactly before the question. */
+  conversation?: readonly ConversationTurn[];
 }
 
 function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
@@ -126,7 +129,12 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
     { role: 'system', content: system.join('\n') },
     ...shotTurns(shots),
     ...exampleTurns(input.examples ?? [], router),
-    { role: 'user', content: input.question },
+    {
+      role: 'user',
+      content: input.conversation?.length
+        ? conversationMessage(input.conversation, input.question)
+        : input.question,
+    },
   ];
 }
 

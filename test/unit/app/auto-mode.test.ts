@@ -4,6 +4,7 @@ import { createAppState } from '../../../src/app/app-state.ts';
 import { createAutoMode } from '../../../src/app/auto-mode.ts';
 import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { mulberry32 } from '../../../src/evaluation/random.ts';
+import { openThreadStore } from '../../../src/executor/thread-store.ts';
 import type { Outcome, OutcomeStore } from '../../../src/learning/outcome.ts';
 import { keyedServices, keyedTestProvider } from './test-app-state.ts';
 
@@ -85,6 +86,7 @@ describe('auto mode in the app', () => {
     };
     const app = createAppState({
       runStore: async () => runStore,
+      threadStore: () => openThreadStore(`auto-threads-${crypto.randomUUID()}`),
       ledger: async () => ledger,
       egress: async () => egress,
       vault: async () => vault,

@@ -5,6 +5,7 @@ import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { createEgress, type Egress } from '../../../src/egress/egress.ts';
 import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
 import { openRunStore, type RunHistoryStore } from '../../../src/executor/store.ts';
+import { openThreadStore, type ThreadStore } from '../../../src/executor/thread-store.ts';
 import type { OutcomeStore } from '../../../src/learning/outcome.ts';
 import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
@@ -24,10 +25,13 @@ export function testAppState(parts: {
   vault: Vault;
   conductor: RunConductor;
   outcomeStore?: OutcomeStore;
+  /** Threads over the same database as `runStore` (keyedServices opens both); absent: an empty one. */
+  threadStore?: ThreadStore;
 }) {
   let outcomes: Promise<OutcomeStore> | undefined;
   return createAppState({
     runStore: async () => parts.runStore,
+    threadStore: async () => parts.threadStore ?? openThreadStore(`test-threads-${crypto.randomUUID()}`),
     ledger: async () => parts.ledger,
     egress: async () => parts.egress,
     vault: async () => parts.vault,
@@ -96,6 +100,7 @@ export async function keyedServices(
     openLedger(`${name}-ledger`),
     openVault(`${name}-vault`),
   ]);
+  const threadStore = await openThreadStore(`${name}-runs`);
   await vault.saveKey({ providerId: 'p-test', origin: provider.url, key });
   const egress = createEgress({
     vault,
@@ -105,5 +110,5 @@ export async function keyedServices(
         ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
         : presetById(id),
   });
-  return { runStore, ledger, vault, egress };
+  return { runStore, threadStore, ledger, vault, egress };
 }
