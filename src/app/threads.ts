@@ -33,6 +33,8 @@ export interface ThreadState {
   leafRunId: string;
   /** Per turn with other branches there: every run at its place, oldest first (ThreadPage.branches). */
   branches: Record<string, string[]>;
+  /** How the last turn here was asked: a follow-up is asked the same way (absent: opened from History). */
+  asked?: { mode: AskMode; review: boolean };
 }
 
 /** How a follow-up is asked: the mode and review choice of the turn before carry over. */
@@ -103,6 +105,9 @@ export function createThreads(runs: Runs, services: ThreadServices) {
   /** Asks in the thread at `link` (a new one, a follow-up, a branch) and records the branch on screen. */
   async function askTurn(input: FollowUpInput, pool: WorkerSpec[], turn: TurnContext, title: string) {
     followUpProblem.value = undefined;
+    const state = current.value;
+    if (state?.id === turn.link.threadId)
+      current.value = { ...state, asked: { mode: input.mode, review: input.review } };
     await runs.ask({ ...input, thread: turn }, pool);
     const view = runs.currentRun.value;
     if (view?.thread?.link.threadId === turn.link.threadId)
@@ -110,7 +115,10 @@ export function createThreads(runs: Runs, services: ThreadServices) {
   }
 
   /** Ask: a new thread, its first turn. */
-  async function startThread(input: FollowUpInput, pool: WorkerSpec[]): Promise<void> {
+  async function startThread(
+    input: FollowUpInput & { planOnly?: boolean },
+    pool: WorkerSpec[],
+  ): Promise<void> {
     const threadId = crypto.randomUUID();
     current.value = {
       id: threadId,

@@ -12,6 +12,7 @@ import { type AskInput, Composer } from './Composer.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
 import { SpendConfirm } from './SpendConfirm.tsx';
+import { ThreadFooter, ThreadTurns, useShownThread } from './ThreadView.tsx';
 
 /** The price column of the review: each step's estimate and the total, against the spend limit. */
 function reviewPrice(
@@ -151,6 +152,7 @@ export function AskScreen({ runId }: { runId?: string }) {
     [review, question, limitUsd],
   );
   const confirm = spendConfirm.value;
+  const thread = useShownThread(shown);
 
   return (
     <div data-testid="ask-screen">
@@ -158,7 +160,8 @@ export function AskScreen({ runId }: { runId?: string }) {
       {!runId && <UnfinishedBanner />}
       {!runId && (
         <Composer
-          onAsk={(input) => void ask(input, runPool.value)}
+          // Ask opens a new thread; the follow-up box under its answer adds turns (ThreadView).
+          onAsk={(input) => void app.threads.startThread(input, runPool.value)}
           // A question the conductor could not plan comes back to the box, to ask again or change.
           {...(view?.retry ? { restore: { text: view.question, key: view.id } } : {})}
           disabled={disabledReason !== undefined}
@@ -205,6 +208,7 @@ export function AskScreen({ runId }: { runId?: string }) {
         />
       )}
       {shown?.chosenBy && <AutoChoiceNote view={shown} />}
+      {thread && drawn && <ThreadTurns state={thread} view={drawn} />}
       {drawn && (
         <RunPanel
           view={drawn}
@@ -226,6 +230,7 @@ export function AskScreen({ runId }: { runId?: string }) {
           }}
         />
       )}
+      {thread && drawn && <ThreadFooter state={thread} view={drawn} />}
     </div>
   );
 }
