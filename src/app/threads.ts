@@ -53,8 +53,9 @@ export interface ThreadServices {
 }
 
 /**
- * What opening a thread reads: the last page of its branch (summaries, parent by parent) and the last
- * turn's whole run. As many reads for a 200-turn thread as for a 20-turn one.
+ * What showing a thread's last turn reads: the thread, its branch's last turn and that turn's whole run.
+ * The same few reads for a 200-turn thread as for a 2-turn one; the earlier turns are read after it is
+ * on screen (`readEarlier`), a page at a time.
  */
 export async function readThreadEnd(
   threads: Pick<ThreadStore, 'openThread'>,
@@ -62,13 +63,15 @@ export async function readThreadEnd(
   id: string,
   leafRunId?: string,
 ): Promise<{ page: ThreadPage; last: { run: RunRecord; steps: StepRecord[] } | undefined } | undefined> {
-  const page = await threads.openThread(id, {
-    limit: THREAD_PAGE_TURNS,
-    ...(leafRunId ? { leafRunId } : {}),
-  });
+  const page = await threads.openThread(id, { limit: 1, ...(leafRunId ? { leafRunId } : {}) });
   if (!page) return undefined;
   const last = await runs.getRun(page.leafRunId).catch(() => undefined);
   return { page, last };
+}
+
+/** The page of turns before `before` in the branch ending at `leafRunId`. */
+function readEarlier(threads: ThreadStore, id: string, leafRunId: string, before: string) {
+  return threads.openThread(id, { limit: THREAD_PAGE_TURNS, leafRunId, before });
 }
 
 export type Threads = ReturnType<typeof createThreads>;
@@ -233,17 +236,31 @@ export function createThreads(runs: Runs, services: ThreadServices) {
     const read = await readThreadEnd(threads, await services.runStore(), id, leaf);
     if (!read) return 'This thread is not in your history.';
     const { page } = read;
-    const earlier = page.turns.slice(0, -1);
     current.value = {
       id,
       title: page.thread.title,
-      earlier,
+      earlier: [],
       total: page.total,
       leafRunId: page.leafRunId,
       branches: page.branches,
     };
     if (leaf) await rememberLeaf(id, page.thread.title, leaf);
-    return runs.openRun(page.leafRunId);
+    const missing = await runs.openRun(page.leafRunId);
+    // The last turn is on screen: the turns before it follow.
+    await fillEarlier(threads, id, page.leafRunId);
+    return missing;
+  }
+
+  /** Reads the page of turns before the last into the thread on screen (unless it changed meanwhile). */
+  async function fillEarlier(threads: ThreadStore, id: string, leafRunId: string): Promise<void> {
+    const earlier = await readEarlier(threads, id, leafRunId, leafRunId);
+    const state = current.value;
+    if (!earlier || state?.id !== id || state.leafRunId !== leafRunId) return;
+    current.value = {
+      ...state,
+      earlier: earlier.turns,
+      branches: { ...earlier.branches, ...state.branches },
+    };
   }
 
   /** Shows the thread of the run on screen, when it is a turn of one that is not on screen (a resume). */
@@ -253,16 +270,17 @@ export function createThreads(runs: Runs, services: ThreadServices) {
     const state = current.value;
     if (state?.id === threadId && (state.leafRunId === view.id || state.leafRunId === '')) return;
     const threads = await store();
-    const read = await threads.openThread(threadId, { limit: THREAD_PAGE_TURNS, leafRunId: view.id });
+    const read = await threads.openThread(threadId, { limit: 1, leafRunId: view.id });
     if (!read || runs.currentRun.value?.id !== view.id) return;
     current.value = {
       id: threadId,
       title: read.thread.title,
-      earlier: read.turns.slice(0, -1),
+      earlier: [],
       total: read.total,
       leafRunId: view.id,
       branches: read.branches,
     };
+    await fillEarlier(threads, threadId, view.id);
   }
 
   /** Switches to another branch at a turn: the newest branch through `runId`, shown at its end. */
@@ -277,11 +295,7 @@ export function createThreads(runs: Runs, services: ThreadServices) {
     const state = current.value;
     const first = state?.earlier[0];
     if (!state || !first) return;
-    const page = await (await store()).openThread(state.id, {
-      limit: THREAD_PAGE_TURNS,
-      leafRunId: state.leafRunId,
-      before: first.id,
-    });
+    const page = await readEarlier(await store(), state.id, state.leafRunId, first.id);
     if (!page || current.value !== state) return;
     current.value = {
       ...state,

@@ -132,17 +132,13 @@ class IdbThreadStore implements ThreadStore {
   async getThread(id: string): Promise<ThreadRecord | undefined> {
     const stored = check(ThreadRecordSchema, await this.db.get('threads', id));
     if (stored.ok) return stored.value as ThreadRecord;
-    // No record (or a damaged one): the thread is its runs.
-    const rows = await this.rowsOf(id);
-    if (rows.length === 0) return undefined;
-    const first = firstQuestion(rows.map(turnOf));
-    return {
-      id,
-      schema: THREAD_SCHEMA_VERSION,
-      title: first?.question ?? '',
-      createdAt: first?.createdAt ?? Math.min(...rows.map((r) => r.updatedAt)),
-      updatedAt: Math.max(...rows.map((r) => r.updatedAt)),
-    };
+    // No record (or a damaged one): the thread is its runs, titled by its first question. Only the
+    // first turns are read, so a thread without a record opens as fast as one with.
+    const firsts = await this.db.getAllFromIndex('summaries', 'threadTurn', [id, 0]);
+    if (firsts.length === 0) return undefined;
+    const first = firstQuestion(firsts.map(turnOf));
+    const at = first?.createdAt ?? Math.min(...firsts.map((r) => r.updatedAt));
+    return { id, schema: THREAD_SCHEMA_VERSION, title: first?.question ?? '', createdAt: at, updatedAt: at };
   }
 
   async putThread(thread: ThreadRecord): Promise<void> {
