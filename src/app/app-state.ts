@@ -48,6 +48,7 @@ export function createAppState(services: AppServices) {
     memoryExamples: outcomes.examplesFor,
     chooseStrategy: (question, pool, keyless) =>
       auto.pick(question, pool, keyless, conductor.state.value.status === 'ready'),
+    markedBad: (runId) => outcomes.outcomeOf(runId)?.good === false,
     turnHistory: async (link) =>
       turnHistory(await services.threadStore(), link.parentRunId, () => prefs.historyPrefs.value),
   });

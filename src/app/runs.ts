@@ -41,6 +41,7 @@ import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from
 import { type AskMode, enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
 import { afterRequestsLeave, frameCoalescedUpdates } from './run-updates.ts';
 import { once } from './services.ts';
+import { SAME_WORKER_REASON, stickyWorker } from './stickiness.ts';
 import { conversationOf, type TurnContext, turnEstimate, turnRunOptions, turnView } from './turn-context.ts';
 import { stillLocked } from './vault-unlock.ts';
 import { labelsOf } from './worker-names.ts';
@@ -82,6 +83,8 @@ export interface RunServices {
     pool: readonly WorkerSpec[],
     keyless: ReadonlySet<string>,
   ): Promise<{ strategy: string; reason: string }>;
+  /** Whether the user marked a run's answer bad (a follow-up then does not stick to its worker). */
+  markedBad?(runId: string): boolean;
   /** A thread's earlier turns before a turn at `link` (src/app/turn-context.ts). Absent: no threads. */
   turnHistory?(link: ThreadLink): Promise<TurnHistory | undefined>;
 }
@@ -539,14 +542,23 @@ export function createRuns(services: RunServices) {
     input: { question: string; mode: AskMode; review: boolean; planOnly?: boolean; thread?: TurnContext },
     pool: WorkerSpec[],
   ): Promise<void> {
-    if (input.mode !== 'auto') return askPlanned({ ...input, mode: input.mode }, pool);
+    // A follow-up in router or auto mode goes back to the last turn's worker (src/app/stickiness.ts).
+    const sticky = stickyWorker(
+      input,
+      pool.filter((w) => w.enabled),
+      (id) => services.markedBad?.(id) ?? false,
+    );
+    if (input.mode !== 'auto' && !sticky) return askPlanned({ ...input, mode: input.mode }, pool);
     const enabled = pool.filter((w) => w.enabled);
     const runId = crypto.randomUUID();
     let choice: { strategy: string; reason: string };
     try {
-      if (!services.chooseStrategy) throw new Error('Auto mode is not available on this page.');
-      const keyless = await keylessWorkers(enabled, services).catch(() => new Set<string>());
-      choice = await services.chooseStrategy(input.question, enabled, keyless);
+      if (sticky) choice = { strategy: `single:${sticky.id}`, reason: SAME_WORKER_REASON };
+      else if (!services.chooseStrategy) throw new Error('Auto mode is not available on this page.');
+      else {
+        const keyless = await keylessWorkers(enabled, services).catch(() => new Set<string>());
+        choice = await services.chooseStrategy(input.question, enabled, keyless);
+      }
     } catch (error) {
       currentRun.value = {
         ...newRunView(runId, input.question, 'conductor'),
@@ -557,7 +569,11 @@ export function createRuns(services: RunServices) {
       };
       return;
     }
-    const chosenBy: ChosenBy = { by: 'auto', strategy: choice.strategy, reason: choice.reason };
+    const chosenBy: ChosenBy = {
+      by: input.mode === 'auto' ? 'auto' : 'thread',
+      strategy: choice.strategy,
+      reason: choice.reason,
+    };
     const worker = choice.strategy.startsWith('single:')
       ? enabled.find((w) => w.id === choice.strategy.slice('single:'.length))
       : undefined;

@@ -101,7 +101,7 @@ export const RunRecordSchema = z.looseObject({
   planOnly: z.literal(true).optional().catch(undefined),
   // Auto mode's choice is display: a damaged one is dropped, never the run.
   chosenBy: z
-    .object({ by: z.literal('auto'), strategy: z.string(), reason: z.string() })
+    .object({ by: z.enum(['auto', 'thread']), strategy: z.string(), reason: z.string() })
     .optional()
     .catch(undefined),
   ...threadFields,

@@ -66,7 +66,8 @@ export function threadLinkOf(run: Pick<RunRecord, 'id' | 'threadId' | 'turn' | '
 }
 
 export interface ChosenBy {
-  by: 'auto';
+  /** 'auto': auto mode chose; 'thread': a router-mode follow-up went back to the last turn's worker. */
+  by: 'auto' | 'thread';
   /** 'conductor', 'router' or `single:<workerId>`. */
   strategy: string;
   reason: string;

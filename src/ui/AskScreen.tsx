@@ -258,7 +258,7 @@ function AutoChoiceNote({ view }: { view: RunView }) {
         : 'the conductor';
   return (
     <p class="alert" data-kind="info" data-testid="auto-choice">
-      Auto mode chose {what}. {chosen.reason}
+      {chosen.by === 'thread' ? `The router sent it to ${what}.` : `Auto mode chose ${what}.`} {chosen.reason}
     </p>
   );
 }

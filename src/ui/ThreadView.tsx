@@ -27,7 +27,7 @@ export function useShownThread(view: RunView | undefined): ThreadState | undefin
 
 /** How to ask the next turn: as the last one was asked, else as the Ask box is set. */
 function askedAs(state: ThreadState, view: RunView, review: boolean): { mode: AskMode; review: boolean } {
-  return state.asked ?? { mode: view.chosenBy ? 'auto' : view.mode, review };
+  return state.asked ?? { mode: view.chosenBy?.by === 'auto' ? 'auto' : view.mode, review };
 }
 
 function BranchSwitch({ ids, at }: { ids: readonly string[] | undefined; at: string }) {

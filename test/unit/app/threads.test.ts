@@ -1,6 +1,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { RunConductor } from '../../../src/app/runs.ts';
+import { SAME_WORKER_REASON } from '../../../src/app/stickiness.ts';
 import { BUSY_FOLLOW_UP } from '../../../src/app/threads.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
 import type { ModelRef } from '../../../src/shared/model.ts';
@@ -135,5 +136,26 @@ describe('a thread of follow-ups over the real executor and the test provider', 
       }
     }
     for (const body of sent) expect(body).not.toMatch(/Earlier in this conversation|You are the conductor/);
+  });
+
+  it("sends a router-mode follow-up straight back to the last turn's worker, without planning, and says so", async () => {
+    keyed.provider.setModel({ id: 'answers', behaviour: { kind: 'fixed', text: 'def f(): pass' } });
+    const services = await keyedServices('threads-sticky', keyed.provider, KEY);
+    const { conductor, prompts } = recordingConductor();
+    const app = testAppState({ ...services, conductor });
+    const pool = [keyed.worker('w1', 'Writer', 'answers'), keyed.worker('w2', 'Other', 'answers')];
+    await app.threads.startThread(
+      { question: 'Write a Python function.', mode: 'router', review: false },
+      pool,
+    );
+    await app.runs.whenIdle();
+    expect(prompts).toHaveLength(1);
+    await app.threads.followUp({ question: 'Shorter, please.', mode: 'router', review: false }, pool);
+    await app.runs.whenIdle();
+    const view = app.runs.currentRun.value!;
+    expect(view.phase).toBe('done');
+    expect(prompts).toHaveLength(1);
+    expect(view.chosenBy).toEqual({ by: 'thread', strategy: 'single:w1', reason: SAME_WORKER_REASON });
+    expect(view.steps[0]?.worker).toBe('w1');
   });
 });
