@@ -355,6 +355,8 @@ class Run implements AttemptHost {
       this.plan = checked.plan;
       for (const step of checked.plan.steps) this.addStep(step, 0);
       this.markPlanComplete();
+      // The record written above had no plan yet: a run cut off by a reload must store the plan it ran.
+      this.writeRun();
       this.schedule();
       return;
     }
