@@ -36,6 +36,14 @@ async function followUp(page: Page, question: string) {
   await box.press('Enter');
 }
 
+/** The turn that answers `question` is on screen and done (not the turn before it, still shown a moment). */
+async function answered(page: Page, question: string) {
+  await expect(page.getByTestId('final-answer')).toContainText(`Answer about: ${question}`, {
+    timeout: 60_000,
+  });
+  await turnDone(page);
+}
+
 test('ask, follow up twice, branch by editing, switch branches, resume after a reload, export and import', async ({
   page,
 }) => {
@@ -55,7 +63,7 @@ test('ask, follow up twice, branch by editing, switch branches, resume after a r
   // Follow-up 1: the worker gets turn 1 as chat history, and the reason line says why it went there.
   await followUp(page, 'And Macbeth?');
   await expect(page.getByTestId('thread-turn')).toHaveCount(1);
-  await turnDone(page);
+  await answered(page, 'And Macbeth?');
   await expect(page.getByTestId('auto-choice')).toContainText('Same worker as the last turn.');
   // An empty follow-up does nothing.
   await followUp(page, '   ');
@@ -63,7 +71,7 @@ test('ask, follow up twice, branch by editing, switch branches, resume after a r
 
   // Follow-up 2 reuses the first answer: it is in the request, before the new question.
   await followUp(page, 'Which is longer?');
-  await turnDone(page);
+  await answered(page, 'Which is longer?');
   const third = chats()
     .at(-1)!
     .messages.map((m) => m.content);
@@ -83,8 +91,7 @@ test('ask, follow up twice, branch by editing, switch branches, resume after a r
   const edit = page.getByTestId('edit-turn-text');
   await edit.fill('Who wrote Othello?');
   await edit.press('Enter');
-  await turnDone(page);
-  await expect(page.getByTestId('final-answer')).toContainText('Answer about: Who wrote Othello?');
+  await answered(page, 'Who wrote Othello?');
   await expect(page.getByTestId('thread-turns')).toHaveText('1 turn');
   await expect(page.getByTestId('branch-position')).toHaveText('branch 2 of 2');
   // Switch back: the old branch, at its end.
@@ -102,7 +109,7 @@ test('ask, follow up twice, branch by editing, switch branches, resume after a r
   const banner = page.getByTestId('unfinished-banner');
   await expect(banner).toContainText('Summarise the thread.');
   await banner.getByTestId('resume-run').click();
-  await turnDone(page);
+  await answered(page, 'Summarise the thread.');
   await expect(page.getByTestId('thread-turns')).toHaveText('4 turns');
   await expect(page.getByTestId('thread-turn')).toHaveCount(3);
   const resumed = chats()
