@@ -219,6 +219,7 @@ export function snapshotOfView(
   if (view.answer !== undefined) run.answer = view.answer;
   if (view.error !== undefined) run.error = view.error;
   if (view.chosenBy) run.chosenBy = view.chosenBy;
+  if (view.thread) Object.assign(run, view.thread.link);
   // What a step waits on is live state, not part of the run.
   const steps = view.steps.map(({ wait: _live, ...s }) => ({ ...s, runId: view.id }));
   return { run, steps };

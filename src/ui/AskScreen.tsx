@@ -3,6 +3,7 @@ import { formatCost, formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price.ts';
 import { isActive, type RunView } from '../app/run-model.ts';
 import type { PendingReview } from '../app/runs.ts';
+import { type TurnContext, turnEstimate } from '../app/turn-context.ts';
 import { labelsOf } from '../app/worker-names.ts';
 import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
@@ -19,6 +20,7 @@ function reviewPrice(
   review: PendingReview,
   question: string,
   limitUsd: number | null,
+  turn: TurnContext | undefined,
 ): (steps: readonly Step[]) => PlanPrice {
   const labels = labelsOf(review.pool);
   return (steps) => {
@@ -27,6 +29,8 @@ function reviewPrice(
       steps,
       pool: review.pool,
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
+      // A follow-up's steps carry the earlier turns: the price counts them.
+      ...turnEstimate(turn),
     });
     const price: PlanPrice = {
       steps: estimate.steps.map(stepPriceText),
@@ -148,8 +152,8 @@ export function AskScreen({ runId }: { runId?: string }) {
   const question = shown?.question ?? '';
   // One function per review (and limit), so the editor recomputes the price only when its steps change.
   const price = useMemo(
-    () => (review ? reviewPrice(review, question, limitUsd) : undefined),
-    [review, question, limitUsd],
+    () => (review ? reviewPrice(review, question, limitUsd, shown?.thread) : undefined),
+    [review, question, limitUsd, shown?.thread],
   );
   const confirm = spendConfirm.value;
   const thread = useShownThread(shown);
