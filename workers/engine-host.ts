@@ -104,6 +104,7 @@ export function planPrompt(request: PlanRequest) {
     maxDepth,
     ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
     ...(request.examples ? { examples: request.examples } : {}),
+    ...(request.conversation ? { conversation: request.conversation } : {}),
   });
   return { messages, jsonSchema, schemaFor, limits, pool };
 }

@@ -21,6 +21,8 @@ import { createRuns } from './runs/runs.ts';
 import { failoverFor, type PageServices } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
 import { createTheme } from './theme.ts';
+import { createThreads } from './threads.ts';
+import { turnHistory } from './turn-context.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
 
 export { pageServices } from './services.ts';
@@ -59,6 +61,15 @@ export function createAppState(services: AppServices) {
     memoryExamples: outcomes.examplesFor,
     chooseStrategy: (question, pool, keyless) =>
       auto.pick(question, pool, keyless, conductor.state.value.status === 'ready'),
+    markedBad: (runId) => outcomes.outcomeOf(runId)?.good === false,
+    turnHistory: async (link) =>
+      turnHistory(await services.threadStore(), link.parentRunId, () => prefs.historyPrefs.value),
+  });
+  const threads = createThreads(runs, {
+    threadStore: services.threadStore,
+    runStore: services.runStore,
+    historyPrefs: () => prefs.historyPrefs.value,
+    historyChanged: history.reloadIfShown,
   });
   const benches = createBenchState(services, {
     recordOutcome: outcomes.record,
@@ -83,6 +94,7 @@ export function createAppState(services: AppServices) {
     modelCache,
     ledgerView,
     runs,
+    threads,
     outcomes,
     auto,
   };

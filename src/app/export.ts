@@ -82,7 +82,7 @@ function formattedAnswer(text: string, headingOffset: number): string[] {
  * Untrusted text on one line of Markdown (a heading, a list item): no HTML, no link or image syntax, no
  * line break that could start a block of its own.
  */
-function inline(text: string): string {
+export function inline(text: string): string {
   return (
     text
       .replace(/[\r\n]+/g, ' ')
@@ -200,6 +200,11 @@ export function parseRunImport(text: string, options: { newId?: string } = {}): 
   } catch (error) {
     return { ok: false, error: `This file is not JSON: ${(error as Error).message}` };
   }
+  return readRunExport(raw, options);
+}
+
+/** An exported run already parsed from JSON (a file of its own, or one run of a thread's export). */
+export function readRunExport(raw: unknown, options: { newId?: string } = {}): ImportResult {
   if (typeof raw !== 'object' || raw === null || (raw as { format?: unknown }).format !== 'baton-run') {
     return { ok: false, error: 'This is not a Baton run export (no "format": "baton-run").' };
   }

@@ -1,5 +1,6 @@
 import { effect, signal } from '@preact/signals';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_STEPS } from '../shared/plan/index.ts';
+import { readHistoryPrefs } from './history-budget.ts';
 import { storedValue } from './local-store.ts';
 
 /** Planning limits the user can change (Settings → Conductor), kept in localStorage. */
@@ -123,6 +124,11 @@ export function createPrefs() {
   const spendPrefs = signal<SpendPrefs>(storedSpendPrefs.read());
   effect(() => storedSpendPrefs.write(spendPrefs.value));
 
+  // How much of a thread's earlier turns each step of a follow-up is sent (src/app/history-budget.ts).
+  const storedHistoryPrefs = storedValue('baton.historyPrefs', readHistoryPrefs);
+  const historyPrefs = signal(storedHistoryPrefs.read());
+  effect(() => storedHistoryPrefs.write(historyPrefs.value));
+
   const storedRunPrefs = storedValue(RUN_KEY, readRunPrefs);
   const runPrefs = signal<RunPrefs>(storedRunPrefs.read());
   effect(() => storedRunPrefs.write(runPrefs.value));
@@ -137,7 +143,7 @@ export function createPrefs() {
   const isOnboarded = (): boolean => onboarded.read();
   const markOnboarded = (): void => onboarded.write(true);
 
-  return { planPrefs, askPrefs, runPrefs, spendPrefs, isOnboarded, markOnboarded };
+  return { planPrefs, askPrefs, runPrefs, spendPrefs, historyPrefs, isOnboarded, markOnboarded };
 }
 
 export type AppPrefs = ReturnType<typeof createPrefs>;

@@ -10,6 +10,7 @@ import type { BenchStore } from '../evaluation/bench-store.ts';
 import type { PlannerCompareStore } from '../evaluation/compare-planners-store.ts';
 import type { FailoverOptions } from '../executor/failover.ts';
 import type { RunHistoryStore } from '../executor/store.ts';
+import type { ThreadStore } from '../executor/thread-store.ts';
 import type { OutcomeStore } from '../learning/outcome.ts';
 import type { PoolStore } from '../pool/store.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
@@ -23,6 +24,8 @@ export interface PageServices {
   ledger(): Promise<Ledger>;
   egress(): Promise<Egress>;
   runStore(): Promise<RunHistoryStore>;
+  /** Threads over the runs database (its own connection to it: src/executor/thread-store.ts). */
+  threadStore(): Promise<ThreadStore>;
   poolStore(): Promise<PoolStore>;
   /** What the user marked good or bad, and the bench scored (src/learning/): never sent anywhere. */
   outcomeStore(): Promise<OutcomeStore>;
@@ -50,13 +53,27 @@ export function pageServices(): PageServices {
     ),
   );
   const runStore = once(() => import('../executor/store.ts').then((m) => m.openRunStore()));
+  // After the run store: the first to open the database upgrades it, and the run store is opened first.
+  const threadStore = once(() =>
+    runStore().then(() => import('../executor/thread-store.ts').then((m) => m.openThreadStore())),
+  );
   const poolStore = once(() => import('../pool/store.ts').then((m) => m.openPoolStore()));
   const outcomeStore = once(() => import('../learning/outcome-store.ts').then((m) => m.openOutcomeStore()));
   const benchStore = once(() => import('../evaluation/bench-store.ts').then((m) => m.BenchStore.open()));
   const plannerCompareStore = once(() =>
     import('../evaluation/compare-planners-store.ts').then((m) => m.PlannerCompareStore.open()),
   );
-  return { vault, ledger, egress, runStore, poolStore, outcomeStore, benchStore, plannerCompareStore };
+  return {
+    vault,
+    ledger,
+    egress,
+    runStore,
+    threadStore,
+    poolStore,
+    outcomeStore,
+    benchStore,
+    plannerCompareStore,
+  };
 }
 
 /** The part of the conductor bridge a run uses: planning, `self` steps' replanning, the `local` worker. */

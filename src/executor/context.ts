@@ -15,11 +15,14 @@ export interface ContextInput {
   answers: readonly (string | undefined)[];
   /** The step the messages are for. */
   index: number;
+  /** The thread's earlier turns as chat turns (src/executor/turn-history.ts), before this turn's question. */
+  history?: readonly ChatMessage[];
 }
 
 /**
  * The messages for one step:
  *   [system prompt]
+ *   in a follow-up, the thread's earlier turns that fit: user: a question / assistant: its final answer
  *   user: the question, word for word (so the worker reads it as the user wrote it)
  *   for each step it sees, in index order: user: that step's task / assistant: its answer
  *   user: its own task (last, so the instruction the worker must follow is the last thing it reads)
@@ -31,6 +34,7 @@ export function assembleMessages(input: ContextInput): ChatMessage[] {
   const messages: ChatMessage[] = [];
   const system = input.systemPrompt?.trim();
   if (system) messages.push({ role: 'system', content: system });
+  if (input.history) messages.push(...input.history);
   if ((input.includeQuestion ?? true) && input.question.trim()) {
     messages.push({ role: 'user', content: input.question });
   }

@@ -2,6 +2,7 @@ import { LOCAL_WORKER, SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { assembleMessages } from './context.ts';
 import { estimatePromptTokens, priceOf } from './spend.ts';
+import { fitHistory, type TurnHistory } from './turn-history.ts';
 
 /** Tokens an answer is assumed to take when its worker has no answered step in the history yet. */
 export const DEFAULT_ANSWER_TOKENS = 400;
@@ -62,6 +63,8 @@ export interface EstimateInput {
   /** Past answer lengths by `answerKey`. */
   answerLengths?: ReadonlyMap<string, AnswerLength>;
   defaultAnswerTokens?: number;
+  /** A follow-up's earlier turns: each step's input includes its worker's share of them, as the executor sends it. */
+  history?: TurnHistory;
 }
 
 /**
@@ -106,6 +109,9 @@ export function estimatePlan(input: EstimateInput): PlanEstimate {
       steps: input.steps,
       answers,
       index,
+      ...(input.history && worker
+        ? { history: fitHistory(input.history.turns, input.history.budgetFor(worker)).messages }
+        : {}),
     });
     const answer = answerOf(worker);
     const usage = { promptTokens: estimatePromptTokens(messages), completionTokens: answer.tokens };

@@ -29,7 +29,15 @@ import { selfCheck } from './self-check.ts';
 import { totalsOf } from './spend.ts';
 import { liveSpend, overSpendLimit, spendLimitMessage, unpricedNotice } from './spend-limit.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './step-status.ts';
-import { type ChosenBy, type RunRecord, type RunStore, snapshotPool } from './store.ts';
+import {
+  type ChosenBy,
+  type RunRecord,
+  type RunStore,
+  snapshotPool,
+  type ThreadLink,
+  threadLinkOf,
+} from './store.ts';
+import { type FittedHistory, fitHistory, type TurnHistory } from './turn-history.ts';
 import type {
   ExecutorEvent,
   Replanner,
@@ -101,6 +109,11 @@ export interface ExecutorOptions {
    * without it: the step fails, as it always did. A pinned step (`pin`) never fails over.
    */
   failover?: FailoverOptions;
+  /**
+   * In a thread's follow-up: the earlier turns, sent to every step's worker as chat history within that
+   * worker's budget (src/executor/turn-history.ts). Absent: a thread's first turn, or a run of its own.
+   */
+  history?: TurnHistory;
   now?: () => number;
 }
 
@@ -111,6 +124,8 @@ export interface RunOptions extends ExecutorOptions {
   mode?: string;
   /** Auto mode's choice, stored with the run. */
   chosenBy?: ChosenBy;
+  /** The run's thread and turn, stored with it. Absent: the run is a thread of its own (one turn). */
+  thread?: ThreadLink;
   /** A whole plan, or steps as the incremental parser emits them: step 0 may start before step 2 exists. */
   plan: Plan | AsyncIterable<Step>;
 }
@@ -212,6 +227,7 @@ class Run implements AttemptHost {
       mode: string;
       runId: string;
       chosenBy?: ChosenBy;
+      thread?: ThreadLink;
     },
     initial?: Initial,
   ) {
@@ -339,6 +355,8 @@ class Run implements AttemptHost {
       this.plan = checked.plan;
       for (const step of checked.plan.steps) this.addStep(step, 0);
       this.markPlanComplete();
+      // The record written above had no plan yet: a run cut off by a reload must store the plan it ran.
+      this.writeRun();
       this.schedule();
       return;
     }
@@ -527,6 +545,9 @@ class Run implements AttemptHost {
     if (semaphore.full) this.setWait(status, { kind: 'slot', endpoint, limit: semaphore.limit });
     await semaphore.acquire(signal);
     try {
+      const history = this.historyFor(worker);
+      if (history.history) status.history = history.history;
+      else delete status.history;
       const messages = assembleMessages({
         question: this.options.question,
         includeQuestion: this.options.includeQuestion ?? true,
@@ -534,6 +555,7 @@ class Run implements AttemptHost {
         steps: this.steps,
         answers: this.statuses.map((s) => (s.state === 'done' ? s.text : undefined)),
         index,
+        history: history.messages,
       });
       await answerStep(this, {
         status,
@@ -741,6 +763,19 @@ class Run implements AttemptHost {
     this.persistence.writeRun(() => this.runRecord(result));
   }
 
+  /** Each worker's share of the thread's earlier turns: the same for every step it answers in this run. */
+  private readonly histories = new Map<string, FittedHistory>();
+  private historyFor(worker: WorkerSpec): FittedHistory {
+    const history = this.options.history;
+    if (!history || history.turns.length === 0) return { messages: [] };
+    let fitted = this.histories.get(worker.id);
+    if (!fitted) {
+      fitted = fitHistory(history.turns, history.budgetFor(worker));
+      this.histories.set(worker.id, fitted);
+    }
+    return fitted;
+  }
+
   private runRecord(result?: RunResult): RunRecord {
     const record: RunRecord = {
       id: this.runId,
@@ -758,6 +793,7 @@ class Run implements AttemptHost {
     if (result?.answer !== undefined) record.answer = result.answer;
     if (result?.error !== undefined) record.error = result.error;
     if (this.options.chosenBy) record.chosenBy = this.options.chosenBy;
+    if (this.options.thread) Object.assign(record, this.options.thread);
     return record;
   }
 
@@ -812,6 +848,7 @@ export async function resumeRun(options: ResumeOptions): Promise<RunHandle> {
       question: record.question,
       mode: record.mode,
       ...(record.chosenBy ? { chosenBy: record.chosenBy } : {}),
+      ...(record.threadId !== undefined ? { thread: threadLinkOf(record) } : {}),
       runId: record.id,
     },
     { steps: statuses, createdAt: record.createdAt, plan: record.plan },

@@ -66,6 +66,22 @@ export const RunTotalsSchema = z.looseObject({
   cancelled: count,
 });
 
+// A run's place in its thread: a damaged one makes the run a thread of its own (threadLinkOf), never lost.
+const threadFields = {
+  threadId: z.string().min(1).optional().catch(undefined),
+  turn: z.number().int().nonnegative().optional().catch(undefined),
+  parentRunId: z.string().min(1).optional().catch(undefined),
+};
+
+/** What a worker was sent of the thread's earlier turns (src/executor/turn-history.ts). */
+export const StepHistorySchema = z.object({
+  kept: count,
+  cut: count,
+  shortened: z.literal(true).optional(),
+  budgetTokens: count,
+  tokens: count,
+});
+
 export const RunRecordSchema = z.looseObject({
   id: z.string().min(1),
   question: z.string(),
@@ -85,9 +101,10 @@ export const RunRecordSchema = z.looseObject({
   planOnly: z.literal(true).optional().catch(undefined),
   // Auto mode's choice is display: a damaged one is dropped, never the run.
   chosenBy: z
-    .object({ by: z.literal('auto'), strategy: z.string(), reason: z.string() })
+    .object({ by: z.enum(['auto', 'thread']), strategy: z.string(), reason: z.string() })
     .optional()
     .catch(undefined),
+  ...threadFields,
 });
 
 export const StepRecordSchema = z.looseObject({
@@ -121,6 +138,8 @@ export const StepRecordSchema = z.looseObject({
     .optional()
     .catch(undefined),
   pin: z.literal(true).optional().catch(undefined),
+  // What the step was sent of the thread's earlier turns: display, so dropped if damaged.
+  history: StepHistorySchema.optional().catch(undefined),
   timings: z.looseObject({
     queuedAt: epochMs.optional(),
     startedAt: epochMs.optional(),
@@ -144,6 +163,8 @@ export const RunSummarySchema = z.object({
   estimated: z.literal(true).optional().catch(undefined),
   estimator: z.enum(['o200k', 'chars']).optional().catch(undefined),
   answer: z.string().optional(),
+  finalWorker: z.string().optional().catch(undefined),
+  ...threadFields,
 });
 
 // The compiler checks that what the schemas accept is what the rest of the code reads.

@@ -1,12 +1,16 @@
-import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
+import { type DBSchema, type IDBPDatabase, type IDBPTransaction, openDB } from 'idb';
 import type { Price, WorkerSpec } from '../pool/types.ts';
 import type { Plan } from '../shared/plan/index.ts';
 import { check, RunRecordSchema, RunSummarySchema, StepRecordSchema } from './record-schema.ts';
 import type { Estimator, RunStatus, RunTotals, StepStatus } from './types.ts';
 
 export const RUNS_DB_NAME = 'baton-runs';
-/** 2 added `summaries`: what History lists, written with each run, so listing never reads whole runs. */
-const RUNS_DB_VERSION = 2;
+/**
+ * 2 added `summaries`: what History lists, written with each run, so listing never reads whole runs.
+ * 3 added threads (src/executor/thread-store.ts): every run is a turn of one, and runs stored before are
+ * one-turn threads.
+ */
+export const RUNS_DB_VERSION = 3;
 
 /**
  * A stored run's status: the executor's, or one of a run that never reached the executor: `planned` (a
@@ -39,10 +43,31 @@ export interface RunRecord {
   planOnly?: true;
   /** Set when auto mode chose how the question was answered: the strategy and its one-line reason. */
   chosenBy?: ChosenBy;
+  /** The thread (conversation) this run is a turn of; absent in records from before threads: its own id. */
+  threadId?: string;
+  /** Its place in its branch of the thread, from 0 (absent: 0). */
+  turn?: number;
+  /** The turn before it in its branch; absent for a thread's first turn. */
+  parentRunId?: string;
+}
+
+/** Where a run sits in its thread. */
+export interface ThreadLink {
+  threadId: string;
+  turn: number;
+  parentRunId?: string;
+}
+
+/** A run's place in its thread; a run from before threads is the one turn of a thread with its own id. */
+export function threadLinkOf(run: Pick<RunRecord, 'id' | 'threadId' | 'turn' | 'parentRunId'>): ThreadLink {
+  const link: ThreadLink = { threadId: run.threadId ?? run.id, turn: run.turn ?? 0 };
+  if (run.parentRunId !== undefined) link.parentRunId = run.parentRunId;
+  return link;
 }
 
 export interface ChosenBy {
-  by: 'auto';
+  /** 'auto': auto mode chose; 'thread': a router-mode follow-up went back to the last turn's worker. */
+  by: 'auto' | 'thread';
   /** 'conductor', 'router' or `single:<workerId>`. */
   strategy: string;
   reason: string;
@@ -68,6 +93,12 @@ export interface RunSummary {
   estimated?: true;
   estimator?: Estimator;
   answer?: string;
+  /** The worker of the plan's last step (the one that writes the final answer), when there is one. */
+  finalWorker?: string;
+  /** The run's thread and place in it (`threadLinkOf`): every summary row has them, readable or not. */
+  threadId?: string;
+  turn?: number;
+  parentRunId?: string;
 }
 
 /** A stored run that could not be read, and why (shown to the user, never a crash). */
@@ -80,7 +111,16 @@ export interface SkippedRun {
  * A summary row as stored: a run whose record failed the schema when its summary was made keeps only its
  * id, time and `problem`, so History can say it was skipped without reading it again.
  */
-type SummaryRow = RunSummary | { id: string; updatedAt: number; problem: string };
+type SummaryRow =
+  | RunSummary
+  | {
+      id: string;
+      updatedAt: number;
+      problem: string;
+      threadId?: string;
+      turn?: number;
+      parentRunId?: string;
+    };
 
 export interface SummaryPage {
   summaries: RunSummary[];
@@ -107,8 +147,23 @@ export interface RunsDB extends DBSchema {
   summaries: {
     key: string;
     value: SummaryRow;
-    indexes: { updatedAt: [number, string]; problem: string };
+    indexes: { updatedAt: [number, string]; problem: string; threadTurn: [string, number] };
   };
+  threads: { key: string; value: unknown; indexes: { updatedAt: number } };
+}
+
+/**
+ * The thread fields of a record that may not pass the schema: what can be read of them, so an unreadable
+ * turn keeps its place in its thread (shown there as unreadable) instead of falling out of it.
+ */
+function rawThreadLink(raw: Record<string, unknown>): ThreadLink {
+  const id = String(raw.id);
+  const link: ThreadLink = {
+    threadId: typeof raw.threadId === 'string' && raw.threadId ? raw.threadId : id,
+    turn: typeof raw.turn === 'number' && Number.isInteger(raw.turn) && raw.turn >= 0 ? raw.turn : 0,
+  };
+  if (typeof raw.parentRunId === 'string' && raw.parentRunId) link.parentRunId = raw.parentRunId;
+  return link;
 }
 
 /** The summary of a run, or a `problem` row when the record does not pass the schema. */
@@ -120,10 +175,12 @@ export function summarize(record: unknown): SummaryRow {
       id: String(raw.id),
       updatedAt: typeof raw.updatedAt === 'number' ? raw.updatedAt : 0,
       problem: checked.problem,
+      ...rawThreadLink(raw),
     };
   }
   const run = checked.value;
   const summary: RunSummary = {
+    ...threadLinkOf(run),
     id: run.id,
     question: run.question,
     mode: run.mode,
@@ -139,6 +196,8 @@ export function summarize(record: unknown): SummaryRow {
     summary.estimator = run.totals.estimator === 'o200k' ? 'o200k' : 'chars';
   }
   if (run.answer !== undefined) summary.answer = run.answer;
+  const finalWorker = run.plan.steps.findLast((step) => step.worker !== 'self')?.worker;
+  if (finalWorker !== undefined) summary.finalWorker = finalWorker;
   return summary;
 }
 
@@ -347,8 +406,8 @@ class IdbRunStore implements RunHistoryStore {
   }
 }
 
-/** Opens (creating if needed) the runs database. */
-export async function openRunStore(name = RUNS_DB_NAME): Promise<RunHistoryStore> {
+/** Opens (creating or upgrading as needed) the runs database: the run store and the thread store read it. */
+export async function openRunsDatabase(name = RUNS_DB_NAME): Promise<IDBPDatabase<RunsDB>> {
   const db = await openDB<RunsDB>(name, RUNS_DB_VERSION, {
     async upgrade(database, oldVersion, _newVersion, tx) {
       if (oldVersion < 1) {
@@ -371,7 +430,47 @@ export async function openRunStore(name = RUNS_DB_NAME): Promise<RunHistoryStore
           cursor = await cursor.continue();
         }
       }
+      if (oldVersion < 3) await upgradeToThreads(database, tx);
     },
   });
-  return new IdbRunStore(db);
+  return db;
+}
+
+/** Opens (creating if needed) the runs database. */
+export async function openRunStore(name = RUNS_DB_NAME): Promise<RunHistoryStore> {
+  return new IdbRunStore(await openRunsDatabase(name));
+}
+
+/**
+ * Threads: a store of thread records, and a summaries index by thread and turn. Every run already stored
+ * becomes the one turn of a thread with its own id and its first question as title, so nothing a user had
+ * is lost or hidden; a run whose record cannot be read keeps its thread too (shown as an unreadable turn).
+ */
+async function upgradeToThreads(
+  database: IDBPDatabase<RunsDB>,
+  tx: IDBPTransaction<RunsDB, ('runs' | 'steps' | 'summaries' | 'threads')[], 'versionchange'>,
+): Promise<void> {
+  const threads = database.createObjectStore('threads', { keyPath: 'id' });
+  threads.createIndex('updatedAt', 'updatedAt');
+  tx.objectStore('summaries').createIndex('threadTurn', ['threadId', 'turn']);
+  let cursor = await tx.objectStore('runs').openCursor();
+  while (cursor) {
+    const raw = cursor.value as unknown as Record<string, unknown>;
+    if (typeof raw === 'object' && raw !== null && typeof raw.id === 'string') {
+      const link = rawThreadLink(raw);
+      const run = { ...raw, ...link } as unknown as RunRecord;
+      await cursor.update(run);
+      await tx.objectStore('summaries').put(summarize(run));
+      const updatedAt = typeof raw.updatedAt === 'number' ? raw.updatedAt : 0;
+      await threads.put({
+        id: link.threadId,
+        schema: 1,
+        title: typeof raw.question === 'string' ? raw.question : '',
+        createdAt: typeof raw.createdAt === 'number' ? raw.createdAt : updatedAt,
+        updatedAt,
+        leafRunId: raw.id,
+      });
+    }
+    cursor = await cursor.continue();
+  }
 }

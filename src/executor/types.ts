@@ -148,9 +148,26 @@ export interface StepStatus {
   takeovers?: Takeover[];
   /** The user pinned the step to its worker: it never fails over (the plan step's `pin`). */
   pin?: true;
+  /** In a thread's follow-up: what the step's worker was sent of the earlier turns, and what was cut. */
+  history?: StepHistory;
   timings: StepTimings;
   attempts: number;
   error?: string;
+}
+
+/**
+ * A follow-up step's share of its thread (src/executor/turn-history.ts): `kept` earlier turns went to the
+ * worker as chat history, `cut` did not fit its budget (the oldest), and `shortened` says the newest kept
+ * answer was cut in the middle to fit.
+ */
+export interface StepHistory {
+  kept: number;
+  cut: number;
+  shortened?: true;
+  /** The worker's history budget, in tokens. */
+  budgetTokens: number;
+  /** Tokens the history took (estimated, as `estimateTokens` counts). */
+  tokens: number;
 }
 
 export interface RunTotals {

@@ -69,6 +69,20 @@ export interface PlanRequest extends GenerationOptions {
    * sees them; they never leave the device.
    */
   examples?: PlanExample[];
+  /**
+   * A follow-up's earlier turns in its thread, oldest first: the prompt shows them in a compact form under
+   * a fixed budget (workers/prompt/conversation.ts), so planning sees what was asked and answered. Every
+   * worker step is sent them as chat history too (src/executor/turn-history.ts): the plan needs no step to
+   * carry them. Only the on-device conductor sees this prompt.
+   */
+  conversation?: ConversationTurn[];
+}
+
+/** One earlier turn of a thread, as the planner is shown it. */
+export interface ConversationTurn {
+  question: string;
+  /** The turn's final answer (absent when it had none). */
+  answer?: string;
 }
 
 /** A past question and the plan that answered it well. */

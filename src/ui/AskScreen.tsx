@@ -3,6 +3,7 @@ import { formatCost, formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price-text.ts';
 import { isActive, type RunView } from '../app/runs/run-model.ts';
 import type { PendingReview } from '../app/runs/run-services.ts';
+import { type TurnContext, turnEstimate } from '../app/turn-context.ts';
 import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import type { Step } from '../shared/plan/index.ts';
@@ -12,12 +13,14 @@ import { type AskInput, Composer } from './Composer.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
 import { SpendConfirm } from './SpendConfirm.tsx';
+import { ThreadFooter, ThreadTurns, useShownThread } from './ThreadView.tsx';
 
 /** The price column of the review: each step's estimate and the total, against the spend limit. */
 function reviewPrice(
   review: PendingReview,
   question: string,
   limitUsd: number | null,
+  turn: TurnContext | undefined,
 ): (steps: readonly Step[]) => PlanPrice {
   const labels = labelsOf(review.pool);
   return (steps) => {
@@ -26,6 +29,8 @@ function reviewPrice(
       steps,
       pool: review.pool,
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
+      // A follow-up's steps carry the earlier turns: the price counts them.
+      ...turnEstimate(turn),
     });
     const price: PlanPrice = {
       steps: estimate.steps.map(stepPriceText),
@@ -147,10 +152,11 @@ export function AskScreen({ runId }: { runId?: string }) {
   const question = shown?.question ?? '';
   // One function per review (and limit), so the editor recomputes the price only when its steps change.
   const price = useMemo(
-    () => (review ? reviewPrice(review, question, limitUsd) : undefined),
-    [review, question, limitUsd],
+    () => (review ? reviewPrice(review, question, limitUsd, shown?.thread) : undefined),
+    [review, question, limitUsd, shown?.thread],
   );
   const confirm = spendConfirm.value;
+  const thread = useShownThread(shown);
 
   return (
     <div data-testid="ask-screen">
@@ -158,7 +164,8 @@ export function AskScreen({ runId }: { runId?: string }) {
       {!runId && <UnfinishedBanner />}
       {!runId && (
         <Composer
-          onAsk={(input) => void ask(input, runPool.value)}
+          // Ask opens a new thread; the follow-up box under its answer adds turns (ThreadView).
+          onAsk={(input) => void app.threads.startThread(input, runPool.value)}
           // A question the conductor could not plan comes back to the box, to ask again or change.
           {...(view?.retry ? { restore: { text: view.question, key: view.id } } : {})}
           disabled={disabledReason !== undefined}
@@ -205,6 +212,7 @@ export function AskScreen({ runId }: { runId?: string }) {
         />
       )}
       {shown?.chosenBy && <AutoChoiceNote view={shown} />}
+      {thread && drawn && <ThreadTurns state={thread} view={drawn} />}
       {drawn && (
         <RunPanel
           view={drawn}
@@ -226,6 +234,7 @@ export function AskScreen({ runId }: { runId?: string }) {
           }}
         />
       )}
+      {thread && drawn && <ThreadFooter state={thread} view={drawn} />}
     </div>
   );
 }
@@ -253,7 +262,7 @@ function AutoChoiceNote({ view }: { view: RunView }) {
         : 'the conductor';
   return (
     <p class="alert" data-kind="info" data-testid="auto-choice">
-      Auto mode chose {what}. {chosen.reason}
+      {chosen.by === 'thread' ? `The router sent it to ${what}.` : `Auto mode chose ${what}.`} {chosen.reason}
     </p>
   );
 }

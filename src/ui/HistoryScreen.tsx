@@ -5,6 +5,7 @@ import { costText } from '../app/price-text.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
+import { ThreadHistory } from './ThreadHistory.tsx';
 
 /** Typing pauses this long before the index is searched. */
 const SEARCH_DEBOUNCE_MS = 150;
@@ -180,6 +181,8 @@ export function HistoryScreen() {
         value={query}
         onValue={setQuery}
       />
+      <ThreadHistory matches={search?.results} />
+      <h2>Runs</h2>
       {!list.loaded || (searching && !search) ? (
         <p class="muted" aria-busy="true">
           {searching ? 'Searching…' : 'Loading your history…'}

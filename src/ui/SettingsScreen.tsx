@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatBytes } from '../app/format.ts';
+import { historyBudgetText } from '../app/history-budget.ts';
 import { parseSpendLimit } from '../app/prefs.ts';
 import { routeHash } from '../app/router.ts';
 import type { ThemeChoice } from '../app/theme.ts';
@@ -99,7 +100,40 @@ function PlanningPanel() {
           never moves.
         </p>
       </div>
+      <HistoryBudgetField />
     </section>
+  );
+}
+
+/** How much of a thread's earlier turns each step of a follow-up is sent (src/app/history-budget.ts). */
+function HistoryBudgetField() {
+  const { historyPrefs } = useAppState().prefs;
+  const tokens = historyPrefs.value.tokens;
+  return (
+    <div class="field">
+      <label for="history-budget">Earlier turns a follow-up's workers get</label>
+      <select
+        id="history-budget"
+        data-testid="history-budget"
+        aria-describedby="history-budget-hint"
+        value={tokens === null ? 'auto' : String(tokens)}
+        onChange={(e) => {
+          const value = e.currentTarget.value;
+          historyPrefs.value = { tokens: value === 'auto' ? null : Number(value) };
+        }}
+      >
+        <option value="auto">Automatic</option>
+        {[0, 1_000, 4_000, 16_000, 64_000].map((n) => (
+          <option key={n} value={String(n)}>
+            {n === 0 ? 'None' : `${n.toLocaleString('en-US')} tokens per step`}
+          </option>
+        ))}
+      </select>
+      <p id="history-budget-hint" class="muted small">
+        {historyBudgetText(historyPrefs.value)} The newest turns are kept first; a step says when older ones
+        were left out. Each step pays for them as input tokens.
+      </p>
+    </div>
   );
 }
 

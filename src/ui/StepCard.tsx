@@ -3,9 +3,28 @@ import { costText } from '../app/price-text.ts';
 import { workerName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/step-status.ts';
+import { historyCutText } from '../executor/turn-history.ts';
 import type { StepStatus } from '../executor/types.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
+
+/** What a follow-up's step was sent of the thread's earlier turns, and what was cut and why. */
+function HistoryNote({ step }: { step: StepStatus }) {
+  const history = step.history;
+  if (!history) return null;
+  const cut = historyCutText(history);
+  const kept = `Sent ${history.kept} earlier turn${history.kept === 1 ? '' : 's'} of this thread (${formatTokens(history.tokens)} tokens).`;
+  return (
+    <p
+      class={cut ? 'alert small' : 'muted small'}
+      {...(cut ? { 'data-kind': 'info' } : {})}
+      data-testid={`step-history-${step.index}`}
+    >
+      {kept}
+      {cut ? ` ${cut}` : ''}
+    </p>
+  );
+}
 
 function seesText(sees: StepStatus['sees'], index: number): string {
   // "all" on the first step (or the first of a corrective batch with nothing before it) sees nothing.
@@ -129,6 +148,7 @@ export function StepCard({
           {nameOf(t.from, labels)} failed ({t.reason.replace(/\.$/, '')}) → {nameOf(t.to, labels)} took over.
         </p>
       ))}
+      {step.history && <HistoryNote step={step} />}
       {step.notice && (
         <p class="alert" data-kind="warn" data-testid={`step-notice-${step.index}`}>
           {step.notice}

@@ -1,13 +1,17 @@
 import type { ChatMessage } from '../../src/shared/chat.ts';
-import type { PlanExample, PlanMode } from '../../src/shared/conductor-api.ts';
+import type { ConversationTurn, PlanExample, PlanMode } from '../../src/shared/conductor-api.ts';
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
+import { truncateMiddle } from '../../src/shared/truncate-middle.ts';
 import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
+import { conversationMessage } from './conversation.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
 
 /**
  * The conductor's prompts. Runs in the thread (no DOM). Our own text is ASCII only (the tiny test model
  * rejects anything else) and compact (small models, small GPUs, short context windows).
  */
+
+export { truncateMiddle };
 
 export type PromptWorker = ShotWorker;
 
@@ -27,6 +31,8 @@ export interface PlanPromptInput {
   includeQuestion?: boolean;
   /** Past good workflows for similar questions (workflow memory), added after the built-in examples. */
   examples?: readonly PlanExample[];
+  /** A follow-up's earlier turns (workers/prompt/conversation.ts): shown compactly before the question. */
+  conversation?: readonly ConversationTurn[];
 }
 
 function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
@@ -122,7 +128,12 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
     { role: 'system', content: system.join('\n') },
     ...shotTurns(shots),
     ...exampleTurns(input.examples ?? [], router),
-    { role: 'user', content: input.question },
+    {
+      role: 'user',
+      content: input.conversation?.length
+        ? conversationMessage(input.conversation, input.question)
+        : input.question,
+    },
   ];
 }
 
@@ -145,16 +156,6 @@ export interface ReplanPromptInput {
   answerBudget?: number;
   /** Whether every worker is sent the question (see PlanPromptInput). */
   includeQuestion?: boolean;
-}
-
-/** Shortens `text` to about `budget` characters, keeping its start and end. */
-export function truncateMiddle(text: string, budget: number): string {
-  if (text.length <= budget) return text;
-  const keep = Math.max(0, budget - 40);
-  const head = Math.ceil(keep * 0.7);
-  const tail = keep - head;
-  const cut = text.length - head - tail;
-  return `${text.slice(0, head)} [... ${cut} characters cut ...] ${tail > 0 ? text.slice(-tail) : ''}`.trimEnd();
 }
 
 function seesText(sees: Step['sees']): string {

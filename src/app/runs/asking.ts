@@ -5,6 +5,8 @@ import type { PlanMode } from '../../shared/conductor-api.ts';
 import type { Plan } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { keylessWorkers } from '../services.ts';
+import { SAME_WORKER_REASON, stickyWorker } from '../stickiness.ts';
+import { type TurnContext, turnEstimate, turnView } from '../turn-context.ts';
 import type { PlanningActions } from './planning.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
@@ -18,6 +20,8 @@ export interface AskInput {
   mode: AskMode;
   review: boolean;
   planOnly?: boolean;
+  /** A follow-up: the thread it continues (src/app/turn-context.ts). */
+  thread?: TurnContext;
 }
 
 /** Asking a question: in the mode the user picked, or the one auto mode picks. */
@@ -33,9 +37,16 @@ export function createAsking(
   /** Auto mode's pick for the question, or undefined once the run on screen says why it could not pick. */
   async function autoChoice(
     runId: string,
-    question: string,
+    input: AskInput,
     enabled: WorkerSpec[],
   ): Promise<ChosenBy | undefined> {
+    const { question } = input;
+    // A follow-up in router or auto mode goes back to the last turn's worker (src/app/stickiness.ts).
+    const sticky = stickyWorker(input, enabled, (id) => services.markedBad?.(id) ?? false);
+    if (sticky) {
+      const by = input.mode === 'auto' ? 'auto' : 'thread';
+      return { by, strategy: `single:${sticky.id}`, reason: SAME_WORKER_REASON };
+    }
     try {
       if (!services.chooseStrategy) throw new Error('Auto mode is not available on this page.');
       const keyless = await keylessWorkers(enabled, services).catch(() => new Set<string>());
@@ -44,6 +55,7 @@ export function createAsking(
     } catch (error) {
       currentRun.value = {
         ...newRunView(runId, question, 'conductor'),
+        ...turnView(input.thread),
         phase: 'failed',
         error: `Auto mode could not choose: ${(error as Error).message}`,
         endedAt: Date.now(),
@@ -70,9 +82,11 @@ export function createAsking(
       steps: plan.steps,
       pool: enabled,
       answerLengths: pastLengths,
+      ...turnEstimate(input.thread),
     });
     currentRun.value = {
       ...newRunView(runId, input.question, 'router'),
+      ...turnView(input.thread),
       workerOrder: enabled.map((w) => w.id),
       workerLabels: labelsOf(enabled),
       plannedSteps: plan.steps,
@@ -102,10 +116,11 @@ export function createAsking(
    * run (no planning tokens, and no conductor model needed).
    */
   async function ask(input: AskInput, pool: WorkerSpec[]): Promise<void> {
-    if (input.mode !== 'auto') return planning.askPlanned({ ...input, mode: input.mode }, pool);
     const enabled = pool.filter((w) => w.enabled);
+    const sticks = stickyWorker(input, enabled, (id) => services.markedBad?.(id) ?? false);
+    if (input.mode !== 'auto' && !sticks) return planning.askPlanned({ ...input, mode: input.mode }, pool);
     const runId = crypto.randomUUID();
-    const chosenBy = await autoChoice(runId, input.question, enabled);
+    const chosenBy = await autoChoice(runId, input, enabled);
     if (!chosenBy) return;
     const { strategy } = chosenBy;
     const worker = strategy.startsWith('single:')

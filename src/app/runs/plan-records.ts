@@ -27,6 +27,8 @@ function baseRecord(
     totals: totalsOf([]),
   };
   if (view.chosenBy) record.chosenBy = view.chosenBy;
+  // A turn of a thread stays in it, planned or failed.
+  if (view.thread) Object.assign(record, view.thread.link);
   return record;
 }
 

@@ -10,6 +10,7 @@ import type { Plan, Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { poolEntries } from '../pool-entries.ts';
 import { keylessWorkers } from '../services.ts';
+import { conversationOf, type TurnContext, turnEstimate, turnView } from '../turn-context.ts';
 import { PlanFeed } from './plan-feed.ts';
 import { planLimits } from './plan-limits.ts';
 import { planNote } from './plan-notes.ts';
@@ -27,6 +28,8 @@ export interface PlanInput {
   mode: PlanMode;
   review: boolean;
   planOnly?: boolean;
+  /** A follow-up: the thread it continues (src/app/turn-context.ts). */
+  thread?: TurnContext;
 }
 
 /** One planning under way: its run, the pool it plans for, and how what it plans is run. */
@@ -75,6 +78,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
     const runId = crypto.randomUUID();
     currentRun.value = {
       ...newRunView(runId, input.question, input.mode),
+      ...turnView(input.thread),
       workerOrder: enabled.map((w) => w.id),
       workerLabels: labelsOf(enabled),
       ...(chosenBy ? { chosenBy } : {}),
@@ -245,7 +249,13 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
         core.update(p.runId, (v) => ({ ...v, drewOn }));
       }
       const estimateOf = (steps: readonly Step[]) =>
-        estimatePlan({ question: input.question, steps, pool: p.enabled, answerLengths: pastLengths });
+        estimatePlan({
+          question: input.question,
+          steps,
+          pool: p.enabled,
+          answerLengths: pastLengths,
+          ...turnEstimate(input.thread),
+        });
       p.estimateOf = estimateOf;
       await streamSteps(p, estimateOf);
       const request: PlanRequest = {
@@ -258,6 +268,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
         ...(examples.length > 0
           ? { examples: examples.map(({ question, plan }) => ({ question, plan })) }
           : {}),
+        ...conversationOf(input.thread),
       };
       const response = await bridge.plan(request, (event) => onPlanEvent(p, event));
       const { plan } = response;

@@ -1,5 +1,6 @@
 import type { RunHandle } from '../../executor/executor.ts';
 import { executorModule } from '../services.ts';
+import { turnRunOptions } from '../turn-context.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
 import { runExclusively, runningElsewhere } from './run-locks.ts';
@@ -93,6 +94,8 @@ export function createResuming(core: RunCore, starts: RunStarts, review: Review,
       // Steps whose paid answer was lost are told apart by what the ledger saw leave.
       ledger,
       ...(await starts.wiring(id, stored.run.pool)),
+      // A turn of a thread: its workers get the earlier turns again.
+      ...(await turnRunOptions(viewFromRecord(stored.run, []).thread, services.turnHistory)),
     });
     starts.track(run);
     return run;

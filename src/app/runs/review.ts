@@ -1,6 +1,7 @@
 import { estimatePlan } from '../../executor/estimate.ts';
 import type { Plan } from '../../shared/plan/index.ts';
 import { keylessWorkers } from '../services.ts';
+import { turnEstimate } from '../turn-context.ts';
 import { planLimits } from './plan-limits.ts';
 import { samePlan } from './plan-notes.ts';
 import { plannedRecord } from './plan-records.ts';
@@ -57,6 +58,7 @@ export function createReview(core: RunCore, spend: SpendConfirmation, starts: Ru
       steps: plan.steps,
       pool: review.pool,
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
+      ...turnEstimate(view.thread),
     });
     if (!(await spend.approveSpend(view.id, estimate, false))) return;
     // The review may have been left while the confirm was open (a new question, a discard).

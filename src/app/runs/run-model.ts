@@ -6,6 +6,7 @@ import type { WorkerSpec } from '../../pool/types.ts';
 import type { ConductorEvent, PlanMode } from '../../shared/conductor-api.ts';
 import type { Step } from '../../shared/plan/index.ts';
 import { activeMs, type Span } from '../active-time.ts';
+import type { TurnContext } from '../turn-context.ts';
 import type { PlanNote } from './plan-notes.ts';
 
 /** What the user picks on the Ask screen: a mode, or auto mode choosing one per question. */
@@ -67,6 +68,8 @@ export interface RunView {
   drewOn?: { runId: string; question: string }[];
   /** Set when auto mode chose how this question is answered: the strategy and its one-line reason. */
   chosenBy?: ChosenBy;
+  /** Set when the run is a turn of a thread: its place there, and the earlier turns its workers get. */
+  thread?: TurnContext;
 }
 
 export function newRunView(id: string, question: string, mode: PlanMode, now: number = Date.now()): RunView {
@@ -252,6 +255,7 @@ export function snapshotOfView(
   if (view.answer !== undefined) run.answer = view.answer;
   if (view.error !== undefined) run.error = view.error;
   if (view.chosenBy) run.chosenBy = view.chosenBy;
+  if (view.thread) Object.assign(run, view.thread.link);
   // What a step waits on is live state, not part of the run.
   const steps = view.steps.map(({ wait: _live, ...s }) => ({ ...s, runId: view.id }));
   return { run, steps };

@@ -1,6 +1,7 @@
 import type { Ledger } from '../../egress/ledger.ts';
 import type { AnswerLength } from '../../executor/estimate.ts';
-import type { RunHistoryStore } from '../../executor/store.ts';
+import type { RunHistoryStore, ThreadLink } from '../../executor/store.ts';
+import type { TurnHistory } from '../../executor/turn-history.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { PlanMode } from '../../shared/conductor-api.ts';
@@ -39,6 +40,10 @@ export interface RunServices extends SendingServices {
     pool: readonly WorkerSpec[],
     keyless: ReadonlySet<string>,
   ): Promise<{ strategy: string; reason: string }>;
+  /** Whether the user marked a run's answer bad (a follow-up then does not stick to its worker). */
+  markedBad?(runId: string): boolean;
+  /** A thread's earlier turns before a turn at `link` (src/app/turn-context.ts). Absent: no threads. */
+  turnHistory?(link: ThreadLink): Promise<TurnHistory | undefined>;
 }
 
 /** A plan waiting for the user's review, with the pool and the limits it was written for. */

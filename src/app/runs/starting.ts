@@ -8,6 +8,7 @@ import type { Plan, Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { poolEntries } from '../pool-entries.ts';
 import { executorModule, failoverFor, keylessWorkers, transports } from '../services.ts';
+import { turnRunOptions } from '../turn-context.ts';
 import { stillLocked } from '../vault-unlock.ts';
 import { type createRunDrawing, frameCoalescedUpdates } from './draw-timing.ts';
 import { withLedgerEstimates } from './ledger-estimates.ts';
@@ -102,8 +103,14 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
     ]);
     const { maxSteps, maxDepth } = services.planPrefs();
     const chosenBy = core.currentRun.value?.id === runId ? core.currentRun.value.chosenBy : undefined;
+    // A turn of a thread: stored with its link, its workers sent the earlier turns.
+    const turn = await turnRunOptions(
+      core.currentRun.value?.id === runId ? core.currentRun.value.thread : undefined,
+      services.turnHistory,
+    );
     const run = startRun({
       ...(chosenBy ? { chosenBy } : {}),
+      ...turn,
       maxSteps: mode === 'router' ? 1 : maxSteps,
       maxDepth,
       runId,

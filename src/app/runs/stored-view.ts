@@ -1,5 +1,5 @@
 import { finalStepIndex } from '../../executor/step-status.ts';
-import type { RunRecord, StepRecord } from '../../executor/store.ts';
+import { type RunRecord, type StepRecord, threadLinkOf } from '../../executor/store.ts';
 import { LOCAL_WORKER } from '../../pool/types.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import type { RunView } from './run-model.ts';
@@ -32,5 +32,6 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
   if (run.errorDetails) view.errorDetails = run.errorDetails;
   if (run.status === 'planning-failed') view.retry = { mode: run.chosenBy ? 'auto' : mode, review: false };
   if (run.chosenBy) view.chosenBy = run.chosenBy;
+  if (run.threadId !== undefined) view.thread = { link: threadLinkOf(run) };
   return view;
 }

@@ -6,6 +6,7 @@ import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { BenchStore } from '../../../src/evaluation/bench-store.ts';
 import { PlannerCompareStore } from '../../../src/evaluation/compare-planners-store.ts';
 import { mulberry32 } from '../../../src/evaluation/random.ts';
+import { openThreadStore } from '../../../src/executor/thread-store.ts';
 import type { Outcome, OutcomeStore } from '../../../src/learning/outcome.ts';
 import { keyedServices, keyedTestProvider } from './test-app-state.ts';
 
@@ -87,6 +88,7 @@ describe('auto mode in the app', () => {
     };
     const app = createAppState({
       runStore: async () => runStore,
+      threadStore: () => openThreadStore(`auto-threads-${crypto.randomUUID()}`),
       ledger: async () => ledger,
       egress: async () => egress,
       vault: async () => vault,

@@ -7,6 +7,7 @@ import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
 import { BenchStore } from '../../../src/evaluation/bench-store.ts';
 import { PlannerCompareStore } from '../../../src/evaluation/compare-planners-store.ts';
 import { openRunStore, type RunHistoryStore } from '../../../src/executor/store.ts';
+import { openThreadStore, type ThreadStore } from '../../../src/executor/thread-store.ts';
 import type { OutcomeStore } from '../../../src/learning/outcome.ts';
 import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
@@ -26,10 +27,13 @@ export function testAppState(parts: {
   vault: Vault;
   conductor: RunConductor;
   outcomeStore?: OutcomeStore;
+  /** Threads over the same database as `runStore` (keyedServices opens both); absent: an empty one. */
+  threadStore?: ThreadStore;
 }) {
   let outcomes: Promise<OutcomeStore> | undefined;
   return createAppState({
     runStore: async () => parts.runStore,
+    threadStore: async () => parts.threadStore ?? openThreadStore(`test-threads-${crypto.randomUUID()}`),
     ledger: async () => parts.ledger,
     egress: async () => parts.egress,
     vault: async () => parts.vault,
@@ -100,6 +104,7 @@ export async function keyedServices(
     openLedger(`${name}-ledger`),
     openVault(`${name}-vault`),
   ]);
+  const threadStore = await openThreadStore(`${name}-runs`);
   await vault.saveKey({ providerId: 'p-test', origin: provider.url, key });
   const egress = createEgress({
     vault,
@@ -109,5 +114,5 @@ export async function keyedServices(
         ? { ...presetById('custom')!, id, name: 'Test provider', needsKey: true }
         : presetById(id),
   });
-  return { runStore, ledger, vault, egress };
+  return { runStore, threadStore, ledger, vault, egress };
 }

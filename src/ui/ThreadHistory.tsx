@@ -1,0 +1,158 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ESTIMATED, formatTime } from '../app/format.ts';
+import { costText } from '../app/price-text.ts';
+import type { RunSummary } from '../executor/store.ts';
+import type { ThreadListing } from '../executor/thread-store.ts';
+import { useAppState } from './app-context.ts';
+import { FollowUp } from './FollowUp.tsx';
+
+/** Threads shown at a time; "Show more threads" adds as many. */
+const THREADS_SHOWN = 50;
+
+function ThreadRow({ thread }: { thread: ThreadListing }) {
+  const { threads, router } = useAppState();
+  const [renaming, setRenaming] = useState(false);
+  const [problem, setProblem] = useState<string | undefined>();
+  const open = async () => {
+    const missing = await threads.openThread(thread.id);
+    if (missing) setProblem(missing);
+    else router.navigate({ name: 'ask' });
+  };
+  return (
+    <li data-testid="thread-item">
+      {renaming ? (
+        <FollowUp
+          label="Rename"
+          initial={thread.title}
+          testId="rename-listed-thread"
+          onCancel={() => setRenaming(false)}
+          onSend={(title) => {
+            setRenaming(false);
+            void threads.rename(thread.id, title);
+          }}
+        />
+      ) : (
+        <button type="button" class="link q" onClick={() => void open()} data-testid="open-thread">
+          {thread.title || '(untitled)'}
+        </button>
+      )}
+      <span class="small muted">
+        {formatTime(thread.updatedAt)} · <span data-testid="thread-turn-count">{thread.turns}</span> turn
+        {thread.turns === 1 ? '' : 's'}
+        {thread.runs > thread.turns ? ` (${thread.runs} runs with branches)` : ''} ·{' '}
+        <span data-testid="thread-cost">
+          {thread.estimated ? ESTIMATED : ''}
+          {costText(thread.cost, thread.unpriced ? 1 : 0)}
+        </span>
+      </span>
+      <button
+        type="button"
+        class="small"
+        onClick={() => setRenaming(true)}
+        aria-label={`Rename thread: ${thread.title.slice(0, 60)}`}
+      >
+        Rename
+      </button>
+      <button
+        type="button"
+        class="small danger"
+        aria-label={`Delete thread: ${thread.title.slice(0, 60)}`}
+        onClick={() => {
+          if (confirm('Delete this thread, every turn and branch of it, from your history?'))
+            void threads.deleteThread(thread.id);
+        }}
+      >
+        Delete
+      </button>
+      {problem && (
+        <p class="alert small" data-kind="error">
+          {problem}
+        </p>
+      )}
+    </li>
+  );
+}
+
+/**
+ * History's threads: title, last activity, turns and total spend; a search matches a thread when any of
+ * its turns matches (`matches`: the runs the search found). Import takes a thread's JSON export.
+ */
+export function ThreadHistory({ matches }: { matches: readonly RunSummary[] | undefined }) {
+  const { threads, history } = useAppState();
+  const [shown, setShown] = useState(THREADS_SHOWN);
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | undefined>();
+  const listed = threads.listing.value;
+  // Read again whenever History's run list is (a run ended, an import, a delete).
+  useEffect(() => {
+    threads
+      .loadList()
+      .catch((error: unknown) =>
+        setMessage({ kind: 'error', text: `Your threads could not be read: ${(error as Error).message}` }),
+      );
+  }, [history.list.value]);
+  const wanted = matches ? new Set(matches.map((m) => m.threadId ?? m.id)) : undefined;
+  const rows = (listed ?? []).filter((t) => !wanted || wanted.has(t.id));
+
+  const onImport = async (input: HTMLInputElement) => {
+    const chosen = input.files?.[0];
+    input.value = '';
+    if (!chosen) return;
+    const result = await chosen
+      .text()
+      .then(threads.importThread)
+      .catch((error: unknown) => ({
+        ok: false as const,
+        error: `The thread could not be imported: ${(error as Error).message}`,
+      }));
+    setMessage(
+      !result.ok
+        ? { kind: 'error', text: result.error }
+        : result.added === 0
+          ? { kind: 'ok', text: 'This thread is already in your history; nothing was added.' }
+          : { kind: 'ok', text: `Thread imported (${result.added} run${result.added === 1 ? '' : 's'}).` },
+    );
+  };
+
+  return (
+    <section aria-labelledby="threads-title" data-testid="thread-history">
+      <div class="row">
+        <h2 id="threads-title">Threads</h2>
+        <span class="spacer" />
+        <label class="button" for="import-thread-file">
+          Import a thread (JSON)
+        </label>
+        <input
+          id="import-thread-file"
+          type="file"
+          accept="application/json,.json"
+          class="visually-hidden"
+          data-testid="import-thread-file"
+          onChange={(e) => void onImport(e.currentTarget)}
+        />
+      </div>
+      {message && (
+        <p class="alert" data-kind={message.kind} role="status" data-testid="thread-import-message">
+          {message.text}
+        </p>
+      )}
+      {listed === undefined ? (
+        <p class="muted" aria-busy="true">
+          Loading your threads…
+        </p>
+      ) : rows.length === 0 ? (
+        <p class="muted">{wanted ? 'No thread matches.' : 'No threads yet.'}</p>
+      ) : (
+        <ul class="history-list" data-testid="thread-list">
+          {rows.slice(0, shown).map((thread) => (
+            <ThreadRow key={thread.id} thread={thread} />
+          ))}
+        </ul>
+      )}
+      {rows.length > shown && (
+        <button type="button" onClick={() => setShown((n) => n + THREADS_SHOWN)}>
+          Show more threads
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,239 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatCost } from '../app/format.ts';
+import type { AskMode, RunView } from '../app/runs/run-model.ts';
+import type { ThreadState } from '../app/threads.ts';
+import type { ThreadTurn } from '../executor/thread-store.ts';
+import { Answer } from './Answer.tsx';
+import { useAppState } from './app-context.ts';
+import { CopyAnswer } from './CopyAnswer.tsx';
+import { FollowUp } from './FollowUp.tsx';
+
+/**
+ * A thread on the Ask screen: its title (editable), the turns before the last (question and final answer,
+ * each editable into a branch), and under the last turn's run the follow-up box, Regenerate and the
+ * branches there. The last turn itself is the run view (RunPanel), as any run.
+ */
+
+/** The thread of the run on screen, when that run is a turn of it. */
+export function useShownThread(view: RunView | undefined): ThreadState | undefined {
+  const { threads } = useAppState();
+  const state = threads.current.value;
+  useEffect(() => {
+    // A run of another thread came on screen (a resume, History, a link): its thread follows it.
+    if (view?.thread && view.thread.link.threadId !== state?.id) void threads.followRun(view);
+  }, [view?.id, view?.thread?.link.threadId, state?.id, threads, view]);
+  return state && view?.thread?.link.threadId === state.id ? state : undefined;
+}
+
+/** How to ask the next turn: as the last one was asked, else as the Ask box is set. */
+function askedAs(state: ThreadState, view: RunView, review: boolean): { mode: AskMode; review: boolean } {
+  return state.asked ?? { mode: view.chosenBy?.by === 'auto' ? 'auto' : view.mode, review };
+}
+
+function BranchSwitch({ ids, at }: { ids: readonly string[] | undefined; at: string }) {
+  const { threads } = useAppState();
+  if (!ids || ids.length < 2) return null;
+  const i = ids.indexOf(at);
+  const go = (to: number) => {
+    const id = ids[to];
+    if (id) void threads.switchBranch(id);
+  };
+  return (
+    <span class="row small" data-testid="branch-switch">
+      <button
+        type="button"
+        class="small"
+        disabled={i <= 0}
+        onClick={() => go(i - 1)}
+        aria-label="Previous branch"
+      >
+        ‹
+      </button>
+      <span data-testid="branch-position">
+        branch {i + 1} of {ids.length}
+      </span>
+      <button
+        type="button"
+        class="small"
+        disabled={i >= ids.length - 1}
+        onClick={() => go(i + 1)}
+        aria-label="Next branch"
+      >
+        ›
+      </button>
+    </span>
+  );
+}
+
+/** One earlier turn: the question (Edit makes a branch from here), the final answer, Copy. */
+function EarlierTurn({ turn, state, view }: { turn: ThreadTurn; state: ThreadState; view: RunView }) {
+  const app = useAppState();
+  const [editing, setEditing] = useState(false);
+  const summary = turn.summary;
+  if (!summary) {
+    return (
+      <li class="card thread-turn" data-testid="thread-turn" data-unreadable="true">
+        <p class="alert" data-kind="error">
+          Turn {turn.turn + 1} cannot be read ({turn.problem}). The other turns are intact.
+        </p>
+      </li>
+    );
+  }
+  return (
+    <li class="card thread-turn" data-testid="thread-turn">
+      <div class="row">
+        <strong class="small muted">Turn {turn.turn + 1}</strong>
+        <BranchSwitch ids={state.branches[turn.id]} at={turn.id} />
+        <span class="spacer" />
+        <button type="button" class="small" onClick={() => setEditing(true)} data-testid="edit-question">
+          Edit
+        </button>
+      </div>
+      {editing ? (
+        <FollowUp
+          label="Send as a new branch"
+          initial={summary.question}
+          testId="edit-turn"
+          onCancel={() => setEditing(false)}
+          onSend={(question) => {
+            setEditing(false);
+            const how = askedAs(state, view, app.prefs.askPrefs.value.reviewPlan);
+            void app.threads.branchAt(turn.id, { question, ...how }, app.pool.runPool.value);
+          }}
+        />
+      ) : (
+        <p class="thread-question" data-testid="turn-question">
+          {summary.question}
+        </p>
+      )}
+      {summary.answer !== undefined ? (
+        <>
+          <Answer text={summary.answer} />
+          <CopyAnswer text={summary.answer} testId="copy-turn-answer" />
+        </>
+      ) : (
+        <p class="muted small">No answer ({summary.status}).</p>
+      )}
+    </li>
+  );
+}
+
+/** Above the last turn: the thread's title and its earlier turns. */
+export function ThreadTurns({ state, view }: { state: ThreadState; view: RunView }) {
+  const { threads } = useAppState();
+  const [renaming, setRenaming] = useState(false);
+  const hidden = state.total - 1 - state.earlier.length;
+  return (
+    <section class="thread" aria-label="Thread" data-testid="thread">
+      <div class="row">
+        {renaming ? (
+          <FollowUp
+            label="Rename"
+            initial={state.title}
+            testId="rename-thread"
+            onCancel={() => setRenaming(false)}
+            onSend={(title) => {
+              setRenaming(false);
+              void threads.rename(state.id, title);
+            }}
+          />
+        ) : (
+          <h2 class="thread-title" data-testid="thread-title">
+            {state.title}
+          </h2>
+        )}
+        <span class="spacer" />
+        <span class="small muted" data-testid="thread-turns">
+          {state.total} turn{state.total === 1 ? '' : 's'}
+        </span>
+        {!renaming && (
+          <button
+            type="button"
+            class="small"
+            onClick={() => setRenaming(true)}
+            data-testid="rename-thread-start"
+          >
+            Rename
+          </button>
+        )}
+        <button
+          type="button"
+          class="small"
+          onClick={() => void threads.exportThread('json', state.id)}
+          data-testid="export-thread-json"
+        >
+          Export thread (JSON)
+        </button>
+        <button
+          type="button"
+          class="small"
+          onClick={() => void threads.exportThread('md', state.id)}
+          data-testid="export-thread-md"
+        >
+          Export thread (Markdown)
+        </button>
+      </div>
+      {hidden > 0 && (
+        <button
+          type="button"
+          class="small"
+          onClick={() => void threads.showEarlier()}
+          data-testid="show-earlier"
+        >
+          Show {hidden} earlier turn{hidden === 1 ? '' : 's'}
+        </button>
+      )}
+      <ol class="thread-turns">
+        {state.earlier.map((turn) => (
+          <EarlierTurn key={turn.id} turn={turn} state={state} view={view} />
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** Under the last turn: Copy, Edit, Regenerate, its branches, and the follow-up box. */
+export function ThreadFooter({ state, view }: { state: ThreadState; view: RunView }) {
+  const app = useAppState();
+  const { threads } = app;
+  const [editing, setEditing] = useState(false);
+  const how = askedAs(state, view, app.prefs.askPrefs.value.reviewPlan);
+  const pool = app.pool.runPool.value;
+  return (
+    <section class="thread-footer" aria-label="Follow up" data-testid="thread-footer">
+      <div class="row">
+        {view.answer !== undefined && <CopyAnswer text={view.answer} testId="copy-answer" />}
+        <BranchSwitch ids={state.branches[view.id]} at={view.id} />
+        <span class="spacer" />
+        <button type="button" class="small" onClick={() => setEditing(true)} data-testid="edit-last-question">
+          Edit question
+        </button>
+        <button
+          type="button"
+          class="small"
+          onClick={() => void threads.regenerate(how, pool)}
+          data-testid="regenerate"
+        >
+          Regenerate
+        </button>
+        {view.totals && <span class="small muted">this turn {formatCost(view.totals.cost)}</span>}
+      </div>
+      {editing && (
+        <FollowUp
+          label="Send as a new branch"
+          initial={view.question}
+          testId="edit-turn"
+          onCancel={() => setEditing(false)}
+          onSend={(question) => {
+            setEditing(false);
+            void threads.branchAt(view.id, { question, ...how }, pool);
+          }}
+        />
+      )}
+      <FollowUp
+        problem={threads.followUpProblem.value}
+        onSend={(question) => void threads.followUp({ question, ...how }, pool)}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+import { marked } from 'marked';
+import { describe, expect, it } from 'vitest';
+import { inertProblems } from '../../../src/app/inert-markdown.ts';
+import {
+  exportThreadJson,
+  exportThreadMarkdown,
+  parseThreadImport,
+  type ThreadRun,
+} from '../../../src/app/thread-export.ts';
+import type { RunRecord } from '../../../src/executor/store.ts';
+import type { ThreadRecord } from '../../../src/executor/thread-store.ts';
+import { HOSTILE_ANSWER } from '../../fixtures/hostile-answer.ts';
+import { goodRun, goodStep } from '../executor/damaged-records.ts';
+
+const thread: ThreadRecord = {
+  id: 'th',
+  schema: 1,
+  title: 'First question',
+  createdAt: 1,
+  updatedAt: 5,
+  leafRunId: 'r1',
+};
+
+function turn(id: string, n: number, parent?: string, overrides: Partial<RunRecord> = {}): ThreadRun {
+  return {
+    run: goodRun(id, 10 + n, {
+      threadId: 'th',
+      turn: n,
+      ...(parent ? { parentRunId: parent } : {}),
+      ...overrides,
+    }),
+    steps: [goodStep(id)],
+  };
+}
+
+describe('thread export and import', () => {
+  it('round-trips every run of every branch, with the links between turns', () => {
+    const runs = [turn('r0', 0), turn('r1', 1, 'r0'), turn('b1', 1, 'r0')];
+    const parsed = parseThreadImport(exportThreadJson(thread, runs));
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(parsed.data.thread).toMatchObject({ id: 'th', title: 'First question', leafRunId: 'r1' });
+    expect(parsed.data.runs.map((r) => [r.run.id, r.run.turn, r.run.parentRunId, r.run.threadId])).toEqual([
+      ['r0', 0, undefined, 'th'],
+      ['r1', 1, 'r0', 'th'],
+      ['b1', 1, 'r0', 'th'],
+    ]);
+    expect(parsed.data.runs[1]?.steps[0]?.runId).toBe('r1');
+  });
+
+  it('refuses a thread of an unknown schema version, naming the version', () => {
+    const file = JSON.parse(exportThreadJson(thread, [turn('r0', 0)])) as Record<string, unknown>;
+    const result = parseThreadImport(JSON.stringify({ ...file, version: 7 }));
+    expect(result).toEqual({
+      ok: false,
+      error: 'This thread was exported with schema version 7; this Baton reads version 1 only.',
+    });
+    const missing = parseThreadImport(JSON.stringify({ ...file, version: undefined }));
+    expect(missing.ok ? '' : missing.error).toMatch(/schema version undefined/);
+  });
+
+  it('refuses a thread whose turns do not hold together, and a damaged run, saying which', () => {
+    const orphan = parseThreadImport(exportThreadJson(thread, [turn('r0', 0), turn('r2', 2, 'r0')]));
+    expect(orphan.ok ? '' : orphan.error).toMatch(/Turn 3 \(run r2\) does not follow a turn of this file/);
+    const damaged = parseThreadImport(
+      exportThreadJson(thread, [turn('r0', 0, undefined, { question: 42 as unknown as string })]),
+    );
+    expect(damaged.ok ? '' : damaged.error).toMatch(/^Run 1 of the thread: .*question/);
+    expect(parseThreadImport('{').ok).toBe(false);
+    const run = parseThreadImport(JSON.stringify({ format: 'baton-run', version: 1 }));
+    expect(run.ok ? '' : run.error).toMatch(/not a Baton thread export/);
+  });
+
+  it('writes the branch as an inert Markdown report, turn after turn', async () => {
+    const hostile = { ...thread, title: '<img src=x onerror=alert(1)> [x](javascript:alert(1))' };
+    const branch = [
+      turn('r0', 0, undefined, { question: HOSTILE_ANSWER, answer: HOSTILE_ANSWER }),
+      turn('r1', 1, 'r0', { question: 'Shorter?', answer: 'Yes, **shorter**.' }),
+    ];
+    const md = exportThreadMarkdown(hostile, branch);
+    expect(inertProblems(md)).toEqual([]);
+    const html = await marked.parse(md, { gfm: true });
+    expect(html).not.toMatch(/<(script|img|iframe|svg|style)\b/i);
+    expect(html).not.toMatch(/(href|src)="\s*(javascript|data):/i);
+    expect(md.indexOf('Turn 1 of 2')).toBeLessThan(md.indexOf('Turn 2 of 2'));
+    expect(html).toContain('<strong>shorter</strong>');
+  });
+});
