@@ -1,15 +1,16 @@
 import type { ChatMessage } from '../../src/shared/chat.ts';
-import type { PlanExample } from '../../src/shared/conductor-api.ts';
+import type { AttachmentSummary, PlanExample } from '../../src/shared/conductor-api.ts';
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
 import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
+import { filesText } from './files.ts';
 
 /**
  * The conductor's prompts. Runs in the thread (no DOM). Our own text is ASCII only (the tiny test model
  * rejects anything else) and compact (small models, small GPUs, short context windows).
  */
 
-export type PromptWorker = ShotWorker;
+export type PromptWorker = ShotWorker & { vision?: true };
 export type PromptMode = 'router' | 'conductor';
 
 export interface PlanPromptInput {
@@ -28,6 +29,8 @@ export interface PlanPromptInput {
   includeQuestion?: boolean;
   /** Past good workflows for similar questions (workflow memory), added after the built-in examples. */
   examples?: readonly PlanExample[];
+  /** The question's attached files (summaries), listed after the question. */
+  attachments?: readonly AttachmentSummary[];
 }
 
 function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
@@ -123,8 +126,15 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
     { role: 'system', content: system.join('\n') },
     ...shotTurns(shots),
     ...exampleTurns(input.examples ?? [], router),
-    { role: 'user', content: input.question },
+    { role: 'user', content: questionWithFiles(input, router) },
   ];
+}
+
+/** The question, then (when it carries files) what the conductor may know of them. */
+function questionWithFiles(input: PlanPromptInput, router: boolean): string {
+  const vision = input.pool.filter((w) => w.vision).map((w) => w.id);
+  const files = filesText(input.attachments, vision, router);
+  return files ? `${input.question}\n\n${files}` : input.question;
 }
 
 // ---------------------------------------------------------------------------------------------------------
