@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { citationOf } from '../providers/web-search.ts';
-import { PlanSchema, SeesSchema } from '../shared/plan/schema.ts';
+import { FilesSchema, PlanSchema, SeesSchema } from '../shared/plan/schema.ts';
 import type { RunSummary } from './store.ts';
 
 // One schema for every run record that comes from outside this page's memory: read back from IndexedDB
@@ -96,6 +96,8 @@ export const StepRecordSchema = z.looseObject({
   worker: z.string(),
   task: z.string(),
   sees: SeesSchema,
+  // The attached files a step got: a damaged list is dropped (the step is shown without them), never the run.
+  files: FilesSchema.optional().catch(undefined),
   depth: z.number().int().nonnegative(),
   state: StepStateSchema,
   text: z.string(),
