@@ -4,6 +4,7 @@
  * context (src/ui/app-context.ts); a test builds its own from fake-indexeddb and a scripted conductor.
  * Nothing of it lives at module level, so two app states (two tests, a bench page) share nothing.
  */
+import { createAttachments } from './attachments-state.ts';
 import { createAutoMode } from './auto-mode.ts';
 import { createCapabilityProbe } from './capability-probe.ts';
 import { type ConductorServices, createConductor } from './conductor.ts';
@@ -34,6 +35,7 @@ export function createAppState(services: AppServices) {
   const history = createHistory(services);
   const outcomes = createOutcomes(services);
   const auto = createAutoMode({ outcomeStore: services.outcomeStore });
+  const attachments = createAttachments();
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,
@@ -61,6 +63,7 @@ export function createAppState(services: AppServices) {
     runs,
     outcomes,
     auto,
+    attachments,
   };
 }
 

@@ -29,8 +29,16 @@ import { type PlanningFailure, planningFailure } from './planning-failure.ts';
 import { poolEntries } from './pool-entries.ts';
 import type { PlanPrefs, RunPrefs } from './prefs.ts';
 import { formatLimit, loadAnswerLengths } from './price.ts';
+import {
+  type AskRequest,
+  allFiles,
+  checkedFiles,
+  createRunFiles,
+  planRequestFiles,
+  withAttachments,
+} from './run-files.ts'; // attached files
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
-import { type AskMode, enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
+import { enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
 import { afterRequestsLeave, frameCoalescedUpdates } from './run-updates.ts';
 import { once } from './services.ts';
 import { stillLocked } from './vault-unlock.ts';
@@ -234,6 +242,8 @@ const chatTransportsModule = once(() => import('../egress/chat-transports.ts'));
 
 /** The runs' state (what is on screen, what waits for review or resume) and every action on a run. */
 export function createRuns(services: RunServices) {
+  /** The files attached to each run started here (attached files). */
+  const runFiles = createRunFiles();
   /** The run on screen (being planned, reviewed, running, or opened from history). */
   const currentRun = signal<RunView | undefined>(undefined);
   const pendingReview = signal<PendingReview | undefined>(undefined);
@@ -436,6 +446,7 @@ export function createRuns(services: RunServices) {
         hasKey: (id) => !keyless.has(id),
         vaultLocked: !unlocked,
         needsVault: (id) => id !== LOCAL_WORKER,
+        ...checkedFiles(runFiles.get(runId), pool), // attached files
       });
       if (check.blocked)
         throw new Error(describeFindings(check.findings.filter((f) => f.blocking)).join(' '));
@@ -462,6 +473,7 @@ export function createRuns(services: RunServices) {
       mode,
       plan,
       pool,
+      ...withAttachments(runFiles.get(runId)), // attached files
       transport,
       conductor: replannerFor(bridge, replanContext(pool)),
       store,
@@ -517,10 +529,7 @@ export function createRuns(services: RunServices) {
    * worker sends the question straight to it as a one-step plan made here: the on-device planner does not
    * run (no planning tokens, and no conductor model needed).
    */
-  async function ask(
-    input: { question: string; mode: AskMode; review: boolean; planOnly?: boolean },
-    pool: WorkerSpec[],
-  ): Promise<void> {
+  async function ask(input: AskRequest, pool: WorkerSpec[]): Promise<void> {
     if (input.mode !== 'auto') return askPlanned({ ...input, mode: input.mode }, pool);
     const enabled = pool.filter((w) => w.enabled);
     const runId = crypto.randomUUID();
@@ -549,13 +558,17 @@ export function createRuns(services: RunServices) {
     settleConfirm(false, false);
     pendingReview.value = undefined;
     planAbort?.abort();
-    const plan: Plan = { steps: [{ worker: worker.id, task: 'Answer the question.', sees: [] }] };
+    const plan: Plan = {
+      steps: [{ worker: worker.id, task: 'Answer the question.', sees: [], ...allFiles(input) }],
+    };
+    runFiles.set(runId, input.attachments); // attached files
     const pastLengths = await answerLengths();
     const estimate = estimatePlan({
       question: input.question,
       steps: plan.steps,
       pool: enabled,
       answerLengths: pastLengths,
+      ...withAttachments(runFiles.get(runId)), // attached files
     });
     currentRun.value = {
       ...newRunView(runId, input.question, 'router'),
@@ -613,7 +626,7 @@ export function createRuns(services: RunServices) {
    * itself goes on; `whenIdle` waits for it).
    */
   async function askPlanned(
-    input: { question: string; mode: Mode; review: boolean; planOnly?: boolean },
+    input: Omit<AskRequest, 'mode'> & { mode: Mode },
     pool: WorkerSpec[],
     chosenBy?: ChosenBy,
   ): Promise<void> {
@@ -622,6 +635,8 @@ export function createRuns(services: RunServices) {
     const review = input.review || input.planOnly === true;
     settleConfirm(false, false);
     let runId = crypto.randomUUID();
+    const files = input.attachments ?? []; // attached files
+    runFiles.set(runId, files);
     currentRun.value = {
       ...newRunView(runId, input.question, input.mode),
       workerOrder: enabled.map((w) => w.id),
@@ -649,7 +664,13 @@ export function createRuns(services: RunServices) {
           drewOn: examples.map((e) => ({ runId: e.runId, question: e.question })),
         }));
       const estimateOf = (steps: readonly Step[]) =>
-        estimatePlan({ question: input.question, steps, pool: enabled, answerLengths: pastLengths });
+        estimatePlan({
+          question: input.question,
+          steps,
+          pool: enabled,
+          answerLengths: pastLengths,
+          ...withAttachments(files), // attached files
+        });
       const withEstimate = (view: RunView): RunView =>
         view.plannedSteps.length > 0 ? { ...view, estimate: estimateOf(view.plannedSteps) } : view;
       const runWhole = (id: string, plan: Plan): Promise<void> =>
@@ -698,6 +719,7 @@ export function createRuns(services: RunServices) {
           maxSteps,
           maxDepth: prefs.maxDepth,
           signal: abort.signal,
+          ...planRequestFiles(files), // attached files
           ...(examples.length > 0
             ? { examples: examples.map(({ question, plan }) => ({ question, plan })) }
             : {}),
@@ -745,6 +767,7 @@ export function createRuns(services: RunServices) {
           await store.deleteRun(runId);
           const oldId = runId;
           runId = crypto.randomUUID();
+          runFiles.set(runId, files); // attached files
           update(oldId, (v) => ({ ...v, id: runId, steps: [], phase: 'running' }));
           await runWhole(runId, plan);
         }
@@ -886,6 +909,7 @@ export function createRuns(services: RunServices) {
       steps: plan.steps,
       pool: review.pool,
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
+      ...withAttachments(runFiles.get(view.id)), // attached files
     });
     if (!(await approveSpend(view.id, estimate, false))) return;
     // The review may have been left while the confirm was open (a new question, a discard).

@@ -7,6 +7,7 @@ import { labelsOf } from '../app/worker-names.ts';
 import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import type { Step } from '../shared/plan/index.ts';
+import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
 import { type AskInput, Composer } from './Composer.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
@@ -158,7 +159,10 @@ export function AskScreen({ runId }: { runId?: string }) {
       {!runId && <UnfinishedBanner />}
       {!runId && (
         <Composer
-          onAsk={(input) => void ask(input, runPool.value)}
+          onAsk={(input) => void ask({ ...input, attachments: app.attachments.take() }, runPool.value)}
+          attachments={<AttachmentChips state={app.attachments} />}
+          onFiles={(files) => void app.attachments.add(files)}
+          filesBusy={app.attachments.busy.value}
           // A question the conductor could not plan comes back to the box, to ask again or change.
           {...(view?.retry ? { restore: { text: view.question, key: view.id } } : {})}
           disabled={disabledReason !== undefined}

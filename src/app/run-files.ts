@@ -1,0 +1,60 @@
+/**
+ * The attached files of each run the page starts, by run id, and what each part of a run is told of them:
+ * the conductor their summaries, the plan checks and estimate the files themselves, the executor the files
+ * to send. Kept per app state (createRuns), never at module level.
+ */
+import { attachmentSummary } from '../attachments/summary.ts';
+import type { Attachment } from '../attachments/types.ts';
+import { planFilesOf } from '../executor/step-files.ts';
+import type { WorkerSpec } from '../pool/types.ts';
+import type { AttachmentSummary } from '../shared/conductor-api.ts';
+import type { PlanFiles } from '../shared/plan/files.ts';
+import type { AskMode } from './run-model.ts';
+
+export function createRunFiles() {
+  const byRun = new Map<string, readonly Attachment[]>();
+  return {
+    set(runId: string, files: readonly Attachment[] | undefined): void {
+      if (files && files.length > 0) byRun.set(runId, files);
+    },
+    get(runId: string): readonly Attachment[] {
+      return byRun.get(runId) ?? [];
+    },
+    /** A run ended or was left: its files live on in the run store, not here. */
+    forget(runId: string): void {
+      byRun.delete(runId);
+    },
+  };
+}
+
+/** The plan request's files: summaries only (the conductor never reads a whole file). */
+export function planRequestFiles(files: readonly Attachment[]): { attachments?: AttachmentSummary[] } {
+  return files.length > 0 ? { attachments: files.map((file) => attachmentSummary(file)) } : {};
+}
+
+/** The plan checks' view of the files (an image for a text-only worker blocks the run), when there are any. */
+export function checkedFiles(
+  files: readonly Attachment[],
+  pool: readonly WorkerSpec[],
+): { files?: PlanFiles } {
+  return files.length > 0 ? { files: planFilesOf(files, pool) } : {};
+}
+
+/** The executor's and the estimate's option, when there are files. */
+export function withAttachments(files: readonly Attachment[]): { attachments?: readonly Attachment[] } {
+  return files.length > 0 ? { attachments: files } : {};
+}
+
+/** A question as the user asks it, with the files attached to it. */
+export interface AskRequest {
+  question: string;
+  mode: AskMode;
+  review: boolean;
+  planOnly?: boolean;
+  attachments?: readonly Attachment[];
+}
+
+/** A one-step plan made on the page answers the question with every file. */
+export function allFiles(input: Pick<AskRequest, 'attachments'>): { files?: 'all' } {
+  return input.attachments && input.attachments.length > 0 ? { files: 'all' } : {};
+}
