@@ -27,6 +27,11 @@ function baseRecord(
     totals: totalsOf([]),
   };
   if (view.chosenBy) record.chosenBy = view.chosenBy;
+  // The files it was asked with: their bytes are stored when it is (awaitReview keeps them).
+  if (view.attachments?.length) {
+    record.attachments = view.attachments;
+    record.attachmentIds = [...new Set(view.attachments.map((a) => a.id))];
+  }
   return record;
 }
 

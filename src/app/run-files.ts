@@ -3,9 +3,11 @@
  * the conductor their summaries, the plan checks and estimate the files themselves, the executor the files
  * to send. Kept per app state (createRuns), never at module level.
  */
+import { refOf } from '../attachments/store.ts';
 import { attachmentSummary } from '../attachments/summary.ts';
 import type { Attachment } from '../attachments/types.ts';
 import { planFilesOf } from '../executor/step-files.ts';
+import type { RunHistoryStore } from '../executor/store.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { AttachmentSummary } from '../shared/conductor-api.ts';
 import type { PlanFiles } from '../shared/plan/files.ts';
@@ -27,6 +29,11 @@ export function createRunFiles() {
   };
 }
 
+/** The run view's list of files (none without files). */
+export function viewFiles(files: readonly Attachment[]): { attachments?: ReturnType<typeof refOf>[] } {
+  return files.length > 0 ? { attachments: files.map(refOf) } : {};
+}
+
 /** The plan request's files: summaries only (the conductor never reads a whole file). */
 export function planRequestFiles(files: readonly Attachment[]): { attachments?: AttachmentSummary[] } {
   return files.length > 0 ? { attachments: files.map((file) => attachmentSummary(file)) } : {};
@@ -43,6 +50,24 @@ export function checkedFiles(
 /** The executor's and the estimate's option, when there are files. */
 export function withAttachments(files: readonly Attachment[]): { attachments?: readonly Attachment[] } {
   return files.length > 0 ? { attachments: files } : {};
+}
+
+/**
+ * Keeps a run's files in the run store before its first request. A store that refuses them (a full disk)
+ * loses nothing sent: the run goes on with the files in memory, and the returned line tells the user.
+ */
+export async function keepRunFiles(
+  store: Pick<RunHistoryStore, 'putAttachments'>,
+  files: readonly Attachment[],
+): Promise<string | undefined> {
+  if (files.length === 0) return undefined;
+  try {
+    await store.putAttachments(files);
+    return undefined;
+  } catch (error) {
+    const full = (error as { name?: string }).name === 'QuotaExceededError';
+    return `The attached files could not be saved${full ? ': the disk is full' : ` (${String(error).slice(0, 120)})`}. The run goes on with them; History will list it without their contents.`;
+  }
 }
 
 /** A question as the user asks it, with the files attached to it. */

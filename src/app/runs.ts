@@ -34,7 +34,9 @@ import {
   allFiles,
   checkedFiles,
   createRunFiles,
+  keepRunFiles,
   planRequestFiles,
+  viewFiles,
   withAttachments,
 } from './run-files.ts'; // attached files
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
@@ -166,6 +168,7 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
   if (run.errorDetails) view.errorDetails = run.errorDetails;
   if (run.status === 'planning-failed') view.retry = { mode: run.chosenBy ? 'auto' : mode, review: false };
   if (run.chosenBy) view.chosenBy = run.chosenBy;
+  if (run.attachments) view.attachments = run.attachments; // attached files
   return view;
 }
 
@@ -462,6 +465,8 @@ export function createRuns(services: RunServices) {
       services.bridge(),
       failoverFor(services),
     ]);
+    const filesNotKept = await keepRunFiles(store, runFiles.get(runId)); // attached files
+    if (filesNotKept) update(runId, (v) => ({ ...v, planChecks: [...(v.planChecks ?? []), filesNotKept] }));
     const { maxSteps, maxDepth } = services.planPrefs();
     const chosenBy = currentRun.value?.id === runId ? currentRun.value.chosenBy : undefined;
     const run = startRun({
@@ -572,6 +577,7 @@ export function createRuns(services: RunServices) {
     });
     currentRun.value = {
       ...newRunView(runId, input.question, 'router'),
+      ...viewFiles(input.attachments ?? []), // attached files
       workerOrder: enabled.map((w) => w.id),
       workerLabels: labelsOf(enabled),
       plannedSteps: plan.steps,
@@ -639,6 +645,7 @@ export function createRuns(services: RunServices) {
     runFiles.set(runId, files);
     currentRun.value = {
       ...newRunView(runId, input.question, input.mode),
+      ...viewFiles(files), // attached files
       workerOrder: enabled.map((w) => w.id),
       workerLabels: labelsOf(enabled),
       ...(chosenBy ? { chosenBy } : {}),
@@ -847,7 +854,11 @@ export function createRuns(services: RunServices) {
   async function awaitReview(runId: string, input: ReviewInput): Promise<void> {
     update(runId, (v) => enterReview(v));
     const view = await showReview(runId, input);
-    if (view) await storeRecord(() => plannedRecord(view, input.plan, input.pool, input.planOnly));
+    if (view)
+      await storeRecord(async (store) => {
+        await keepRunFiles(store, runFiles.get(runId)); // attached files
+        return plannedRecord(view, input.plan, input.pool, input.planOnly);
+      });
   }
 
   /** Gives the run on screen its plan editor; the view it is for, unless the user moved on meanwhile. */
@@ -972,6 +983,8 @@ export function createRuns(services: RunServices) {
       const stored = await store.getRun(id);
       if (!stored) return 'This run is not in your history.';
       const view = viewFromRecord(stored.run, stored.steps);
+      // Attached files: back in memory, to run a stored plan with them or to export them.
+      if (stored.run.attachments) runFiles.set(id, await store.getAttachments(stored.run.attachments));
       if (stored.run.status !== 'planned') {
         const stopped =
           stored.run.status === 'running' && handle?.runId !== id && !(await runningElsewhere([id])).has(id);

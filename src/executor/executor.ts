@@ -1,3 +1,4 @@
+import { runFields } from '../attachments/store.ts';
 import type { Attachment } from '../attachments/types.ts';
 import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ProviderError } from '../providers/errors.ts';
@@ -794,6 +795,7 @@ class Run implements AttemptHost {
     if (result?.answer !== undefined) record.answer = result.answer;
     if (result?.error !== undefined) record.error = result.error;
     if (this.options.chosenBy) record.chosenBy = this.options.chosenBy;
+    Object.assign(record, runFields(this.options.attachments));
     return record;
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AttachmentRefSchema } from '../attachments/store.ts';
 import { citationOf } from '../providers/web-search.ts';
 import { FilesSchema, PlanSchema, SeesSchema } from '../shared/plan/schema.ts';
 import type { RunSummary } from './store.ts';
@@ -28,6 +29,7 @@ export const StoredWorkerSchema = z.looseObject({
     .catch(undefined),
   costTier: z.enum(['low', 'medium', 'high']).optional().catch(undefined),
   webSearch: z.boolean().optional().catch(undefined),
+  vision: z.boolean().optional().catch(undefined),
   enabled: z.boolean().catch(true),
 });
 
@@ -67,6 +69,9 @@ export const RunTotalsSchema = z.looseObject({
 });
 
 export const RunRecordSchema = z.looseObject({
+  // Attached files: a damaged list is dropped (the run is shown without its files), never the run.
+  attachments: z.array(AttachmentRefSchema).optional().catch(undefined),
+  attachmentIds: z.array(z.string()).optional().catch(undefined),
   id: z.string().min(1),
   question: z.string(),
   mode: z.string(),

@@ -1,12 +1,27 @@
-import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
+import { type DBSchema, type IDBPDatabase, openDB, type StoreNames } from 'idb';
+// Attached files: stored by content hash beside the runs (src/attachments/store.ts).
+import {
+  ATTACHMENTS_STORE,
+  type AttachmentRef,
+  addAttachmentStores,
+  deleteUnreferenced,
+  putAttachments,
+  readAttachments,
+  type StoredAttachment,
+  storedAttachmentBytes,
+} from '../attachments/store.ts';
+import type { Attachment } from '../attachments/types.ts';
 import type { Price, WorkerSpec } from '../pool/types.ts';
 import type { Plan } from '../shared/plan/index.ts';
 import { check, RunRecordSchema, RunSummarySchema, StepRecordSchema } from './record-schema.ts';
 import type { Estimator, RunStatus, RunTotals, StepStatus } from './types.ts';
 
 export const RUNS_DB_NAME = 'baton-runs';
-/** 2 added `summaries`: what History lists, written with each run, so listing never reads whole runs. */
-const RUNS_DB_VERSION = 2;
+/**
+ * 2 added `summaries`: what History lists, written with each run, so listing never reads whole runs.
+ * 3 added `attachments` (files by content hash) and the runs' `attachmentIds` index.
+ */
+const RUNS_DB_VERSION = 3;
 
 /**
  * A stored run's status: the executor's, or one of a run that never reached the executor: `planned` (a
@@ -39,6 +54,10 @@ export interface RunRecord {
   planOnly?: true;
   /** Set when auto mode chose how the question was answered (issue 15): the strategy and its one-line reason. */
   chosenBy?: ChosenBy;
+  /** The files attached to the question, by index (a step's `files`); their bytes are in `attachments`. */
+  attachments?: AttachmentRef[];
+  /** The content hashes of `attachments`, each once: indexed, so a file is deleted with its last run. */
+  attachmentIds?: string[];
 }
 
 export interface ChosenBy {
@@ -102,13 +121,18 @@ export class DamagedRunError extends Error {
 }
 
 export interface RunsDB extends DBSchema {
-  runs: { key: string; value: RunRecord; indexes: { updatedAt: number; status: StoredRunStatus } };
+  runs: {
+    key: string;
+    value: RunRecord;
+    indexes: { updatedAt: number; status: StoredRunStatus; attachmentIds: string };
+  };
   steps: { key: [string, number]; value: StepRecord; indexes: { runId: string } };
   summaries: {
     key: string;
     value: SummaryRow;
     indexes: { updatedAt: [number, string]; problem: string };
   };
+  attachments: { key: string; value: StoredAttachment };
 }
 
 /** The summary of a run, or a `problem` row when the record does not pass the schema. */
@@ -176,6 +200,12 @@ export interface RunHistoryStore extends RunStore {
   allSummaries(): Promise<{ summaries: RunSummary[]; skipped: SkippedRun[] }>;
   /** Runs known to be unreadable (found when their summary was made). */
   listDamaged(): Promise<SkippedRun[]>;
+  /** Stores a run's files, each once by its hash (throws when the disk is full: the caller says so). */
+  putAttachments(attachments: readonly Attachment[]): Promise<void>;
+  /** A stored run's files, under the names it gave them. */
+  getAttachments(refs: readonly AttachmentRef[]): Promise<Attachment[]>;
+  /** Bytes of every stored file, each once. */
+  attachmentBytes(): Promise<number>;
 }
 
 /** A price's own fields (nothing else someone attached to it). */
@@ -201,6 +231,8 @@ export function snapshotPool(pool: readonly WorkerSpec[]): WorkerSpec[] {
     if (w.systemPrompt !== undefined) copy.systemPrompt = w.systemPrompt;
     if (w.price !== undefined) copy.price = priceCopy(w.price);
     if (w.costTier !== undefined) copy.costTier = w.costTier;
+    // A resumed run sends its images only to the workers that took them.
+    if (w.vision) copy.vision = true;
     return copy;
   });
 }
@@ -294,15 +326,38 @@ class IdbRunStore implements RunHistoryStore {
   }
 
   async deleteRun(id: string): Promise<void> {
-    const tx = this.db.transaction(['runs', 'steps', 'summaries'], 'readwrite');
+    const tx = this.db.transaction<StoreNames<RunsDB>[], 'readwrite'>(
+      ['runs', 'steps', 'summaries', ATTACHMENTS_STORE],
+      'readwrite',
+    );
     const steps = tx.objectStore('steps');
     const keys = await steps.index('runId').getAllKeys(id);
+    const files = (await tx.objectStore('runs').get(id))?.attachmentIds ?? [];
     await Promise.all([
       tx.objectStore('runs').delete(id),
       tx.objectStore('summaries').delete(id),
       ...keys.map((key) => steps.delete(key)),
     ]);
+    // A file goes with the last run that refers to it.
+    if (Array.isArray(files)) await deleteUnreferenced(tx, files);
     await tx.done;
+  }
+
+  async putAttachments(attachments: readonly Attachment[]): Promise<void> {
+    if (attachments.length === 0) return;
+    const tx = this.db.transaction<StoreNames<RunsDB>[], 'readwrite'>(
+      ['runs', ATTACHMENTS_STORE],
+      'readwrite',
+    );
+    await Promise.all([putAttachments(tx, attachments), tx.done]);
+  }
+
+  getAttachments(refs: readonly AttachmentRef[]): Promise<Attachment[]> {
+    return readAttachments(this.db, refs);
+  }
+
+  attachmentBytes(): Promise<number> {
+    return storedAttachmentBytes(this.db);
   }
 
   async findUnfinished(): Promise<RunRecord[]> {
@@ -371,6 +426,8 @@ export async function openRunStore(name = RUNS_DB_NAME): Promise<RunHistoryStore
           cursor = await cursor.continue();
         }
       }
+      // Attached files: their own step, apart from any other change to the runs database.
+      if (oldVersion < 3) addAttachmentStores(database, tx);
     },
   });
   return new IdbRunStore(db);
