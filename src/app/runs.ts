@@ -1207,6 +1207,8 @@ export function createRuns(services: RunServices) {
   }
 
   return {
+    /** The files a run started here was asked with (attached files). */
+    filesOf: runFiles.get,
     currentRun,
     drawnRun,
     pendingReview,

@@ -1,9 +1,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price.ts';
+import { withAttachments } from '../app/run-files.ts';
 import { isActive, type RunView } from '../app/run-model.ts';
 import type { PendingReview } from '../app/runs.ts';
 import { labelsOf } from '../app/worker-names.ts';
+import type { Attachment } from '../attachments/types.ts';
 import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import type { Step } from '../shared/plan/index.ts';
@@ -19,6 +21,7 @@ function reviewPrice(
   review: PendingReview,
   question: string,
   limitUsd: number | null,
+  files: readonly Attachment[],
 ): (steps: readonly Step[]) => PlanPrice {
   const labels = labelsOf(review.pool);
   return (steps) => {
@@ -27,6 +30,7 @@ function reviewPrice(
       steps,
       pool: review.pool,
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
+      ...withAttachments(files),
     });
     const price: PlanPrice = {
       steps: estimate.steps.map(stepPriceText),
@@ -148,7 +152,8 @@ export function AskScreen({ runId }: { runId?: string }) {
   const question = shown?.question ?? '';
   // One function per review (and limit), so the editor recomputes the price only when its steps change.
   const price = useMemo(
-    () => (review ? reviewPrice(review, question, limitUsd) : undefined),
+    () =>
+      review ? reviewPrice(review, question, limitUsd, shown ? app.runs.filesOf(shown.id) : []) : undefined,
     [review, question, limitUsd],
   );
   const confirm = spendConfirm.value;
@@ -188,7 +193,8 @@ export function AskScreen({ runId }: { runId?: string }) {
         <PlanEditor
           price={price}
           plan={review.plan}
-          workers={review.pool.map((w) => ({ id: w.id, label: w.label }))}
+          workers={review.pool.map((w) => ({ id: w.id, label: w.label, vision: w.vision === true }))}
+          {...(shown.attachments ? { attachments: shown.attachments } : {})}
           maxSteps={shown.mode === 'router' ? 1 : planPrefs.value.maxSteps}
           allowSelf={review.limits.allowSelf}
           {...(review.keyless ? { hasKey: (id: string) => !review.keyless?.has(id) } : {})}

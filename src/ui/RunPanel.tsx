@@ -8,6 +8,7 @@ import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
 import { Notice } from './Notice.tsx';
+import { RunFiles, stepFilesText } from './RunFiles.tsx';
 import { StepCard } from './StepCard.tsx';
 import { Timeline } from './Timeline.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
@@ -199,6 +200,7 @@ export function RunPanel({
             Run
           </h2>
           <p class="run-question">{view.question}</p>
+          <RunFiles refs={view.attachments} />
           <span class="badge" data-status={view.phase} data-testid="run-phase" role="status">
             {PHASE_TEXT[view.phase]}
           </span>
@@ -366,6 +368,7 @@ export function RunPanel({
                 step={step}
                 color={workerColor(step.worker, workerOrder)}
                 workerName={workerName(step.worker, labels)}
+                filesText={stepFilesText(step.files, view.attachments)}
                 labels={labels}
                 final={step.index === finalIndex}
                 now={now}
