@@ -7,7 +7,7 @@ import { refOf } from '../attachments/store.ts';
 import { attachmentSummary } from '../attachments/summary.ts';
 import type { Attachment } from '../attachments/types.ts';
 import { planFilesOf } from '../executor/step-files.ts';
-import type { RunHistoryStore } from '../executor/store.ts';
+import type { RunHistoryStore, RunRecord } from '../executor/store.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { AttachmentSummary } from '../shared/conductor-api.ts';
 import type { PlanFiles } from '../shared/plan/files.ts';
@@ -68,6 +68,32 @@ export async function keepRunFiles(
     const full = (error as { name?: string }).name === 'QuotaExceededError';
     return `The attached files could not be saved${full ? ': the disk is full' : ` (${String(error).slice(0, 120)})`}. The run goes on with them; History will list it without their contents.`;
   }
+}
+
+/** A stored run's files as its export writes them (none without files). */
+export async function exportedFiles(
+  store: Pick<RunHistoryStore, 'getAttachments'>,
+  run: Pick<RunRecord, 'attachments'>,
+): Promise<unknown[]> {
+  if (!run.attachments?.length) return [];
+  const { exportFile } = await import('../attachments/export.ts');
+  return Promise.all((await store.getAttachments(run.attachments)).map(exportFile));
+}
+
+/**
+ * Stores the files of an imported run, each checked against its hash; a file left out (malformed, or not
+ * its hash) is said on the run, which is imported without it.
+ */
+export async function importedFiles(
+  store: Pick<RunHistoryStore, 'putAttachments'>,
+  data: { run: RunRecord; files?: unknown[] },
+): Promise<void> {
+  if (!data.files?.length) return;
+  const { importFiles } = await import('../attachments/export.ts');
+  const names = new Map((data.run.attachments ?? []).map((ref) => [ref.id, ref.name]));
+  const { files, problems } = await importFiles(data.files, names);
+  await store.putAttachments(files);
+  if (problems.length > 0) data.run.error = [data.run.error, ...problems].filter(Boolean).join(' ');
 }
 
 /** A question as the user asks it, with the files attached to it. */

@@ -224,6 +224,7 @@ export function AskScreen({ runId }: { runId?: string }) {
             cancelStep,
             rerunStep: (index) => void rerunStep(index),
             exportJson: () => void exportCurrent('json', drawn.id),
+            exportJsonWithoutFiles: () => void exportCurrent('json', drawn.id, { withoutFiles: true }),
             exportMarkdown: () => void exportCurrent('md', drawn.id),
             ...(drawn.retry
               ? { retry: () => retryQuestion(drawn, (input) => void ask(input, runPool.value), router) }

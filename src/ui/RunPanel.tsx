@@ -44,6 +44,8 @@ export interface RunActions {
   cancelStep?: (index: number) => void;
   rerunStep?: (index: number) => void;
   exportJson?: () => void;
+  /** The JSON export without the attached files' contents (their names and sizes stay). */
+  exportJsonWithoutFiles?: () => void;
   exportMarkdown?: () => void;
   /** Asks the question again as it was asked (offered when the conductor could not plan it). */
   retry?: () => void;
@@ -217,6 +219,11 @@ export function RunPanel({
               Export JSON
             </button>
           )}
+          {finished && !view.notSaved && view.attachments?.length && actions.exportJsonWithoutFiles ? (
+            <button type="button" onClick={actions.exportJsonWithoutFiles} data-testid="export-without-files">
+              Export JSON without files
+            </button>
+          ) : null}
           {finished && !view.notSaved && actions.exportMarkdown && (
             <button type="button" onClick={actions.exportMarkdown}>
               Export Markdown
