@@ -9,6 +9,7 @@ import {
   engineAssetName,
   engineChunkName,
 } from './src/app/engine-assets.ts';
+import { PDF_ASSET, PDF_CACHE, PDF_DIR, workerEntryName } from './src/app/pdf-assets.ts';
 import {
   pageChunkName,
   TOKENIZER_ASSET,
@@ -150,6 +151,7 @@ export default defineConfig(({ mode }) => ({
           'sandbox/**',
           `assets/${ENGINE_DIR}/**`,
           `assets/${TOKENIZER_DIR}/**`,
+          `assets/${PDF_DIR}/**`,
           `assets/${PYODIDE_DIR}/**`,
         ],
         navigateFallback: '/index.html',
@@ -180,6 +182,16 @@ export default defineConfig(({ mode }) => ({
             },
           },
           {
+            // The PDF reader's thread (src/app/pdf-assets.ts): cached when a PDF is first attached.
+            urlPattern: PDF_ASSET,
+            handler: 'CacheFirst',
+            options: {
+              cacheName: PDF_CACHE,
+              expiration: { maxEntries: 4 },
+              cacheableResponse: { statuses: [200] },
+            },
+          },
+          {
             // Pyodide (src/evaluation/python-assets.ts): cached when a Python task is first scored.
             urlPattern: PYODIDE_ASSET,
             handler: 'CacheFirst',
@@ -197,7 +209,13 @@ export default defineConfig(({ mode }) => ({
     format: 'es',
     // Engine files go to a folder the service worker recognises (ENGINE_ASSET): web-llm's chunk and wllama's
     // wasm.
-    rolldownOptions: { output: { chunkFileNames: engineChunkName, assetFileNames: engineAssetName } },
+    rolldownOptions: {
+      output: {
+        chunkFileNames: engineChunkName,
+        assetFileNames: engineAssetName,
+        entryFileNames: workerEntryName,
+      },
+    },
   },
   server: { headers: isolationHeaders },
   preview: { headers: isolationHeaders },
