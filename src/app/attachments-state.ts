@@ -12,6 +12,7 @@ import {
   type ReadProgress,
   readAttachments,
 } from '../attachments/index.ts';
+import { quotedName } from '../shared/file-names.ts';
 
 export interface AttachmentsServices {
   /** The PDF reader (default: the page's, in its own thread). */
@@ -43,7 +44,7 @@ export function createAttachments(services: AttachmentsServices = {}) {
         files.value = [...files.value, ...result.attachments];
         errors.value = [
           ...result.errors.map((error) => error.message),
-          ...result.duplicates.map((name) => `“${name}” is already attached (the same content).`),
+          ...result.duplicates.map((name) => `${quotedName(name)} is already attached (the same content).`),
         ];
       } finally {
         progress.value = undefined;
