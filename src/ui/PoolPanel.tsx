@@ -371,10 +371,11 @@ export function PoolPanel() {
             onChange={(e) => set({ vision: e.currentTarget.checked })}
             data-testid="worker-vision"
           />{' '}
+          {/* Words no other field's label holds: tests and screen readers find fields by their labels. */}
           Takes images: attached images may be sent to it (
           {presetById(draft.providerId)?.models.some((m) => m.id === draft.model)
-            ? "set from its provider's documentation"
-            : 'tick it only if the model reads images'}
+            ? 'as the catalog says'
+            : 'tick it only if it reads images'}
           )
         </label>
         {unknownPrice && (
