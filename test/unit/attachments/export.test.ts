@@ -3,20 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { exportRunJson, parseRunImport } from '../../../src/app/export.ts';
 import { exportedFiles, importedFiles } from '../../../src/app/run-files.ts';
 import { exportFile, importFiles } from '../../../src/attachments/export.ts';
-import { refOf, runFields } from '../../../src/attachments/store.ts';
-import { totalsOf } from '../../../src/executor/status.ts';
-import { openRunStore, type RunRecord } from '../../../src/executor/store.ts';
-import { csvAttachment, pngAttachment } from '../../fixtures/attachments.ts';
+import { refOf } from '../../../src/attachments/store.ts';
+import { openRunStore } from '../../../src/executor/store.ts';
+import { csvAttachment, pngAttachment, runWithFiles } from '../../fixtures/attachments.ts';
 
 describe("a run's files in its export", () => {
   it('go out with the run as base64 and come back into another history, the same files under the same names', async () => {
     const csv = await csvAttachment('sales.csv', 'region,amount\n<script>x</script>,1\n');
     const png = await pngAttachment('chart.png');
     const from = await openRunStore('export-from');
-    const run: RunRecord = {
-      id: 'r1',
-      question: 'Q?',
-      mode: 'conductor',
+    const run = runWithFiles('r1', [csv, png], {
       pool: [
         {
           id: 'w1',
@@ -31,14 +27,7 @@ describe("a run's files in its export", () => {
         },
       ],
       plan: { steps: [{ worker: 'w1', task: 'Look.', sees: [], files: 'all' }] },
-      planComplete: true,
-      includeQuestion: true,
-      status: 'done',
-      createdAt: 1,
-      updatedAt: 1,
-      totals: totalsOf([]),
-      ...runFields([csv, png]),
-    };
+    });
     await from.putAttachments([csv, png]);
     await from.putRun(run);
     const text = exportRunJson(run, [], await exportedFiles(from, run));

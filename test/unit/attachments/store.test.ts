@@ -2,28 +2,8 @@ import 'fake-indexeddb/auto';
 import { openDB } from 'idb';
 import { describe, expect, it } from 'vitest';
 import { keepRunFiles } from '../../../src/app/run-files.ts';
-import { runFields } from '../../../src/attachments/store.ts';
-import type { Attachment } from '../../../src/attachments/types.ts';
-import { totalsOf } from '../../../src/executor/status.ts';
-import { openRunStore, type RunRecord } from '../../../src/executor/store.ts';
-import { csvAttachment, pngAttachment } from '../../fixtures/attachments.ts';
-
-function record(id: string, files: readonly Attachment[]): RunRecord {
-  return {
-    id,
-    question: 'Q?',
-    mode: 'conductor',
-    pool: [],
-    plan: { steps: [] },
-    planComplete: true,
-    includeQuestion: true,
-    status: 'done',
-    createdAt: 1,
-    updatedAt: 1,
-    totals: totalsOf([]),
-    ...runFields(files),
-  };
-}
+import { openRunStore } from '../../../src/executor/store.ts';
+import { csvAttachment, pngAttachment, runWithFiles } from '../../fixtures/attachments.ts';
 
 describe('attachments in the runs database', () => {
   it('keeps each file once, reads it back under the name each run gave it, and deletes it with its last run', async () => {
@@ -32,9 +12,9 @@ describe('attachments in the runs database', () => {
     const png = await pngAttachment('chart.png');
     const sameCsv = { ...csv, name: 'copy of sales.csv' };
     await store.putAttachments([csv, png]);
-    await store.putRun(record('r1', [csv, png]));
+    await store.putRun(runWithFiles('r1', [csv, png]));
     await store.putAttachments([sameCsv]);
-    await store.putRun(record('r2', [sameCsv]));
+    await store.putRun(runWithFiles('r2', [sameCsv]));
     // One copy of the CSV's bytes, however many runs use it.
     expect(await store.attachmentBytes()).toBe(csv.size + png.size);
 
@@ -65,13 +45,13 @@ describe('attachments in the runs database', () => {
         summaries.createIndex('problem', 'problem');
       },
     });
-    await old.put('runs', record('old', []));
+    await old.put('runs', runWithFiles('old', []));
     old.close();
     const store = await openRunStore(name);
     expect((await store.getRun('old'))?.run.question).toBe('Q?');
     const csv = await csvAttachment('a.csv', 'x\n');
     await store.putAttachments([csv]);
-    await store.putRun(record('new', [csv]));
+    await store.putRun(runWithFiles('new', [csv]));
     await store.deleteRun('old');
     expect(await store.attachmentBytes()).toBe(csv.size);
     store.close();
