@@ -25,7 +25,10 @@ export type AppServices = PageServices & Pick<ConductorServices, 'openBridge'> &
 
 export function createAppState(services: AppServices) {
   const unlock = createVaultUnlock(services);
-  const storage = createStorage(services);
+  const storage = createStorage({
+    ...services,
+    attachmentBytes: async () => (await services.runStore()).attachmentBytes(),
+  });
   const theme = createTheme();
   const router = createRouter();
   const prefs = createPrefs();
