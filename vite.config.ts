@@ -11,6 +11,7 @@ import {
   engineChunkName,
 } from './build/engine-assets.ts';
 import { pageChunkName, TOKENIZER_ASSET, TOKENIZER_CACHE, TOKENIZER_DIR } from './build/tokenizer-assets.ts';
+import { PDF_ASSET, PDF_CACHE, PDF_DIR, workerEntryName } from './src/app/pdf-assets.ts';
 import {
   PYODIDE_ASSET,
   PYODIDE_CACHE,
@@ -140,6 +141,7 @@ export default defineConfig(({ mode }) => ({
           'sandbox/**',
           `assets/${ENGINE_DIR}/**`,
           `assets/${TOKENIZER_DIR}/**`,
+          `assets/${PDF_DIR}/**`,
           `assets/${PYODIDE_DIR}/**`,
         ],
         navigateFallback: '/index.html',
@@ -170,6 +172,16 @@ export default defineConfig(({ mode }) => ({
             },
           },
           {
+            // The PDF reader's thread (src/app/pdf-assets.ts): cached when a PDF is first attached.
+            urlPattern: PDF_ASSET,
+            handler: 'CacheFirst',
+            options: {
+              cacheName: PDF_CACHE,
+              expiration: { maxEntries: 4 },
+              cacheableResponse: { statuses: [200] },
+            },
+          },
+          {
             // Pyodide (src/evaluation/python-assets.ts): cached when a Python task is first scored.
             urlPattern: PYODIDE_ASSET,
             handler: 'CacheFirst',
@@ -187,7 +199,13 @@ export default defineConfig(({ mode }) => ({
     format: 'es',
     // Engine files go to a folder the service worker recognises (ENGINE_ASSET): web-llm's chunk and wllama's
     // wasm.
-    rolldownOptions: { output: { chunkFileNames: engineChunkName, assetFileNames: engineAssetName } },
+    rolldownOptions: {
+      output: {
+        chunkFileNames: engineChunkName,
+        assetFileNames: engineAssetName,
+        entryFileNames: workerEntryName,
+      },
+    },
   },
   server: { headers: isolationHeaders },
   preview: { headers: isolationHeaders },

@@ -17,6 +17,7 @@ import {
   type ReplanResponse,
 } from '../src/shared/conductor-api.ts';
 import { handsOver } from '../src/shared/engine-errors.ts';
+import type { PlanFiles } from '../src/shared/plan/files.ts';
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
@@ -90,11 +91,18 @@ export function planPrompt(request: PlanRequest) {
     minSteps: 1,
     offset: 0,
     ...lengthLimits(request),
+    ...filesOf(request, pool),
   };
   // Grammar converters put optional properties after required ones: without requireThought the model
   // would write its reasoning after the steps, where it helps nothing. The router skips it to answer fast.
   const schemaFor = (l: ParseOptions) =>
-    planJsonSchema({ ...l, maxSteps: l.maxSteps ?? maxSteps, requireThought: !router });
+    planJsonSchema({
+      ...l,
+      maxSteps: l.maxSteps ?? maxSteps,
+      requireThought: !router,
+      // The router's one step answers the question, so it gets every file.
+      ...(router && l.files ? { allFiles: true } : {}),
+    });
   const jsonSchema = schemaFor(limits);
   const messages = buildPlanMessages({
     question: request.question,
@@ -105,6 +113,7 @@ export function planPrompt(request: PlanRequest) {
     ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
     ...(request.examples ? { examples: request.examples } : {}),
     ...(request.conversation ? { conversation: request.conversation } : {}),
+    ...(request.attachments?.length ? { attachments: request.attachments } : {}),
   });
   return { messages, jsonSchema, schemaFor, limits, pool };
 }
@@ -124,6 +133,7 @@ function replanPrompt(request: ReplanRequest) {
     minSteps: 0,
     offset: request.steps.length,
     ...lengthLimits(request),
+    ...filesOf(request, pool),
   };
   const schemaFor = (l: ParseOptions) => planJsonSchema({ ...l, maxSteps: l.maxSteps ?? maxSteps });
   const messages = buildReplanMessages({
@@ -137,6 +147,20 @@ function replanPrompt(request: ReplanRequest) {
     ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
   });
   return { messages, schemaFor, limits };
+}
+
+/** The question's files as validation and the decoding schema read them (nothing without files). */
+function filesOf(request: PlanRequest | ReplanRequest, pool: readonly PoolEntry[]): { files?: PlanFiles } {
+  const attachments = request.attachments ?? [];
+  if (attachments.length === 0) return {};
+  return {
+    files: {
+      count: attachments.length,
+      images: attachments.flatMap((a, i) => (a.kind === 'image' ? [i] : [])),
+      names: attachments.map((a) => a.name),
+      visionWorkers: pool.filter((entry) => entry.vision).map((entry) => entry.id),
+    },
+  };
 }
 
 function lengthLimits(request: PlanRequest | ReplanRequest) {

@@ -4,6 +4,7 @@
  * context (src/ui/app-context.ts); a test builds its own from fake-indexeddb and a scripted conductor.
  * Nothing of it lives at module level, so two app states (two tests, a bench page) share nothing.
  */
+import { createAttachments } from './attachments-state.ts';
 import { createAutoMode } from './auto-mode.ts';
 import { createBenchState } from './bench-state.ts';
 import { createCapabilityProbe } from './capability-probe.ts';
@@ -32,7 +33,10 @@ export type AppServices = PageServices & Pick<ConductorServices, 'openBridge'> &
 export function createAppState(services: AppServices) {
   const unlock = createVaultUnlock(services);
   const keys = createKeys(services);
-  const storage = createStorage(services);
+  const storage = createStorage({
+    ...services,
+    attachmentBytes: async () => (await services.runStore()).attachmentBytes(),
+  });
   const theme = createTheme();
   const router = createRouter();
   const prefs = createPrefs();
@@ -49,6 +53,7 @@ export function createAppState(services: AppServices) {
   const connections = createConnections({ egress: services.egress, bridge: conductor.bridge });
   const outcomes = createOutcomes(services);
   const auto = createAutoMode({ outcomeStore: services.outcomeStore });
+  const attachments = createAttachments();
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,
@@ -97,6 +102,7 @@ export function createAppState(services: AppServices) {
     threads,
     outcomes,
     auto,
+    attachments,
   };
 }
 

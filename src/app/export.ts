@@ -17,6 +17,8 @@ export interface RunExport {
   exportedAt: string;
   run: RunRecord;
   steps: StepRecord[];
+  /** The run's attached files (src/attachments/export.ts); absent when it had none or they were left out. */
+  files?: unknown[];
 }
 
 /** Only the public settings of a worker, with the base URL stripped of user info, query and fragment. */
@@ -45,22 +47,34 @@ function cleanWorker(w: WorkerSpec): WorkerSpec {
   if (w.price) copy.price = priceCopy(w.price);
   if (w.costTier) copy.costTier = w.costTier;
   if (w.webSearch) copy.webSearch = true;
+  if (w.vision) copy.vision = true;
   if (w.systemPrompt !== undefined) copy.systemPrompt = w.systemPrompt;
   return copy;
 }
 
-export function exportRun(run: RunRecord, steps: readonly StepRecord[], now = new Date()): RunExport {
+export function exportRun(
+  run: RunRecord,
+  steps: readonly StepRecord[],
+  now = new Date(),
+  files?: readonly unknown[],
+): RunExport {
   return {
     format: 'baton-run',
     version: 1,
     exportedAt: now.toISOString(),
     run: { ...run, pool: run.pool.map(cleanWorker) },
     steps: steps.map((s) => ({ ...s })),
+    ...(files && files.length > 0 ? { files: [...files] } : {}),
   };
 }
 
-export function exportRunJson(run: RunRecord, steps: readonly StepRecord[]): string {
-  return JSON.stringify(exportRun(run, steps), null, 2);
+/** The run as JSON; `files` (exported attachments), when given, go with it. */
+export function exportRunJson(
+  run: RunRecord,
+  steps: readonly StepRecord[],
+  files?: readonly unknown[],
+): string {
+  return JSON.stringify(exportRun(run, steps, new Date(), files), null, 2);
 }
 
 /** Untrusted text as an inert fenced block: a viewer that renders HTML shows it as text. */
@@ -208,7 +222,13 @@ export function readRunExport(raw: unknown, options: { newId?: string } = {}): I
   if (typeof raw !== 'object' || raw === null || (raw as { format?: unknown }).format !== 'baton-run') {
     return { ok: false, error: 'This is not a Baton run export (no "format": "baton-run").' };
   }
-  const file = raw as { version?: unknown; run?: unknown; steps?: unknown; exportedAt?: unknown };
+  const file = raw as {
+    version?: unknown;
+    run?: unknown;
+    steps?: unknown;
+    exportedAt?: unknown;
+    files?: unknown;
+  };
   if (file.version !== 1) return { ok: false, error: `Unsupported export version ${String(file.version)}.` };
   const run = check(RunRecordSchema, file.run);
   if (!run.ok) return { ok: false, error: `The export's run is malformed: ${run.problem}.` };
@@ -245,6 +265,8 @@ export function readRunExport(raw: unknown, options: { newId?: string } = {}): I
       exportedAt: typeof file.exportedAt === 'string' ? file.exportedAt : '',
       run: record,
       steps,
+      // Read and checked against their hashes by the importer (src/attachments/export.ts).
+      ...(Array.isArray(file.files) ? { files: file.files } : {}),
     },
   };
 }

@@ -7,6 +7,7 @@ import type {
   SummaryPage,
 } from '../executor/store.ts';
 import type { HistoryIndex } from './history-search.ts';
+import { exportedFiles, importedFiles } from './run-files.ts';
 import { downloadText } from './save-file.ts';
 
 /** Runs History shows at a time; "Show more" adds as many. */
@@ -152,19 +153,26 @@ export function createHistoryActions({ runStore, forget, refreshHistory }: Histo
       return undefined;
     });
     if (existing) return { ok: true, id, duplicate: true };
+    await importedFiles(store, result.data);
     await store.putRun({ ...result.data.run, updatedAt: Date.now() });
     for (const step of result.data.steps) await store.putStep(step);
     await refreshHistory();
     return { ok: true, id, duplicate: false };
   }
 
-  async function exportCurrent(kind: 'json' | 'md', id: string): Promise<void> {
+  async function exportCurrent(
+    kind: 'json' | 'md',
+    id: string,
+    options: { withoutFiles?: boolean } = {},
+  ): Promise<void> {
     const [m, store] = await Promise.all([import('./export.ts'), runStore()]);
     const stored = await store.getRun(id);
     if (!stored) return;
+    // Attached files go with a JSON export unless the user leaves them out.
+    const files = kind === 'json' && !options.withoutFiles ? await exportedFiles(store, stored.run) : [];
     const [text, type] =
       kind === 'json'
-        ? [m.exportRunJson(stored.run, stored.steps), 'application/json']
+        ? [m.exportRunJson(stored.run, stored.steps, files), 'application/json']
         : [m.exportRunMarkdown(stored.run, stored.steps), 'text/markdown'];
     downloadText(m.exportFilename(stored.run, kind), text, type);
   }

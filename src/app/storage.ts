@@ -7,11 +7,15 @@ export interface StorageStatus {
   asked: boolean;
   usageBytes?: number;
   quotaBytes?: number;
+  /** Of `usageBytes`, the files attached to stored runs (each once). */
+  attachmentBytes?: number;
 }
 
 export interface StorageServices {
   /** The browser's storage manager (navigator.storage when left out); undefined where there is none. */
   storageManager?(): StorageManager | undefined;
+  /** Bytes of the files stored with runs (the run store's count); left out, none are counted. */
+  attachmentBytes?(): Promise<number>;
 }
 
 /** The storage status for one app state (Settings and the start screen read it) and the two actions on it. */
@@ -29,6 +33,8 @@ export function createStorage(services: StorageServices) {
       if (estimate?.usage !== undefined) next.usageBytes = estimate.usage;
       if (estimate?.quota !== undefined) next.quotaBytes = estimate.quota;
     }
+    const files = await services.attachmentBytes?.().catch(() => undefined);
+    if (files !== undefined) next.attachmentBytes = files;
     storageStatus.value = next;
     return next;
   }

@@ -1,4 +1,5 @@
 import { signal } from '@preact/signals';
+import type { Attachment } from '../attachments/types.ts';
 import type { RunHistoryStore, RunRecord, StepRecord, ThreadLink } from '../executor/store.ts';
 import type {
   ThreadListing,
@@ -42,6 +43,8 @@ export interface FollowUpInput {
   question: string;
   mode: AskMode;
   review: boolean;
+  /** The files attached to the question. */
+  attachments?: readonly Attachment[];
 }
 
 export interface ThreadServices {

@@ -53,6 +53,13 @@ export function attachmentParts(attachment: Attachment): ContentPart[] {
   const image = imageToSend(attachment);
   return [
     { type: 'text', text },
-    { type: 'image', mediaType: image.mime, data: base64Of(image.bytes), attachment: attachment.id },
+    {
+      type: 'image',
+      mediaType: image.mime,
+      data: base64Of(image.bytes),
+      attachment: attachment.id,
+      width: image.width,
+      height: image.height,
+    },
   ];
 }

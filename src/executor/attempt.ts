@@ -2,14 +2,14 @@ import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
 import { withCitation } from '../providers/web-search.ts';
+import type { PartsMessage } from '../shared/chat.ts';
 import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
-import type { assembleMessages } from './context.ts';
 import { decideRetry, type RetryPolicy } from './retry.ts';
 import { inFlightSpend, needsEstimate, requestSpend, streamingSpend } from './spend.ts';
 import { loadTokenizer, TokenTally } from './token-estimate.ts';
 import type { RequestSpend, StepEventBody, StepStatus, StepWait } from './types.ts';
 
-type Messages = ReturnType<typeof assembleMessages>;
+type Messages = PartsMessage[];
 
 /**
  * The most text (answer and reasoning together, in characters) a step keeps of one answer: past it the

@@ -1,7 +1,9 @@
+import type { Attachment } from '../attachments/types.ts';
 import { LOCAL_WORKER, SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { assembleMessages } from './context.ts';
-import { estimatePromptTokens, priceOf } from './spend.ts';
+import { priceOf } from './spend.ts';
+import { filesOfStep, promptTokensOf, withStepFiles } from './step-files.ts';
 import { fitHistory, type TurnHistory } from './turn-history.ts';
 
 /** Tokens an answer is assumed to take when its worker has no answered step in the history yet. */
@@ -58,6 +60,8 @@ export interface EstimateInput {
   question: string;
   /** Whether every step gets the question as its first turn (the executor's `includeQuestion`, default true). */
   includeQuestion?: boolean;
+  /** The question's attached files: each step's input counts the ones it gets (text and images). */
+  attachments?: readonly Attachment[];
   steps: readonly Step[];
   pool: readonly WorkerSpec[];
   /** Past answer lengths by `answerKey`. */
@@ -102,19 +106,25 @@ export function estimatePlan(input: EstimateInput): PlanEstimate {
       return;
     }
     const worker = workers.get(step.worker);
-    const messages = assembleMessages({
-      question: input.question,
-      includeQuestion: input.includeQuestion ?? true,
-      systemPrompt: worker?.systemPrompt,
-      steps: input.steps,
-      answers,
-      index,
-      ...(input.history && worker
-        ? { history: fitHistory(input.history.turns, input.history.budgetFor(worker)).messages }
-        : {}),
-    });
+    const messages = withStepFiles(
+      assembleMessages({
+        question: input.question,
+        includeQuestion: input.includeQuestion ?? true,
+        systemPrompt: worker?.systemPrompt,
+        steps: input.steps,
+        answers,
+        index,
+        ...(input.history && worker
+          ? { history: fitHistory(input.history.turns, input.history.budgetFor(worker)).messages }
+          : {}),
+      }),
+      filesOfStep(step, input.attachments ?? []),
+    );
     const answer = answerOf(worker);
-    const usage = { promptTokens: estimatePromptTokens(messages), completionTokens: answer.tokens };
+    const usage = {
+      promptTokens: promptTokensOf(messages, worker?.model ?? ''),
+      completionTokens: answer.tokens,
+    };
     const cost = step.worker === LOCAL_WORKER ? 0 : priceOf(worker, usage);
     const stepEstimate: StepEstimate = {
       index,

@@ -1,3 +1,5 @@
+import { runFields } from '../attachments/store.ts';
+import type { Attachment } from '../attachments/types.ts';
 import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ProviderError } from '../providers/errors.ts';
 import type { ChatTransport } from '../providers/transport.ts';
@@ -6,6 +8,7 @@ import {
   DEFAULT_MAX_STEPS,
   type Plan,
   type Step,
+  type ValidateOptions,
   validatePlan,
   validateStep,
 } from '../shared/plan/index.ts';
@@ -28,6 +31,7 @@ import { type RetryPolicy, retryPolicy } from './retry.ts';
 import { selfCheck } from './self-check.ts';
 import { totalsOf } from './spend.ts';
 import { liveSpend, overSpendLimit, spendLimitMessage, unpricedNotice } from './spend-limit.ts';
+import { checkStepFiles, filesOfStep, planFilesOf, stepHasImages, withStepFiles } from './step-files.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './step-status.ts';
 import {
   type ChosenBy,
@@ -114,6 +118,12 @@ export interface ExecutorOptions {
    * worker's budget (src/executor/turn-history.ts). Absent: a thread's first turn, or a run of its own.
    */
   history?: TurnHistory;
+  /**
+   * The question's attached files, by index: a step is sent only those its `files` names
+   * (src/executor/step-files.ts), and a plan that gives an image to a worker that takes none is refused
+   * before anything is sent.
+   */
+  attachments?: readonly Attachment[];
   now?: () => number;
 }
 
@@ -254,6 +264,7 @@ class Run implements AttemptHost {
         worker: s.takeovers?.[0]?.from ?? s.worker,
         task: s.task,
         sees: s.sees,
+        ...(s.files !== undefined ? { files: s.files } : {}),
         ...(s.pin ? { pin: s.pin } : {}),
       }));
       this.deps = dependencies(this.steps);
@@ -364,8 +375,17 @@ class Run implements AttemptHost {
   }
 
   /** What every step of a plan is checked against (the first plan's and each corrective one's). */
-  private planRules() {
-    return { workerIds: [...this.workers.keys()], allowSelf: true, maxSteps: this.maxSteps };
+  private planRules(): ValidateOptions {
+    const rules = { workerIds: [...this.workers.keys()], allowSelf: true, maxSteps: this.maxSteps };
+    const attachments = this.options.attachments ?? [];
+    if (attachments.length === 0) return rules;
+    // The files' rules name workers by the user's labels: the message is the run's error, for the user.
+    return {
+      ...rules,
+      files: planFilesOf(attachments, this.options.pool),
+      workerLabels: Object.fromEntries(this.options.pool.map((w) => [w.id, w.label])),
+      labelsOnly: true,
+    };
   }
 
   private async consume(source: AsyncIterable<Step>): Promise<void> {
@@ -514,7 +534,7 @@ class Run implements AttemptHost {
     // A worker that already stayed unavailable in this run is not asked again while another can answer.
     const earlier = this.failedWorkers.get(worker.id);
     if (earlier && this.options.failover && !status.pin) {
-      const choice = await this.substituteFor(worker, earlier.cause);
+      const choice = await this.substituteFor(worker, earlier.cause, index);
       if (signal.aborted) throw signal.reason;
       // Read after the worker's name on the card: "Claude failed (earlier in this run: …) → GPT took over".
       if ('worker' in choice)
@@ -548,15 +568,22 @@ class Run implements AttemptHost {
       const history = this.historyFor(worker);
       if (history.history) status.history = history.history;
       else delete status.history;
-      const messages = assembleMessages({
-        question: this.options.question,
-        includeQuestion: this.options.includeQuestion ?? true,
-        systemPrompt: worker.systemPrompt,
-        steps: this.steps,
-        answers: this.statuses.map((s) => (s.state === 'done' ? s.text : undefined)),
-        index,
-        history: history.messages,
-      });
+      const step = this.steps[index] as Step;
+      const attachments = this.options.attachments ?? [];
+      // Refused before the request: the worker (a substitute, or one changed since planning) takes no images.
+      checkStepFiles(step, index, worker, attachments);
+      const messages = withStepFiles(
+        assembleMessages({
+          question: this.options.question,
+          includeQuestion: this.options.includeQuestion ?? true,
+          systemPrompt: worker.systemPrompt,
+          steps: this.steps,
+          answers: this.statuses.map((s) => (s.state === 'done' ? s.text : undefined)),
+          index,
+          history: history.messages,
+        }),
+        filesOfStep(step, attachments),
+      );
       await answerStep(this, {
         status,
         worker,
@@ -570,7 +597,7 @@ class Run implements AttemptHost {
         takenOverOnStall: async (error) =>
           Boolean(this.options.failover) &&
           !status.pin &&
-          'worker' in (await this.substituteFor(worker, error)),
+          'worker' in (await this.substituteFor(worker, error, index)),
       });
       this.endStep(index, 'done');
     } finally {
@@ -596,16 +623,26 @@ class Run implements AttemptHost {
     const name = worker.label || worker.id;
     if (status.pin) throw new Error(`${failed} The step is pinned to ${name}, so no other worker took over.`);
     this.failedWorkers.set(worker.id, { cause, reason });
-    const choice = await this.substituteFor(worker, cause);
+    const choice = await this.substituteFor(worker, cause, status.index);
     if (signal.aborted) throw signal.reason;
     if ('none' in choice) throw new Error(`${failed} ${choice.none}`);
     return this.handOver(status, worker, choice.worker, reason);
   }
 
   /** The best other worker for a step `worker` failed with `cause`, or why there is none. */
-  private substituteFor(worker: WorkerSpec, cause: ProviderError): Promise<Choice> {
+  private substituteFor(worker: WorkerSpec, cause: ProviderError, index?: number): Promise<Choice> {
     const failover = this.options.failover ?? {};
-    const allow = failover.allow;
+    const given = failover.allow;
+    // A step with an image can be taken over only by a worker that takes images.
+    const step = index !== undefined ? this.steps[index] : undefined;
+    const needsVision = step !== undefined && stepHasImages(step, this.options.attachments ?? []);
+    const allow =
+      given || needsVision
+        ? (w: WorkerSpec, totals: ReturnType<typeof totalsOf>) =>
+            needsVision && w.vision !== true
+              ? 'it takes no images, and the step sends one'
+              : given?.(w, totals)
+        : undefined;
     return chooseSubstitute({
       failed: worker,
       cause,
@@ -794,6 +831,7 @@ class Run implements AttemptHost {
     if (result?.error !== undefined) record.error = result.error;
     if (this.options.chosenBy) record.chosenBy = this.options.chosenBy;
     if (this.options.thread) Object.assign(record, this.options.thread);
+    Object.assign(record, runFields(this.options.attachments));
     return record;
   }
 

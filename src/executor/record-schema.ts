@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { AttachmentRefSchema } from '../attachments/store.ts';
 import { citationOf } from '../providers/web-search.ts';
-import { PlanSchema, SeesSchema } from '../shared/plan/schema.ts';
+import { FilesSchema, PlanSchema, SeesSchema } from '../shared/plan/schema.ts';
 import type { RunSummary } from './store.ts';
 
 // One schema for every run record that comes from outside this page's memory: read back from IndexedDB
@@ -28,6 +29,7 @@ export const StoredWorkerSchema = z.looseObject({
     .catch(undefined),
   costTier: z.enum(['low', 'medium', 'high']).optional().catch(undefined),
   webSearch: z.boolean().optional().catch(undefined),
+  vision: z.boolean().optional().catch(undefined),
   enabled: z.boolean().catch(true),
 });
 
@@ -83,6 +85,9 @@ export const StepHistorySchema = z.object({
 });
 
 export const RunRecordSchema = z.looseObject({
+  // Attached files: a damaged list is dropped (the run is shown without its files), never the run.
+  attachments: z.array(AttachmentRefSchema).optional().catch(undefined),
+  attachmentIds: z.array(z.string()).optional().catch(undefined),
   id: z.string().min(1),
   question: z.string(),
   mode: z.string(),
@@ -113,6 +118,8 @@ export const StepRecordSchema = z.looseObject({
   worker: z.string(),
   task: z.string(),
   sees: SeesSchema,
+  // The attached files a step got: a damaged list is dropped (the step is shown without them), never the run.
+  files: FilesSchema.optional().catch(undefined),
   depth: z.number().int().nonnegative(),
   state: StepStateSchema,
   text: z.string(),

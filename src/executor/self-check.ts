@@ -1,5 +1,5 @@
 import { SELF_WORKER } from '../pool/types.ts';
-import { type Step, validatePlan } from '../shared/plan/index.ts';
+import { type Step, type ValidateOptions, validatePlan } from '../shared/plan/index.ts';
 import { raceAbort } from './abort.ts';
 import type { Replanner, StepStatus } from './types.ts';
 
@@ -18,7 +18,7 @@ export interface SelfCheckInput {
   maxDepth: number;
   maxTotalSteps: number;
   /** The run's rules for a plan's steps (workers, steps per plan). */
-  validation: { workerIds: string[]; allowSelf: boolean; maxSteps: number };
+  validation: ValidateOptions;
   signal: AbortSignal;
 }
 

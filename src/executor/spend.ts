@@ -1,7 +1,8 @@
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
-import type { ChatMessage } from '../shared/chat.ts';
-import { currentEstimator, estimatePromptTokens, estimateTokens } from './token-estimate.ts';
+import type { PartsMessage } from '../shared/chat.ts';
+import { promptTokensOf } from './step-files.ts';
+import { currentEstimator, estimateTokens } from './token-estimate.ts';
 import type { Estimator, RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from './types.ts';
 
 // Estimates for what a provider did not count live with the tokenizer that makes them.
@@ -47,7 +48,7 @@ export function requestSpend(input: {
   attempt: number;
   outcome: Exclude<RequestOutcome, 'in-flight'>;
   worker: WorkerSpec;
-  messages: readonly ChatMessage[];
+  messages: readonly PartsMessage[];
   answer: string;
   usage: Usage | undefined;
   /** The reasoning the model streamed with the answer: billed as output, so counted as completion tokens. */
@@ -65,7 +66,7 @@ export function requestSpend(input: {
       usage.cachedPromptTokens = input.usage.cachedPromptTokens;
   } else if (mayHaveBeenBilled(input.error, input.answer + reasoning)) {
     usage = {
-      promptTokens: estimatePromptTokens(input.messages),
+      promptTokens: promptTokensOf(input.messages, input.worker.model),
       completionTokens: estimateTokens(input.answer) + estimateTokens(reasoning),
       estimated: true,
       estimator: currentEstimator(),
@@ -87,10 +88,11 @@ export function requestSpend(input: {
 export function inFlightSpend(
   attempt: number,
   worker: WorkerSpec,
-  messages: readonly ChatMessage[],
+  messages: readonly PartsMessage[],
 ): RequestSpend {
   const usage: Usage = {
-    promptTokens: estimatePromptTokens(messages),
+    // Attached files count: their text by the estimator, each image by the worker's model's image rule.
+    promptTokens: promptTokensOf(messages, worker.model),
     completionTokens: 0,
     estimated: true,
     estimator: currentEstimator(),

@@ -19,6 +19,7 @@ export function queuedStatus(step: Step, index: number, depth: number, now: numb
     attempts: 0,
   };
   if (step.pin) status.pin = true;
+  if (step.files !== undefined) status.files = step.files;
   return status;
 }
 

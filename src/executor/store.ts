@@ -1,4 +1,16 @@
-import { type DBSchema, type IDBPDatabase, type IDBPTransaction, openDB } from 'idb';
+import { type DBSchema, type IDBPDatabase, type IDBPTransaction, openDB, type StoreNames } from 'idb';
+// Attached files: stored by content hash beside the runs (src/attachments/store.ts).
+import {
+  ATTACHMENTS_STORE,
+  type AttachmentRef,
+  addAttachmentStores,
+  deleteUnreferenced,
+  putAttachments,
+  readAttachments,
+  type StoredAttachment,
+  storedAttachmentBytes,
+} from '../attachments/store.ts';
+import type { Attachment } from '../attachments/types.ts';
 import type { Price, WorkerSpec } from '../pool/types.ts';
 import type { Plan } from '../shared/plan/index.ts';
 import { check, RunRecordSchema, RunSummarySchema, StepRecordSchema } from './record-schema.ts';
@@ -8,7 +20,7 @@ export const RUNS_DB_NAME = 'baton-runs';
 /**
  * 2 added `summaries`: what History lists, written with each run, so listing never reads whole runs.
  * 3 added threads (src/executor/thread-store.ts): every run is a turn of one, and runs stored before are
- * one-turn threads.
+ * one-turn threads; and `attachments` (files by content hash) with the runs' `attachmentIds` index.
  */
 export const RUNS_DB_VERSION = 3;
 
@@ -49,6 +61,10 @@ export interface RunRecord {
   turn?: number;
   /** The turn before it in its branch; absent for a thread's first turn. */
   parentRunId?: string;
+  /** The files attached to the question, by index (a step's `files`); their bytes are in `attachments`. */
+  attachments?: AttachmentRef[];
+  /** The content hashes of `attachments`, each once: indexed, so a file is deleted with its last run. */
+  attachmentIds?: string[];
 }
 
 /** Where a run sits in its thread. */
@@ -142,7 +158,11 @@ export class DamagedRunError extends Error {
 }
 
 export interface RunsDB extends DBSchema {
-  runs: { key: string; value: RunRecord; indexes: { updatedAt: number; status: StoredRunStatus } };
+  runs: {
+    key: string;
+    value: RunRecord;
+    indexes: { updatedAt: number; status: StoredRunStatus; attachmentIds: string };
+  };
   steps: { key: [string, number]; value: StepRecord; indexes: { runId: string } };
   summaries: {
     key: string;
@@ -150,6 +170,7 @@ export interface RunsDB extends DBSchema {
     indexes: { updatedAt: [number, string]; problem: string; threadTurn: [string, number] };
   };
   threads: { key: string; value: unknown; indexes: { updatedAt: number } };
+  attachments: { key: string; value: StoredAttachment };
 }
 
 /**
@@ -235,6 +256,12 @@ export interface RunHistoryStore extends RunStore {
   allSummaries(): Promise<{ summaries: RunSummary[]; skipped: SkippedRun[] }>;
   /** Runs known to be unreadable (found when their summary was made). */
   listDamaged(): Promise<SkippedRun[]>;
+  /** Stores a run's files, each once by its hash (throws when the disk is full: the caller says so). */
+  putAttachments(attachments: readonly Attachment[]): Promise<void>;
+  /** A stored run's files, under the names it gave them. */
+  getAttachments(refs: readonly AttachmentRef[]): Promise<Attachment[]>;
+  /** Bytes of every stored file, each once. */
+  attachmentBytes(): Promise<number>;
 }
 
 /** A price's own fields (nothing else someone attached to it). */
@@ -260,6 +287,8 @@ export function snapshotPool(pool: readonly WorkerSpec[]): WorkerSpec[] {
     if (w.systemPrompt !== undefined) copy.systemPrompt = w.systemPrompt;
     if (w.price !== undefined) copy.price = priceCopy(w.price);
     if (w.costTier !== undefined) copy.costTier = w.costTier;
+    // A resumed run sends its images only to the workers that took them.
+    if (w.vision) copy.vision = true;
     return copy;
   });
 }
@@ -353,15 +382,38 @@ class IdbRunStore implements RunHistoryStore {
   }
 
   async deleteRun(id: string): Promise<void> {
-    const tx = this.db.transaction(['runs', 'steps', 'summaries'], 'readwrite');
+    const tx = this.db.transaction<StoreNames<RunsDB>[], 'readwrite'>(
+      ['runs', 'steps', 'summaries', ATTACHMENTS_STORE],
+      'readwrite',
+    );
     const steps = tx.objectStore('steps');
     const keys = await steps.index('runId').getAllKeys(id);
+    const files = (await tx.objectStore('runs').get(id))?.attachmentIds ?? [];
     await Promise.all([
       tx.objectStore('runs').delete(id),
       tx.objectStore('summaries').delete(id),
       ...keys.map((key) => steps.delete(key)),
     ]);
+    // A file goes with the last run that refers to it.
+    if (Array.isArray(files)) await deleteUnreferenced(tx, files);
     await tx.done;
+  }
+
+  async putAttachments(attachments: readonly Attachment[]): Promise<void> {
+    if (attachments.length === 0) return;
+    const tx = this.db.transaction<StoreNames<RunsDB>[], 'readwrite'>(
+      ['runs', ATTACHMENTS_STORE],
+      'readwrite',
+    );
+    await Promise.all([putAttachments(tx, attachments), tx.done]);
+  }
+
+  getAttachments(refs: readonly AttachmentRef[]): Promise<Attachment[]> {
+    return readAttachments(this.db, refs);
+  }
+
+  attachmentBytes(): Promise<number> {
+    return storedAttachmentBytes(this.db);
   }
 
   async findUnfinished(): Promise<RunRecord[]> {
@@ -430,6 +482,9 @@ export async function openRunsDatabase(name = RUNS_DB_NAME): Promise<IDBPDatabas
           cursor = await cursor.continue();
         }
       }
+      // Attached files: their own step, apart from any other change to the runs database (stores are
+      // made before the threads' upgrade awaits anything).
+      if (oldVersion < 3) addAttachmentStores(database, tx);
       if (oldVersion < 3) await upgradeToThreads(database, tx);
     },
   });
@@ -448,7 +503,7 @@ export async function openRunStore(name = RUNS_DB_NAME): Promise<RunHistoryStore
  */
 async function upgradeToThreads(
   database: IDBPDatabase<RunsDB>,
-  tx: IDBPTransaction<RunsDB, ('runs' | 'steps' | 'summaries' | 'threads')[], 'versionchange'>,
+  tx: IDBPTransaction<RunsDB, StoreNames<RunsDB>[], 'versionchange'>,
 ): Promise<void> {
   const threads = database.createObjectStore('threads', { keyPath: 'id' });
   threads.createIndex('updatedAt', 'updatedAt');

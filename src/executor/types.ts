@@ -110,6 +110,8 @@ export interface StepStatus {
   task: string;
   /** `sees` as written ("all" is kept; `dependencies` has it resolved). */
   sees: Step['sees'];
+  /** The attached files the step gets, as the plan wrote them (absent: none). */
+  files?: Step['files'];
   /** 0 for the first plan's steps, d for steps added by a `self` step of depth d - 1. */
   depth: number;
   state: StepState;

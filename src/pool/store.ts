@@ -207,6 +207,7 @@ export function workerFromPreset(preset: ProviderPreset, modelId: string, id: st
     maxConcurrency: preset.kind === 'local' ? 1 : 4,
     ...(model ? { price: { ...model.price }, costTier: model.costTier } : {}),
     ...(model?.webSearch ? { webSearch: true } : {}),
+    ...(model?.vision ? { vision: true } : {}),
     enabled: true,
   };
 }

@@ -38,6 +38,9 @@ export interface ImagePart {
   data: string;
   /** The attachment the image is (its content hash). */
   attachment?: string;
+  /** Its pixel size as sent, for the provider's image-token rule (never sent itself). */
+  width?: number;
+  height?: number;
 }
 
 /** The text of a message's content: a string as it is, parts' text joined (images leave nothing). */

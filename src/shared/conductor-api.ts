@@ -18,6 +18,28 @@ export interface PoolEntry {
   costTier?: 'low' | 'medium' | 'high';
   /** The worker searches the web (the conductor sends it questions about recent events). */
   webSearch?: true;
+  /** The worker takes image input: only it may be given an attached image. */
+  vision?: true;
+}
+
+/**
+ * What the conductor is told about one attached file, never the file itself: its name, kind and size, and
+ * for a file with text a short extract within a token budget (made on the page), so it can tell which
+ * steps need the file.
+ */
+export interface AttachmentSummary {
+  /** The file's name (untrusted text, like the question). */
+  name: string;
+  kind: 'text' | 'code' | 'markdown' | 'csv' | 'json' | 'pdf' | 'image';
+  /** Bytes of the file as attached. */
+  size: number;
+  /** A PDF's pages. */
+  pages?: number;
+  /** An image's pixel size as sent. */
+  width?: number;
+  height?: number;
+  /** The start of its text (a text file or a PDF's text layer), within a small token budget. */
+  extract?: string;
 }
 
 export type PlanMode = 'router' | 'conductor';
@@ -69,6 +91,11 @@ export interface PlanRequest extends GenerationOptions {
    * sees them; they never leave the device.
    */
   examples?: PlanExample[];
+  /**
+   * The files attached to the question, by index (a step's `files` names them): summaries only. Each
+   * step then says which files it gets, and an image only goes to a worker with `vision`.
+   */
+  attachments?: AttachmentSummary[];
   /**
    * A follow-up's earlier turns in its thread, oldest first: the prompt shows them in a compact form under
    * a fixed budget (workers/prompt/conversation.ts), so planning sees what was asked and answered. Every

@@ -1,13 +1,16 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price-text.ts';
+import { withAttachments } from '../app/run-files.ts';
 import { isActive, type RunView } from '../app/runs/run-model.ts';
 import type { PendingReview } from '../app/runs/run-services.ts';
 import { type TurnContext, turnEstimate } from '../app/turn-context.ts';
+import type { Attachment } from '../attachments/types.ts';
 import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { labelsOf } from '../shared/worker-ids.ts';
+import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
 import { type AskInput, Composer } from './Composer.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
@@ -21,6 +24,7 @@ function reviewPrice(
   question: string,
   limitUsd: number | null,
   turn: TurnContext | undefined,
+  files: readonly Attachment[],
 ): (steps: readonly Step[]) => PlanPrice {
   const labels = labelsOf(review.pool);
   return (steps) => {
@@ -31,6 +35,7 @@ function reviewPrice(
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
       // A follow-up's steps carry the earlier turns: the price counts them.
       ...turnEstimate(turn),
+      ...withAttachments(files),
     });
     const price: PlanPrice = {
       steps: estimate.steps.map(stepPriceText),
@@ -152,7 +157,10 @@ export function AskScreen({ runId }: { runId?: string }) {
   const question = shown?.question ?? '';
   // One function per review (and limit), so the editor recomputes the price only when its steps change.
   const price = useMemo(
-    () => (review ? reviewPrice(review, question, limitUsd, shown?.thread) : undefined),
+    () =>
+      review
+        ? reviewPrice(review, question, limitUsd, shown?.thread, shown ? app.runs.filesOf(shown.id) : [])
+        : undefined,
     [review, question, limitUsd, shown?.thread],
   );
   const confirm = spendConfirm.value;
@@ -165,7 +173,12 @@ export function AskScreen({ runId }: { runId?: string }) {
       {!runId && (
         <Composer
           // Ask opens a new thread; the follow-up box under its answer adds turns (ThreadView).
-          onAsk={(input) => void app.threads.startThread(input, runPool.value)}
+          onAsk={(input) =>
+            void app.threads.startThread({ ...input, attachments: app.attachments.take() }, runPool.value)
+          }
+          attachments={<AttachmentChips state={app.attachments} />}
+          onFiles={(files) => void app.attachments.add(files)}
+          filesBusy={app.attachments.busy.value}
           // A question the conductor could not plan comes back to the box, to ask again or change.
           {...(view?.retry ? { restore: { text: view.question, key: view.id } } : {})}
           disabled={disabledReason !== undefined}
@@ -191,7 +204,8 @@ export function AskScreen({ runId }: { runId?: string }) {
         <PlanEditor
           price={price}
           plan={review.plan}
-          workers={review.pool.map((w) => ({ id: w.id, label: w.label }))}
+          workers={review.pool.map((w) => ({ id: w.id, label: w.label, vision: w.vision === true }))}
+          {...(shown.attachments ? { attachments: shown.attachments } : {})}
           maxSteps={shown.mode === 'router' ? 1 : planPrefs.value.maxSteps}
           allowSelf={review.limits.allowSelf}
           {...(review.keyless ? { hasKey: (id: string) => !review.keyless?.has(id) } : {})}
@@ -222,6 +236,7 @@ export function AskScreen({ runId }: { runId?: string }) {
             cancelStep,
             rerunStep: (index) => void rerunStep(index),
             exportJson: () => void exportCurrent('json', drawn.id),
+            exportJsonWithoutFiles: () => void exportCurrent('json', drawn.id, { withoutFiles: true }),
             exportMarkdown: () => void exportCurrent('md', drawn.id),
             ...(drawn.retry
               ? { retry: () => retryQuestion(drawn, (input) => void ask(input, runPool.value), router) }

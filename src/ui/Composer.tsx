@@ -1,5 +1,7 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { AskMode } from '../app/runs/run-model.ts';
+import { filesOf } from './AttachmentChips.tsx';
 
 export interface AskInput {
   question: string;
@@ -22,6 +24,9 @@ export function Composer({
   initialReview = false,
   onReviewChange,
   restore,
+  attachments,
+  onFiles,
+  filesBusy,
 }: {
   onAsk: (input: AskInput) => void;
   disabled?: boolean;
@@ -34,6 +39,12 @@ export function Composer({
   onReviewChange?: (review: boolean) => void;
   /** A question to put back in the box (once per `key`): one the conductor could not plan. */
   restore?: { text: string; key: string };
+  /** The attached files' chips and button, under the question. */
+  attachments?: ComponentChildren;
+  /** Files dropped on or pasted into the box. */
+  onFiles?: (files: File[]) => void;
+  /** Files are still being read: asking waits for them. */
+  filesBusy?: boolean;
 }) {
   const [question, setQuestion] = useState('');
   useEffect(() => {
@@ -46,7 +57,7 @@ export function Composer({
 
   const send = (planOnly = false) => {
     const text = question.trim();
-    if (!text || disabled) return;
+    if (!text || disabled || filesBusy) return;
     onAsk(planOnly ? { question: text, mode, review, planOnly } : { question: text, mode, review });
     setQuestion('');
   };
@@ -60,6 +71,15 @@ export function Composer({
         e.preventDefault();
         send();
       }}
+      onDragOver={(e) => {
+        if (onFiles && e.dataTransfer?.types.includes('Files')) e.preventDefault();
+      }}
+      onDrop={(e) => {
+        const files = filesOf(e.dataTransfer);
+        if (!onFiles || files.length === 0) return;
+        e.preventDefault();
+        onFiles(files);
+      }}
     >
       <h2 id="ask-title">Ask</h2>
       <label for="question" class="visually-hidden">
@@ -72,6 +92,12 @@ export function Composer({
         value={question}
         aria-describedby="composer-hint"
         onInput={(e) => setQuestion(e.currentTarget.value)}
+        onPaste={(e) => {
+          const files = filesOf(e.clipboardData);
+          if (!onFiles || files.length === 0) return;
+          e.preventDefault();
+          onFiles(files);
+        }}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
@@ -79,6 +105,7 @@ export function Composer({
           }
         }}
       />
+      {attachments}
       <div class="composer-bar">
         <fieldset class="segmented" style={{ padding: 0, margin: 0 }}>
           <legend class="visually-hidden">Mode</legend>

@@ -1,15 +1,19 @@
 import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/graph.ts';
 import { poolValidateOptions } from '../app/runs/plan-limits.ts';
+import type { AttachmentRef } from '../attachments/store.ts';
 import { SELF_WORKER } from '../pool/types.ts';
 import { checkPlan } from '../shared/plan/checks.ts';
-import { type Plan, type PlanIssue, type Step, validatePlan } from '../shared/plan/index.ts';
+import { type Files, type Plan, type PlanIssue, type Step, validatePlan } from '../shared/plan/index.ts';
 import { PlanWarnings } from './PlanWarnings.tsx';
+import { planFilesFrom, StepFilesField } from './StepFilesField.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
 export interface EditorWorker {
   id: string;
   label: string;
+  /** Takes images: only it may be given an attached image. */
+  vision?: boolean;
 }
 
 /** The plan's price as the editor shows it: a line per step, the total, and a warning when it is too dear. */
@@ -27,6 +31,8 @@ interface DraftStep {
   sees: 'all' | number[];
   /** Kept on its worker: no failover for this step. */
   pin?: boolean;
+  /** The attached files it gets. */
+  files?: Files;
 }
 
 function toDraft(plan: Plan): DraftStep[] {
@@ -34,6 +40,7 @@ function toDraft(plan: Plan): DraftStep[] {
     worker: s.worker,
     task: s.task,
     sees: s.sees === 'all' ? 'all' : [...s.sees],
+    ...(s.files !== undefined ? { files: s.files } : {}),
     ...(s.pin ? { pin: true } : {}),
   }));
 }
@@ -65,6 +72,7 @@ export function PlanEditor({
   onDiscard,
   runLabel = 'Run this plan',
   price,
+  attachments = [],
 }: {
   plan: Plan;
   workers: readonly EditorWorker[];
@@ -78,7 +86,20 @@ export function PlanEditor({
   runLabel?: string;
   /** The price of the plan as it now stands (src/executor/estimate.ts), recomputed on every edit. */
   price?: (steps: readonly Step[]) => PlanPrice;
+  /** The question's attached files: each step shows (and the user sets) which it gets. */
+  attachments?: readonly AttachmentRef[];
 }) {
+  const visionKey = workers.flatMap((w) => (w.vision ? [w.id] : [])).join('\u0001');
+  const planFiles = useMemo(
+    () =>
+      attachments.length > 0
+        ? planFilesFrom(
+            attachments,
+            workers.filter((w) => w.vision).map((w) => w.id),
+          )
+        : undefined,
+    [attachments, visionKey],
+  );
   const [thought] = useState(plan.thought);
   const [steps, setSteps] = useState<DraftStep[]>(() => toDraft(plan));
   const workerIds = workers.map((w) => w.id);
@@ -87,9 +108,20 @@ export function PlanEditor({
     () =>
       validatePlan(
         { thought, steps },
-        { ...poolValidateOptions(workers, { maxSteps, allowSelf }), selfOnlyLast: true },
+        {
+          ...poolValidateOptions(workers, { maxSteps, allowSelf }),
+          selfOnlyLast: true,
+          ...(planFiles ? { files: planFiles } : {}),
+        },
       ),
-    [steps, thought, workers.map((w) => `${w.id}\u0000${w.label}`).join('\u0001'), maxSteps, allowSelf],
+    [
+      planFiles,
+      steps,
+      thought,
+      workers.map((w) => `${w.id}\u0000${w.label}`).join('\u0001'),
+      maxSteps,
+      allowSelf,
+    ],
   );
   const shownPrice = useMemo(() => price?.(fromDraft(steps)), [price, steps]);
   // Wasted work is a warning here: the user decides, and may apply the fixes (checks.ts) before running.
@@ -99,6 +131,7 @@ export function PlanEditor({
         ? checkPlan(result.plan, {
             workerLabels: labels,
             ...(hasKey ? { hasKey } : {}),
+            ...(planFiles ? { files: planFiles } : {}),
           })
         : undefined,
     [result, workers, hasKey],
@@ -227,6 +260,14 @@ export function PlanEditor({
                     ))}
                 </div>
               </fieldset>
+            )}
+            {attachments.length > 0 && step.worker !== SELF_WORKER && (
+              <StepFilesField
+                index={index}
+                refs={attachments}
+                files={step.files}
+                onChange={(files) => update(index, { files })}
+              />
             )}
             {own.length > 0 && (
               <ul class="issues" id={errorId} data-testid={`edit-step-${index}-issues`}>

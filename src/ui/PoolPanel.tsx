@@ -110,6 +110,7 @@ export function PoolPanel() {
                   <td>
                     {presetById(w.providerId)?.name ?? w.providerId} · {w.model}
                     {w.webSearch && <span class="badge">searches the web</span>}
+                    {w.vision && <span class="badge">takes images</span>}
                     {w.baseURL && (
                       <>
                         <br />
@@ -328,6 +329,20 @@ export function PoolPanel() {
             conductor sends it questions about recent events, and its sources show under its answers
           </label>
         )}
+        <label class="field-hint" style={{ display: 'block' }}>
+          <input
+            type="checkbox"
+            checked={draft.vision}
+            onChange={(e) => set({ vision: e.currentTarget.checked })}
+            data-testid="worker-vision"
+          />{' '}
+          {/* Words no other field's label holds: tests and screen readers find fields by their labels. */}
+          Takes images: attached images may be sent to it (
+          {presetById(draft.providerId)?.models.some((m) => m.id === draft.model)
+            ? 'as the catalog says'
+            : 'tick it only if it reads images'}
+          )
+        </label>
         {unknownPrice && (
           <p id="worker-price-hint" class="field-hint" data-testid="price-unknown">
             No price is known for {draft.model.trim() ? `“${draft.model.trim()}”` : 'this model'}: enter its

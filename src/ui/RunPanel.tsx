@@ -8,6 +8,7 @@ import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
 import { Notice } from './Notice.tsx';
+import { RunFiles, stepFilesText } from './RunFiles.tsx';
 import { StepCard } from './StepCard.tsx';
 import { Timeline } from './Timeline.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
@@ -43,6 +44,8 @@ export interface RunActions {
   cancelStep?: (index: number) => void;
   rerunStep?: (index: number) => void;
   exportJson?: () => void;
+  /** The JSON export without the attached files' contents (their names and sizes stay). */
+  exportJsonWithoutFiles?: () => void;
   exportMarkdown?: () => void;
   /** Asks the question again as it was asked (offered when the conductor could not plan it). */
   retry?: () => void;
@@ -199,6 +202,7 @@ export function RunPanel({
             Run
           </h2>
           <p class="run-question">{view.question}</p>
+          <RunFiles refs={view.attachments} />
           <span class="badge" data-status={view.phase} data-testid="run-phase" role="status">
             {PHASE_TEXT[view.phase]}
           </span>
@@ -215,6 +219,11 @@ export function RunPanel({
               Export JSON
             </button>
           )}
+          {finished && !view.notSaved && view.attachments?.length && actions.exportJsonWithoutFiles ? (
+            <button type="button" onClick={actions.exportJsonWithoutFiles} data-testid="export-without-files">
+              Export JSON without files
+            </button>
+          ) : null}
           {finished && !view.notSaved && actions.exportMarkdown && (
             <button type="button" onClick={actions.exportMarkdown}>
               Export Markdown
@@ -366,6 +375,7 @@ export function RunPanel({
                 step={step}
                 color={workerColor(step.worker, workerOrder)}
                 workerName={workerName(step.worker, labels)}
+                filesText={stepFilesText(step.files, view.attachments)}
                 labels={labels}
                 final={step.index === finalIndex}
                 now={now}

@@ -206,6 +206,11 @@ function ModelCachePanel() {
         <dd>
           {storage.usageBytes !== undefined ? formatBytes(storage.usageBytes) : '—'}
           {storage.quotaBytes !== undefined ? ` of ${formatBytes(storage.quotaBytes)}` : ''}
+          {storage.attachmentBytes ? (
+            <span data-testid="attachment-bytes">
+              {`; attached files: ${formatBytes(storage.attachmentBytes)}`}
+            </span>
+          ) : null}
         </dd>
         <dt>Persistent storage</dt>
         <dd data-testid="persisted">

@@ -69,6 +69,7 @@ export function StepCard({
   step,
   color,
   workerName,
+  filesText,
   labels,
   final,
   now,
@@ -79,6 +80,8 @@ export function StepCard({
   color: string;
   /** The user's label for the step's worker (the id goes in a tooltip). */
   workerName?: string;
+  /** Which attached files the step was sent ("sent a.csv, b.png"); empty when none. */
+  filesText?: string;
   /** The run's worker labels: a takeover names both workers by them. */
   labels?: WorkerLabels;
   final: boolean;
@@ -127,6 +130,11 @@ export function StepCard({
         {final && <span class="badge">final answer</span>}
         {step.pin && <span class="badge">pinned to its worker</span>}
         <span class="muted small">{seesText(step.sees, step.index)}</span>
+        {filesText && (
+          <span class="muted small" data-testid={`step-files-${step.index}`}>
+            {filesText}
+          </span>
+        )}
         <span class="spacer" />
         {running && onCancel && (
           <button type="button" class="small danger" onClick={() => onCancel(step.index)}>

@@ -27,6 +27,8 @@ export interface Draft {
   autoLabel: boolean;
   /** The worker searches the web: a preset model's mark, or the user's tick for another model. */
   webSearch: boolean;
+  /** The worker takes images: a preset model's mark (its provider's documentation), or the user's tick. */
+  vision: boolean;
 }
 
 /** Next free id "w1", "w2", ... */
@@ -51,6 +53,7 @@ export function draftFor(providerId: string): Draft {
     costTier: model?.costTier ?? '',
     autoLabel: true,
     webSearch: model?.webSearch === true,
+    vision: model?.vision === true,
   };
   if (model) draft.pricedBy = model.id;
   return draft;
@@ -71,6 +74,7 @@ export function draftFromWorker(worker: WorkerSpec): Draft {
     costTier: worker.costTier ?? '',
     autoLabel: false,
     webSearch: worker.webSearch === true,
+    vision: worker.vision === true,
   };
   const presetPrice =
     preset &&
@@ -99,15 +103,19 @@ export function withModel(draft: Draft, id: string): Draft {
       costTier: model.costTier,
       pricedBy: model.id,
       webSearch: model.webSearch === true,
+      vision: model.vision,
     };
   }
   // A label the form wrote for another model would name the wrong one.
   const label = draft.autoLabel ? (preset?.models.length ? `${preset.name} ${id}` : id) : draft.label;
   // A search mark that came with a searching preset model is that model's; the user's own tick stays.
-  const webSearch = preset?.models.find((m) => m.id === draft.model)?.webSearch ? false : draft.webSearch;
-  if (draft.pricedBy === undefined) return { ...draft, model: id, label, webSearch };
+  const previous = preset?.models.find((m) => m.id === draft.model);
+  const webSearch = previous?.webSearch ? false : draft.webSearch;
+  // So is an image mark: the provider documents it for that model, not for the one typed now.
+  const vision = previous?.vision ? false : draft.vision;
+  if (draft.pricedBy === undefined) return { ...draft, model: id, label, webSearch, vision };
   const { pricedBy: _from, ...rest } = draft;
-  return { ...rest, model: id, label, webSearch, inputPerM: '', outputPerM: '', costTier: '' };
+  return { ...rest, model: id, label, webSearch, vision, inputPerM: '', outputPerM: '', costTier: '' };
 }
 
 /** True when the draft says nothing about the price: the worker's cost will show as unknown. */
@@ -135,7 +143,13 @@ export function workerFromDraft(draft: Draft, id: string, base?: WorkerSpec): Wo
     return 'Prices must be numbers of dollars per million tokens (0 or more).';
   const concurrency = Math.round(Number(draft.maxConcurrency));
   if (!(concurrency >= 1 && concurrency <= 16)) return 'Concurrency must be between 1 and 16.';
-  const { price: _price, costTier: _tier, webSearch: _search, ...kept } = base ?? { enabled: true };
+  const {
+    price: _price,
+    costTier: _tier,
+    webSearch: _search,
+    vision: _vision,
+    ...kept
+  } = base ?? { enabled: true };
   const worker: WorkerSpec = {
     ...kept,
     id,
@@ -156,6 +170,7 @@ export function workerFromDraft(draft: Draft, id: string, base?: WorkerSpec): Wo
   }
   if (draft.costTier) worker.costTier = draft.costTier;
   if (draft.webSearch && offersWebSearch(draft.providerId)) worker.webSearch = true;
+  if (draft.vision) worker.vision = true;
   return worker;
 }
 

@@ -1,10 +1,16 @@
 import type { ChatMessage } from '../../src/shared/chat.ts';
-import type { ConversationTurn, PlanExample, PlanMode } from '../../src/shared/conductor-api.ts';
+import type {
+  AttachmentSummary,
+  ConversationTurn,
+  PlanExample,
+  PlanMode,
+} from '../../src/shared/conductor-api.ts';
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
 import { truncateMiddle } from '../../src/shared/truncate-middle.ts';
 import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conversationMessage } from './conversation.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
+import { filesText } from './files.ts';
 
 /**
  * The conductor's prompts. Runs in the thread (no DOM). Our own text is ASCII only (the tiny test model
@@ -13,7 +19,7 @@ import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } fro
 
 export { truncateMiddle };
 
-export type PromptWorker = ShotWorker;
+export type PromptWorker = ShotWorker & { vision?: true };
 
 export interface PlanPromptInput {
   question: string;
@@ -33,6 +39,8 @@ export interface PlanPromptInput {
   examples?: readonly PlanExample[];
   /** A follow-up's earlier turns (workers/prompt/conversation.ts): shown compactly before the question. */
   conversation?: readonly ConversationTurn[];
+  /** The question's attached files (summaries), listed after the question. */
+  attachments?: readonly AttachmentSummary[];
 }
 
 function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
@@ -131,10 +139,17 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
     {
       role: 'user',
       content: input.conversation?.length
-        ? conversationMessage(input.conversation, input.question)
-        : input.question,
+        ? conversationMessage(input.conversation, questionWithFiles(input, router))
+        : questionWithFiles(input, router),
     },
   ];
+}
+
+/** The question, then (when it carries files) what the conductor may know of them. */
+function questionWithFiles(input: PlanPromptInput, router: boolean): string {
+  const vision = input.pool.filter((w) => w.vision).map((w) => w.id);
+  const files = filesText(input.attachments, vision, router);
+  return files ? `${input.question}\n\n${files}` : input.question;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
+import type { Attachment } from '../../attachments/types.ts';
 import { estimatePlan } from '../../executor/estimate.ts';
 import type { ChosenBy } from '../../executor/store.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { PlanMode } from '../../shared/conductor-api.ts';
 import type { Plan } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
+import { allFiles, viewFiles, withAttachments } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { SAME_WORKER_REASON, stickyWorker } from '../stickiness.ts';
 import { type TurnContext, turnEstimate, turnView } from '../turn-context.ts';
@@ -22,6 +24,8 @@ export interface AskInput {
   planOnly?: boolean;
   /** A follow-up: the thread it continues (src/app/turn-context.ts). */
   thread?: TurnContext;
+  /** The files attached to the question. */
+  attachments?: readonly Attachment[];
 }
 
 /** Asking a question: in the mode the user picked, or the one auto mode picks. */
@@ -75,7 +79,10 @@ export function createAsking(
     spend.settleConfirm(false, false);
     core.pendingReview.value = undefined;
     core.planAbort?.abort();
-    const plan: Plan = { steps: [{ worker: worker.id, task: 'Answer the question.', sees: [] }] };
+    const plan: Plan = {
+      steps: [{ worker: worker.id, task: 'Answer the question.', sees: [], ...allFiles(input) }],
+    };
+    core.runFiles.set(runId, input.attachments);
     const pastLengths = await core.answerLengths();
     const estimate = estimatePlan({
       question: input.question,
@@ -83,10 +90,12 @@ export function createAsking(
       pool: enabled,
       answerLengths: pastLengths,
       ...turnEstimate(input.thread),
+      ...withAttachments(core.runFiles.get(runId)),
     });
     currentRun.value = {
       ...newRunView(runId, input.question, 'router'),
       ...turnView(input.thread),
+      ...viewFiles(input.attachments ?? []),
       workerOrder: enabled.map((w) => w.id),
       workerLabels: labelsOf(enabled),
       plannedSteps: plan.steps,

@@ -29,6 +29,11 @@ function baseRecord(
   if (view.chosenBy) record.chosenBy = view.chosenBy;
   // A turn of a thread stays in it, planned or failed.
   if (view.thread) Object.assign(record, view.thread.link);
+  // The files it was asked with: their bytes are stored when it is (awaitReview keeps them).
+  if (view.attachments?.length) {
+    record.attachments = view.attachments;
+    record.attachmentIds = [...new Set(view.attachments.map((a) => a.id))];
+  }
   return record;
 }
 

@@ -1,3 +1,4 @@
+import type { Attachment } from '../../attachments/types.ts';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import { estimatePlan } from '../../executor/estimate.ts';
 import type { RunHandle } from '../../executor/executor.ts';
@@ -9,6 +10,7 @@ import { checkPlan } from '../../shared/plan/checks.ts';
 import type { Plan, Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { poolEntries } from '../pool-entries.ts';
+import { planRequestFiles, viewFiles, withAttachments } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { conversationOf, type TurnContext, turnEstimate, turnView } from '../turn-context.ts';
 import { PlanFeed } from './plan-feed.ts';
@@ -30,6 +32,8 @@ export interface PlanInput {
   planOnly?: boolean;
   /** A follow-up: the thread it continues (src/app/turn-context.ts). */
   thread?: TurnContext;
+  /** The files attached to the question. */
+  attachments?: readonly Attachment[];
 }
 
 /** One planning under way: its run, the pool it plans for, and how what it plans is run. */
@@ -76,9 +80,11 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
     const enabled = pool.filter((w) => w.enabled);
     spend.settleConfirm(false, false);
     const runId = crypto.randomUUID();
+    core.runFiles.set(runId, input.attachments);
     currentRun.value = {
       ...newRunView(runId, input.question, input.mode),
       ...turnView(input.thread),
+      ...viewFiles(input.attachments ?? []),
       workerOrder: enabled.map((w) => w.id),
       workerLabels: labelsOf(enabled),
       ...(chosenBy ? { chosenBy } : {}),
@@ -175,6 +181,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
       await store.deleteRun(p.runId);
       const oldId = p.runId;
       const runId = crypto.randomUUID();
+      core.runFiles.set(runId, core.runFiles.get(oldId));
       p.runId = runId;
       core.update(oldId, (v) => ({ ...v, id: runId, steps: [], phase: 'running' }));
       await runWhole(p, plan, estimate);
@@ -255,6 +262,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
           pool: p.enabled,
           answerLengths: pastLengths,
           ...turnEstimate(input.thread),
+          ...withAttachments(input.attachments ?? []),
         });
       p.estimateOf = estimateOf;
       await streamSteps(p, estimateOf);
@@ -269,6 +277,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
           ? { examples: examples.map(({ question, plan }) => ({ question, plan })) }
           : {}),
         ...conversationOf(input.thread),
+        ...planRequestFiles(input.attachments ?? []),
       };
       const response = await bridge.plan(request, (event) => onPlanEvent(p, event));
       const { plan } = response;

@@ -24,6 +24,8 @@ export function createResuming(core: RunCore, starts: RunStarts, review: Review,
       const stored = await store.getRun(id);
       if (!stored) return 'This run is not in your history.';
       const view = viewFromRecord(stored.run, stored.steps);
+      // Attached files: back in memory, to run a stored plan with them or to export them.
+      if (stored.run.attachments) core.runFiles.set(id, await store.getAttachments(stored.run.attachments));
       if (stored.run.status !== 'planned') {
         const stopped =
           stored.run.status === 'running' &&

@@ -1,5 +1,6 @@
 import { estimatePlan } from '../../executor/estimate.ts';
 import type { Plan } from '../../shared/plan/index.ts';
+import { keepRunFiles, withAttachments } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { turnEstimate } from '../turn-context.ts';
 import { planLimits } from './plan-limits.ts';
@@ -23,7 +24,11 @@ export function createReview(core: RunCore, spend: SpendConfirmation, starts: Ru
   async function awaitReview(runId: string, input: ReviewInput): Promise<void> {
     core.update(runId, (v) => enterReview(v));
     const view = await showReview(runId, input);
-    if (view) await core.storeRecord(() => plannedRecord(view, input.plan, input.pool, input.planOnly));
+    if (view)
+      await core.storeRecord(async (store) => {
+        await keepRunFiles(store, core.runFiles.get(runId));
+        return plannedRecord(view, input.plan, input.pool, input.planOnly);
+      });
   }
 
   /** Gives the run on screen its plan editor; the view it is for, unless the user moved on meanwhile. */
@@ -59,6 +64,7 @@ export function createReview(core: RunCore, spend: SpendConfirmation, starts: Ru
       pool: review.pool,
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
       ...turnEstimate(view.thread),
+      ...withAttachments(core.runFiles.get(view.id)),
     });
     if (!(await spend.approveSpend(view.id, estimate, false))) return;
     // The review may have been left while the confirm was open (a new question, a discard).

@@ -3,6 +3,7 @@ import type { AnswerLength } from '../../executor/estimate.ts';
 import type { RunHandle } from '../../executor/executor.ts';
 import type { RunHistoryStore, RunRecord } from '../../executor/store.ts';
 import { loadAnswerLengths } from '../price-text.ts';
+import { createRunFiles } from '../run-files.ts';
 import type { RunView } from './run-model.ts';
 import type { PendingReview, RunServices } from './run-services.ts';
 
@@ -18,6 +19,8 @@ export interface RunCore {
   planAbort: AbortController | undefined;
   /** Runs the user declined to let past the limit mid-stream: their view says so instead of "cancelled". */
   declined: Map<string, string>;
+  /** The files attached to each run started here. */
+  runFiles: ReturnType<typeof createRunFiles>;
   /** Changes the run on screen, if it is still `runId`. */
   update(runId: string, fn: (view: RunView) => RunView): void;
   /** The run could not start: its view says why. */
@@ -47,6 +50,7 @@ export function createRunCore(services: RunServices, refreshUnfinished: () => Pr
     handle: undefined,
     planAbort: undefined,
     declined: new Map(),
+    runFiles: createRunFiles(),
     update(runId, fn) {
       const view = core.currentRun.value;
       if (!view || view.id !== runId) return;

@@ -1,3 +1,4 @@
+import type { AttachmentRef } from '../../attachments/store.ts';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import { totalsOf } from '../../executor/step-status.ts';
 import type { ChosenBy, RunRecord, StepRecord } from '../../executor/store.ts';
@@ -22,6 +23,8 @@ export type RunPhase = 'planning' | 'review' | 'running' | 'interrupted' | RunSt
 export interface RunView {
   id: string;
   question: string;
+  /** The files attached to the question, by index (a step's `files` names them). */
+  attachments?: AttachmentRef[];
   mode: PlanMode;
   phase: RunPhase;
   /** The conductor's raw output as it streams (shown while planning). */

@@ -47,6 +47,8 @@ export function createRuns(services: RunServices) {
   }
 
   return {
+    /** The files a run started here was asked with. */
+    filesOf: core.runFiles.get,
     currentRun: core.currentRun,
     drawnRun: drawing.drawnRun,
     pendingReview: core.pendingReview,

@@ -7,6 +7,7 @@ import { checkPlan, describeFindings } from '../../shared/plan/checks.ts';
 import type { Plan, Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { poolEntries } from '../pool-entries.ts';
+import { checkedFiles, keepRunFiles, withAttachments } from '../run-files.ts';
 import { executorModule, failoverFor, keylessWorkers, transports } from '../services.ts';
 import { turnRunOptions } from '../turn-context.ts';
 import { stillLocked } from '../vault-unlock.ts';
@@ -88,6 +89,7 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
         hasKey: (id) => !keyless.has(id),
         vaultLocked: !unlocked,
         needsVault: (id) => id !== LOCAL_WORKER,
+        ...checkedFiles(core.runFiles.get(runId), pool),
       });
       if (check.blocked)
         throw new Error(describeFindings(check.findings.filter((f) => f.blocking)).join(' '));
@@ -101,6 +103,9 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
       services.runStore(),
       wiring(runId, pool, spendLimitUsd),
     ]);
+    const filesNotKept = await keepRunFiles(store, core.runFiles.get(runId));
+    if (filesNotKept)
+      core.update(runId, (v) => ({ ...v, planChecks: [...(v.planChecks ?? []), filesNotKept] }));
     const { maxSteps, maxDepth } = services.planPrefs();
     const chosenBy = core.currentRun.value?.id === runId ? core.currentRun.value.chosenBy : undefined;
     // A turn of a thread: stored with its link, its workers sent the earlier turns.
@@ -118,6 +123,7 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
       mode,
       plan,
       pool,
+      ...withAttachments(core.runFiles.get(runId)),
       store,
       ...wired,
     });

@@ -1,4 +1,6 @@
 import { SELF_WORKER } from '../worker-ids.ts';
+import { quote } from './describe.ts';
+import { imagesRefused, type PlanFiles } from './files.ts';
 import type { Plan, Sees, Step } from './schema.ts';
 import { workerName } from './validate.ts';
 
@@ -14,8 +16,15 @@ import { workerName } from './validate.ts';
  *   or combines), which also keeps them from being dropped as unread.
  * - `no-key` / `vault-locked`: a step's worker has no key saved, or the vault is locked. The
  *   run cannot work; it must fail before anything is sent, naming the worker.
+ * - `image-to-text-worker`: a step gives an attached image to a worker that takes no images (a plan the
+ *   user edited, or a worker changed since). Blocks before anything is sent, naming the step and worker.
  */
-export type PlanCheckRule = 'unread-step' | 'blind-last-step' | 'no-key' | 'vault-locked';
+export type PlanCheckRule =
+  | 'unread-step'
+  | 'blind-last-step'
+  | 'no-key'
+  | 'vault-locked'
+  | 'image-to-text-worker';
 
 export interface PlanFinding {
   rule: PlanCheckRule;
@@ -44,6 +53,8 @@ export interface PlanCheckOptions {
   vaultLocked?: boolean;
   /** Whether a worker goes through the vault at all (default: every worker); the on-device one does not. */
   needsVault?: (workerId: string) => boolean;
+  /** The question's attached files: without it no file is checked. */
+  files?: PlanFiles;
 }
 
 export interface PlanCheck {
@@ -99,6 +110,23 @@ export function checkPlan(plan: Plan, options: PlanCheckOptions = {}): PlanCheck
         blocking: true,
       });
     }
+  }
+
+  for (const [index, step] of steps.entries()) {
+    if (step.worker === SELF_WORKER || !options.files) continue;
+    const refused = imagesRefused(step.worker, step.files, options.files);
+    if (refused.length === 0) continue;
+    const names = refused.map((i) => {
+      const fileName = options.files?.names?.[i];
+      return fileName !== undefined ? quote(fileName) : `file ${i}`;
+    });
+    findings.push({
+      rule: 'image-to-text-worker',
+      stepIndex: index,
+      message: `Step ${index} would send ${refused.length === 1 ? 'the image' : 'the images'} ${names.join(', ')} to ${name(step.worker)}, which takes no images.`,
+      fix: 'Give the image to a worker that takes images, or leave it out of this step.',
+      blocking: true,
+    });
   }
 
   const lastStep = steps[last];

@@ -9,6 +9,8 @@ export { type ParseOptions, type ParseResult, parsePlan } from './parse.ts';
 export {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
+  type Files,
+  FilesSchema,
   type Plan,
   PlanSchema,
   type Sees,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SELF_WORKER } from '../worker-ids.ts';
+import type { PlanFiles } from './files.ts';
 import { DEFAULT_MAX_TASK_LENGTH, DEFAULT_MAX_THOUGHT_LENGTH, PlanSchema } from './schema.ts';
 
 export interface PlanJsonSchemaOptions {
@@ -24,6 +25,13 @@ export interface PlanJsonSchemaOptions {
    * under both): decoding cannot write a plan validation would reject for it.
    */
   selfOnlyLast?: boolean;
+  /**
+   * The question's attached files: each worker step must then say which it gets (`files`), and a worker
+   * that takes no images can name only the files that are not images.
+   */
+  files?: PlanFiles;
+  /** Every worker step gets every file (`files` is `"all"`): the router's one step answers with them all. */
+  allFiles?: boolean;
 }
 
 export { DEFAULT_MAX_TASK_LENGTH, DEFAULT_MAX_THOUGHT_LENGTH };
@@ -89,21 +97,27 @@ export function planJsonSchema(options: PlanJsonSchemaOptions): JsonObject {
         : { type: 'array', items: { type: seesItem.type, minimum: 0 }, maxItems: 0 },
     ],
   };
-  const stepFor = (workers: string[]) => ({
+  const stepFor = (workers: string[], files?: JsonObject) => ({
     type: step.type,
     properties: {
       worker: { type: 'string', enum: workers },
       task: { type: 'string', minLength: 1, maxLength: options.maxTaskLength ?? DEFAULT_MAX_TASK_LENGTH },
       sees: narrowedSees,
+      ...(files ? { files } : {}),
     },
-    required: step.required,
+    required: files ? [...(step.required as string[]), 'files'] : step.required,
     additionalProperties: false,
   });
+  const workerStepFor = (workers: string[]): JsonObject => {
+    const groups = fileGroups(workers, options);
+    if (groups.length === 1) return stepFor(groups[0]!.workers, groups[0]!.files);
+    return { anyOf: groups.map((group) => stepFor(group.workers, group.files)) };
+  };
   const root = {
     type: base.type,
     properties: {
       thought: { type: 'string', maxLength: options.maxThoughtLength ?? DEFAULT_MAX_THOUGHT_LENGTH },
-      steps: { type: 'array', items: stepFor(ids), minItems: minSteps, maxItems: options.maxSteps },
+      steps: { type: 'array', items: workerStepFor(ids), minItems: minSteps, maxItems: options.maxSteps },
     } as JsonObject,
     required: options.requireThought ? ['thought', 'steps'] : base.required,
     additionalProperties: false,
@@ -135,8 +149,42 @@ export function planJsonSchema(options: PlanJsonSchemaOptions): JsonObject {
   };
   return {
     ...root,
-    $defs: { [WORKER_STEP]: stepFor(workers), [SELF_STEP]: stepFor([SELF_WORKER]) },
+    $defs: { [WORKER_STEP]: workerStepFor(workers), [SELF_STEP]: stepFor([SELF_WORKER]) },
   };
+}
+
+interface FileGroup {
+  workers: string[];
+  /** The schema of `files` for these workers; absent when the question has no files. */
+  files?: JsonObject;
+}
+
+/**
+ * The workers split by what files they may be given: those that take images may name any file; the
+ * others only the files that are not images. One group when there are no images or no such split.
+ * The conductor (`self`) reads answers, not files: it is in the second group with no file it could take.
+ */
+function fileGroups(workers: string[], options: PlanJsonSchemaOptions): FileGroup[] {
+  const files = options.files;
+  if (!files || files.count === 0) return [{ workers }];
+  const every = Array.from({ length: files.count }, (_, i) => i);
+  const textFiles = every.filter((i) => !files.images.includes(i));
+  const filesSchema = (indices: number[]): JsonObject => {
+    if (options.allFiles && indices.length === files.count) return { type: 'string', const: 'all' };
+    if (indices.length === 0) return { type: 'array', items: { type: 'integer' }, maxItems: 0 };
+    const list = { type: 'array', items: { type: 'integer', enum: indices }, maxItems: indices.length };
+    return indices.length === files.count ? { anyOf: [{ type: 'string', const: 'all' }, list] } : list;
+  };
+  const vision = workers.filter((id) => id !== SELF_WORKER && files.visionWorkers.includes(id));
+  const text = workers.filter((id) => !vision.includes(id));
+  if (files.images.length === 0 || text.length === 0) return [{ workers, files: filesSchema(every) }];
+  // The router's one step gets every file: with an image among them, only a worker that takes images can.
+  if (options.allFiles && vision.length > 0) return [{ workers: vision, files: filesSchema(every) }];
+  if (vision.length === 0) return [{ workers, files: filesSchema(textFiles) }];
+  return [
+    { workers: vision, files: filesSchema(every) },
+    { workers: text, files: filesSchema(textFiles) },
+  ];
 }
 
 /** The names of the two step schemas in `$defs`. */

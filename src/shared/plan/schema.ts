@@ -17,14 +17,21 @@ export const DEFAULT_MAX_THOUGHT_LENGTH = 800;
 export const SeesSchema = z.union([z.literal('all'), z.array(z.number().int().nonnegative())]);
 
 /**
- * One step: which worker, the instruction written for it, and which earlier steps it reads. `pin` is the
- * user's, set while reviewing a plan, never the conductor's (the decoding schema leaves it out): a pinned
- * step stays on its worker and fails rather than fail over to another one.
+ * The attached files a step is sent: `"all"`, or indices into the question's attachments. Absent or `[]`:
+ * none, so a file goes only to the steps (and so only to the providers) that name it.
+ */
+export const FilesSchema = z.union([z.literal('all'), z.array(z.number().int().nonnegative())]);
+
+/**
+ * One step: which worker, the instruction written for it, which earlier steps it reads, and which attached
+ * files it gets. `pin` is the user's, set while reviewing a plan, never the conductor's (the decoding
+ * schema leaves it out): a pinned step stays on its worker and fails rather than fail over to another one.
  */
 export const StepSchema = z.object({
   worker: z.string(),
   task: z.string(),
   sees: SeesSchema,
+  files: FilesSchema.optional(),
   pin: z.literal(true).optional(),
 });
 
@@ -35,5 +42,6 @@ export const PlanSchema = z.object({
 });
 
 export type Sees = z.infer<typeof SeesSchema>;
+export type Files = z.infer<typeof FilesSchema>;
 export type Step = z.infer<typeof StepSchema>;
 export type Plan = z.infer<typeof PlanSchema>;

@@ -1,5 +1,6 @@
 import { SELF_WORKER } from '../worker-ids.ts';
 import { codePoints, count, describeValue, isBlank, kindOf, quote } from './describe.ts';
+import { imagesRefused, type PlanFiles } from './files.ts';
 import {
   DEFAULT_MAX_STEPS,
   DEFAULT_MAX_TASK_LENGTH,
@@ -24,6 +25,9 @@ export type PlanIssueCode =
   | 'sees-self'
   | 'sees-out-of-range'
   | 'sees-invalid'
+  | 'files-invalid'
+  | 'files-out-of-range'
+  | 'image-to-text-worker'
   | 'shape'
   | 'unequal-lists'
   | 'not-found'
@@ -69,6 +73,12 @@ export interface ValidateOptions {
    * ran, where corrective steps follow the `self` step that added them.
    */
   selfOnlyLast?: boolean;
+  /**
+   * The question's attached files. With it, a step's `files` must name files that exist, and an image
+   * only for a worker that takes images. Without it, `files` is only checked for its shape (a plan read
+   * back from a run, whose files were checked when it ran).
+   */
+  files?: PlanFiles;
 }
 
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; issues: PlanIssue[]; message: string };
@@ -174,7 +184,7 @@ export function validateStep(
     add('shape', `Step ${index} is not an object with "worker", "task" and "sees".`);
     return failure(issues);
   }
-  const { worker, task, sees, pin } = raw;
+  const { worker, task, sees, files, pin } = raw;
 
   if (typeof worker !== 'string') {
     add('shape', `Step ${index} has no "worker" (a worker id).`);
@@ -261,17 +271,76 @@ export function validateStep(
     normalized = unique;
   }
 
+  const normalizedFiles = validateFiles(files, index, typeof worker === 'string' ? worker : '', options, add);
+
   if (pin !== undefined && typeof pin !== 'boolean') {
     add('shape', `Step ${index} has pin ${describeValue(pin)}; it must be true or false.`);
   }
 
   if (issues.length > 0) return failure(issues);
-  const parsed = StepSchema.safeParse({ worker, task, sees: normalized, ...(pin === true ? { pin } : {}) });
+  const parsed = StepSchema.safeParse({
+    worker,
+    task,
+    sees: normalized,
+    ...(normalizedFiles !== undefined ? { files: normalizedFiles } : {}),
+    ...(pin === true ? { pin } : {}),
+  });
   if (!parsed.success) {
     add('shape', `Step ${index} is malformed: ${parsed.error.issues.map((i) => i.message).join('; ')}.`);
     return failure(issues);
   }
   return { ok: true, step: parsed.data };
+}
+
+const FILES_HINT = 'it must be "all" or a list of attached file numbers (from 0)';
+
+/**
+ * A step's `files`, normalized (each index once, ascending), or undefined when it has none or they are
+ * wrong (each fault added). An image for a worker that takes none is a fault: it would never be sent.
+ */
+function validateFiles(
+  files: unknown,
+  index: number,
+  worker: string,
+  options: ValidateOptions,
+  add: (code: PlanIssueCode, message: string) => void,
+): Step['files'] {
+  if (files === undefined) return undefined;
+  let normalized: Step['files'];
+  if (files === 'all') normalized = 'all';
+  else if (
+    !Array.isArray(files) ||
+    !files.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
+  ) {
+    add('files-invalid', `Step ${index} has files ${describeValue(files)}; ${FILES_HINT}.`);
+    return undefined;
+  } else normalized = [...new Set(files as number[])].sort((a, b) => a - b);
+  const planFiles = options.files;
+  if (!planFiles) return normalized;
+  if (Array.isArray(normalized)) {
+    const missing = normalized.filter((n) => n >= planFiles.count);
+    if (missing.length > 0) {
+      add(
+        'files-out-of-range',
+        planFiles.count === 0
+          ? `Step ${index} names attached file ${missing[0]}, but the question has no attached files.`
+          : `Step ${index} names attached file ${missing[0]}, but the question has only ${plural(planFiles.count, 'file')} (0 to ${planFiles.count - 1}).`,
+      );
+      return undefined;
+    }
+  }
+  if (worker && worker !== SELF_WORKER) {
+    const refused = imagesRefused(worker, normalized, planFiles);
+    if (refused.length > 0) {
+      const file = refused[0] as number;
+      const name = planFiles.names?.[file];
+      add(
+        'image-to-text-worker',
+        `Step ${index} gives ${workerName(worker, options)} the image ${name !== undefined ? quote(name) : `file ${file}`}, but that worker takes no images: give the image to a worker that takes images, or leave it out of this step.`,
+      );
+    }
+  }
+  return normalized;
 }
 
 /** A `self` step anywhere but last: its check would run before the steps after it had answered. */

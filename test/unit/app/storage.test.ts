@@ -38,4 +38,12 @@ describe('createStorage', () => {
     expect(await storage.requestPersistence()).toBeUndefined();
     expect(await storage.refreshStorage()).toEqual({ asked: false });
   });
+
+  it('counts the files stored with runs apart, as the run store reports them', async () => {
+    const storage = createStorage({
+      storageManager: () => storageManager(5000, false),
+      attachmentBytes: async () => 1234,
+    });
+    expect(await storage.refreshStorage()).toMatchObject({ usageBytes: 5000, attachmentBytes: 1234 });
+  });
 });

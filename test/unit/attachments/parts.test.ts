@@ -55,7 +55,14 @@ describe('attachmentParts', () => {
     const parts = attachmentParts(image);
     expect(parts).toEqual([
       { type: 'text', text: '<file name="photo.jpg" type="image" width="1264" height="948"/>\n' },
-      { type: 'image', mediaType: 'image/webp', data: 'AQIDBAU=', attachment: 'h3' },
+      {
+        type: 'image',
+        mediaType: 'image/webp',
+        data: 'AQIDBAU=',
+        attachment: 'h3',
+        width: 1264,
+        height: 948,
+      },
     ]);
     expect(attachmentBytes([{ role: 'user', content: parts }])).toBe('AQIDBAU='.length);
   });

@@ -105,3 +105,11 @@ describe('suggested pool', () => {
     expect(suggestPool(CATALOG.map((p) => p.id)).length).toBe(CATALOG.length - 1);
   });
 });
+
+describe('workerFromPreset and image input', () => {
+  it("copies the catalog's image mark, and leaves it off a text-only model", async () => {
+    const { presetById } = await import('../../../src/providers/catalog.ts');
+    expect(workerFromPreset(presetById('anthropic')!, 'claude-haiku-4-5', 'w1').vision).toBe(true);
+    expect(workerFromPreset(presetById('deepseek')!, 'deepseek-chat', 'w2').vision).toBeUndefined();
+  });
+});

@@ -174,3 +174,28 @@ describe('a worker the pool already has', () => {
     expect(sameWorkerIn({ ...pool[0]! }, pool, 'w1')).toBeUndefined();
   });
 });
+
+describe("a worker's image input", () => {
+  it("comes with a preset model that takes images, goes with it, and is the user's tick for a typed model", () => {
+    const deepseek = draftFor('deepseek');
+    expect(deepseek.vision).toBe(false);
+    const gpt = withModel(draftFor('openai'), 'gpt-5');
+    expect(gpt.vision).toBe(true);
+    expect((workerFromDraft(gpt, 'w1') as WorkerSpec).vision).toBe(true);
+    // Typing another model id drops the preset's mark: it belongs to gpt-5, not to this model.
+    const typed = withModel(gpt, 'my-finetune');
+    expect(typed.vision).toBe(false);
+    const ticked = { ...typed, vision: true };
+    expect((workerFromDraft(ticked, 'w1') as WorkerSpec).vision).toBe(true);
+    expect(withModel(ticked, 'my-other-finetune').vision).toBe(true);
+    // Editing a stored worker keeps its mark; unticking it removes it.
+    const stored = workerFromDraft(ticked, 'w1') as WorkerSpec;
+    expect(draftFromWorker(stored).vision).toBe(true);
+    const unticked = workerFromDraft(
+      { ...draftFromWorker(stored), vision: false },
+      'w1',
+      stored,
+    ) as WorkerSpec;
+    expect(unticked.vision).toBeUndefined();
+  });
+});

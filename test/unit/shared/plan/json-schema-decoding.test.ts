@@ -101,3 +101,53 @@ describe("the plan schema under web-llm's xgrammar", () => {
     expect(plans.filter(misplacedSelf).length).toBeGreaterThan(0);
   });
 });
+
+describe('attached files under the same xgrammar', () => {
+  // File 1 is an image; only w2 takes images.
+  const files = { count: 3, images: [1], names: ['a.csv', 'b.png', 'c.pdf'], visionWorkers: ['w2'] };
+  const options: PlanJsonSchemaOptions & ValidateOptions = {
+    workerIds: ['w1', 'w2', 'w3'],
+    maxSteps: 3,
+    allowSelf: true,
+    selfOnlyLast: true,
+    maxTaskLength: 12,
+    maxThoughtLength: 12,
+    files,
+  };
+  type Walked = { steps: { worker: string; files?: unknown }[] };
+  const imageToText = (plan: unknown) => {
+    const result = validatePlan(plan, options);
+    return (
+      !result.ok &&
+      result.issues.some((i) => i.code === 'image-to-text-worker' || i.code.startsWith('files-'))
+    );
+  };
+
+  it('writes plans whose every worker step names its files and never gives the image to a text-only worker', async () => {
+    const plans = (await walk(planJsonSchema(options), 60, 11)) as Walked[];
+    expect(plans.length).toBeGreaterThan(40);
+    expect(plans.filter(imageToText)).toEqual([]);
+    const workerSteps = plans.flatMap((plan) => plan.steps.filter((step) => step.worker !== 'self'));
+    expect(workerSteps.every((step) => step.files !== undefined)).toBe(true);
+    // The walks do reach the image: w2 gets it, in a list or through "all".
+    const getsImage = (files: unknown) => files === 'all' || (Array.isArray(files) && files.includes(1));
+    expect(workerSteps.some((step) => step.worker === 'w2' && getsImage(step.files))).toBe(true);
+  });
+
+  it('lets a text-only worker take the image when the worker groups are gone (what the split prevents)', async () => {
+    const everyoneSees = planJsonSchema({
+      ...options,
+      files: { ...files, visionWorkers: ['w1', 'w2', 'w3'] },
+    });
+    const plans = await walk(everyoneSees, 40, 11);
+    expect(plans.filter(imageToText).length).toBeGreaterThan(0);
+  });
+
+  it("gives the router's one step every file, on the worker that takes images", async () => {
+    const router = { ...options, maxSteps: 1, allowSelf: false, selfOnlyLast: false, allFiles: true };
+    const plans = (await walk(planJsonSchema(router), 20, 5)) as Walked[];
+    expect(plans.length).toBeGreaterThan(10);
+    for (const plan of plans)
+      expect(plan.steps).toEqual([expect.objectContaining({ worker: 'w2', files: 'all' })]);
+  });
+});

@@ -1,0 +1,64 @@
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { exportRunJson, parseRunImport } from '../../../src/app/export.ts';
+import { exportedFiles, importedFiles } from '../../../src/app/run-files.ts';
+import { exportFile, importFiles } from '../../../src/attachments/export.ts';
+import { refOf } from '../../../src/attachments/store.ts';
+import { openRunStore } from '../../../src/executor/store.ts';
+import { csvAttachment, pngAttachment, runWithFiles } from '../../fixtures/attachments.ts';
+
+describe("a run's files in its export", () => {
+  it('go out with the run as base64 and come back into another history, the same files under the same names', async () => {
+    const csv = await csvAttachment('sales.csv', 'region,amount\n<script>x</script>,1\n');
+    const png = await pngAttachment('chart.png');
+    const from = await openRunStore('export-from');
+    const run = runWithFiles('r1', [csv, png], {
+      pool: [
+        {
+          id: 'w1',
+          label: 'Looker',
+          strengths: '',
+          providerId: 'custom',
+          baseURL: 'http://127.0.0.1:9/v1',
+          model: 'm',
+          maxConcurrency: 1,
+          vision: true,
+          enabled: true,
+        },
+      ],
+      plan: { steps: [{ worker: 'w1', task: 'Look.', sees: [], files: 'all' }] },
+    });
+    await from.putAttachments([csv, png]);
+    await from.putRun(run);
+    const text = exportRunJson(run, [], await exportedFiles(from, run));
+    // Left out on request: the run alone, its files named but not carried.
+    expect(JSON.parse(exportRunJson(run, [])).files).toBeUndefined();
+
+    const parsed = parseRunImport(text);
+    expect(parsed.ok ? 'ok' : parsed.error).toBe('ok');
+    if (!parsed.ok) return;
+    const to = await openRunStore('export-to');
+    await importedFiles(to, parsed.data);
+    await to.putRun(parsed.data.run);
+    // The plan keeps which step got which file, and the worker its image mark.
+    expect(parsed.data.run.plan.steps[0]?.files).toBe('all');
+    expect(parsed.data.run.pool[0]?.vision).toBe(true);
+    const back = await to.getAttachments((await to.getRun('r1'))?.run.attachments ?? []);
+    expect(back.map(refOf)).toEqual([refOf(csv), refOf(png)]);
+    expect(back[0]?.kind === 'csv' && back[0].text).toBe(csv.text);
+    expect(back[1]?.kind === 'image' && [...back[1].image.bytes]).toEqual([...png.image.bytes]);
+    expect(new Uint8Array(await back[1]!.blob.arrayBuffer())).toEqual(png.image.bytes);
+  });
+
+  it('leaves out a file whose bytes do not match its hash, and says so', async () => {
+    const csv = await csvAttachment('a.csv', 'x\n');
+    const exported = await exportFile(csv);
+    const forged = { ...exported, base64: btoa('something else') };
+    const { files, problems } = await importFiles([forged, { id: 'nope' }], new Map([[csv.id, 'a.csv']]));
+    expect(files).toEqual([]);
+    expect(problems).toEqual([
+      '“a.csv” in the export does not match its hash and was left out.',
+      'File 1 of the export is malformed and was left out.',
+    ]);
+  });
+});

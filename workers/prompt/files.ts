@@ -1,0 +1,51 @@
+import type { AttachmentSummary } from '../../src/shared/conductor-api.ts';
+
+/**
+ * What the conductor reads about the question's attached files: one line each (number, name, kind, size,
+ * the start of its text), and who may take the images. It goes after the question, so the kept prefix
+ * (system prompt, examples) is the same with files or without.
+ */
+
+/** Longest extract shown, whatever the page sent: the extract is a hint, never the file. */
+const EXTRACT_CHARS = 400;
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+function fileLine(file: AttachmentSummary, index: number): string {
+  const facts: string[] = [file.kind];
+  if (file.pages !== undefined) facts.push(`${file.pages} page${file.pages === 1 ? '' : 's'}`);
+  if (file.width !== undefined && file.height !== undefined) facts.push(`${file.width}x${file.height}`);
+  facts.push(size(file.size));
+  // JSON-quoted: the name and extract are the user's file, kept on one line and apart from our text.
+  const extract = file.extract?.trim()
+    ? ` Starts: ${JSON.stringify(file.extract.trim().slice(0, EXTRACT_CHARS))}`
+    : '';
+  return `${index}: ${JSON.stringify(file.name)} (${facts.join(', ')}).${extract}`;
+}
+
+/** The files block of the last user turn, or '' when there are none. */
+export function filesText(
+  files: readonly AttachmentSummary[] | undefined,
+  visionWorkers: readonly string[],
+  router: boolean,
+): string {
+  if (!files || files.length === 0) return '';
+  const lines = [
+    router
+      ? 'Attached files (the step gets them all: "files": "all"):'
+      : 'Attached files. Each step gets only the files it names: "files": [numbers], "all", or [] for none.',
+    ...files.map(fileLine),
+  ];
+  if (files.some((file) => file.kind === 'image')) {
+    lines.push(
+      visionWorkers.length > 0
+        ? `Only these workers take images: ${visionWorkers.join(', ')}.`
+        : 'No worker takes images: give an image to no step.',
+    );
+  }
+  return lines.join('\n');
+}
