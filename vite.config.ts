@@ -21,7 +21,7 @@ import {
   PYODIDE_DIR,
   PYODIDE_FILES,
   pyodidePath,
-} from './src/evaluation/python-assets.ts';
+} from './src/sandbox/python-assets.ts';
 import {
   cspDirectives,
   cspPlugin,
@@ -180,7 +180,7 @@ export default defineConfig(({ mode }) => ({
             },
           },
           {
-            // Pyodide (src/evaluation/python-assets.ts): cached when a Python task is first scored.
+            // Pyodide (src/sandbox/python-assets.ts): cached when a Python task is first scored.
             urlPattern: PYODIDE_ASSET,
             handler: 'CacheFirst',
             options: {

@@ -12,9 +12,10 @@ import { finalStepIndex } from '../executor/status.ts';
 import type { ChosenBy, RunHistoryStore, RunRecord, StepRecord } from '../executor/store.ts';
 import type { ExecutorEvent } from '../executor/types.ts';
 import type { MemoryExample } from '../learning/memory.ts';
-import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { LOCAL_WORKER, onDevice, type WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
 import type { ChatTransport } from '../providers/transport.ts';
+import type { SandboxRunner } from '../sandbox/code-runner.ts';
 import type { StepEvent } from '../shared/conductor-api.ts';
 import { checkPlan, describeFindings } from '../shared/plan/checks.ts';
 import type { Plan, Step } from '../shared/plan/index.ts';
@@ -32,6 +33,7 @@ import { formatLimit, loadAnswerLengths } from './price.ts';
 import { holdWhileRunning, runExclusively, runningElsewhere, whenReleased } from './run-locks.ts';
 import { type AskMode, enterReview, leaveReview, type Mode, newRunView, type RunView } from './run-model.ts';
 import { afterRequestsLeave, frameCoalescedUpdates } from './run-updates.ts';
+import { withRunStep } from './run-worker.ts';
 import { once } from './services.ts';
 import { stillLocked } from './vault-unlock.ts';
 import { labelsOf } from './worker-names.ts';
@@ -53,6 +55,8 @@ export interface RunServices {
   runPrefs?(): RunPrefs;
   /** US dollars one run may spend now (Settings → Spending); null or absent: no limit. */
   spendLimitUsd?(): number | null;
+  /** The page's code sandbox, for `run` steps (src/executor/run-step.ts). Absent: a `run` step says it cannot run. */
+  codeSandbox?(): Promise<Pick<SandboxRunner, 'execute'>>;
   /** Called after a run ends, an import or a delete: History's list, if shown, is read again. */
   historyChanged(): Promise<void>;
   /**
@@ -76,14 +80,14 @@ export interface RunServices {
 }
 
 /**
- * One transport per worker: the on-device model for `local`, else the worker's egress transport
- * (src/egress/chat-transports.ts).
+ * One transport per worker: the on-device model for `local`, the code sandbox for `run`, else the worker's
+ * egress transport (src/egress/chat-transports.ts).
  */
 export async function transports(
   pool: readonly WorkerSpec[],
-  services: Pick<RunServices, 'bridge' | 'egress'>,
+  services: Pick<RunServices, 'bridge' | 'egress' | 'codeSandbox'>,
 ): Promise<(worker: WorkerSpec) => ChatTransport> {
-  const needsCloud = pool.some((w) => w.id !== LOCAL_WORKER);
+  const needsCloud = pool.some((w) => !onDevice(w.id));
   // At once, not one after another: this is on the way from Run to the first request.
   const [{ LocalChatTransport }, bridge, cloudModule, egress] = await Promise.all([
     bridgeModule(),
@@ -92,9 +96,10 @@ export async function transports(
     needsCloud ? services.egress() : undefined,
   ]);
   const local = new LocalChatTransport(bridge);
-  if (!cloudModule || !egress) return () => local;
+  const sandbox = services.codeSandbox?.bind(services);
+  if (!cloudModule || !egress) return withRunStep(() => local, sandbox);
   const cloud = cloudModule.chatTransports(egress);
-  return (worker) => (worker.id === LOCAL_WORKER ? local : cloud(worker));
+  return withRunStep((worker) => (worker.id === LOCAL_WORKER ? local : cloud(worker)), sandbox);
 }
 
 /**
@@ -115,7 +120,7 @@ export async function failoverFor(
 
 /** Whether a worker's provider needs a key; an unknown provider is assumed to (egress refuses it anyway). */
 function needsKey(worker: WorkerSpec): boolean {
-  return worker.id !== LOCAL_WORKER && (presetById(worker.providerId)?.needsKey ?? true);
+  return !onDevice(worker.id) && (presetById(worker.providerId)?.needsKey ?? true);
 }
 
 /** Ids of the workers of `pool` that cannot authenticate: their provider needs a key and none is saved. */
@@ -380,8 +385,9 @@ export function createRuns(services: RunServices) {
   // Egress's "no request on its way out", once a run has opened egress: drawing waits for it.
   let requestsLeft: (() => Promise<void>) | undefined;
   /** What a run's transports are made from; egress, when a run opens it, also gives the drawing its `idle`. */
-  const transportServices: Pick<RunServices, 'bridge' | 'egress'> = {
+  const transportServices: Pick<RunServices, 'bridge' | 'egress' | 'codeSandbox'> = {
     bridge: () => services.bridge(),
+    ...(services.codeSandbox ? { codeSandbox: services.codeSandbox.bind(services) } : {}),
     egress: async () => {
       const egress = await services.egress();
       requestsLeft ??= egress.idle?.bind(egress);
@@ -435,7 +441,7 @@ export function createRuns(services: RunServices) {
         workerLabels: labelsOf(pool),
         hasKey: (id) => !keyless.has(id),
         vaultLocked: !unlocked,
-        needsVault: (id) => id !== LOCAL_WORKER,
+        needsVault: (id) => !onDevice(id),
       });
       if (check.blocked)
         throw new Error(describeFindings(check.findings.filter((f) => f.blocking)).join(' '));

@@ -8,6 +8,7 @@ import type { Ledger } from '../egress/ledger.ts';
 import type { RunHistoryStore } from '../executor/store.ts';
 import type { OutcomeStore } from '../learning/outcome.ts';
 import type { PoolStore } from '../pool/store.ts';
+import type { SandboxRunner } from '../sandbox/code-runner.ts';
 import type { Vault } from '../vault/vault.ts';
 
 export interface PageServices {
@@ -18,6 +19,8 @@ export interface PageServices {
   poolStore(): Promise<PoolStore>;
   /** What the user marked good or bad, and the bench scored (src/learning/): never sent anywhere. */
   outcomeStore(): Promise<OutcomeStore>;
+  /** The code sandbox `run` steps run in (one frame, and one Python interpreter, for the page). */
+  codeSandbox?(): Promise<SandboxRunner>;
 }
 
 /** Opens `open()` once, on the first call, and hands every caller the same promise. */
@@ -40,5 +43,6 @@ export function pageServices(): PageServices {
   const runStore = once(() => import('../executor/store.ts').then((m) => m.openRunStore()));
   const poolStore = once(() => import('../pool/store.ts').then((m) => m.openPoolStore()));
   const outcomeStore = once(() => import('../learning/outcome-store.ts').then((m) => m.openOutcomeStore()));
-  return { vault, ledger, egress, runStore, poolStore, outcomeStore };
+  const codeSandbox = once(() => import('../sandbox/code-runner.ts').then((m) => m.createSandboxRunner()));
+  return { vault, ledger, egress, runStore, poolStore, outcomeStore, codeSandbox };
 }

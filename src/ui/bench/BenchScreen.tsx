@@ -12,11 +12,11 @@ import { labelsOf, namerFor } from '../../app/worker-names.ts';
 import type { BenchProgress } from '../../evaluation/bench-runner.ts';
 import { type BenchRunRecord, BenchStore } from '../../evaluation/bench-store.ts';
 import { SAMPLE_TASKS } from '../../evaluation/sample-tasks.ts';
-import { createSandboxRunner } from '../../evaluation/sandbox.ts';
 import type { CodeRunner } from '../../evaluation/score.ts';
 import { type Planner, type Strategy, strategyLabel } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
+import { createSandboxRunner } from '../../sandbox/code-runner.ts';
 import { Field } from '../Field.tsx';
 import { ComparePlanners, type ComparePlannersProps } from './ComparePlanners.tsx';
 import { ResultsPanel } from './ResultsPanel.tsx';
@@ -33,7 +33,7 @@ export interface BenchScreenProps {
   planner?: Planner;
   /** Where runs and results are kept; default: `BenchStore.open()` (IndexedDB `baton-bench`). */
   store?: BenchStore;
-  /** Scores code tasks; default: a sandboxed iframe runner (src/evaluation/sandbox.ts), made on first need. */
+  /** Scores code tasks; default: a sandboxed iframe runner (src/sandbox/code-runner.ts), made on first need. */
   codeRunner?: CodeRunner;
   /** Keeps each scored item as an outcome for workflow memory (the app's outcomes). */
   recordOutcome?: BenchOptions['recordOutcome'];
