@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../../src/shared/chat.ts';
 import type { PlanExample } from '../../src/shared/conductor-api.ts';
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
-import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
+import { RUN_WORKER, SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
 
 /**
@@ -32,6 +32,8 @@ export interface PlanPromptInput {
 
 function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
   const lines = pool.map((w) => {
+    if (w.id === RUN_WORKER)
+      return `- ${RUN_WORKER}: runs the code it sees, shows output or error.`;
     const notes = [w.costTier ? `cost ${w.costTier}` : '', w.webSearch ? 'searches the web' : ''];
     const said = notes.filter(Boolean).join(', ');
     const strengths = w.strengths.trim() ? ` ${w.strengths.trim()}` : '';

@@ -1,4 +1,4 @@
-import { SELF_WORKER } from '../worker-ids.ts';
+import { RUN_WORKER, SELF_WORKER } from '../worker-ids.ts';
 import type { Plan, Sees, Step } from './schema.ts';
 import { workerName } from './validate.ts';
 
@@ -14,8 +14,17 @@ import { workerName } from './validate.ts';
  *   or combines), which also keeps them from being dropped as unread.
  * - `no-key` / `vault-locked`: a step's worker has no key saved, or the vault is locked. The
  *   run cannot work; it must fail before anything is sent, naming the worker.
+ * - `run-sees-no-code`: a `run` step sees only steps that cannot hold code (other `run` steps, `self`):
+ *   it will answer "No code to run". Only warned: nothing is spent. Whether a worker's answer will hold code
+ *   cannot be known before it answers; then the run step itself says so (src/executor/run-step.ts). A `run`
+ *   step that sees no step at all is no valid plan (validate.ts, `run-sees-nothing`).
  */
-export type PlanCheckRule = 'unread-step' | 'blind-last-step' | 'no-key' | 'vault-locked';
+export type PlanCheckRule =
+  | 'unread-step'
+  | 'blind-last-step'
+  | 'no-key'
+  | 'vault-locked'
+  | 'run-sees-no-code';
 
 export interface PlanFinding {
   rule: PlanCheckRule;
@@ -79,6 +88,20 @@ export function checkPlan(plan: Plan, options: PlanCheckOptions = {}): PlanCheck
   const name = (id: string) => workerName(id, { workerLabels: options.workerLabels ?? {}, labelsOnly: true });
   const steps = plan.steps.map((step) => ({ ...step }));
   const last = steps.length - 1;
+
+  for (const [index, step] of steps.entries()) {
+    if (step.worker !== RUN_WORKER) continue;
+    const seen = step.sees === 'all' ? steps.slice(0, index) : step.sees.map((at) => steps[at]);
+    if (seen.length > 0 && seen.every((s) => s?.worker === RUN_WORKER || s?.worker === SELF_WORKER)) {
+      findings.push({
+        rule: 'run-sees-no-code',
+        stepIndex: index,
+        message: `Step ${index} (${name(step.worker)}) sees only steps that write no code, so it will answer "No code to run".`,
+        fix: 'Nothing was changed: let it see the step that writes the code.',
+        blocking: false,
+      });
+    }
+  }
 
   for (const [index, step] of steps.entries()) {
     if (step.worker === SELF_WORKER) continue;
