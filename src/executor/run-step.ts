@@ -1,4 +1,4 @@
-import type { WorkerSpec } from '../pool/types.ts';
+import { RUN_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
 import type { ExecuteRequest, Execution } from '../sandbox/code-runner.ts';
@@ -14,6 +14,25 @@ import { contentText, type PartsMessage } from '../shared/chat.ts';
  * as one program, then the fenced blocks of its own task as test code. A block's fence names its language;
  * an unlabelled block takes the language the task names, else the one its content looks like.
  */
+
+/**
+ * The code sandbox as a worker: a step given to it runs the code of the answers it sees on this device
+ * (src/executor/run-step.ts) and answers with what happened. No key, no network, no tokens.
+ */
+export function runWorker(): WorkerSpec {
+  return {
+    id: RUN_WORKER,
+    label: 'Code runner',
+    strengths:
+      'runs the Python or JavaScript code of the steps it sees; answers with the output or the error',
+    providerId: 'run-device',
+    baseURL: '',
+    model: 'sandbox',
+    maxConcurrency: 1,
+    price: { inputPerM: 0, outputPerM: 0 },
+    enabled: true,
+  };
+}
 
 export type RunLanguage = ExecuteRequest['language'];
 
@@ -166,6 +185,19 @@ function outputSection(name: string, text: string, dropped: number): string {
   return block(title, shown.replace(/\n$/, ''));
 }
 
+/**
+ * The first line of the exception a Python traceback ends with (the lines after its last frame): the frame
+ * reports only the last line, which for a multi-line message (Pyodide's "not installed" hint) is not the one
+ * that names the exception.
+ */
+export function exceptionLine(traceback: string): string | undefined {
+  const lines = traceback.trimEnd().split('\n');
+  let lastFrame = -1;
+  for (const [i, line] of lines.entries()) if (/^ {2}File "/.test(line)) lastFrame = i;
+  if (lastFrame < 0) return undefined;
+  return lines.slice(lastFrame + 1).find((line) => line !== '' && !/^\s/.test(line));
+}
+
 /** A Python traceback without the frames of Pyodide's own runner (they say nothing about the code). */
 export function readableTraceback(traceback: string): string {
   const lines = traceback.split('\n');
@@ -201,9 +233,8 @@ function resultLine(execution: Execution, language: RunLanguage, timeoutMs: numb
     case 'tampered':
       return `Result: the code altered the ${LANGUAGE_NAME[language]} interpreter the runs share; its result does not count, and a new interpreter was started.`;
     case 'exception': {
-      const missing = /^ModuleNotFoundError: No module named '([^']+)'/.exec(error);
-      if (missing)
-        return `Result: raised ${error} after ${seconds(execution.ms)} (the sandbox has Python's standard library only, and no network to install ${missing[1]}).`;
+      if (/^ModuleNotFoundError\b/.test(error))
+        return `Result: raised ${error} after ${seconds(execution.ms)} (the sandbox has Python's standard library only, and no network to install packages).`;
       if (/^MemoryError/.test(error))
         return `Result: raised MemoryError after ${seconds(execution.ms)}: the code reached the sandbox's memory limit.`;
       return `Result: raised ${error || 'an exception'} after ${seconds(execution.ms)}.`;
@@ -226,7 +257,8 @@ export function formatExecution(
       : '',
     '.',
   ].join('');
-  const parts = [resultLine(execution, language, timeoutMs), what];
+  const error = language === 'python' && execution.traceback ? exceptionLine(execution.traceback) : undefined;
+  const parts = [resultLine(error ? { ...execution, error } : execution, language, timeoutMs), what];
   if (execution.traceback) {
     const traceback = language === 'python' ? readableTraceback(execution.traceback) : execution.traceback;
     if (traceback) parts.push(block('Traceback:', traceback));
@@ -255,6 +287,12 @@ export class RunStepTransport implements ChatTransport {
     let text: string;
     if (plan.kind === 'nothing') text = plan.why;
     else {
+      // Said at once: the first Python run downloads and starts Pyodide, which can take longer than the
+      // executor waits for a first token; a note of progress keeps the step alive, and is never context.
+      yield {
+        type: 'reasoning',
+        text: `Running the ${LANGUAGE_NAME[plan.request.language]} code in the sandbox on this device.`,
+      };
       const running = this.sandbox().then((sandbox) =>
         sandbox.execute({ ...plan.request, timeoutMs: this.timeoutMs }),
       );

@@ -138,7 +138,7 @@ describe('formatExecution: the run step’s answer', () => {
       "Result: raised MemoryError after 1.50 s: the code reached the sandbox's memory limit.",
     );
     expect(line({ outcome: 'exception', error: "ModuleNotFoundError: No module named 'numpy'" })).toMatch(
-      /No module named 'numpy' after 12 ms \(the sandbox has Python's standard library only, and no network to install numpy\)/,
+      /No module named 'numpy' after 12 ms \(the sandbox has Python's standard library only, and no network to install packages\)/,
     );
     expect(line({ outcome: 'tampered' })).toMatch(/altered the Python interpreter/);
   });
@@ -168,6 +168,22 @@ describe('formatExecution: the run step’s answer', () => {
     expect(text).toContain('stdout:\n```text\nhi\n```');
     expect(text).toContain('stderr: (empty)');
     expect(readableTraceback(traceback)).not.toContain('CodeRunner');
+  });
+
+  it('names the exception by its first line, not the last line of a long message', () => {
+    const traceback = [
+      'Traceback (most recent call last):',
+      '  File "<exec>", line 1, in <module>',
+      "ModuleNotFoundError: The module 'numpy' is included in the Pyodide distribution, but it is not installed.",
+      'You can install it by calling:',
+      '  await micropip.install("numpy") in Python',
+      'See https://pyodide.org/en/stable/usage/loading-packages.html for more details.',
+    ].join('\n');
+    const error = 'See https://pyodide.org/en/stable/usage/loading-packages.html for more details.';
+    const text = formatExecution(execution({ outcome: 'exception', error, traceback }), plan);
+    expect(text.split('\n')[0]).toBe(
+      "Result: raised ModuleNotFoundError: The module 'numpy' is included in the Pyodide distribution, but it is not installed. after 12 ms (the sandbox has Python's standard library only, and no network to install packages).",
+    );
   });
 
   it('cuts stdout to its stated size and says how much there was, the frame’s cut included', () => {
@@ -214,6 +230,7 @@ describe('RunStepTransport', () => {
     const events = await collect(transport, context([py('print(2 + 2)')]));
     expect(seen).toEqual([{ language: 'python', code: 'print(2 + 2)', timeoutMs: 2000 }]);
     expect(events).toEqual([
+      { type: 'reasoning', text: 'Running the Python code in the sandbox on this device.' },
       {
         type: 'delta',
         text: expect.stringMatching(/^Result: ran to its end[\s\S]*stdout:\n```text\n4\n```/),
@@ -237,7 +254,7 @@ describe('RunStepTransport', () => {
       },
     }));
     const events = await collect(broken, context([py('print(1)')]));
-    expect(events[0]).toEqual({
+    expect(events[1]).toEqual({
       type: 'delta',
       text: "Result: the code could not be run here: Python's runtime could not be downloaded: HTTP 404",
     });
