@@ -49,6 +49,7 @@ const harness = <T>(call: string, ...args: unknown[]) =>
   ) as Promise<T>;
 
 test.beforeAll(async ({ browser }) => {
+  test.setTimeout(180_000);
   provider = await startProvider({
     cors: 'strict',
     models: [
@@ -74,6 +75,8 @@ test.beforeAll(async ({ browser }) => {
   page = await context.newPage();
   await page.goto('/test/pages/run-step.html');
   await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
+  // Python's first start (download and interpreter, seconds on a loaded machine) is not what is tested here.
+  expect(await harness('check', '```python\nprint(1)\n```')).toMatchObject({ outcome: 'ok' });
 });
 
 test.afterAll(async () => {
