@@ -287,12 +287,6 @@ export class RunStepTransport implements ChatTransport {
     let text: string;
     if (plan.kind === 'nothing') text = plan.why;
     else {
-      // Said at once: the first Python run downloads and starts Pyodide, which can take longer than the
-      // executor waits for a first token; a note of progress keeps the step alive, and is never context.
-      yield {
-        type: 'reasoning',
-        text: `Running the ${LANGUAGE_NAME[plan.request.language]} code in the sandbox on this device.`,
-      };
       const running = this.sandbox().then((sandbox) =>
         sandbox.execute({ ...plan.request, timeoutMs: this.timeoutMs }),
       );

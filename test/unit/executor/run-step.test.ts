@@ -230,7 +230,6 @@ describe('RunStepTransport', () => {
     const events = await collect(transport, context([py('print(2 + 2)')]));
     expect(seen).toEqual([{ language: 'python', code: 'print(2 + 2)', timeoutMs: 2000 }]);
     expect(events).toEqual([
-      { type: 'reasoning', text: 'Running the Python code in the sandbox on this device.' },
       {
         type: 'delta',
         text: expect.stringMatching(/^Result: ran to its end[\s\S]*stdout:\n```text\n4\n```/),
@@ -254,7 +253,7 @@ describe('RunStepTransport', () => {
       },
     }));
     const events = await collect(broken, context([py('print(1)')]));
-    expect(events[1]).toEqual({
+    expect(events[0]).toEqual({
       type: 'delta',
       text: "Result: the code could not be run here: Python's runtime could not be downloaded: HTTP 404",
     });
