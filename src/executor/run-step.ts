@@ -3,6 +3,7 @@ import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
 import type { ExecuteRequest, Execution } from '../sandbox/code-runner.ts';
 import { contentText, type PartsMessage } from '../shared/chat.ts';
+import { raceAbort } from './abort.ts';
 
 /**
  * The `run` worker: a step given to it runs the code of the answers it sees in the code sandbox
@@ -291,7 +292,7 @@ export class RunStepTransport implements ChatTransport {
         sandbox.execute({ ...plan.request, timeoutMs: this.timeoutMs }),
       );
       try {
-        text = formatExecution(await abortable(running, request.signal), plan, this.timeoutMs);
+        text = formatExecution(await raceAbort(running, request.signal), plan, this.timeoutMs);
       } catch (error) {
         if (request.signal.aborted) throw new ProviderError('aborted', 'Cancelled');
         text = `Result: the code could not be run here: ${(error as Error).message}`;
@@ -300,23 +301,4 @@ export class RunStepTransport implements ChatTransport {
     yield { type: 'delta', text };
     yield { type: 'usage', promptTokens: 0, completionTokens: 0 };
   }
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts (the sandbox's run goes on and is ignored). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
