@@ -156,7 +156,7 @@ test('bad code ends with a clear result line, and the sandbox runs the next code
         'the network from Python',
         'python',
         `from pyodide.http import open_url\nopen_url(${JSON.stringify(target)})`,
-        /^Result: raised \w+(Error|Exception)?: /,
+        /^Result: raised [\w.]+: NetworkError: .*Failed to load 'http:\/\/127\.0\.0\.1:\d+\/from-run-step'/,
       ],
       [
         'the network from JavaScript',
