@@ -18,7 +18,7 @@ import {
   PYODIDE_DIR,
   PYODIDE_FILES,
   pyodidePath,
-} from './src/evaluation/python-assets.ts';
+} from './src/sandbox/python-assets.ts';
 import { cspDirectives, LOCAL_HOSTS, parseConnectSrc, parseSandboxOrigin } from './src/security/csp.ts';
 
 // Cross-origin isolation lets wllama use threads (SharedArrayBuffer); without it n_threads falls back to 1.

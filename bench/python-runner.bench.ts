@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
 import { preview } from 'vite';
-import { PYODIDE_FILES } from '../src/evaluation/python-assets.ts';
+import { PYODIDE_FILES } from '../src/sandbox/python-assets.ts';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { buildApp } from './site.ts';
 import { median, quantile, round } from './stats.ts';

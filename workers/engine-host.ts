@@ -30,7 +30,7 @@ import {
   type Step,
   validatePlan,
 } from '../src/shared/plan/index.ts';
-import { labelsOf, SELF_WORKER } from '../src/shared/worker-ids.ts';
+import { labelsOf, RUN_WORKER, SELF_WORKER } from '../src/shared/worker-ids.ts';
 import {
   type ConductorEngine,
   type GenerateResult,
@@ -78,7 +78,8 @@ export function planPrompt(request: PlanRequest) {
   const maxSteps = router ? 1 : (request.maxSteps ?? DEFAULT_MAX_STEPS);
   const maxDepth = request.maxDepth ?? DEFAULT_MAX_DEPTH;
   const allowSelf = !router && maxDepth > 0;
-  const pool = request.pool.filter((entry) => entry.id !== 'self');
+  // The router picks one worker to answer the question: the code runner has nothing to run then.
+  const pool = request.pool.filter((entry) => entry.id !== 'self' && !(router && entry.id === RUN_WORKER));
   const workerIds = pool.map((entry) => entry.id);
   // Validation and the output constraint share the length limits, so neither rejects what the other allows.
   const limits = {

@@ -17,7 +17,7 @@ import {
 } from '../learning/bandit.ts';
 import { categoryOf, type NeighbourOutcomes } from '../learning/features.ts';
 import type { Outcome, OutcomeStore, StrategyId } from '../learning/outcome.ts';
-import type { WorkerSpec } from '../pool/types.ts';
+import { RUN_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { parseJson, storedValue } from './local-store.ts';
 
 /** How many similar past outcomes per strategy the chooser sees (same category, newest first). */
@@ -143,7 +143,9 @@ export function createAutoMode(services: AutoModeServices) {
   ): Promise<AutoChoice> {
     await watch();
     const labels = new Map(pool.map((w) => [w.id, w.label || w.id]));
-    const arms: StrategyId[] = ['conductor', 'router', ...pool.map((w) => `single:${w.id}` as const)];
+    // The code sandbox answers a question with nothing to run: it is never the one worker for a question.
+    const singles = pool.filter((w) => w.id !== RUN_WORKER).map((w) => `single:${w.id}` as const);
+    const arms: StrategyId[] = ['conductor', 'router', ...singles];
     const candidates: Candidate[] = arms.map((arm) => {
       const n = neighboursIn(outcomes, question, arm);
       return n ? { arm, neighbours: n } : { arm };

@@ -14,7 +14,7 @@ export function createBenchState(
   const bench = once(async (): Promise<Bench> => {
     const [{ createBench }, { createSandboxRunner }] = await Promise.all([
       import('./bench.ts'),
-      import('../evaluation/sandbox.ts'),
+      import('../sandbox/code-runner.ts'),
     ]);
     const made = createBench({
       openStore: services.benchStore,

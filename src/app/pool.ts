@@ -2,6 +2,7 @@ import { computed, signal } from '@preact/signals';
 import type { PoolStore } from '../pool/store.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { storedValue } from './local-store.ts';
+import { runWorker } from './run-worker.ts';
 
 /** The on-device model as a worker: answers with the conductor's own model, no key, no network. */
 export function localWorker(): WorkerSpec {
@@ -45,8 +46,23 @@ export function createPool(services: { poolStore(): Promise<PoolStore> }) {
     includeLocal.value = on;
     localChoice.write(on);
   }
-  /** The workers a run may use: the enabled stored ones, plus `local` when chosen. */
-  const runPool = computed(() => [...enabledPool.value, ...(includeLocal.value ? [localWorker()] : [])]);
+  const runChoice = storedValue<boolean>(
+    'baton.runWorker',
+    (raw) => raw !== '0',
+    (on) => (on ? '1' : '0'),
+  );
+  /** Whether the code sandbox is offered to the conductor as the worker `run` (on unless turned off). */
+  const includeRun = signal<boolean>(runChoice.read());
+  function setIncludeRun(on: boolean): void {
+    includeRun.value = on;
+    runChoice.write(on);
+  }
+  /** The workers a run may use: the enabled stored ones, plus `local` and `run` when chosen. */
+  const runPool = computed(() => [
+    ...enabledPool.value,
+    ...(includeLocal.value ? [localWorker()] : []),
+    ...(includeRun.value ? [runWorker()] : []),
+  ]);
 
   // No subscription: only this pool writes the store, and each write reads the list back itself.
   async function saveWorker(worker: WorkerSpec): Promise<boolean> {
@@ -89,6 +105,8 @@ export function createPool(services: { poolStore(): Promise<PoolStore> }) {
     poolError,
     includeLocal,
     setIncludeLocal,
+    includeRun,
+    setIncludeRun,
     runPool,
     saveWorker,
     deleteWorker,

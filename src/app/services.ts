@@ -13,11 +13,13 @@ import type { RunHistoryStore } from '../executor/store.ts';
 import type { ThreadStore } from '../executor/thread-store.ts';
 import type { OutcomeStore } from '../learning/outcome.ts';
 import type { PoolStore } from '../pool/store.ts';
-import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { LOCAL_WORKER, onDevice, type WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
 import type { ChatTransport } from '../providers/transport.ts';
+import type { SandboxRunner } from '../sandbox/code-runner.ts';
 import type { Vault } from '../vault/vault.ts';
 import type { RunPrefs } from './prefs.ts';
+import { withRunStep } from './run-worker.ts';
 
 export interface PageServices {
   vault(): Promise<Vault>;
@@ -33,6 +35,8 @@ export interface PageServices {
   benchStore(): Promise<BenchStore>;
   /** "Compare planners"' scores per model. */
   plannerCompareStore(): Promise<PlannerCompareStore>;
+  /** The code sandbox `run` steps run in (one frame, and one Python interpreter, for the page). */
+  codeSandbox?(): Promise<SandboxRunner>;
 }
 
 /** Opens `open()` once, on the first call, and hands every caller the same promise. */
@@ -59,6 +63,7 @@ export function pageServices(): PageServices {
   );
   const poolStore = once(() => import('../pool/store.ts').then((m) => m.openPoolStore()));
   const outcomeStore = once(() => import('../learning/outcome-store.ts').then((m) => m.openOutcomeStore()));
+  const codeSandbox = once(() => import('../sandbox/code-runner.ts').then((m) => m.createSandboxRunner()));
   const benchStore = once(() => import('../evaluation/bench-store.ts').then((m) => m.BenchStore.open()));
   const plannerCompareStore = once(() =>
     import('../evaluation/compare-planners-store.ts').then((m) => m.PlannerCompareStore.open()),
@@ -73,6 +78,7 @@ export function pageServices(): PageServices {
     outcomeStore,
     benchStore,
     plannerCompareStore,
+    codeSandbox,
   };
 }
 
@@ -85,6 +91,8 @@ export interface SendingServices {
   bridge(): Promise<RunConductor>;
   /** Whether runs fail over (Settings); without it they do not. */
   runPrefs?(): RunPrefs;
+  /** The page's code sandbox, for `run` steps (src/executor/run-step.ts). Absent: a `run` step says it cannot run. */
+  codeSandbox?(): Promise<Pick<SandboxRunner, 'execute'>>;
 }
 
 // The modules a run needs, loaded on the first one. After that they come in a microtask, not after the
@@ -94,14 +102,14 @@ const bridgeModule = once(() => import('../conductor/bridge.ts'));
 const chatTransportsModule = once(() => import('../egress/chat-transports.ts'));
 
 /**
- * One transport per worker: the on-device model for `local`, else the worker's egress transport
- * (src/egress/chat-transports.ts). Runs and the bench send through these.
+ * One transport per worker: the on-device model for `local`, the code sandbox for `run`, else the worker's
+ * egress transport (src/egress/chat-transports.ts). Runs and the bench send through these.
  */
 export async function transports(
   pool: readonly WorkerSpec[],
-  services: Pick<SendingServices, 'bridge' | 'egress'>,
+  services: Pick<SendingServices, 'bridge' | 'egress' | 'codeSandbox'>,
 ): Promise<(worker: WorkerSpec) => ChatTransport> {
-  const needsCloud = pool.some((w) => w.id !== LOCAL_WORKER);
+  const needsCloud = pool.some((w) => !onDevice(w.id));
   // At once, not one after another: this is on the way from Run to the first request.
   const [{ LocalChatTransport }, bridge, cloudModule, egress] = await Promise.all([
     bridgeModule(),
@@ -110,9 +118,10 @@ export async function transports(
     needsCloud ? services.egress() : undefined,
   ]);
   const local = new LocalChatTransport(bridge);
-  if (!cloudModule || !egress) return () => local;
+  const sandbox = services.codeSandbox?.bind(services);
+  if (!cloudModule || !egress) return withRunStep(() => local, sandbox);
   const cloud = cloudModule.chatTransports(egress);
-  return (worker) => (worker.id === LOCAL_WORKER ? local : cloud(worker));
+  return withRunStep((worker) => (worker.id === LOCAL_WORKER ? local : cloud(worker)), sandbox);
 }
 
 /**
@@ -133,7 +142,7 @@ export async function failoverFor(
 
 /** Whether a worker's provider needs a key; an unknown provider is assumed to (egress refuses it anyway). */
 function needsKey(worker: WorkerSpec): boolean {
-  return worker.id !== LOCAL_WORKER && (presetById(worker.providerId)?.needsKey ?? true);
+  return !onDevice(worker.id) && (presetById(worker.providerId)?.needsKey ?? true);
 }
 
 /** Ids of the workers of `pool` that cannot authenticate: their provider needs a key and none is saved. */

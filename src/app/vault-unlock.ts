@@ -4,7 +4,7 @@
  * (src/ui/UnlockPrompt.tsx) and waits for the user.
  */
 import { signal } from '@preact/signals';
-import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { onDevice, type WorkerSpec } from '../pool/types.ts';
 import type { Vault } from '../vault/vault.ts';
 
 /** What the open unlock prompt is for; undefined when none is open. */
@@ -29,7 +29,7 @@ export function createVaultUnlock(services: { vault(): Promise<Vault> }) {
    * on the one already open. Unlocking elsewhere (Settings, another tab) also settles it.
    */
   async function ensureUnlocked(pool: readonly WorkerSpec[], purpose: string): Promise<boolean> {
-    if (!pool.some((w) => w.id !== LOCAL_WORKER)) return true;
+    if (!pool.some((w) => !onDevice(w.id))) return true;
     const vault = await services.vault();
     if (vault.state() !== 'locked') return true;
     // Every saved key matters even to a keyless host: egress needs them all to scrub request bodies.

@@ -1,11 +1,15 @@
 /** The names the run view shows for workers: the user's labels, never bare ids when a label is known. */
 
-import { LOCAL_WORKER, SELF_WORKER } from '../pool/types.ts';
+import { LOCAL_WORKER, RUN_WORKER, SELF_WORKER } from '../pool/types.ts';
 
 /** Labels by worker id, as the run's pool gave them. */
 export type WorkerLabels = Readonly<Record<string, string>>;
 
-const RESERVED: WorkerLabels = { [SELF_WORKER]: 'Conductor (check)', [LOCAL_WORKER]: 'On-device model' };
+const RESERVED: WorkerLabels = {
+  [SELF_WORKER]: 'Conductor (check)',
+  [LOCAL_WORKER]: 'On-device model',
+  [RUN_WORKER]: 'Code runner',
+};
 
 /** The label of `worker`; its id when the pool did not name it (an imported or edited plan may). */
 export function workerName(worker: string, labels: WorkerLabels = {}): string {

@@ -1,4 +1,12 @@
+import type { PythonRun } from '../sandbox/code-runner.ts';
 import type { Task } from './taskset.ts';
+
+export type { PythonRun, PythonVerdict } from '../sandbox/code-runner.ts';
+
+/** A JavaScript string as a Python string literal: JSON's string escapes are all valid Python escapes. */
+const pyString = (text: string) => JSON.stringify(text);
+
+const escapeRegExp = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The Python programs that check one answer, one per run, in each benchmark's own convention. A runner (the
@@ -6,18 +14,6 @@ import type { Task } from './taskset.ts';
  * and, for stdin/stdout tasks, prints what was expected. Kept apart from the runner so the programs can be
  * checked on any Python.
  */
-export interface PythonRun {
-  program: string;
-  stdin?: string;
-  /** For stdin/stdout tasks: compared with `stdoutMatches`. */
-  expectedStdout?: string;
-}
-
-/** A JavaScript string as a Python string literal: JSON's string escapes are all valid Python escapes. */
-const pyString = (text: string) => JSON.stringify(text);
-
-const escapeRegExp = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 export function pythonRuns(task: Task, code: string): PythonRun[] {
   const check = task.python;
   if (task.kind !== 'python' || !check) return [];
@@ -60,11 +56,4 @@ export function stdoutMatches(actual: string, expected: string): boolean {
   const a = lines(actual);
   const b = lines(expected);
   return a.length === b.length && a.every((line, i) => line === b[i]);
-}
-
-/** What the sandbox reports for one PythonRun: whether it ran to its end without an exception, and what it printed. */
-export interface PythonVerdict {
-  passed: boolean;
-  message: string;
-  stdout: string;
 }

@@ -12,7 +12,7 @@ export interface Score {
 }
 
 /**
- * Runs a code answer against a task's tests somewhere safe (see src/evaluation/sandbox.ts). A runner that
+ * Runs a code answer against a task's tests somewhere safe (see src/sandbox/code-runner.ts). A runner that
  * cannot run the answer at all (it did not start, or was closed first) throws: that is no verdict on it.
  */
 export interface CodeRunner {

@@ -1,10 +1,12 @@
 import type { ExecutorOptions } from '../executor/executor.ts';
 import { startRun } from '../executor/executor.ts';
+import { runWorker } from '../executor/run-step.ts';
 import type { RunResult } from '../executor/types.ts';
-import type { WorkerSpec } from '../pool/types.ts';
+import { RUN_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { PlanMode } from '../shared/conductor-api.ts';
 import type { Plan, Step } from '../shared/plan/index.ts';
 import { extractMathAnswer, normalizeMathAnswer } from './math-answer.ts';
+import { runFixPlan } from './run-fix.ts';
 import { extractChoiceLetter, extractFinalAnswer, extractNumber, normalizeAnswer } from './score.ts';
 import type { Task } from './taskset.ts';
 
@@ -15,7 +17,9 @@ export type StrategyConfig =
   | { kind: 'conductor' }
   | { kind: 'moa'; proposers: string[]; aggregator: string; layers: number }
   | { kind: 'pipeline'; planner: string; executor: string; verifier: string }
-  | { kind: 'self-consistency'; worker: string; samples: number };
+  | { kind: 'self-consistency'; worker: string; samples: number }
+  /** Write, run in the code sandbox, fix from the output (src/evaluation/run-fix.ts). */
+  | { kind: 'run-fix'; writer: string; fixer: string };
 
 export interface Strategy {
   id: string;
@@ -60,6 +64,8 @@ export function strategyLabel(
       return 'Plan → execute → verify';
     case 'self-consistency':
       return `Self-consistency ×${config.samples} (${labelOf(config.worker)})`;
+    case 'run-fix':
+      return `Write → run → fix (${labelOf(config.writer)}${config.fixer === config.writer ? '' : `, ${labelOf(config.fixer)}`})`;
   }
 }
 
@@ -172,6 +178,8 @@ export async function planFor(
       };
     case 'pipeline':
       return { plan: pipelinePlan(config.planner, config.executor, config.verifier), parsed: true };
+    case 'run-fix':
+      return { plan: runFixPlan(config.writer, config.fixer, task), parsed: true };
     case 'self-consistency':
       return {
         plan: {
@@ -204,8 +212,12 @@ export async function runStrategy(
 ): Promise<StrategyRun> {
   const { planner, signal, runId, ...executor } = options;
   const { plan, parsed, aggregate } = await planFor(config, task, planner, signal);
+  // The code runner is built in: a plan that gives it a step finds it in the pool.
+  const runs =
+    plan.steps.some((s) => s.worker === RUN_WORKER) && !executor.pool.some((w) => w.id === RUN_WORKER);
   const handle = startRun({
     ...executor,
+    ...(runs ? { pool: [...executor.pool, runWorker()] } : {}),
     ...(runId ? { runId } : {}),
     question: questionOf(task),
     mode: config.kind,
@@ -235,6 +247,8 @@ export function workersOf(config: StrategyConfig): string[] {
       return [...new Set([...config.proposers, config.aggregator])];
     case 'pipeline':
       return [...new Set([config.planner, config.executor, config.verifier])];
+    case 'run-fix':
+      return [...new Set([config.writer, config.fixer])];
     default:
       return [];
   }

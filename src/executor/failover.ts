@@ -3,7 +3,7 @@
  * the step over. Pure choices (no network, no vault): the executor asks `failoverCause` whether an error is
  * worth a takeover and `chooseSubstitute` for the worker, handing in how to know that a worker has a key.
  */
-import { LOCAL_WORKER, SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { LOCAL_WORKER, onDevice, RUN_WORKER, SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { ProviderError, type ProviderErrorKind } from '../providers/errors.ts';
 
 import type { RunTotals } from './types.ts';
@@ -147,11 +147,15 @@ export function rankSubstitutes(query: SubstituteQuery): Ranking {
   if (failed.id === LOCAL_WORKER) {
     return { candidates: [], excluded: ['a step of the on-device model stays on this device'] };
   }
+  // A cloud model does not run code: the step's answer would be a guess at what the code does.
+  if (failed.id === RUN_WORKER) {
+    return { candidates: [], excluded: ['a step of the code runner has no substitute'] };
+  }
   const alreadyFailed: WorkerSpec[] = [];
   const sameKey: WorkerSpec[] = [];
   const open: WorkerSpec[] = [];
   for (const worker of pool) {
-    if (worker.id === failed.id || worker.id === SELF_WORKER || worker.id === LOCAL_WORKER) continue;
+    if (worker.id === failed.id || worker.id === SELF_WORKER || onDevice(worker.id)) continue;
     if (!worker.enabled) continue;
     if (failedInRun.has(worker.id)) alreadyFailed.push(worker);
     else if (KEY_KINDS.has(cause.kind) && sharesKey(failed, worker)) sameKey.push(worker);

@@ -4,10 +4,10 @@
  */
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 import { CATALOG, type ProviderPreset, presetById } from '../providers/catalog.ts';
-import { LOCAL_WORKER, SELF_WORKER, type WorkerSpec } from './types.ts';
+import { LOCAL_WORKER, RUN_WORKER, SELF_WORKER, type WorkerSpec } from './types.ts';
 
 export const POOL_DB = 'baton-pool';
-export const RESERVED_IDS: readonly string[] = [SELF_WORKER, LOCAL_WORKER];
+export const RESERVED_IDS: readonly string[] = [SELF_WORKER, LOCAL_WORKER, RUN_WORKER];
 /** Plans name workers by id, so ids are short and plain: a letter or digit, then letters, digits, `-`, `_`. */
 export const WORKER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 export const MAX_CONCURRENCY = 16;
@@ -24,9 +24,10 @@ interface PoolDB extends DBSchema {
 /** Why an id cannot be used, in words for the user; undefined when it can. */
 export function workerIdProblem(id: string): string | undefined {
   if (RESERVED_IDS.includes(id.toLowerCase())) {
-    return id.toLowerCase() === SELF_WORKER
-      ? '"self" is reserved for the conductor itself.'
-      : '"local" is reserved for the on-device model.';
+    if (id.toLowerCase() === SELF_WORKER) return '"self" is reserved for the conductor itself.';
+    if (id.toLowerCase() === RUN_WORKER)
+      return '"run" is reserved for the code sandbox (it runs code on this device).';
+    return '"local" is reserved for the on-device model.';
   }
   if (!WORKER_ID_PATTERN.test(id)) {
     return 'Use 1 to 32 letters, digits, "-" or "_", starting with a letter or digit.';

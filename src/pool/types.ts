@@ -14,7 +14,7 @@ export interface Price {
  * Keys are not here: the egress module attaches them by the provider's origin.
  */
 export interface WorkerSpec {
-  /** Id used in plans ("w1", "gpt", ...). `self` is reserved for the conductor, `local` for the on-device model. */
+  /** Id used in plans ("w1", "gpt", ...). `self`, `local` and `run` are reserved (src/shared/worker-ids.ts). */
   id: string;
   label: string;
   /** One line the conductor reads when choosing workers. */
@@ -43,4 +43,4 @@ export interface WorkerSpec {
 }
 
 /** Reserved worker ids (defined in src/shared, where the plan language reserves them too). */
-export { LOCAL_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
+export { LOCAL_WORKER, onDevice, RUN_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';

@@ -39,7 +39,7 @@ export function cspDirectives(options: CspOptions = {}): Directives {
     'script-src': ["'self'", "'wasm-unsafe-eval'"],
     // wllama starts its own worker from a blob: URL.
     'worker-src': ["'self'", 'blob:'],
-    // The code-runner sandbox, from this origin or from its own (src/evaluation/sandbox.ts).
+    // The code-runner sandbox, from this origin or from its own (src/sandbox/code-runner.ts).
     'frame-src': ["'self'", ...(options.frameSrc ?? [])],
     'connect-src': [
       "'self'",

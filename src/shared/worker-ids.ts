@@ -1,6 +1,7 @@
 /**
  * Reserved worker ids: `self` is the conductor answering a step itself, `local` the on-device model as a
- * worker of the pool. The plan language (both threads) and the pool (the page) reserve them.
+ * worker of the pool, `run` the code sandbox (it runs the code of the answers its step sees). The plan
+ * language (both threads) and the pool (the page) reserve them.
  */
 export const SELF_WORKER = 'self';
 export const LOCAL_WORKER = 'local';
@@ -8,4 +9,11 @@ export const LOCAL_WORKER = 'local';
 /** `{ id: label }` for a pool: how both threads name its workers to the user. */
 export function labelsOf(pool: ReadonlyArray<{ id: string; label: string }>): Record<string, string> {
   return Object.fromEntries(pool.map((w) => [w.id, w.label]));
+}
+
+export const RUN_WORKER = 'run';
+
+/** Workers that answer on this device: no key, no provider, nothing sent. */
+export function onDevice(workerId: string): boolean {
+  return workerId === LOCAL_WORKER || workerId === RUN_WORKER;
 }

@@ -21,7 +21,16 @@ import {
 /** The pool: workers (provider + model + label + strengths + price + concurrency), enabled or not. */
 export function PoolPanel() {
   const app = useAppState();
-  const { pool, poolError, includeLocal, setIncludeLocal, saveWorker, deleteWorker } = app.pool;
+  const {
+    pool,
+    poolError,
+    includeLocal,
+    setIncludeLocal,
+    includeRun,
+    setIncludeRun,
+    saveWorker,
+    deleteWorker,
+  } = app.pool;
   const { connections } = app;
   const workers = pool.value;
   const [draft, setDraft] = useState<Draft>(() => draftFor(CATALOG[0]?.id ?? 'openai'));
@@ -80,6 +89,16 @@ export function PoolPanel() {
           data-testid="include-local"
         />{' '}
         Offer the on-device model to the conductor as the worker <code>local</code> (private, offline, small)
+      </label>
+      <label style={{ fontWeight: 400, display: 'block', marginBottom: '0.5rem' }}>
+        <input
+          type="checkbox"
+          checked={includeRun.value}
+          onChange={(e) => setIncludeRun(e.currentTarget.checked)}
+          data-testid="include-run"
+        />{' '}
+        Offer the code sandbox to the conductor as the worker <code>run</code>: it runs the Python or
+        JavaScript of the steps it sees, on this device, and answers with the output or the error
       </label>
       {workers.length === 0 ? (
         <p class="muted">No cloud workers yet.</p>

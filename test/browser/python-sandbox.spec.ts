@@ -3,10 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
-import { PYODIDE_CACHE, PYODIDE_FILES } from '../../src/evaluation/python-assets.ts';
 import type { PythonRun, PythonVerdict } from '../../src/evaluation/python-program.ts';
 import type { Score } from '../../src/evaluation/score.ts';
 import type { Task } from '../../src/evaluation/taskset.ts';
+import { PYODIDE_CACHE, PYODIDE_FILES } from '../../src/sandbox/python-assets.ts';
 
 // Python answers scored under Pyodide in the code-runner sandbox: the page fetches Pyodide's files from this
 // build and hands the bytes in; the sandbox itself never touches the network. One page for the whole file:

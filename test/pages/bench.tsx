@@ -1,9 +1,9 @@
 import { render } from 'preact';
-import { createSandboxRunner } from '../../src/evaluation/sandbox.ts';
 import type { CodeRunner } from '../../src/evaluation/score.ts';
 import type { Planner } from '../../src/evaluation/strategies.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import { createOpenAITransport } from '../../src/providers/openai-transport.ts';
+import { createSandboxRunner } from '../../src/sandbox/code-runner.ts';
 import '../../src/ui/styles.css';
 
 // Harness for the bench's browser specs: the bench screen alone, with a pool on the test provider.

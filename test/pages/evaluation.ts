@@ -1,5 +1,5 @@
-import { createSandboxRunner } from '../../src/evaluation/sandbox.ts';
 import { scoreAnswer } from '../../src/evaluation/score.ts';
+import { createSandboxRunner } from '../../src/sandbox/code-runner.ts';
 
 // Harness for test/browser/evaluation-sandbox.spec.ts: exposes the real sandbox runner to the test.
 // ?sandbox=<origin> serves the runner from another origin (another site gets its own process).

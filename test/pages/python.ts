@@ -1,6 +1,6 @@
 import { importTaskSet } from '../../src/evaluation/importers/index.ts';
-import { createSandboxRunner } from '../../src/evaluation/sandbox.ts';
 import { scoreAnswer } from '../../src/evaluation/score.ts';
+import { createSandboxRunner } from '../../src/sandbox/code-runner.ts';
 
 // Harness for test/browser/python-sandbox.spec.ts: the real importers, scorer and sandbox runner (with
 // Pyodide from this build) for the test to drive.

@@ -1,5 +1,5 @@
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
-import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
+import { RUN_WORKER, SELF_WORKER } from '../../src/shared/worker-ids.ts';
 
 /**
  * Example workflows shown to the conductor as earlier chat turns. They are written against roles (cheap,
@@ -28,6 +28,8 @@ export interface Roles {
   proposerB: string;
   /** A worker that searches the web, when the pool has one (the cheapest): questions about recent events. */
   searcher?: string;
+  /** The code sandbox (`run`), when the pool offers it: code is written, run, and fixed from its output. */
+  runner?: string;
 }
 
 const TIER: Record<string, number> = { low: 0, medium: 1, high: 2 };
@@ -47,8 +49,11 @@ function bestBy(pool: readonly ShotWorker[], pattern: RegExp, fallback: ShotWork
   );
 }
 
-/** Maps the example roles onto a pool (at least one worker). */
-export function mapRoles(pool: readonly ShotWorker[]): Roles {
+/** Maps the example roles onto a pool (at least one worker besides the code sandbox, which takes no role but its own). */
+export function mapRoles(everyWorker: readonly ShotWorker[]): Roles {
+  const runner = everyWorker.find((w) => w.id === RUN_WORKER);
+  const models = everyWorker.filter((w) => w.id !== RUN_WORKER);
+  const pool = models.length > 0 ? models : everyWorker;
   const first = pool[0];
   if (!first) throw new Error('mapRoles: the pool is empty');
   const strong = pool.reduce((best, w) => (tier(w) > tier(best) ? w : best), first);
@@ -71,12 +76,13 @@ export function mapRoles(pool: readonly ShotWorker[]): Roles {
     proposerA: proposerA.id,
     proposerB: proposerB.id,
     ...(searcher ? { searcher: searcher.id } : {}),
+    ...(runner ? { runner: runner.id } : {}),
   };
 }
 
 export interface Shot {
   /** Which shape this example shows. */
-  shape: 'one-step' | 'search' | 'pipeline' | 'parallel' | 'recursion';
+  shape: 'one-step' | 'search' | 'pipeline' | 'run-fix' | 'parallel' | 'recursion';
   question: string;
   plan: Plan;
 }
@@ -139,31 +145,39 @@ function searchShot(roles: Roles, thought: boolean): ShotDraft[] {
 }
 
 /**
- * Full workflows for `conductor` mode, filtered to the step limit and to whether `self` is allowed. Short on
- * purpose: the conductor prefills every token of them before it writes a plan, and copies their length.
+ * The code example. With the code sandbox in the pool: write, run, fix from the real output. Without it:
+ * plan, code, check. One of the two, not both: the conductor prefills every token of the examples.
  */
-export function conductorShots(
-  roles: Roles,
-  options: { maxSteps: number; allowSelf: boolean } & ShotOptions,
-): Shot[] {
-  const drafts: ShotDraft[] = [
-    {
-      shape: 'one-step',
-      question: 'What is the capital of Australia?',
-      thought: 'A simple fact.',
-      steps: [
-        {
-          worker: roles.cheap,
-          task: 'Answer in one sentence.',
-          alone: 'What is the capital of Australia? One sentence.',
-          sees: [],
-        },
-      ],
-    },
-    ...searchShot(roles, true),
+function codeShot(roles: Roles): ShotDraft[] {
+  const question = 'Write a Python function that merges overlapping intervals.';
+  if (roles.runner) {
+    return [
+      {
+        shape: 'run-fix',
+        question,
+        thought: 'Code, run, fix.',
+        steps: [
+          {
+            worker: roles.coder,
+            task: 'Write it with asserts.',
+            alone: 'Write Python merge(intervals) with asserts.',
+            sees: [],
+          },
+          { worker: roles.runner, task: 'Run it.', alone: 'Run it.', sees: [0] },
+          {
+            worker: roles.coder,
+            task: 'Fix any failure; give the final code.',
+            alone: 'Fix merge(intervals) if the run failed; give the final code.',
+            sees: [0, 1],
+          },
+        ],
+      },
+    ];
+  }
+  return [
     {
       shape: 'pipeline',
-      question: 'Write a Python function that merges overlapping intervals.',
+      question,
       thought: 'Plan, code, check.',
       steps: [
         {
@@ -186,6 +200,33 @@ export function conductorShots(
         },
       ],
     },
+  ];
+}
+
+/**
+ * Full workflows for `conductor` mode, filtered to the step limit and to whether `self` is allowed. Short on
+ * purpose: the conductor prefills every token of them before it writes a plan, and copies their length.
+ */
+export function conductorShots(
+  roles: Roles,
+  options: { maxSteps: number; allowSelf: boolean } & ShotOptions,
+): Shot[] {
+  const drafts: ShotDraft[] = [
+    {
+      shape: 'one-step',
+      question: 'What is the capital of Australia?',
+      thought: 'A simple fact.',
+      steps: [
+        {
+          worker: roles.cheap,
+          task: 'Answer in one sentence.',
+          alone: 'What is the capital of Australia? One sentence.',
+          sees: [],
+        },
+      ],
+    },
+    ...searchShot(roles, true),
+    ...codeShot(roles),
     {
       shape: 'parallel',
       question: 'Monorepo or many repos for a team of five?',

@@ -7,7 +7,7 @@ import type {
 } from '../../src/shared/conductor-api.ts';
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
 import { truncateMiddle } from '../../src/shared/truncate-middle.ts';
-import { SELF_WORKER } from '../../src/shared/worker-ids.ts';
+import { RUN_WORKER, SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conversationMessage } from './conversation.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
 import { filesText } from './files.ts';
@@ -45,6 +45,7 @@ export interface PlanPromptInput {
 
 function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
   const lines = pool.map((w) => {
+    if (w.id === RUN_WORKER) return `- ${RUN_WORKER}: runs the code it sees, shows output or error.`;
     const notes = [w.costTier ? `cost ${w.costTier}` : '', w.webSearch ? 'searches the web' : ''];
     const said = notes.filter(Boolean).join(', ');
     const strengths = w.strengths.trim() ? ` ${w.strengths.trim()}` : '';

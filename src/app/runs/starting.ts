@@ -1,7 +1,7 @@
 import { type ReplanContext, replannerFor } from '../../conductor/replanner.ts';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import type { RunHandle, RunOptions } from '../../executor/executor.ts';
-import { LOCAL_WORKER, type WorkerSpec } from '../../pool/types.ts';
+import { onDevice, type WorkerSpec } from '../../pool/types.ts';
 import type { PlanMode } from '../../shared/conductor-api.ts';
 import { checkPlan, describeFindings } from '../../shared/plan/checks.ts';
 import type { Plan, Step } from '../../shared/plan/index.ts';
@@ -22,7 +22,11 @@ type RunDrawing = ReturnType<typeof createRunDrawing>;
 /** Starting a run (a plan, or steps as they stream), and tracking the live one. */
 export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: SpendConfirmation) {
   const { services } = core;
-  const sending = { bridge: () => services.bridge(), egress: drawing.egress };
+  const sending = {
+    bridge: () => services.bridge(),
+    egress: drawing.egress,
+    ...(services.codeSandbox ? { codeSandbox: services.codeSandbox.bind(services) } : {}),
+  };
 
   /** What the conductor needs to write corrective steps for a `self` step of a run over `pool`. */
   function replanContext(pool: readonly WorkerSpec[]): ReplanContext {
@@ -88,7 +92,7 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
         workerLabels: labelsOf(pool),
         hasKey: (id) => !keyless.has(id),
         vaultLocked: !unlocked,
-        needsVault: (id) => id !== LOCAL_WORKER,
+        needsVault: (id) => !onDevice(id),
         ...checkedFiles(core.runFiles.get(runId), pool),
       });
       if (check.blocked)

@@ -1,4 +1,4 @@
-import { SELF_WORKER } from '../worker-ids.ts';
+import { RUN_WORKER, SELF_WORKER } from '../worker-ids.ts';
 import { quote } from './describe.ts';
 import { imagesRefused, type PlanFiles } from './files.ts';
 import type { Plan, Sees, Step } from './schema.ts';
@@ -18,13 +18,18 @@ import { workerName } from './validate.ts';
  *   run cannot work; it must fail before anything is sent, naming the worker.
  * - `image-to-text-worker`: a step gives an attached image to a worker that takes no images (a plan the
  *   user edited, or a worker changed since). Blocks before anything is sent, naming the step and worker.
+ * - `run-sees-no-code`: a `run` step sees only steps that cannot hold code (other `run` steps, `self`):
+ *   it will answer "No code to run". Only warned: nothing is spent. Whether a worker's answer will hold code
+ *   cannot be known before it answers; then the run step itself says so (src/executor/run-step.ts). A `run`
+ *   step that sees no step at all is no valid plan (validate.ts, `run-sees-nothing`).
  */
 export type PlanCheckRule =
   | 'unread-step'
   | 'blind-last-step'
   | 'no-key'
   | 'vault-locked'
-  | 'image-to-text-worker';
+  | 'image-to-text-worker'
+  | 'run-sees-no-code';
 
 export interface PlanFinding {
   rule: PlanCheckRule;
@@ -90,6 +95,20 @@ export function checkPlan(plan: Plan, options: PlanCheckOptions = {}): PlanCheck
   const name = (id: string) => workerName(id, { workerLabels: options.workerLabels ?? {}, labelsOnly: true });
   const steps = plan.steps.map((step) => ({ ...step }));
   const last = steps.length - 1;
+
+  for (const [index, step] of steps.entries()) {
+    if (step.worker !== RUN_WORKER) continue;
+    const seen = step.sees === 'all' ? steps.slice(0, index) : step.sees.map((at) => steps[at]);
+    if (seen.length > 0 && seen.every((s) => s?.worker === RUN_WORKER || s?.worker === SELF_WORKER)) {
+      findings.push({
+        rule: 'run-sees-no-code',
+        stepIndex: index,
+        message: `Step ${index} (${name(step.worker)}) sees only steps that write no code, so it will answer "No code to run".`,
+        fix: 'Nothing was changed: let it see the step that writes the code.',
+        blocking: false,
+      });
+    }
+  }
 
   for (const [index, step] of steps.entries()) {
     if (step.worker === SELF_WORKER) continue;

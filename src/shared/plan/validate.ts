@@ -1,4 +1,4 @@
-import { SELF_WORKER } from '../worker-ids.ts';
+import { RUN_WORKER, SELF_WORKER } from '../worker-ids.ts';
 import { codePoints, count, describeValue, isBlank, kindOf, quote } from './describe.ts';
 import { imagesRefused, type PlanFiles } from './files.ts';
 import {
@@ -21,6 +21,7 @@ export type PlanIssueCode =
   | 'thought-too-long'
   | 'no-worker-step'
   | 'self-not-last'
+  | 'run-sees-nothing'
   | 'sees-forward'
   | 'sees-self'
   | 'sees-out-of-range'
@@ -272,6 +273,13 @@ export function validateStep(
   }
 
   const normalizedFiles = validateFiles(files, index, typeof worker === 'string' ? worker : '', options, add);
+  // The code runner runs the code of the steps it sees: seeing none, it could only ever answer "no code".
+  if (worker === RUN_WORKER && (normalized === 'all' ? index === 0 : normalized?.length === 0)) {
+    add(
+      'run-sees-nothing',
+      `Step ${index} gives the code runner (run) nothing to run: it runs the code of the steps it sees, and sees none. Let it see the step that writes the code.`,
+    );
+  }
 
   if (pin !== undefined && typeof pin !== 'boolean') {
     add('shape', `Step ${index} has pin ${describeValue(pin)}; it must be true or false.`);

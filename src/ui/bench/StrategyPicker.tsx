@@ -18,6 +18,7 @@ const KINDS: { kind: Kind; label: string; needsPlanner?: boolean }[] = [
   { kind: 'moa', label: 'Mixture-of-Agents' },
   { kind: 'pipeline', label: 'Planner → executor → verifier' },
   { kind: 'self-consistency', label: 'Self-consistency (majority of k samples)' },
+  { kind: 'run-fix', label: 'Write → run → fix (the code runner runs the code, the worker fixes it)' },
 ];
 
 /** A stable id from the configuration, so the same strategy cannot be added twice. */
@@ -34,6 +35,8 @@ export function strategyId(config: StrategyConfig): string {
       return `pipeline:${config.planner}>${config.executor}>${config.verifier}`;
     case 'self-consistency':
       return `sc:${config.worker}:${config.samples}`;
+    case 'run-fix':
+      return `run-fix:${config.writer}>${config.fixer}`;
   }
 }
 
@@ -121,6 +124,9 @@ export function configFromDraft(
       config = { kind: 'self-consistency', worker: draft.worker, samples };
       break;
     }
+    case 'run-fix':
+      config = { kind: 'run-fix', writer: draft.worker, fixer: draft.worker };
+      break;
   }
   const missing = missingWorkers(config, pool);
   if (missing.length) return `Not in the pool: ${missing.map((id) => id || '(none chosen)').join(', ')}.`;
@@ -246,7 +252,7 @@ export function StrategyPicker({
             </span>
           )}
         </div>
-        {(draft.kind === 'single' || draft.kind === 'self-consistency') && (
+        {(draft.kind === 'single' || draft.kind === 'self-consistency' || draft.kind === 'run-fix') && (
           <WorkerSelect
             id="bench-worker"
             label="Worker"

@@ -35,7 +35,7 @@ const ALLOWED: Record<string, { rules: string[]; reason: string }> = {
     reason:
       'the local planner engine builds the openai client with the fetch the thread injects (reported to the ledger as local planning), and only for a loopback base URL',
   },
-  'src/evaluation/sandbox.ts': {
+  'src/sandbox/code-runner.ts': {
     rules: ['fetch'],
     reason:
       "fetches Pyodide's files from this site's own build (assets/pyodide/) to hand them to the code sandbox, which has no network: no key, no provider, no prompt, and no other host",

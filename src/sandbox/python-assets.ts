@@ -1,7 +1,7 @@
 /**
  * Where Pyodide's files live in the build, shared by the build (vite.config.ts copies them from the npm
  * package), the service worker's runtime cache and the page that hands them to the sandbox
- * (src/evaluation/sandbox.ts). Not in the precached app shell: ~13 MB that only a Python task needs. Each is
+ * (src/sandbox/code-runner.ts). Not in the precached app shell: ~13 MB that only a Python task needs. Each is
  * cached the first time a Python task is scored, so Python scoring keeps working offline afterwards.
  */
 

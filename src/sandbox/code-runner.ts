@@ -1,6 +1,4 @@
 import { PYODIDE_FILES, type PyodideFiles } from './python-assets.ts';
-import type { PythonRun, PythonVerdict } from './python-program.ts';
-import type { CodeRunner } from './score.ts';
 
 /**
  * Runs code answers in public/sandbox/code-runner.html inside `<iframe sandbox="allow-scripts">`: an opaque
@@ -31,6 +29,48 @@ import type { CodeRunner } from './score.ts';
 export interface Verdict {
   passed: boolean;
   message: string;
+}
+
+/** One Python program to run (src/evaluation/python-program.ts writes the bench's). */
+export interface PythonRun {
+  program: string;
+  stdin?: string;
+  /** For stdin/stdout tasks: compared with the program's output by the caller; a `sys.exit(0)` then ends it. */
+  expectedStdout?: string;
+}
+
+/** What the sandbox reports for one PythonRun: whether it ran to its end without an exception, and what it printed. */
+export interface PythonVerdict {
+  passed: boolean;
+  message: string;
+  stdout: string;
+}
+
+/** Code to run as it is, for its output (a `run` step): the program, and test code run after it in the same namespace. */
+export interface ExecuteRequest {
+  language: 'python' | 'javascript';
+  code: string;
+  tests?: string;
+  timeoutMs: number;
+}
+
+/**
+ * What happened to one ExecuteRequest. `outcome`: `ok` it ran to its end; `exception` it raised (`error` is
+ * the exception's line, `traceback` the rest); `exit` it ended with SystemExit (`error` says the status);
+ * `timeout` it passed its time limit; `crashed` the runner stopped answering (most likely out of memory);
+ * `tampered` it altered the interpreter the runs share. The frame caps stdout and stderr as they are written
+ * (`…Dropped`: characters it left out).
+ */
+export interface Execution {
+  outcome: 'ok' | 'exception' | 'exit' | 'timeout' | 'crashed' | 'tampered';
+  error?: string;
+  traceback?: string;
+  stdout: string;
+  stderr: string;
+  stdoutDropped: number;
+  stderrDropped: number;
+  /** Time the code ran, measured in the runner (the time limit for a timeout). */
+  ms: number;
 }
 
 export interface SandboxRunnerOptions {
@@ -66,6 +106,13 @@ type FromRunner =
       passed: unknown;
       message: unknown;
       stdout?: unknown;
+      stderr?: unknown;
+      stdoutDropped?: unknown;
+      stderrDropped?: unknown;
+      traceback?: unknown;
+      errorType?: unknown;
+      timedOut?: unknown;
+      ms?: unknown;
       unavailable?: unknown;
     };
 
@@ -74,15 +121,42 @@ type RunRequest =
   /** exitEnds: a stdin/stdout program may end with sys.exit(0); its output decides. */
   | { language: 'python'; program: string; stdin: string; exitEnds: boolean; timeoutMs: number };
 
-/** `unavailable`: the answer could not be run at all (no verdict on it). */
-type RunVerdict = Verdict & { stdout: string; broken?: true; unavailable?: true };
+/**
+ * `unavailable`: the answer could not be run at all (no verdict on it); `broken`: the page's watchdog ended
+ * it (the frame is replaced). The rest is what the frame reports of the run.
+ */
+type RunVerdict = Verdict & {
+  stdout: string;
+  stderr: string;
+  stdoutDropped: number;
+  stderrDropped: number;
+  traceback: string;
+  errorType: string;
+  timedOut: boolean;
+  ms: number;
+  broken?: true;
+  unavailable?: true;
+};
+
+const EMPTY_REPORT = {
+  stdout: '',
+  stderr: '',
+  stdoutDropped: 0,
+  stderrDropped: 0,
+  traceback: '',
+  errorType: '',
+  timedOut: false,
+  ms: 0,
+};
 
 const CLOSED: RunVerdict = {
   passed: false,
   message: 'the code runner was closed before this answer finished',
-  stdout: '',
+  ...EMPTY_REPORT,
   unavailable: true,
 };
+
+const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
 /**
  * The answer could not be run here at all: the runner did not start, was closed first, or Python's files
@@ -235,11 +309,26 @@ class RunnerFrame {
           passed: message.passed === true,
           message: String(message.message ?? ''),
           stdout: String(message.stdout ?? ''),
+          stderr: String(message.stderr ?? ''),
+          stdoutDropped: count(message.stdoutDropped),
+          stderrDropped: count(message.stderrDropped),
+          traceback: String(message.traceback ?? ''),
+          errorType: String(message.errorType ?? ''),
+          timedOut: message.timedOut === true,
+          ms: count(message.ms),
           ...(message.unavailable === true ? { unavailable: true as const } : {}),
         });
       };
       const deadline = setTimeout(
-        () => settle({ passed: false, message: `timed out after ${timeoutMs} ms`, stdout: '', broken: true }),
+        () =>
+          settle({
+            passed: false,
+            message: `timed out after ${timeoutMs} ms`,
+            ...EMPTY_REPORT,
+            timedOut: true,
+            ms: timeoutMs,
+            broken: true,
+          }),
         timeoutMs + GRACE_MS + (request.language === 'python' ? PYTHON_START_MS : 0),
       );
       this.lastPong = performance.now();
@@ -249,7 +338,7 @@ class RunnerFrame {
             passed: false,
             message:
               'the code runner stopped responding while running this answer (it most likely ran out of memory); it was restarted',
-            stdout: '',
+            ...EMPTY_REPORT,
             broken: true,
           });
           return;
@@ -274,9 +363,39 @@ class RunnerFrame {
  * A code runner for the page. Runs go one at a time, so a runaway answer can only fail itself: a crash
  * takes down the frame's process, and with it whatever else was running there.
  */
-export function createSandboxRunner(
-  options: SandboxRunnerOptions = {},
-): Required<CodeRunner> & { dispose(): void } {
+export interface SandboxRunner {
+  /** JavaScript `code`, then `tests` (which call `assert`): passes when the tests run to their end. */
+  run(code: string, tests: string, timeoutMs: number): Promise<Verdict>;
+  runPython(run: PythonRun, timeoutMs: number): Promise<PythonVerdict>;
+  /** Runs code for what it does (a `run` step): throws RunnerUnavailableError when it cannot run here at all. */
+  execute(request: ExecuteRequest): Promise<Execution>;
+  dispose(): void;
+}
+
+/** The frame's report of one run as an Execution. */
+function executionOf(verdict: RunVerdict): Execution {
+  const report = {
+    stdout: verdict.stdout,
+    stderr: verdict.stderr,
+    stdoutDropped: verdict.stdoutDropped,
+    stderrDropped: verdict.stderrDropped,
+    ms: verdict.ms,
+  };
+  if (verdict.passed) return { outcome: 'ok', ...report };
+  if (verdict.timedOut) return { outcome: 'timeout', error: verdict.message, ...report };
+  if (verdict.broken) return { outcome: 'crashed', error: verdict.message, ...report };
+  if (verdict.message.startsWith('the answer altered the Python interpreter'))
+    return { outcome: 'tampered', error: verdict.message, ...report };
+  const outcome = verdict.errorType === 'SystemExit' ? 'exit' : 'exception';
+  return {
+    outcome,
+    error: verdict.message,
+    ...(verdict.traceback ? { traceback: verdict.traceback } : {}),
+    ...report,
+  };
+}
+
+export function createSandboxRunner(options: SandboxRunnerOptions = {}): SandboxRunner {
   const container = options.container ?? document.body;
   const url = sandboxUrl(options.origin);
   const stallMs = options.stallMs ?? STALL_MS;
@@ -335,6 +454,19 @@ export function createSandboxRunner(
     async run(code, tests, timeoutMs) {
       const { passed, message } = await enqueue({ language: 'javascript', code, tests, timeoutMs });
       return { passed, message };
+    },
+    async execute({ language, code, tests = '', timeoutMs }: ExecuteRequest): Promise<Execution> {
+      const verdict =
+        language === 'javascript'
+          ? await enqueue({ language, code, tests, timeoutMs })
+          : await enqueue({
+              language,
+              program: tests ? `${code}\n\n${tests}\n` : code,
+              stdin: '',
+              exitEnds: true,
+              timeoutMs,
+            });
+      return executionOf(verdict);
     },
     async runPython(run: PythonRun, timeoutMs: number): Promise<PythonVerdict> {
       const { passed, message, stdout } = await enqueue({

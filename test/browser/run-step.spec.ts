@@ -1,0 +1,200 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect, type Page, test } from '@playwright/test';
+import type { Plan } from '../../src/shared/plan/index.ts';
+import { startProvider, type TestProvider } from '../provider/server.ts';
+
+// The `run` worker in a real run: the executor, the test provider over HTTP for the two model steps, and
+// the code sandbox (Pyodide from this build) for the run step, on the harness page test/pages/run-step.html.
+// One page for the file: starting Pyodide takes seconds.
+test.describe.configure({ mode: 'serial' });
+
+const BROKEN = [
+  'def is_leap(year):',
+  '    return year % 4 == 0',
+  '',
+  'assert is_leap(2024)',
+  'assert not is_leap(2023)',
+  'assert not is_leap(1900), "1900 is not a leap year"',
+  'assert is_leap(2000)',
+].join('\n');
+const FIXED = BROKEN.replace(
+  '    return year % 4 == 0',
+  '    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)',
+);
+const fenced = (code: string) => `Here it is:\n\n\`\`\`python\n${code}\n\`\`\``;
+
+const PLAN: Plan = {
+  steps: [
+    { worker: 'w1', task: 'Write it with asserts.', sees: [] },
+    { worker: 'run', task: 'Run it.', sees: [0] },
+    { worker: 'w2', task: 'Fix any failure; give the final code.', sees: [0, 1] },
+  ],
+};
+
+let provider: TestProvider;
+let page: Page;
+/** Every request of the page, its frames and its workers. */
+const requests: string[] = [];
+/** What the fixer was sent: its whole request body. */
+const fixerBodies: string[] = [];
+
+const harness = <T>(call: string, ...args: unknown[]) =>
+  page.evaluate(
+    ([call, args]) =>
+      (globalThis as unknown as { harness: Record<string, (...a: unknown[]) => Promise<unknown>> }).harness[
+        call
+      ]!(...args),
+    [call, args] as const,
+  ) as Promise<T>;
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(180_000);
+  provider = await startProvider({
+    cors: 'strict',
+    models: [
+      { id: 'coder', behaviour: { kind: 'fixed', text: fenced(BROKEN) } },
+      {
+        id: 'fixer',
+        // A scripted fixer that fixes only what the run showed it: without the traceback it repeats the code.
+        behaviour: {
+          kind: 'request',
+          fn: (body) => {
+            const text = JSON.stringify(body);
+            fixerBodies.push(text);
+            return fenced(text.includes('AssertionError: 1900 is not a leap year') ? FIXED : BROKEN);
+          },
+        },
+      },
+    ],
+  });
+  const context = await browser.newContext();
+  context.on('request', (request) => {
+    requests.push(request.url());
+  });
+  page = await context.newPage();
+  await page.goto('/test/pages/run-step.html');
+  await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
+  // Python's first start (download and interpreter, seconds on a loaded machine) is not what is tested here.
+  expect(await harness('check', '```python\nprint(1)\n```')).toMatchObject({ outcome: 'ok' });
+});
+
+test.afterAll(async () => {
+  await page?.context().close();
+  await provider?.close();
+});
+
+test('coder → run → fixer: the run shows the failure, the fixer fixes it, and nothing is sent for the run step', async () => {
+  test.setTimeout(180_000);
+  const before = requests.length;
+  const result = await harness<{ id: string; phase: string; answer?: string }>('run', provider.baseURL, PLAN);
+  expect(result.phase).toBe('done');
+
+  // The run step's answer: the failing assert, with its traceback, as inert monospace text on its card.
+  const card = page.getByTestId('step-card-1');
+  await expect(card).toContainText('Result: raised AssertionError: 1900 is not a leap year after');
+  await expect(card).toContainText('Traceback (most recent call last):');
+  await expect(card).toContainText('line 6, in <module>');
+  await expect(card).not.toContainText('_pyodide');
+  const traceback = card.locator('pre', { hasText: 'Traceback (most recent call last):' });
+  await expect(traceback).toBeVisible();
+  expect(await traceback.evaluate((el) => getComputedStyle(el).fontFamily)).toMatch(/mono/i);
+  await expect(card.locator('script, img, iframe, a')).toHaveCount(0);
+
+  // The fixer read that traceback, and its code passes: run here in the same sandbox.
+  expect(fixerBodies.some((body) => body.includes('AssertionError: 1900 is not a leap year'))).toBe(true);
+  expect(result.answer).toContain('year % 400 == 0');
+  expect(await harness('check', result.answer)).toMatchObject({ outcome: 'ok' });
+
+  // Two requests left the page for this run, both chat requests of the model steps; none for the run step.
+  const chats = provider.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
+  expect(chats.map((r) => (r.body as { model?: string }).model)).toEqual(['coder', 'fixer']);
+  const entries = await harness<{ stepIndex?: number; workerId?: string }[]>('ledger', result.id);
+  expect(entries.map((e) => [e.stepIndex, e.workerId]).sort()).toEqual([
+    [0, 'w1'],
+    [2, 'w2'],
+  ]);
+  const origin = new URL(page.url()).origin;
+  const providerOrigin = new URL(provider.baseURL).origin;
+  const during = requests.slice(before);
+  // The page's network log: the same two requests to the provider, and nothing to any other host.
+  expect(during.filter((url) => url.startsWith(providerOrigin))).toHaveLength(2);
+  expect(
+    during.filter(
+      (url) => !url.startsWith(origin) && !url.startsWith(providerOrigin) && !url.startsWith('blob:'),
+    ),
+  ).toEqual([]);
+});
+
+test('bad code ends with a clear result line, and the sandbox runs the next code as before', async () => {
+  test.setTimeout(240_000);
+  let hits = 0;
+  const server: Server = createServer((_request, response) => {
+    hits++;
+    response.writeHead(200, { 'Access-Control-Allow-Origin': '*' }).end('leaked');
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/from-run-step`;
+  const answerOf = (code: string, language = 'python', timeoutMs = 3000) =>
+    harness<string>('answerOf', `\`\`\`${language}\n${code}\n\`\`\``, 'Run it.', timeoutMs);
+  try {
+    const cases: [string, string, string, RegExp][] = [
+      ['endless loop', 'python', 'while True:\n    pass', /^Result: stopped at the time limit \(3\.00 s\)/],
+      [
+        'endless allocation',
+        'python',
+        'chunks = []\nwhile True:\n    chunks.append(bytearray(10**7))',
+        /^Result: raised MemoryError after .*: the code reached the sandbox's memory limit\./,
+      ],
+      [
+        'a module Pyodide lacks',
+        'python',
+        'import numpy',
+        /^Result: raised ModuleNotFoundError: .*'numpy'.* after .* no network to install packages\)\./,
+      ],
+      [
+        'the network from Python',
+        'python',
+        `from pyodide.http import open_url\nopen_url(${JSON.stringify(target)})`,
+        /^Result: raised [\w.]+: NetworkError: .*Failed to load 'http:\/\/127\.0\.0\.1:\d+\/from-run-step'/,
+      ],
+      [
+        'the network from JavaScript',
+        'js',
+        `await fetch(${JSON.stringify(target)});`,
+        /^Result: raised .*fetch/i,
+      ],
+      [
+        'storage',
+        'js',
+        "await new Promise((ok, no) => { const r = indexedDB.open('baton-vault'); r.onsuccess = ok; r.onerror = () => no(r.error); });",
+        /^Result: raised /,
+      ],
+      ['the parent page', 'js', 'parent.document.title = "owned";', /^Result: raised parent is not defined/],
+      [
+        'the parent page from Python',
+        'python',
+        'import js\njs.parent.document.title = "owned"',
+        /^Result: raised AttributeError: /,
+      ],
+    ];
+    for (const [name, language, code, line] of cases) {
+      // Reaching the memory limit takes seconds on a loaded machine: the clock must not end it first.
+      const answer = await answerOf(code, language, name === 'endless allocation' ? 60_000 : 3000);
+      expect(answer.split('\n')[0], name).toMatch(line);
+    }
+    // Megabytes of print: cut to the stated size, and counted.
+    const printed = await answerOf('for i in range(200000):\n    print("x" * 20)', 'python', 20_000);
+    expect(printed.split('\n')[0]).toMatch(/^Result: ran to its end \(exit status 0\)/);
+    expect(printed).toMatch(/stdout \(the first 4000 of \d{7} characters\):/);
+    expect(printed.length).toBeLessThan(10_000);
+    // Nothing reached the server, the page still runs, and so does the sandbox.
+    await page.waitForTimeout(500);
+    expect(hits).toBe(0);
+    expect(await page.title()).toBe('Run step harness');
+    expect((await answerOf('print(6 * 7)')).startsWith('Result: ran to its end')).toBe(true);
+    expect(await answerOf('console.log(6 * 7)', 'js')).toContain('stdout:\n```text\n42\n```');
+  } finally {
+    server.close();
+  }
+});
