@@ -5,6 +5,7 @@ import { costText } from '../app/price-text.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
+import { JsonFilePicker } from './JsonFilePicker.tsx';
 import { ThreadHistory } from './ThreadHistory.tsx';
 
 /** Typing pauses this long before the index is searched. */
@@ -156,16 +157,11 @@ export function HistoryScreen() {
           History
         </h1>
         <span class="spacer" />
-        <label class="button" for="import-file">
-          Import a run (JSON)
-        </label>
-        <input
+        <JsonFilePicker
           id="import-file"
-          type="file"
-          accept="application/json,.json"
-          class="visually-hidden"
-          data-testid="import-file"
-          onChange={(e) => void onImport(e.currentTarget)}
+          label="Import a run (JSON)"
+          testId="import-file"
+          onFile={(input) => void onImport(input)}
         />
       </div>
       {message && (

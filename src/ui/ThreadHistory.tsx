@@ -5,6 +5,7 @@ import type { RunSummary } from '../executor/store.ts';
 import type { ThreadListing } from '../executor/thread-store.ts';
 import { useAppState } from './app-context.ts';
 import { FollowUp } from './FollowUp.tsx';
+import { JsonFilePicker } from './JsonFilePicker.tsx';
 
 /** Threads shown at a time; "Show more threads" adds as many. */
 const THREADS_SHOWN = 50;
@@ -118,16 +119,11 @@ export function ThreadHistory({ matches }: { matches: readonly RunSummary[] | un
       <div class="row">
         <h2 id="threads-title">Threads</h2>
         <span class="spacer" />
-        <label class="button" for="import-thread-file">
-          Import a thread (JSON)
-        </label>
-        <input
+        <JsonFilePicker
           id="import-thread-file"
-          type="file"
-          accept="application/json,.json"
-          class="visually-hidden"
-          data-testid="import-thread-file"
-          onChange={(e) => void onImport(e.currentTarget)}
+          label="Import a thread (JSON)"
+          testId="import-thread-file"
+          onFile={(input) => void onImport(input)}
         />
       </div>
       {message && (
