@@ -54,6 +54,8 @@ export function createAppState(services: AppServices) {
   const outcomes = createOutcomes(services);
   const auto = createAutoMode({ outcomeStore: services.outcomeStore });
   const attachments = createAttachments();
+  // A follow-up's files are its own: what is attached under an answer is not attached on Ask.
+  const followUpAttachments = createAttachments();
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,
@@ -103,6 +105,7 @@ export function createAppState(services: AppServices) {
     outcomes,
     auto,
     attachments,
+    followUpAttachments,
   };
 }
 

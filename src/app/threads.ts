@@ -168,6 +168,14 @@ export function createThreads(runs: Runs, services: ThreadServices) {
    * A follow-up under the last answer: a new turn after it, whose planner and workers see the turns
    * before. Empty: nothing happens. While the last turn runs: refused, saying why (`followUpProblem`).
    */
+  /** Whether a follow-up would be taken now; when not, the box says why and keeps what was typed. */
+  function acceptsFollowUp(): boolean {
+    const view = runs.currentRun.value;
+    const busy = view !== undefined && (isActive(view.phase) || view.phase === 'review');
+    if (busy) followUpProblem.value = BUSY_FOLLOW_UP;
+    return !busy;
+  }
+
   async function followUp(input: FollowUpInput, pool: WorkerSpec[]): Promise<void> {
     const question = input.question.trim();
     if (!question) return;
@@ -399,6 +407,7 @@ export function createThreads(runs: Runs, services: ThreadServices) {
     followUpProblem,
     listing,
     startThread,
+    acceptsFollowUp,
     followUp,
     branchAt,
     regenerate,

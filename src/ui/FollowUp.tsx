@@ -1,4 +1,6 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import { filesOf } from './AttachmentChips.tsx';
 
 /**
  * The follow-up box under the last answer: Enter sends (Shift+Enter adds a line), an empty box sends
@@ -12,19 +14,29 @@ export function FollowUp({
   initial = '',
   testId = 'follow-up',
   onCancel,
+  attachments,
+  onFiles,
+  filesBusy,
 }: {
-  onSend: (question: string) => void;
+  /** Sends the question; false when it was refused (the box keeps it). */
+  onSend: (question: string) => boolean | undefined;
   problem?: string | undefined;
   label?: string;
   initial?: string;
   testId?: string;
   onCancel?: () => void;
+  /** The chips of the files attached to it, shown under the box. */
+  attachments?: ComponentChildren;
+  /** Files dropped on the box or pasted into it. Absent: no files are taken. */
+  onFiles?: (files: File[]) => void;
+  /** A file is still being read: sending waits. */
+  filesBusy?: boolean;
 }) {
   const [text, setText] = useState(initial);
   function send() {
     const question = text.trim();
-    if (!question) return;
-    onSend(question);
+    if (!question || filesBusy) return;
+    if (onSend(question) === false) return;
     setText('');
   }
   return (
@@ -34,6 +46,15 @@ export function FollowUp({
       onSubmit={(e) => {
         e.preventDefault();
         send();
+      }}
+      onDragOver={(e) => {
+        if (onFiles && e.dataTransfer?.types.includes('Files')) e.preventDefault();
+      }}
+      onDrop={(e) => {
+        const files = filesOf(e.dataTransfer);
+        if (!onFiles || files.length === 0) return;
+        e.preventDefault();
+        onFiles(files);
       }}
     >
       <label class="visually-hidden" for={`${testId}-text`}>
@@ -46,6 +67,12 @@ export function FollowUp({
         placeholder={label === 'Follow up' ? 'Ask a follow-up (Enter sends)' : undefined}
         data-testid={`${testId}-text`}
         onInput={(e) => setText(e.currentTarget.value)}
+        onPaste={(e) => {
+          const files = filesOf(e.clipboardData);
+          if (!onFiles || files.length === 0) return;
+          e.preventDefault();
+          onFiles(files);
+        }}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
@@ -53,6 +80,7 @@ export function FollowUp({
           } else if (e.key === 'Escape' && onCancel) onCancel();
         }}
       />
+      {attachments}
       <div class="row">
         <button type="submit" class="small primary" data-testid={`${testId}-send`}>
           {label === 'Follow up' ? 'Send' : label}

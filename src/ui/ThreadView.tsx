@@ -4,6 +4,7 @@ import type { AskMode, RunView } from '../app/runs/run-model.ts';
 import type { ThreadState } from '../app/threads.ts';
 import type { ThreadTurn } from '../executor/thread-store.ts';
 import { Answer } from './Answer.tsx';
+import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
 import { CopyAnswer } from './CopyAnswer.tsx';
 import { FollowUp } from './FollowUp.tsx';
@@ -232,7 +233,15 @@ export function ThreadFooter({ state, view }: { state: ThreadState; view: RunVie
       )}
       <FollowUp
         problem={threads.followUpProblem.value}
-        onSend={(question) => void threads.followUp({ question, ...how }, pool)}
+        attachments={<AttachmentChips state={app.followUpAttachments} />}
+        onFiles={(files) => void app.followUpAttachments.add(files)}
+        filesBusy={app.followUpAttachments.busy.value}
+        onSend={(question) => {
+          // Refused while the last turn runs: the question and its files stay in the box.
+          if (!threads.acceptsFollowUp()) return false;
+          void threads.followUp({ question, ...how, attachments: app.followUpAttachments.take() }, pool);
+          return true;
+        }}
       />
     </section>
   );

@@ -6,6 +6,7 @@ import { BUSY_FOLLOW_UP } from '../../../src/app/threads.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
 import type { ModelRef } from '../../../src/shared/model.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';
+import { csvAttachment } from '../../fixtures/attachments.ts';
 import { scriptedEngine } from './scripted-conductor.ts';
 import { keyedServices, keyedTestProvider, testAppState } from './test-app-state.ts';
 
@@ -16,9 +17,9 @@ const PLAN = '{"thought":"one worker","steps":[{"worker":"w1","task":"Answer the
 const model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
 
 /** The real host over a scripted engine that keeps every prompt it was given (the planner's prompts). */
-function recordingConductor(): { conductor: RunConductor; prompts: ChatMessage[][] } {
+function recordingConductor(plan = PLAN): { conductor: RunConductor; prompts: ChatMessage[][] } {
   const prompts: ChatMessage[][] = [];
-  const engine = scriptedEngine(PLAN);
+  const engine = scriptedEngine(plan);
   const host = new EngineHost(async () => ({
     ...engine,
     generate(request) {
@@ -157,5 +158,39 @@ describe('a thread of follow-ups over the real executor and the test provider', 
     expect(prompts).toHaveLength(1);
     expect(view.chosenBy).toEqual({ by: 'thread', strategy: 'single:w1', reason: SAME_WORKER_REASON });
     expect(view.steps[0]?.worker).toBe('w1');
+  });
+
+  it("takes files on a follow-up: the follow-up's request carries the file, the first turn's did not; a busy thread refuses first", async () => {
+    keyed.provider.setModel({
+      id: 'answers',
+      behaviour: { kind: 'fixed', text: 'Noted.' },
+      latency: { firstTokenMs: 200, perTokenMs: 0 },
+    });
+    const services = await keyedServices('threads-files', keyed.provider, KEY);
+    // The conductor gives its one step every file (with no file attached, validation drops `files`).
+    const { conductor } = recordingConductor(
+      '{"thought":"one worker","steps":[{"worker":"w1","task":"Answer the question.","sees":[],"files":"all"}]}',
+    );
+    const app = testAppState({ ...services, conductor });
+    const pool = [keyed.worker('w1', 'Writer', 'answers')];
+    const how = { mode: 'conductor' as const, review: false };
+    const before = chatBodies().length;
+    await app.threads.startThread({ question: 'Summarise what I send next.', ...how }, pool);
+    // While the first turn runs, a follow-up is not accepted: the box keeps its text and files.
+    expect(app.threads.acceptsFollowUp()).toBe(false);
+    expect(app.threads.followUpProblem.value).toBe(BUSY_FOLLOW_UP);
+    await app.runs.whenIdle();
+    expect(app.threads.acceptsFollowUp()).toBe(true);
+
+    const csv = await csvAttachment('sales.csv', 'region,total\nnorth,1729\n');
+    await app.threads.followUp({ question: 'Here is the file.', ...how, attachments: [csv] }, pool);
+    await app.runs.whenIdle();
+    expect(app.runs.currentRun.value?.phase).toBe('done');
+    const bodies = chatBodies()
+      .slice(before)
+      .map((b) => JSON.stringify(b));
+    expect(bodies).toHaveLength(2);
+    expect(bodies[0]).not.toContain('north,1729');
+    expect(bodies[1]).toContain('north,1729');
   });
 });
