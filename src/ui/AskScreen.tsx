@@ -101,6 +101,7 @@ export function AskScreen({ runId }: { runId?: string }) {
   const {
     currentRun,
     drawnRun,
+    streams,
     pendingReview,
     ask,
     openRun,
@@ -208,6 +209,7 @@ export function AskScreen({ runId }: { runId?: string }) {
       {drawn && (
         <RunPanel
           view={drawn}
+          streams={streams}
           workerOrder={drawn.workerOrder ?? workerOrder.value}
           actions={{
             cancelRun,

@@ -12,7 +12,7 @@ import '../../src/ui/styles.css';
 // same DAG of requests made with bare `fetch`, from this one page, driven through `window.__run`.
 
 // The app's own run state, built as src/main.ts builds it.
-const { currentRun, drawnRun, pendingReview, runReviewed } = createAppState(pageServices()).runs;
+const { currentRun, drawnRun, streams, pendingReview, runReviewed } = createAppState(pageServices()).runs;
 
 function worker(baseURL: string, model: string): WorkerSpec {
   return {
@@ -28,9 +28,13 @@ function worker(baseURL: string, model: string): WorkerSpec {
 }
 
 /** The run on screen, as the Ask screen shows it (the draw policy: src/app/runs/draw-timing.ts). */
+const WORKER_ORDER = ['w'];
+
 function Screen() {
   const view = drawnRun.value;
-  return view ? <RunPanel view={view} workerOrder={view.workerOrder ?? ['w']} /> : null;
+  return view ? (
+    <RunPanel view={view} workerOrder={view.workerOrder ?? WORKER_ORDER} streams={streams} />
+  ) : null;
 }
 const root = document.getElementById('app')!;
 render(<Screen />, root);

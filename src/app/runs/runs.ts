@@ -49,6 +49,7 @@ export function createRuns(services: RunServices) {
   return {
     currentRun: core.currentRun,
     drawnRun: drawing.drawnRun,
+    streams: drawing.streams,
     pendingReview: core.pendingReview,
     spendConfirm: spend.spendConfirm,
     confirmSpend: spend.confirmSpend,
