@@ -15,6 +15,8 @@ function sameProps(a: object, b: object): boolean {
  */
 export function renderedOnChange<P extends object>(render: FunctionComponent<P>) {
   class Unchanged extends Component<P> {
+    /** The component it wraps, rendered only when a prop changed (a test counts its renders by it). */
+    static readonly renders = render;
     override shouldComponentUpdate(next: P): boolean {
       return !sameProps(this.props, next);
     }
@@ -22,5 +24,5 @@ export function renderedOnChange<P extends object>(render: FunctionComponent<P>)
       return h(render, props);
     }
   }
-  return Unchanged as unknown as FunctionComponent<P>;
+  return Unchanged as unknown as FunctionComponent<P> & { readonly renders: FunctionComponent<P> };
 }

@@ -1,9 +1,10 @@
-import { render } from 'preact';
+import { options, render } from 'preact';
 import { createAppState, pageServices } from '../../src/app/app-state.ts';
 import { isActive, newRunView } from '../../src/app/runs/run-model.ts';
 import { dependencies } from '../../src/executor/dag.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import { RunPanel } from '../../src/ui/RunPanel.tsx';
+import { StepCard } from '../../src/ui/StepCard.tsx';
 import { BRANCHES } from '../fixtures/branches-plan.ts';
 import '../../src/ui/styles.css';
 
@@ -101,7 +102,30 @@ async function bare(baseURL: string, model: string): Promise<{ phase: string; ms
   return { phase: 'done', ms: performance.now() - started };
 }
 
-declare global {
-  var __run: { app: typeof app; bare: typeof bare; showView: typeof showView };
+/** How many times each step's card has rendered, by step index (counted from the first call on). */
+const cardRenders: Record<number, number> = {};
+let counting = false;
+function countCardRenders(): Record<number, number> {
+  if (!counting) {
+    counting = true;
+    const before = options.diffed;
+    options.diffed = (vnode) => {
+      if (vnode.type === StepCard.renders) {
+        const index = (vnode.props as unknown as { step: { index: number } }).step.index;
+        cardRenders[index] = (cardRenders[index] ?? 0) + 1;
+      }
+      before?.(vnode);
+    };
+  }
+  return { ...cardRenders };
 }
-globalThis.__run = { app, bare, showView };
+
+declare global {
+  var __run: {
+    app: typeof app;
+    bare: typeof bare;
+    showView: typeof showView;
+    countCardRenders: typeof countCardRenders;
+  };
+}
+globalThis.__run = { app, bare, showView, countCardRenders };
