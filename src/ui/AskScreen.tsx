@@ -111,6 +111,7 @@ export function AskScreen({ runId }: { runId?: string }) {
   const {
     currentRun,
     drawnRun,
+    streams,
     pendingReview,
     ask,
     openRun,
@@ -230,6 +231,7 @@ export function AskScreen({ runId }: { runId?: string }) {
       {drawn && (
         <RunPanel
           view={drawn}
+          streams={streams}
           workerOrder={drawn.workerOrder ?? workerOrder.value}
           actions={{
             cancelRun,

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { workerColor } from '../app/graph.ts';
 import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
+import type { StepStreams } from '../app/runs/draw-timing.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/runs/run-model.ts';
 import { downloadText } from '../app/save-file.ts';
 import { workerName } from '../app/worker-names.ts';
@@ -11,6 +12,7 @@ import { Notice } from './Notice.tsx';
 import { RunFiles, stepFilesText } from './RunFiles.tsx';
 import { StepCard } from './StepCard.tsx';
 import { Timeline } from './Timeline.tsx';
+import { renderedOnChange } from './unchanged.ts';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
 /**
@@ -38,6 +40,15 @@ const PHASE_TEXT: Record<RunView['phase'], string> = {
   failed: 'Failed',
   cancelled: 'Cancelled',
 };
+
+/** The graph is laid out again only when its steps' workers, tasks, inputs or states change. */
+const Graph = renderedOnChange(WorkflowGraph);
+const NO_LABELS: Record<string, string> = {};
+
+/** Whether a step's card shows the time: while it waits or runs (an ended step's times are fixed). */
+function ticking(step: RunView['steps'][number]): boolean {
+  return step.state === 'queued' || step.state === 'running' || step.wait !== undefined;
+}
 
 export interface RunActions {
   cancelRun?: () => void;
@@ -142,22 +153,31 @@ export function RunPanel({
   workerOrder,
   actions = {},
   mark = {},
+  streams,
 }: {
   view: RunView;
   workerOrder: readonly string[];
   actions?: RunActions;
   mark?: RunMark;
+  /** The live run's streamed text (draw-timing.ts): its running steps draw tokens in place. */
+  streams?: StepStreams | undefined;
 }) {
   const active = isActive(view.phase);
   const reviewing = view.phase === 'review';
   const finished = !active && !reviewing && view.steps.length > 0;
   const now = useNow(active);
   const totals = view.totals ?? liveTotals(view.steps);
-  const labels = view.workerLabels ?? {};
-  const graphSteps =
-    view.steps.length > 0
-      ? view.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees, state: s.state }))
-      : view.plannedSteps;
+  const labels = view.workerLabels ?? NO_LABELS;
+  // A token changes a step's record, not its place in the graph: the graph's steps are made again only
+  // when a step is added, changes state or is taken over.
+  const graphKey = view.steps.map((s) => `${s.worker}:${s.state}`).join();
+  const graphSteps = useMemo(
+    () =>
+      view.steps.length > 0
+        ? view.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees, state: s.state }))
+        : view.plannedSteps,
+    [graphKey, view.plannedSteps, view.id],
+  );
   const finalIndex = view.finalStep;
   const finalStep = finalIndex !== undefined ? view.steps[finalIndex] : undefined;
   const elapsed = runElapsed(view, now);
@@ -352,7 +372,7 @@ export function RunPanel({
         <div class="grid-2">
           <section class="card" aria-labelledby="graph-title">
             <h2 id="graph-title">Workflow</h2>
-            <WorkflowGraph steps={graphSteps} workerOrder={workerOrder} workerLabels={labels} />
+            <Graph steps={graphSteps} workerOrder={workerOrder} workerLabels={labels} />
           </section>
           <section class="card" aria-labelledby="timeline-title">
             <h2 id="timeline-title">Timeline</h2>
@@ -378,9 +398,10 @@ export function RunPanel({
                 filesText={stepFilesText(step.files, view.attachments)}
                 labels={labels}
                 final={step.index === finalIndex}
-                now={now}
+                now={ticking(step) ? now : 0}
                 onCancel={actions.cancelStep}
                 onRerun={active ? undefined : actions.rerunStep}
+                stream={streams?.of(view.id, step.index)}
               />
             ))}
           </div>

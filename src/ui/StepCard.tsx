@@ -1,5 +1,7 @@
+import type { ReadonlySignal } from '@preact/signals';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { costText } from '../app/price-text.ts';
+import type { StepStream } from '../app/runs/draw-timing.ts';
 import { workerName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/step-status.ts';
@@ -7,6 +9,7 @@ import { historyCutText } from '../executor/turn-history.ts';
 import type { StepStatus } from '../executor/types.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
+import { renderedOnChange } from './unchanged.ts';
 
 /** What a follow-up's step was sent of the thread's earlier turns, and what was cut and why. */
 function HistoryNote({ step }: { step: StepStatus }) {
@@ -37,15 +40,15 @@ function seesText(sees: StepStatus['sees'], index: number): string {
  * The model's reasoning, collapsed: its token count (the provider's, else an estimate marked ~), and its
  * text as plain text (Preact escapes it: never HTML, never markdown), apart from the answer.
  */
-function Reasoning({ step }: { step: StepStatus }) {
+function Reasoning({ step, streamed }: { step: StepStatus; streamed?: ReadonlySignal<string> | undefined }) {
   const text = step.reasoning;
-  if (!text) return null;
+  if (!text && !streamed?.peek()) return null;
   const counted = step.usage?.reasoningTokens;
   const tokens = counted !== undefined && !step.usage?.estimated ? counted : undefined;
   // While it streams, the request in flight counts it (once per piece): counting the whole text again on
   // every draw grew with its length.
   const estimate =
-    step.usage?.reasoningTokens ?? step.requests?.at(-1)?.reasoningTokens ?? estimateTokens(text);
+    step.usage?.reasoningTokens ?? step.requests?.at(-1)?.reasoningTokens ?? estimateTokens(text ?? '');
   const label =
     tokens !== undefined ? `${formatTokens(tokens)} tokens` : `~${formatTokens(estimate)} tokens (estimated)`;
   return (
@@ -53,7 +56,7 @@ function Reasoning({ step }: { step: StepStatus }) {
       <summary class="small">
         Reasoning <span class="muted">· {label}</span>
       </summary>
-      <p class="step-task">{text}</p>
+      <p class="step-task">{streamed ?? text}</p>
     </details>
   );
 }
@@ -64,8 +67,12 @@ export function stepLatency(step: StepStatus, now: number): number | undefined {
   return (endedAt ?? now) - startedAt;
 }
 
-/** One step: its worker, task, state, streamed answer (sanitized markdown) and metrics, with its actions. */
-export function StepCard({
+/**
+ * One step: its worker, task, state, answer and metrics, with its actions. While the step runs, its answer
+ * is its stream's text signal, drawn in place as plain text (a token changes one text node, this card is
+ * not rendered again); once it has ended, its answer as sanitized markdown, rendered once.
+ */
+function StepCardView({
   step,
   color,
   workerName,
@@ -75,6 +82,7 @@ export function StepCard({
   now,
   onCancel,
   onRerun,
+  stream,
 }: {
   step: StepStatus;
   color: string;
@@ -88,6 +96,8 @@ export function StepCard({
   now: number;
   onCancel?: (index: number) => void;
   onRerun?: (index: number) => void;
+  /** The live run's streamed text for this step (none for a stored run). */
+  stream?: StepStream | undefined;
 }) {
   const latency = stepLatency(step, now);
   const ttft =
@@ -172,8 +182,14 @@ export function StepCard({
           {step.error}
         </p>
       )}
-      <Reasoning step={step} />
-      {(step.text || step.state === 'running') && <Answer text={step.text} />}
+      <Reasoning step={step} streamed={step.state === 'running' ? stream?.reasoning : undefined} />
+      {step.state === 'running' && stream ? (
+        <div class="answer" data-testid="answer" data-streaming="true">
+          <p class="plain">{stream.text}</p>
+        </div>
+      ) : (
+        (step.text || step.state === 'running') && <Answer text={step.text} />
+      )}
       <Citations citations={step.citations} testId={`step-citations-${step.index}`} />
       <p
         class="step-metrics"
@@ -192,3 +208,9 @@ export function StepCard({
     </article>
   );
 }
+
+/**
+ * A card is rendered again only when its props change: its step's record (each executor event replaces
+ * only the record of the step it is about), its final mark, its actions, or the time while it runs.
+ */
+export const StepCard = renderedOnChange(StepCardView);

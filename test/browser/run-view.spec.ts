@@ -1,4 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
+import { startProvider, type TestProvider } from '../provider/server.ts';
 import { chainRunExport, fanRunExport } from './app-fixtures.ts';
 import { importRunFile } from './app-steps.ts';
 
@@ -109,4 +110,64 @@ test('the graph, the timeline and the step cards name workers by their labels, n
   const heading = page.getByTestId('step-card-1').getByRole('heading');
   await expect(heading).toHaveText('Step 1 · Checking model');
   await expect(page.locator('.steps')).not.toContainText('· w1');
+});
+
+test.describe('a run as it streams (test/pages/run.html: the app run state and run view)', () => {
+  let provider: TestProvider;
+  const words = Array.from({ length: 250 }, (_, i) => `w${i}`).join(' ');
+  test.beforeAll(async () => {
+    provider = await startProvider({
+      models: [
+        {
+          id: 'marked',
+          behaviour: { kind: 'fixed', text: `**bold** ${words}` },
+          latency: { firstTokenMs: 100, perTokenMs: 10 },
+        },
+      ],
+    });
+  });
+  test.afterAll(async () => {
+    await provider.close();
+  });
+
+  test('draws tokens in place without rendering the cards that did not change; markdown once a step ends', async ({
+    page,
+  }) => {
+    await page.goto('/test/pages/run.html');
+    await page.waitForFunction(() => globalThis.__run !== undefined);
+    // A string: this file's global `__run` is the bench's view of the harness, without the counter.
+    const renders = () =>
+      page.evaluate('globalThis.__run.countCardRenders()') as Promise<Record<number, number>>;
+    await renders();
+    const run = page.evaluate((base) => globalThis.__run.app(base, 'marked'), provider.baseURL);
+
+    // The join streams after both branches ended: its text is drawn as it came, markdown not yet rendered.
+    const join = page.getByTestId('step-card-4');
+    await expect(join).toHaveAttribute('data-state', 'running');
+    const streamed = join.locator('[data-streaming="true"] p.plain');
+    await expect(streamed).toContainText('**bold** w');
+    for (const index of [0, 1, 2, 3]) {
+      const card = page.getByTestId(`step-card-${index}`);
+      await expect(card).toHaveAttribute('data-state', 'done');
+      await expect(card.locator('.answer strong')).toHaveText('bold');
+    }
+    const before = await renders();
+    const length = await streamed.evaluate((p) => p.textContent?.length ?? 0);
+    await expect
+      .poll(() => streamed.evaluate((p) => p.textContent?.length ?? 0))
+      .toBeGreaterThan(length + 200);
+    const during = await renders();
+    // The ended steps' cards were not rendered again while the join's tokens were drawn...
+    for (const index of [0, 1, 2, 3]) expect(during[index], `step ${index}`).toBe(before[index]);
+    // ...the join's card was (its token counts), and its text was drawn in place all along.
+    expect(during[4]).toBeGreaterThan(before[4] ?? 0);
+    await expect(join.locator('.answer strong')).toHaveCount(0);
+
+    expect((await run).phase).toBe('done');
+    // Once the step has ended, its answer is rendered as markdown, in its card and as the final answer.
+    await expect(join.locator('[data-streaming]')).toHaveCount(0);
+    await expect(join.locator('.answer strong')).toHaveText('bold');
+    await expect(join.locator('.answer')).toContainText('w249');
+    await expect(page.getByTestId('final-answer').locator('strong')).toHaveText('bold');
+  });
 });

@@ -1,9 +1,10 @@
-import { render } from 'preact';
+import { options, render } from 'preact';
 import { createAppState, pageServices } from '../../src/app/app-state.ts';
 import { isActive, newRunView } from '../../src/app/runs/run-model.ts';
 import { dependencies } from '../../src/executor/dag.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import { RunPanel } from '../../src/ui/RunPanel.tsx';
+import { StepCard } from '../../src/ui/StepCard.tsx';
 import { BRANCHES } from '../fixtures/branches-plan.ts';
 import '../../src/ui/styles.css';
 
@@ -12,7 +13,7 @@ import '../../src/ui/styles.css';
 // same DAG of requests made with bare `fetch`, from this one page, driven through `window.__run`.
 
 // The app's own run state, built as src/main.ts builds it.
-const { currentRun, drawnRun, pendingReview, runReviewed } = createAppState(pageServices()).runs;
+const { currentRun, drawnRun, streams, pendingReview, runReviewed } = createAppState(pageServices()).runs;
 
 function worker(baseURL: string, model: string): WorkerSpec {
   return {
@@ -28,9 +29,13 @@ function worker(baseURL: string, model: string): WorkerSpec {
 }
 
 /** The run on screen, as the Ask screen shows it (the draw policy: src/app/runs/draw-timing.ts). */
+const WORKER_ORDER = ['w'];
+
 function Screen() {
   const view = drawnRun.value;
-  return view ? <RunPanel view={view} workerOrder={view.workerOrder ?? ['w']} /> : null;
+  return view ? (
+    <RunPanel view={view} workerOrder={view.workerOrder ?? WORKER_ORDER} streams={streams} />
+  ) : null;
 }
 const root = document.getElementById('app')!;
 render(<Screen />, root);
@@ -97,7 +102,30 @@ async function bare(baseURL: string, model: string): Promise<{ phase: string; ms
   return { phase: 'done', ms: performance.now() - started };
 }
 
-declare global {
-  var __run: { app: typeof app; bare: typeof bare; showView: typeof showView };
+/** How many times each step's card has rendered, by step index (counted from the first call on). */
+const cardRenders: Record<number, number> = {};
+let counting = false;
+function countCardRenders(): Record<number, number> {
+  if (!counting) {
+    counting = true;
+    const before = options.diffed;
+    options.diffed = (vnode) => {
+      if (vnode.type === StepCard.renders) {
+        const index = (vnode.props as unknown as { step: { index: number } }).step.index;
+        cardRenders[index] = (cardRenders[index] ?? 0) + 1;
+      }
+      before?.(vnode);
+    };
+  }
+  return { ...cardRenders };
 }
-globalThis.__run = { app, bare, showView };
+
+declare global {
+  var __run: {
+    app: typeof app;
+    bare: typeof bare;
+    showView: typeof showView;
+    countCardRenders: typeof countCardRenders;
+  };
+}
+globalThis.__run = { app, bare, showView, countCardRenders };

@@ -1,15 +1,20 @@
 /**
  * When the run view is drawn: the one home of the draw policy.
  *
- * - `currentRun` takes every change at once; what decides (busy, the review, actions) reads it.
- * - Streamed tokens reach it at most about ten times a second (`frameCoalescedUpdates`, `throttledFrames`);
- *   every other executor event at once, with the tokens still waiting.
+ * - `currentRun` takes every change at once; what decides (busy, the review, actions) reads it. Streamed
+ *   tokens reach it at most about ten times a second (`frameCoalescedUpdates`, `throttledFrames`), every
+ *   other executor event at once, with the tokens still waiting.
+ * - A step's streamed text is drawn in place: its text signal (`createStepStreams`), set with the same
+ *   updates, is bound in text position in the step's card, where the running step shows it as plain text:
+ *   a draw changes one text node. Its markdown is rendered once, when the step has ended.
+ * - A step card is rendered again only when its step's record changes (each event replaces one step's),
+ *   and the graph only when a step is added or changes worker or state.
  * - The page draws `drawnRun`, which follows `currentRun` once the requests a change set off have left
  *   (`afterRequestsLeave`), at most `MAX_HOLD_MS` later: no request waits for drawing, and changes that
  *   come before a draw are drawn together, as the latest.
  */
-import { effect, type Signal, signal } from '@preact/signals';
-import type { ExecutorEvent } from '../../executor/types.ts';
+import { effect, type ReadonlySignal, type Signal, signal } from '@preact/signals';
+import type { ExecutorEvent, StepStatus } from '../../executor/types.ts';
 import type { SendingServices } from '../services.ts';
 import { applyEvent, type RunView } from './run-model.ts';
 
@@ -79,6 +84,7 @@ export function afterRequestsLeave(idle: () => Promise<void>, holdMs = MAX_HOLD_
 export function frameCoalescedUpdates(
   update: (apply: (view: RunView) => RunView) => void,
   schedule: FrameScheduler = throttledFrames(),
+  applied: (events: readonly ExecutorEvent[]) => void = () => {},
 ): (event: ExecutorEvent) => void {
   // Per step, its latest token event: tokens of different steps touch different steps, so they commute.
   const waiting = new Map<number, ExecutorEvent>();
@@ -92,6 +98,7 @@ export function frameCoalescedUpdates(
     scheduled = false;
     if (waiting.size === 0) return;
     const events = take();
+    applied(events);
     update((view) => events.reduce((v, e) => applyEvent(v, e), view));
   };
   return (event) => {
@@ -105,9 +112,48 @@ export function frameCoalescedUpdates(
       return;
     }
     const events = [...take(), event];
+    applied(events);
     update((view) => events.reduce((v, e) => applyEvent(v, e), view));
   };
 }
+
+/** A running step's streamed answer and reasoning, as they are now. */
+export interface StepStream {
+  text: ReadonlySignal<string>;
+  reasoning: ReadonlySignal<string>;
+}
+
+/**
+ * The live run's streamed text, one pair of signals per step: each step event sets its step's (a signal
+ * that holds the same text stays quiet). A new run's events start afresh; `of` gives nothing for a run
+ * that is not the live one (a stored run shows its steps' stored text).
+ */
+export function createStepStreams() {
+  let liveRun: string | undefined;
+  const steps = new Map<number, { text: Signal<string>; reasoning: Signal<string> }>();
+  return {
+    of(runId: string, index: number): StepStream | undefined {
+      return runId === liveRun ? steps.get(index) : undefined;
+    },
+    /** The step's text as the executor's snapshot holds it. */
+    show(runId: string, status: StepStatus): void {
+      if (runId !== liveRun) {
+        liveRun = runId;
+        steps.clear();
+      }
+      let stream = steps.get(status.index);
+      if (!stream) {
+        stream = { text: signal(status.text), reasoning: signal(status.reasoning ?? '') };
+        steps.set(status.index, stream);
+        return;
+      }
+      stream.text.value = status.text;
+      stream.reasoning.value = status.reasoning ?? '';
+    },
+  };
+}
+
+export type StepStreams = ReturnType<typeof createStepStreams>;
 
 /**
  * The run view's drawing for one set of runs: `drawnRun` follows `currentRun` once no run is being started
@@ -158,5 +204,5 @@ export function createRunDrawing(currentRun: Signal<RunView | undefined>, egress
     });
   });
 
-  return { drawnRun, starting, starts, egress: egressForRuns };
+  return { drawnRun, streams: createStepStreams(), starting, starts, egress: egressForRuns };
 }

@@ -51,6 +51,7 @@ export function createRuns(services: RunServices) {
     filesOf: core.runFiles.get,
     currentRun: core.currentRun,
     drawnRun: drawing.drawnRun,
+    streams: drawing.streams,
     pendingReview: core.pendingReview,
     spendConfirm: spend.spendConfirm,
     confirmSpend: spend.confirmSpend,

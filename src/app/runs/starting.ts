@@ -44,7 +44,13 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
       services.bridge(),
       failoverFor(services),
     ]);
-    const viewUpdates = frameCoalescedUpdates((apply) => core.update(runId, apply));
+    const viewUpdates = frameCoalescedUpdates(
+      (apply) => core.update(runId, apply),
+      undefined,
+      (events) => {
+        for (const event of events) if ('status' in event) drawing.streams.show(runId, event.status);
+      },
+    );
     return {
       transport,
       conductor: replannerFor(bridge, replanContext(pool)),
