@@ -21,6 +21,9 @@ const servers = useServers({
   models: [
     { id: 'paced', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 400, perTokenMs: 30 } },
     crawlModel(40),
+    // For the cancel test: both steps must still be streaming after a cancel and its checks, however
+    // slow the machine (40 repeats end in about 12 s, which a loaded machine spent before the checks).
+    { ...crawlModel(400), id: 'crawl-long' },
   ],
 });
 
@@ -134,7 +137,7 @@ test('cancel a step, then the run', async ({ page }) => {
   logErrors(page);
   await loadTinyConductor(page, servers.models.url);
   await setUpPool(page);
-  await addModelWorker(page, servers.provider.baseURL, 'crawl', 'Crawl');
+  await addModelWorker(page, servers.provider.baseURL, 'crawl-long', 'Crawl');
   await askQuestion(page, 'Write two long answers.', { review: true });
   await editPlan(page, [
     { worker: 'w3', task: 'Write a long answer.', sees: [] },
