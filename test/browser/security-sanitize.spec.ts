@@ -35,8 +35,11 @@ async function expectInert(container: ReturnType<Page['getByTestId']>) {
   // The raw HTML is shown as text, not parsed.
   await expect(container).toContainText('<script>window.__pwned');
   await expect(container).toContainText('onerror=');
+  // Inside the rendered answer itself: the card around it draws its own icons (Good/Bad are inline SVG).
+  const answer = container.getByTestId('answer');
+  await expect(answer).not.toHaveCount(0);
   for (const tag of ['script', 'img', 'iframe', 'svg', 'style', 'math', 'form', 'object', 'embed']) {
-    await expect(container.locator(tag), `no <${tag}> in the rendered answer`).toHaveCount(0);
+    await expect(answer.locator(tag), `no <${tag}> in the rendered answer`).toHaveCount(0);
   }
   // No element carries an event handler or a javascript: URL.
   const active = await container.evaluate((root) =>

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { startProvider, type TestProvider } from '../provider/server.ts';
 
 // Wording in Settings that was wrong: "a OpenAI key", and a CORS hint printed twice (once under the form,
 // once in the connection result).
@@ -12,6 +13,16 @@ test('the key link says "an OpenAI key", "a Groq key"', async ({ page }) => {
   await expect(keys.getByRole('link', { name: 'Get a Groq key' })).toBeVisible();
 });
 
+// A server that answers but sends no CORS headers: the cause the Ollama hint is for (a port where nothing
+// listens gets no CORS hint, since CORS cannot help there).
+let noCors: TestProvider;
+test.beforeAll(async () => {
+  noCors = await startProvider({ cors: 'off' });
+});
+test.afterAll(async () => {
+  await noCors.close();
+});
+
 test('a failed connection test to Ollama shows its CORS hint once, with this page origin', async ({
   page,
   baseURL,
@@ -19,7 +30,7 @@ test('a failed connection test to Ollama shows its CORS hint once, with this pag
   await page.goto('/#/settings');
   const form = page.getByTestId('add-worker');
   await form.getByLabel('Provider').selectOption('ollama');
-  await form.getByLabel('Base URL').fill('http://127.0.0.1:1/v1');
+  await form.getByLabel('Base URL').fill(noCors.baseURL);
   await form.getByLabel('Model').fill('llama3');
   await form.getByRole('button', { name: 'Test connection' }).click();
   await expect(form.getByTestId('connection-result')).toContainText('OLLAMA_ORIGINS=', { timeout: 30_000 });
