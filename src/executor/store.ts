@@ -287,8 +287,10 @@ export function snapshotPool(pool: readonly WorkerSpec[]): WorkerSpec[] {
     if (w.systemPrompt !== undefined) copy.systemPrompt = w.systemPrompt;
     if (w.price !== undefined) copy.price = priceCopy(w.price);
     if (w.costTier !== undefined) copy.costTier = w.costTier;
-    // A resumed run sends its images only to the workers that took them.
+    // A resumed run sends as the first did: images only to the workers that took them, and a search
+    // request only to the workers that searched.
     if (w.vision) copy.vision = true;
+    if (w.webSearch) copy.webSearch = true;
     return copy;
   });
 }

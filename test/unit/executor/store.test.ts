@@ -6,6 +6,7 @@ import {
   openRunStore,
   type RunStore,
   type StepRecord,
+  snapshotPool,
 } from '../../../src/executor/store.ts';
 import type { ExecutorEvent, StepState } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
@@ -417,5 +418,14 @@ describe('damaged records (issue 11, defect 2)', () => {
       steps: 1,
     });
     store.close();
+  });
+
+  it("keeps a worker's search and vision marks in the run's pool, so a resumed run sends as the first did", () => {
+    const searching = { ...worker('w', 'echo'), webSearch: true, vision: true } as WorkerSpec;
+    const plain = worker('v', 'echo');
+    const [kept, other] = snapshotPool([searching, plain]);
+    expect(kept).toMatchObject({ webSearch: true, vision: true });
+    expect(other).not.toHaveProperty('webSearch');
+    expect(other).not.toHaveProperty('vision');
   });
 });
