@@ -1,17 +1,13 @@
 // Whether reading a long PDF keeps the page responsive: pdf.js parses it in its own Web Worker.
-import { rm } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
-import { resolve } from 'node:path';
 import { type Browser, chromium, type Page } from '@playwright/test';
-import { preview } from 'vite';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { manyPagesPdf } from '../test/fixtures/pdf-writer.ts';
 import type { MainThreadReport, ReadSummary } from '../test/pages/attachments.ts';
-import { buildApp } from './site.ts';
+import { previewBuiltApp } from './site.ts';
 import { median, round } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const PAGES = 100;
 /** Reads after the first (which also loads pdf.js and starts its worker). */
 const WARM_READS = 3;
@@ -95,20 +91,11 @@ async function tracedRead(browser: Browser, page: Page, pdf: Uint8Array): Promis
  */
 async function p18(): Promise<BenchResult> {
   const outDir = 'dist-bench-p18';
-  await buildApp(outDir, { mode: 'test' });
-  const server = await preview({
-    root: ROOT,
-    mode: 'test',
-    logLevel: 'error',
-    build: { outDir },
-    preview: { host: '127.0.0.1', port: 0, strictPort: false },
-  });
+  const site = await previewBuiltApp(outDir, { mode: 'test' });
   const browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
   try {
-    const url = server.resolvedUrls?.local[0];
-    if (!url) throw new Error('vite preview gave no URL');
     const page = await browser.newPage();
-    await page.goto(new URL('test/pages/attachments.html', url).href);
+    await page.goto(`${site.url}/test/pages/attachments.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     const pdf = manyPagesPdf(PAGES);
     const cold = await tracedRead(browser, page, pdf);
@@ -133,8 +120,7 @@ async function p18(): Promise<BenchResult> {
     };
   } finally {
     await browser.close();
-    await server.close();
-    await rm(resolve(ROOT, outDir), { recursive: true, force: true });
+    await site.close();
   }
 }
 

@@ -1,44 +1,30 @@
 // P19: what a `run` step costs next to the bench's own scoring of the same code. P20: what write → run →
 // fix gains over write alone, with scripted workers whose code has seeded bugs. Both in one page of the
 // test build (test/pages/run-fix.html): the real executor, run step and sandbox with Pyodide from the build.
-import { rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { type Browser, chromium, type Page } from '@playwright/test';
-import { preview } from 'vite';
 import { comparePaired } from '../src/evaluation/stats.ts';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { RUN_FIX_TASKS } from './run-fix-tasks.ts';
-import { buildApp } from './site.ts';
+import { previewBuiltApp } from './site.ts';
 import { median, quantile, round } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const RUNS = 20;
 const WARMUP = 3;
 
 /** The harness page in a fresh build, for `use`; everything is closed afterwards. */
 async function withHarness<T>(outDir: string, use: (page: Page) => Promise<T>): Promise<T> {
-  await buildApp(outDir, { mode: 'test' });
-  const server = await preview({
-    root: ROOT,
-    mode: 'test',
-    logLevel: 'error',
-    build: { outDir },
-    preview: { host: '127.0.0.1', port: 0, strictPort: false },
-  });
+  const site = await previewBuiltApp(outDir, { mode: 'test' });
   let browser: Browser | undefined;
   try {
     browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
-    const url = server.resolvedUrls?.local[0];
-    if (!url) throw new Error('vite preview gave no URL');
     const page = await browser.newPage();
-    await page.goto(new URL('test/pages/run-fix.html', url).href);
+    await page.goto(`${site.url}/test/pages/run-fix.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     return await use(page);
   } finally {
     await browser?.close();
-    await server.close();
-    await rm(resolve(ROOT, outDir), { recursive: true, force: true });
+    await site.close();
   }
 }
 

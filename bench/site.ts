@@ -4,6 +4,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
+import { preview } from 'vite';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -78,4 +79,29 @@ export async function serveBuiltApp(outDir: string, options: { mode?: string } =
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Builds the app into `outDir` and serves it with `vite preview`, which sends the app's own headers (its
+ * CSP among them): for pages whose measurement depends on them. Closing the site also removes the build.
+ */
+export async function previewBuiltApp(outDir: string, options: { mode?: string } = {}): Promise<Site> {
+  await buildApp(outDir, options);
+  const server = await preview({
+    root: ROOT,
+    ...(options.mode ? { mode: options.mode } : {}),
+    logLevel: 'error',
+    build: { outDir },
+    preview: { host: '127.0.0.1', port: 0, strictPort: false },
+  });
+  const close = async () => {
+    await server.close();
+    await rm(resolve(ROOT, outDir), { recursive: true, force: true });
+  };
+  const url = server.resolvedUrls?.local[0];
+  if (!url) {
+    await close();
+    throw new Error('vite preview gave no URL');
+  }
+  return { url: url.replace(/\/$/, ''), close };
 }
