@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ESTIMATED, estimateNote, formatTime } from '../app/format.ts';
+import { estimateNote, formatTime } from '../app/format.ts';
 import { HISTORY_PAGE_SIZE, statusText } from '../app/history.ts';
-import { costText } from '../app/price-text.ts';
 import type { RunSummary, SkippedRun } from '../executor/store.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
-import { JsonFilePicker } from './JsonFilePicker.tsx';
+import { DeleteButton, ListedCost } from './HistoryRowParts.tsx';
+import { importChosenFile, JsonFilePicker } from './JsonFilePicker.tsx';
 import { ThreadHistory } from './ThreadHistory.tsx';
 
 /** Typing pauses this long before the index is searched. */
@@ -52,13 +52,13 @@ function HistoryRow({ run }: { run: RunSummary }) {
       </span>
       <span class="small muted">
         {formatTime(run.createdAt)} · {run.steps} step{run.steps === 1 ? '' : 's'} ·{' '}
-        <span
-          data-testid="history-cost"
+        <ListedCost
+          cost={run.cost}
+          estimated={run.estimated}
+          unpriced={run.unpriced}
+          testId="history-cost"
           title={run.estimated ? `In part ${estimateNote(run.estimator)}` : undefined}
-        >
-          {run.estimated ? ESTIMATED : ''}
-          {costText(run.cost, run.unpriced ? 1 : 0)}
-        </span>
+        />
       </span>
       <button
         type="button"
@@ -68,16 +68,12 @@ function HistoryRow({ run }: { run: RunSummary }) {
       >
         Open
       </button>
-      <button
-        type="button"
-        class="small danger"
-        aria-label={`Delete run: ${run.question.slice(0, 60)}`}
-        onClick={() => {
-          if (confirm('Delete this run from your history?')) void deleteRun(run.id);
-        }}
-      >
-        Delete
-      </button>
+      <DeleteButton
+        kind="run"
+        name={run.question}
+        question="Delete this run from your history?"
+        onDelete={() => void deleteRun(run.id)}
+      />
     </li>
   );
 }
@@ -126,17 +122,8 @@ export function HistoryScreen() {
   }, [query, list]);
 
   const onImport = async (input: HTMLInputElement) => {
-    const chosen = input.files?.[0];
-    input.value = '';
-    if (!chosen) return;
-    // A file that cannot be read or a store that refuses the write is reported, not left as a silent rejection.
-    const result = await chosen
-      .text()
-      .then(importRun)
-      .catch((error: unknown) => ({
-        ok: false as const,
-        error: `The run could not be imported: ${(error as { message?: string }).message ?? String(error)}`,
-      }));
+    const result = await importChosenFile(input, importRun, 'run');
+    if (!result) return;
     setMessage(
       !result.ok
         ? { kind: 'error', text: result.error }

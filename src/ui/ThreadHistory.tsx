@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ESTIMATED, formatTime } from '../app/format.ts';
-import { costText } from '../app/price-text.ts';
+import { formatTime } from '../app/format.ts';
 import type { RunSummary } from '../executor/store.ts';
 import type { ThreadListing } from '../executor/thread-store.ts';
 import { useAppState } from './app-context.ts';
 import { FollowUp } from './FollowUp.tsx';
-import { JsonFilePicker } from './JsonFilePicker.tsx';
+import { DeleteButton, ListedCost } from './HistoryRowParts.tsx';
+import { importChosenFile, JsonFilePicker } from './JsonFilePicker.tsx';
 
 /** Threads shown at a time; "Show more threads" adds as many. */
 const THREADS_SHOWN = 50;
@@ -41,10 +41,12 @@ function ThreadRow({ thread }: { thread: ThreadListing }) {
         {formatTime(thread.updatedAt)} · <span data-testid="thread-turn-count">{thread.turns}</span> turn
         {thread.turns === 1 ? '' : 's'}
         {thread.runs > thread.turns ? ` (${thread.runs} runs with branches)` : ''} ·{' '}
-        <span data-testid="thread-cost">
-          {thread.estimated ? ESTIMATED : ''}
-          {costText(thread.cost, thread.unpriced ? 1 : 0)}
-        </span>
+        <ListedCost
+          cost={thread.cost}
+          estimated={thread.estimated}
+          unpriced={thread.unpriced}
+          testId="thread-cost"
+        />
       </span>
       <button
         type="button"
@@ -54,17 +56,12 @@ function ThreadRow({ thread }: { thread: ThreadListing }) {
       >
         Rename
       </button>
-      <button
-        type="button"
-        class="small danger"
-        aria-label={`Delete thread: ${thread.title.slice(0, 60)}`}
-        onClick={() => {
-          if (confirm('Delete this thread, every turn and branch of it, from your history?'))
-            void threads.deleteThread(thread.id);
-        }}
-      >
-        Delete
-      </button>
+      <DeleteButton
+        kind="thread"
+        name={thread.title}
+        question="Delete this thread, every turn and branch of it, from your history?"
+        onDelete={() => void threads.deleteThread(thread.id)}
+      />
       {problem && (
         <p class="alert small" data-kind="error">
           {problem}
@@ -95,16 +92,8 @@ export function ThreadHistory({ matches }: { matches: readonly RunSummary[] | un
   const rows = (listed ?? []).filter((t) => !wanted || wanted.has(t.id));
 
   const onImport = async (input: HTMLInputElement) => {
-    const chosen = input.files?.[0];
-    input.value = '';
-    if (!chosen) return;
-    const result = await chosen
-      .text()
-      .then(threads.importThread)
-      .catch((error: unknown) => ({
-        ok: false as const,
-        error: `The thread could not be imported: ${(error as Error).message}`,
-      }));
+    const result = await importChosenFile(input, threads.importThread, 'thread');
+    if (!result) return;
     setMessage(
       !result.ok
         ? { kind: 'error', text: result.error }
