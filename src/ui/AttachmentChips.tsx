@@ -140,6 +140,30 @@ export function AttachmentChips({ state }: { state: AttachmentsState }) {
 }
 
 /** Files a drop or a paste carries (none for plain text). */
-export function filesOf(data: DataTransfer | null): File[] {
+function filesOf(data: DataTransfer | null): File[] {
   return data ? [...data.files] : [];
+}
+
+/**
+ * What a box that takes files (Ask's composer, a follow-up) does with them: files dropped on its form or
+ * pasted into its text go to `onFiles`; plain text is left to the browser. Without `onFiles` it takes none.
+ */
+export function fileHandlers(onFiles: ((files: File[]) => void) | undefined) {
+  const take = (data: DataTransfer | null, event: Event) => {
+    const files = filesOf(data);
+    if (!onFiles || files.length === 0) return;
+    event.preventDefault();
+    onFiles(files);
+  };
+  return {
+    /** For the form. */
+    drop: {
+      onDragOver: (e: DragEvent) => {
+        if (onFiles && e.dataTransfer?.types.includes('Files')) e.preventDefault();
+      },
+      onDrop: (e: DragEvent) => take(e.dataTransfer, e),
+    },
+    /** For the text box. */
+    onPaste: (e: ClipboardEvent) => take(e.clipboardData, e),
+  };
 }

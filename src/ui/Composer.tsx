@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { AskMode } from '../app/runs/run-model.ts';
-import { filesOf } from './AttachmentChips.tsx';
+import { fileHandlers } from './AttachmentChips.tsx';
 
 export interface AskInput {
   question: string;
@@ -55,6 +55,7 @@ export function Composer({
   const blockedBy = disabledReason ?? (mode !== 'auto' ? plannerMissing : undefined);
   disabled = disabled || blockedBy !== undefined;
 
+  const files = fileHandlers(onFiles);
   const send = (planOnly = false) => {
     const text = question.trim();
     if (!text || disabled || filesBusy) return;
@@ -71,15 +72,7 @@ export function Composer({
         e.preventDefault();
         send();
       }}
-      onDragOver={(e) => {
-        if (onFiles && e.dataTransfer?.types.includes('Files')) e.preventDefault();
-      }}
-      onDrop={(e) => {
-        const files = filesOf(e.dataTransfer);
-        if (!onFiles || files.length === 0) return;
-        e.preventDefault();
-        onFiles(files);
-      }}
+      {...files.drop}
     >
       <h2 id="ask-title">Ask</h2>
       <label for="question" class="visually-hidden">
@@ -92,12 +85,7 @@ export function Composer({
         value={question}
         aria-describedby="composer-hint"
         onInput={(e) => setQuestion(e.currentTarget.value)}
-        onPaste={(e) => {
-          const files = filesOf(e.clipboardData);
-          if (!onFiles || files.length === 0) return;
-          e.preventDefault();
-          onFiles(files);
-        }}
+        onPaste={files.onPaste}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { filesOf } from './AttachmentChips.tsx';
+import { fileHandlers } from './AttachmentChips.tsx';
 
 /**
  * The follow-up box under the last answer: Enter sends (Shift+Enter adds a line), an empty box sends
@@ -33,6 +33,7 @@ export function FollowUp({
   filesBusy?: boolean;
 }) {
   const [text, setText] = useState(initial);
+  const files = fileHandlers(onFiles);
   function send() {
     const question = text.trim();
     if (!question || filesBusy) return;
@@ -47,15 +48,7 @@ export function FollowUp({
         e.preventDefault();
         send();
       }}
-      onDragOver={(e) => {
-        if (onFiles && e.dataTransfer?.types.includes('Files')) e.preventDefault();
-      }}
-      onDrop={(e) => {
-        const files = filesOf(e.dataTransfer);
-        if (!onFiles || files.length === 0) return;
-        e.preventDefault();
-        onFiles(files);
-      }}
+      {...files.drop}
     >
       <label class="visually-hidden" for={`${testId}-text`}>
         {label}
@@ -67,12 +60,7 @@ export function FollowUp({
         placeholder={label === 'Follow up' ? 'Ask a follow-up (Enter sends)' : undefined}
         data-testid={`${testId}-text`}
         onInput={(e) => setText(e.currentTarget.value)}
-        onPaste={(e) => {
-          const files = filesOf(e.clipboardData);
-          if (!onFiles || files.length === 0) return;
-          e.preventDefault();
-          onFiles(files);
-        }}
+        onPaste={files.onPaste}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
