@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import type { WorkerSpec } from '../pool/types.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
@@ -17,6 +18,26 @@ import {
   withModel,
   workerFromDraft,
 } from './pool-draft.ts';
+
+/** A built-in worker (the on-device model, the code sandbox) offered to the conductor or not. */
+function BuiltInWorkerToggle(props: {
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  testId: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <label style={{ fontWeight: 400, display: 'block', marginBottom: '0.5rem' }}>
+      <input
+        type="checkbox"
+        checked={props.checked}
+        onChange={(e) => props.onChange(e.currentTarget.checked)}
+        data-testid={props.testId}
+      />{' '}
+      {props.children}
+    </label>
+  );
+}
 
 /** The pool: workers (provider + model + label + strengths + price + concurrency), enabled or not. */
 export function PoolPanel() {
@@ -81,25 +102,13 @@ export function PoolPanel() {
           {poolError.value}
         </p>
       )}
-      <label style={{ fontWeight: 400, display: 'block', marginBottom: '0.5rem' }}>
-        <input
-          type="checkbox"
-          checked={includeLocal.value}
-          onChange={(e) => setIncludeLocal(e.currentTarget.checked)}
-          data-testid="include-local"
-        />{' '}
+      <BuiltInWorkerToggle checked={includeLocal.value} onChange={setIncludeLocal} testId="include-local">
         Offer the on-device model to the conductor as the worker <code>local</code> (private, offline, small)
-      </label>
-      <label style={{ fontWeight: 400, display: 'block', marginBottom: '0.5rem' }}>
-        <input
-          type="checkbox"
-          checked={includeRun.value}
-          onChange={(e) => setIncludeRun(e.currentTarget.checked)}
-          data-testid="include-run"
-        />{' '}
+      </BuiltInWorkerToggle>
+      <BuiltInWorkerToggle checked={includeRun.value} onChange={setIncludeRun} testId="include-run">
         Offer the code sandbox to the conductor as the worker <code>run</code>: it runs the Python or
         JavaScript of the steps it sees, on this device, and answers with the output or the error
-      </label>
+      </BuiltInWorkerToggle>
       {workers.length === 0 ? (
         <p class="muted">No cloud workers yet.</p>
       ) : (
