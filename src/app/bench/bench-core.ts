@@ -5,6 +5,7 @@ import type { CodeRunner } from '../../evaluation/score.ts';
 import type { FailoverOptions } from '../../executor/failover.ts';
 import type { Outcome } from '../../learning/outcome.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
+import type { StoreSource } from '../screen-store.ts';
 
 /** A bench run and its results, as a results panel shows it. */
 export interface ShownBench {
@@ -12,11 +13,9 @@ export interface ShownBench {
   results: BenchItemResult[];
 }
 
-export interface BenchOptions {
+export interface BenchOptions extends StoreSource<BenchStore> {
   /** Opens the store (IndexedDB `baton-bench` on the page). */
   openStore: () => Promise<BenchStore>;
-  /** Whether `close` closes the store too (not when the caller lent it). Default true. */
-  ownsStore?: boolean;
   /** Makes the runner for JavaScript and Python answers, on first need (a sandboxed iframe on the page). */
   codeRunner: () => CodeRunner & { dispose?(): void };
   /** Keeps each scored item as an outcome (src/app/outcomes.ts `record`), for workflow memory. */
@@ -57,10 +56,11 @@ export interface BenchCore {
   runnerFor(tasks: BenchRunRecord['tasks']): CodeRunner | undefined;
 }
 
-export function createBenchCore(options: BenchOptions): BenchCore {
+/** The shared state of the bench; `store` is the one its opening and closing hold (src/app/screen-store.ts). */
+export function createBenchCore(options: BenchOptions, store: Signal<BenchStore | undefined>): BenchCore {
   const core: BenchCore = {
     options,
-    store: signal<BenchStore | undefined>(undefined),
+    store,
     storeError: signal<string | undefined>(undefined),
     runs: signal<BenchRunRecord[]>([]),
     progress: signal<{ name: string; progress: BenchProgress } | undefined>(undefined),

@@ -5,6 +5,7 @@
  * `createBench` builds them over one shared core (bench-core.ts).
  */
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
+import { screenStore } from '../screen-store.ts';
 import { type BenchOptions, createBenchCore } from './bench-core.ts';
 import { createBenchLaunching } from './launching.ts';
 
@@ -13,21 +14,15 @@ export const UNFINISHED_BENCH: readonly BenchRunRecord['state'][] = ['running', 
 export type Bench = ReturnType<typeof createBench>;
 
 export function createBench(options: BenchOptions) {
-  const core = createBenchCore(options);
+  const held = screenStore(options);
+  const core = createBenchCore(options, held.store);
   const { store, storeError, runs, progress, activeId, shown, compare, problem } = core;
   const { start, resumeStored } = createBenchLaunching(core);
-  let closed = false;
 
   /** Opens the store and lists its benches; a store that cannot open is said, and the bench runs unstored. */
   async function open(): Promise<void> {
     try {
-      const opened = await options.openStore();
-      if (closed) {
-        if (options.ownsStore !== false) opened.close();
-        return;
-      }
-      store.value = opened;
-      await core.refreshRuns();
+      if (await held.open()) await core.refreshRuns();
     } catch (error) {
       storeError.value = `Results cannot be stored here: ${(error as Error).message}`;
     }
@@ -59,9 +54,8 @@ export function createBench(options: BenchOptions) {
 
   /** Leaves it for good: its store is closed too when it owns it. */
   function close(): void {
-    closed = true;
     leave();
-    if (options.ownsStore !== false) store.value?.close();
+    held.close();
   }
 
   return {
