@@ -1,4 +1,5 @@
 import type { RunRecord, StepRecord } from '../../executor/store.ts';
+import { storedBeforeImport } from '../history.ts';
 import { downloadText } from '../save-file.ts';
 import type { ThreadCore } from './thread-core.ts';
 
@@ -73,10 +74,7 @@ export function createStoredThreads(core: ThreadCore) {
     const [threads, runStore] = await Promise.all([core.store(), services.runStore()]);
     let added = 0;
     for (const { run, steps } of parsed.data.runs) {
-      const existing = await runStore.getRun(run.id).catch(async () => {
-        await runStore.deleteRun(run.id); // damaged: the file's copy replaces it
-        return undefined;
-      });
+      const existing = await storedBeforeImport(runStore, run.id);
       if (existing) continue;
       await runStore.putRun(run);
       for (const step of steps) await runStore.putStep(step);
