@@ -1,10 +1,10 @@
 // Opening a long thread: the time to read what shows a thread's last turn (the thread, its branch's last turn
-// and that turn's whole run: src/app/threads.ts readThreadEnd) for a 200-turn
+// and that turn's whole run: src/app/threads/opening.ts readThreadEnd) for a 200-turn
 // thread against a 2-turn one, over the real thread and run stores on fake-indexeddb in Node. What the
 // page then draws is at most one page of turns (THREAD_PAGE_TURNS) either way, so the reads are what
 // could grow with the thread.
 import 'fake-indexeddb/auto';
-import { readThreadEnd, THREAD_PAGE_TURNS } from '../src/app/threads.ts';
+import { readThreadEnd, THREAD_PAGE_TURNS } from '../src/app/threads/opening.ts';
 import { openRunStore, type RunRecord } from '../src/executor/store.ts';
 import { openThreadStore } from '../src/executor/thread-store.ts';
 import { STORED_ECHO_WORKER } from '../test/fixtures/version1-runs.ts';

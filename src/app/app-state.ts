@@ -22,7 +22,7 @@ import { createRuns } from './runs/runs.ts';
 import { failoverFor, type PageServices } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
 import { createTheme } from './theme.ts';
-import { createThreads } from './threads.ts';
+import { createThreads } from './threads/threads.ts';
 import { turnHistory } from './turn-context.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
 

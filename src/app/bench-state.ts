@@ -3,7 +3,8 @@
  * their databases load only when the Bench screen opens), then kept for the page's life, so leaving the
  * screen and coming back shows the same benches, results and progress.
  */
-import type { Bench, BenchOptions } from './bench.ts';
+import type { Bench } from './bench/bench.ts';
+import type { BenchOptions } from './bench/bench-core.ts';
 import type { PlannerComparison } from './planner-comparison.ts';
 import { once, type PageServices } from './services.ts';
 
@@ -13,7 +14,7 @@ export function createBenchState(
 ) {
   const bench = once(async (): Promise<Bench> => {
     const [{ createBench }, { createSandboxRunner }] = await Promise.all([
-      import('./bench.ts'),
+      import('./bench/bench.ts'),
       import('../sandbox/code-runner.ts'),
     ]);
     const made = createBench({

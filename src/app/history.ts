@@ -112,6 +112,14 @@ export function createHistory(services: { runStore(): Promise<RunHistoryStore> }
   return { list, skipped, load, reloadIfShown, loadMore, prepareSearch, search };
 }
 
+/** The stored run `id`, if any, before an import; a damaged one is deleted, so the file's copy replaces it. */
+export async function storedBeforeImport(store: RunHistoryStore, id: string) {
+  return store.getRun(id).catch(async () => {
+    await store.deleteRun(id);
+    return undefined;
+  });
+}
+
 /** What the history actions on runs need: the store, the run on screen, and a way to read History again. */
 export interface HistoryActionServices {
   runStore(): Promise<RunHistoryStore>;
@@ -148,10 +156,7 @@ export function createHistoryActions({ runStore, forget, refreshHistory }: Histo
     if (!result.ok) return result;
     const store = await runStore();
     const id = result.data.run.id;
-    const existing = await store.getRun(id).catch(async () => {
-      await store.deleteRun(id); // damaged: the file's copy replaces it
-      return undefined;
-    });
+    const existing = await storedBeforeImport(store, id);
     if (existing) return { ok: true, id, duplicate: true };
     await importedFiles(store, result.data);
     await store.putRun({ ...result.data.run, updatedAt: Date.now() });

@@ -8,6 +8,7 @@ import {
 } from '../evaluation/compare-planners-run.ts';
 import type { PlannerCompareStore, StoredPlannerScore } from '../evaluation/compare-planners-store.ts';
 import { plannerSample } from '../evaluation/planner-set.ts';
+import { type StoreSource, screenStore } from './screen-store.ts';
 
 /** One model's row: its five figures over every question it was measured on, and the last measure's time. */
 export interface PlannerRow {
@@ -18,11 +19,9 @@ export interface PlannerRow {
   scores: StoredPlannerScore[];
 }
 
-export interface PlannerComparisonOptions {
+export interface PlannerComparisonOptions extends StoreSource<PlannerCompareStore> {
   /** Opens the store (IndexedDB `baton-planner-compare` on the page). */
   openStore: () => Promise<PlannerCompareStore>;
-  /** Whether `close` closes the store too (not when the caller lent it). Default true. */
-  ownsStore?: boolean;
 }
 
 export type PlannerComparison = ReturnType<typeof createPlannerComparison>;
@@ -32,13 +31,13 @@ export type PlannerComparison = ReturnType<typeof createPlannerComparison>;
  * the loaded conductor with progress and cancel, forgetting a model. The screen only shows them.
  */
 export function createPlannerComparison(options: PlannerComparisonOptions) {
-  const store = signal<PlannerCompareStore | undefined>(undefined);
+  const held = screenStore(options);
+  const { store } = held;
   const storeError = signal<string | undefined>(undefined);
   const rows = signal<PlannerRow[]>([]);
   /** The last run started here, and the model it measures: its progress stays shown once it ends. */
   const progress = signal<{ model: string; progress: ComparisonProgress } | undefined>(undefined);
   let active: ComparisonRun | undefined;
-  let closed = false;
 
   async function refresh(): Promise<void> {
     const s = store.value;
@@ -54,13 +53,7 @@ export function createPlannerComparison(options: PlannerComparisonOptions) {
 
   async function open(): Promise<void> {
     try {
-      const opened = await options.openStore();
-      if (closed) {
-        if (options.ownsStore !== false) opened.close();
-        return;
-      }
-      store.value = opened;
-      await refresh();
+      if (await held.open()) await refresh();
     } catch (error) {
       storeError.value = `Scores cannot be kept here (they are shown until you leave): ${(error as Error).message}`;
     }
@@ -109,9 +102,8 @@ export function createPlannerComparison(options: PlannerComparisonOptions) {
 
   /** Leaving the page stops the run: the question in progress has no score, the stored ones stay. */
   function close(): void {
-    closed = true;
     active?.cancel();
-    if (options.ownsStore !== false) store.value?.close();
+    held.close();
   }
 
   return { store, storeError, rows, progress, open, run, forget, close, cancel: () => active?.cancel() };

@@ -9,7 +9,7 @@ import { type HistoryPrefs, historyBudget } from './history-budget.ts';
 /**
  * What a run needs to be a turn of a thread: where it goes (its link, stored with it) and the earlier
  * turns (sent to its workers within their budgets, and shown compactly to the planner). The run code
- * (src/app/runs/) calls these helpers at its few call sites; the thread's own actions are in threads.ts.
+ * (src/app/runs/) calls these helpers at its few call sites; the thread's own actions are in threads/.
  */
 export interface TurnContext {
   link: ThreadLink;

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
-import { workerColor } from '../app/graph.ts';
 import { poolValidateOptions } from '../app/runs/plan-limits.ts';
+import { workerColor } from '../app/worker-color.ts';
 import type { AttachmentRef } from '../attachments/store.ts';
 import { SELF_WORKER } from '../pool/types.ts';
 import { checkPlan } from '../shared/plan/checks.ts';

@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
-import { workerColor } from '../app/graph.ts';
 import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
 import type { StepStreams } from '../app/runs/draw-timing.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/runs/run-model.ts';
 import { downloadText } from '../app/save-file.ts';
+import { workerColor } from '../app/worker-color.ts';
 import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';

@@ -1,6 +1,6 @@
 import { activeAxis } from '../app/active-time.ts';
 import { formatDuration } from '../app/format.ts';
-import { workerColor } from '../app/graph.ts';
+import { workerColor } from '../app/worker-color.ts';
 import { type WorkerLabels, workerName } from '../app/worker-names.ts';
 import type { StepStatus } from '../executor/types.ts';
 

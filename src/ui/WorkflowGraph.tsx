@@ -1,5 +1,8 @@
 import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { DEFAULT_GRAPH_WIDTH, describeGraph, fitText, layoutGraph, workerColor } from '../app/graph.ts';
+import { describeGraph } from '../app/graph/description.ts';
+import { DEFAULT_GRAPH_WIDTH, layoutGraph } from '../app/graph/layout.ts';
+import { fitText } from '../app/graph/node-size.ts';
+import { workerColor } from '../app/worker-color.ts';
 import { namerFor, type WorkerLabels } from '../app/worker-names.ts';
 
 export interface GraphStep {
@@ -44,9 +47,9 @@ function hiddenText({ above, below }: Hidden): string | undefined {
 
 /**
  * The workflow as an inline SVG: one node per step (coloured by worker, styled by state), one edge per
- * `sees`. It is laid out for the width of its box (stages top to bottom, src/app/graph.ts), measured here,
- * so every node is inside the card; a plan taller than the box scrolls in it, and a line under it says how
- * many steps are out of view. It is an image with a text description for screen readers; the step list
+ * `sees`. It is laid out for the width of its box (stages top to bottom, src/app/graph/layout.ts), measured
+ * here, so every node is inside the card; a plan taller than the box scrolls in it, and a line under it says
+ * how many steps are out of view. It is an image with a text description for screen readers; the step list
  * below it is the interactive alternative.
  */
 export function WorkflowGraph({

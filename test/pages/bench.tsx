@@ -72,7 +72,7 @@ const [
   { PlannerCompareStore },
 ] = await Promise.all([
   import('../../src/ui/bench/BenchScreen.tsx'),
-  import('../../src/app/bench.ts'),
+  import('../../src/app/bench/bench.ts'),
   import('../../src/app/planner-comparison.ts'),
   import('../../src/evaluation/bench-store.ts'),
   import('../../src/evaluation/compare-planners-store.ts'),

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Bench } from '../../app/bench.ts';
+import type { Bench } from '../../app/bench/bench.ts';
 import { modelLabel } from '../../app/conductor.ts';
 import type { PlannerComparison } from '../../app/planner-comparison.ts';
 import { transports } from '../../app/services.ts';

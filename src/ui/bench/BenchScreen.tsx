@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Bench, defaultBenchName, trajectoriesFile, UNFINISHED_BENCH } from '../../app/bench.ts';
+import { type Bench, UNFINISHED_BENCH } from '../../app/bench/bench.ts';
+import { defaultBenchName } from '../../app/bench/bench-form.ts';
+import { trajectoriesFile } from '../../app/bench/trajectories-file.ts';
 import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
 import { downloadText } from '../../app/save-file.ts';
 import { namerFor } from '../../app/worker-names.ts';

@@ -1,12 +1,8 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BENCH_VAULT_LOCKED,
-  type BenchForm,
-  benchFromForm,
-  createBench,
-  currentWorkers,
-} from '../../../src/app/bench.ts';
+import { createBench } from '../../../src/app/bench/bench.ts';
+import { type BenchForm, benchFromForm } from '../../../src/app/bench/bench-form.ts';
+import { BENCH_VAULT_LOCKED, currentWorkers } from '../../../src/app/bench/launching.ts';
 import { createVaultUnlock } from '../../../src/app/vault-unlock.ts';
 import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';

@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { describeGraph } from '../../../src/app/graph/description.ts';
 import {
   DEFAULT_GRAPH_WIDTH,
-  dependencies,
-  describeGraph,
   type GraphLayout,
   type GraphNode,
-  type GraphStepInput,
   layoutGraph,
-  MIN_NODE_W,
-  NODE_H,
-  workerColorIndex,
-} from '../../../src/app/graph.ts';
+} from '../../../src/app/graph/layout.ts';
+import { MIN_NODE_W, NODE_H } from '../../../src/app/graph/node-size.ts';
+import { dependencies, type GraphStepInput } from '../../../src/app/graph/stages.ts';
+import { workerColorIndex } from '../../../src/app/worker-color.ts';
 import { namerFor } from '../../../src/app/worker-names.ts';
 
 const chain = (length: number, last: GraphStepInput['sees'] = [length - 2]): GraphStepInput[] =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { benchOutcome } from '../../../src/app/bench.ts';
+import { benchOutcome } from '../../../src/app/bench/bench-outcome.ts';
 import { outcomeFromView } from '../../../src/app/outcomes.ts';
 import type { RunView } from '../../../src/app/runs/run-model.ts';
 import type { BenchItemResult } from '../../../src/evaluation/bench-runner.ts';

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { RunConductor } from '../../../src/app/services.ts';
 import { SAME_WORKER_REASON } from '../../../src/app/stickiness.ts';
-import { BUSY_FOLLOW_UP } from '../../../src/app/threads.ts';
+import { BUSY_FOLLOW_UP } from '../../../src/app/threads/asking.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
 import type { ModelRef } from '../../../src/shared/model.ts';
 import { EngineHost } from '../../../workers/engine-host.ts';

@@ -1,0 +1,90 @@
+import type { RunRecord, StepRecord } from '../../executor/store.ts';
+import { storedBeforeImport } from '../history.ts';
+import { downloadText } from '../save-file.ts';
+import type { ThreadCore } from './thread-core.ts';
+
+/** The stored threads: the list, rename, delete, and a thread exported to a file or imported from one. */
+export function createStoredThreads(core: ThreadCore) {
+  const { current, listing, services } = core;
+
+  async function rename(id: string, title: string): Promise<void> {
+    const trimmed = title.trim();
+    if (!trimmed) return;
+    const threads = await core.store();
+    const thread = await threads.getThread(id);
+    if (!thread) return;
+    await threads.putThread({ ...thread, title: trimmed, titleEdited: true, updatedAt: Date.now() });
+    if (current.value?.id === id) current.value = { ...current.value, title: trimmed };
+    await core.refreshList();
+  }
+
+  async function loadList(): Promise<void> {
+    listing.value = await (await core.store()).listThreads();
+  }
+
+  async function deleteThread(id: string): Promise<void> {
+    await (await core.store()).deleteThread(id);
+    if (current.value?.id === id) current.value = undefined;
+    await core.refreshList();
+  }
+
+  /** Every run of the thread with its steps (an unreadable one is left out of the file). */
+  async function runsOf(id: string): Promise<{ run: RunRecord; steps: StepRecord[] }[]> {
+    const [threads, runStore] = await Promise.all([core.store(), services.runStore()]);
+    const out: { run: RunRecord; steps: StepRecord[] }[] = [];
+    for (const runId of await threads.runIds(id)) {
+      const stored = await runStore.getRun(runId).catch(() => undefined);
+      if (stored) out.push(stored);
+    }
+    return out;
+  }
+
+  /** Exports the whole thread (JSON: every branch) or the branch on screen (Markdown). */
+  async function exportThread(kind: 'json' | 'md', id: string): Promise<void> {
+    const [m, exports, threads] = await Promise.all([
+      import('../thread-export.ts'),
+      import('../export.ts'),
+      core.store(),
+    ]);
+    const thread = await threads.getThread(id);
+    if (!thread) return;
+    const all = await runsOf(id);
+    let text: string;
+    if (kind === 'json') text = m.exportThreadJson(thread, all);
+    else {
+      const page = await threads.openThread(id, { limit: Number.MAX_SAFE_INTEGER });
+      const byId = new Map(all.map((r) => [r.run.id, r]));
+      const branch = (page?.turns ?? []).flatMap((t) => byId.get(t.id) ?? []);
+      text = m.exportThreadMarkdown(thread, branch);
+    }
+    const name = exports.exportFilename({ id, question: thread.title }, kind).replace(/^run-/, 'thread-');
+    downloadText(name, text, kind === 'json' ? 'application/json' : 'text/markdown');
+  }
+
+  /**
+   * Stores an exported thread: every run not already in the history (same id), and the thread record.
+   * An unknown schema version, a damaged run or turns that do not hold together refuse the whole file.
+   */
+  async function importThread(
+    text: string,
+  ): Promise<{ ok: true; id: string; added: number } | { ok: false; error: string }> {
+    const { parseThreadImport } = await import('../thread-export.ts');
+    const parsed = parseThreadImport(text);
+    if (!parsed.ok) return parsed;
+    const [threads, runStore] = await Promise.all([core.store(), services.runStore()]);
+    let added = 0;
+    for (const { run, steps } of parsed.data.runs) {
+      const existing = await storedBeforeImport(runStore, run.id);
+      if (existing) continue;
+      await runStore.putRun(run);
+      for (const step of steps) await runStore.putStep(step);
+      added++;
+    }
+    const existing = await threads.getThread(parsed.data.thread.id);
+    if (!existing || added > 0) await threads.putThread({ ...parsed.data.thread, updatedAt: Date.now() });
+    await core.refreshList();
+    return { ok: true, id: parsed.data.thread.id, added };
+  }
+
+  return { rename, loadList, deleteThread, exportThread, importThread };
+}

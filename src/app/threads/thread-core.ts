@@ -1,0 +1,77 @@
+import { type Signal, signal } from '@preact/signals';
+import type { RunHistoryStore } from '../../executor/store.ts';
+import type { ThreadListing, ThreadRecord, ThreadStore, ThreadTurn } from '../../executor/thread-store.ts';
+import type { HistoryPrefs } from '../history-budget.ts';
+import type { AskMode } from '../runs/run-model.ts';
+
+/** The thread on screen: its earlier turns (the last one is the run on screen) and its branches. */
+export interface ThreadState {
+  id: string;
+  title: string;
+  /** The branch's turns before its last, oldest first, as far as paged in. */
+  earlier: ThreadTurn[];
+  /** Turns in the branch, the last included. */
+  total: number;
+  /** The branch's last run (the run view shows it). */
+  leafRunId: string;
+  /** Per turn with other branches there: every run at its place, oldest first (ThreadPage.branches). */
+  branches: Record<string, string[]>;
+  /** How the last turn here was asked: a follow-up is asked the same way (absent: opened from History). */
+  asked?: { mode: AskMode; review: boolean };
+}
+
+export interface ThreadServices {
+  threadStore(): Promise<ThreadStore>;
+  runStore(): Promise<RunHistoryStore>;
+  historyPrefs(): HistoryPrefs;
+  /** Called after a thread is renamed, imported or deleted: History's list, if shown, is read again. */
+  historyChanged(): Promise<void>;
+}
+
+/** What every part of the threads shares: the thread on screen, the list, and the few actions on them. */
+export interface ThreadCore {
+  services: ThreadServices;
+  current: Signal<ThreadState | undefined>;
+  /** Why the last follow-up was not sent (a turn still running); cleared by the next one that is. */
+  followUpProblem: Signal<string | undefined>;
+  listing: Signal<ThreadListing[] | undefined>;
+  store(): Promise<ThreadStore>;
+  /** Records the branch on screen, so the thread opens there next time. A failed write loses only that. */
+  rememberLeaf(threadId: string, title: string, runId: string | undefined): Promise<void>;
+  /** After a rename, an import or a delete: the list, if shown, and History's are read again. */
+  refreshList(): Promise<void>;
+}
+
+export function createThreadCore(services: ThreadServices): ThreadCore {
+  const current = signal<ThreadState | undefined>(undefined);
+  const followUpProblem = signal<string | undefined>(undefined);
+  const listing = signal<ThreadListing[] | undefined>(undefined);
+
+  async function store(): Promise<ThreadStore> {
+    return services.threadStore();
+  }
+
+  async function rememberLeaf(threadId: string, title: string, runId: string | undefined): Promise<void> {
+    if (!runId) return;
+    try {
+      const threads = await store();
+      const now = Date.now();
+      const existing = await threads.getThread(threadId);
+      const record: ThreadRecord = existing
+        ? { ...existing, leafRunId: runId, updatedAt: now }
+        : { id: threadId, schema: 1, title, createdAt: now, updatedAt: now, leafRunId: runId };
+      await threads.putThread(record);
+      const state = current.value;
+      if (state?.id === threadId) current.value = { ...state, leafRunId: runId };
+    } catch (error) {
+      console.warn('The thread could not be updated; its turns are stored all the same.', error);
+    }
+  }
+
+  async function refreshList(): Promise<void> {
+    if (listing.value) listing.value = await (await store()).listThreads();
+    await services.historyChanged();
+  }
+
+  return { services, current, followUpProblem, listing, store, rememberLeaf, refreshList };
+}
