@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { formatCost, formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price-text.ts';
 import { withAttachments } from '../app/run-files.ts';
-import { isActive, type RunView } from '../app/runs/run-model.ts';
+import { holdsThePage, type RunView } from '../app/runs/run-model.ts';
 import type { PendingReview } from '../app/runs/run-services.ts';
 import { type TurnContext, turnEstimate } from '../app/turn-context.ts';
 import type { Attachment } from '../attachments/types.ts';
@@ -142,7 +142,7 @@ export function AskScreen({ runId }: { runId?: string }) {
   const review = pendingReview.value;
   const ready = conductor.value.status === 'ready';
   const workers = runPool.value;
-  const busy = view !== undefined && (isActive(view.phase) || view.phase === 'review');
+  const busy = view !== undefined && holdsThePage(view);
   const plannerMissing = ready ? undefined : 'Load a conductor model first (Start), or ask in Auto mode.';
   const disabledReason =
     workers.length === 0

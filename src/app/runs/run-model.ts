@@ -225,6 +225,11 @@ export function isActive(phase: RunPhase): boolean {
   return phase === 'planning' || phase === 'running';
 }
 
+/** A run holds the page: planning, running, or its plan waiting for review. Nothing else may start. */
+export function holdsThePage(view: RunView): boolean {
+  return isActive(view.phase) || view.phase === 'review';
+}
+
 /**
  * The run as a stored record, from what the page holds: what an export needs when the store could not
  * save the run.

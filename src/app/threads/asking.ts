@@ -2,7 +2,7 @@ import type { Attachment } from '../../attachments/types.ts';
 import type { ThreadLink } from '../../executor/store.ts';
 import type { ThreadTurn } from '../../executor/thread-store.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
-import { type AskMode, isActive, type RunView } from '../runs/run-model.ts';
+import { type AskMode, holdsThePage, isActive, type RunView } from '../runs/run-model.ts';
 import type { Runs } from '../runs/runs.ts';
 import { type TurnContext, turnHistory } from '../turn-context.ts';
 import type { ThreadCore, ThreadState } from './thread-core.ts';
@@ -21,10 +21,6 @@ export interface FollowUpInput {
 }
 
 /** A turn that is still planned, reviewed or running: no new turn is asked beside it. */
-function busy(view: RunView): boolean {
-  return isActive(view.phase) || view.phase === 'review';
-}
-
 /** A turn as the thread lists it, from its run view. */
 function turnFromView(view: RunView, link: ThreadLink): ThreadTurn {
   const turn: ThreadTurn = { id: view.id, turn: link.turn };
@@ -88,7 +84,7 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
   /** Whether a follow-up would be taken now; when not, the box says why and keeps what was typed. */
   function acceptsFollowUp(): boolean {
     const view = runs.currentRun.value;
-    const refused = view !== undefined && busy(view);
+    const refused = view !== undefined && holdsThePage(view);
     if (refused) followUpProblem.value = BUSY_FOLLOW_UP;
     return !refused;
   }
@@ -102,7 +98,7 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
     if (!question) return;
     const last = lastTurn();
     if (!last) return;
-    if (busy(last.view)) {
+    if (holdsThePage(last.view)) {
       followUpProblem.value = BUSY_FOLLOW_UP;
       return;
     }
@@ -125,7 +121,7 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
     const state = current.value;
     if (!question || !state) return;
     const view = runs.currentRun.value;
-    if (view && busy(view)) {
+    if (view && holdsThePage(view)) {
       followUpProblem.value = BUSY_FOLLOW_UP;
       return;
     }
