@@ -27,10 +27,12 @@ import {
   type PlanResult,
   parsePlan,
   planJsonSchema,
+  planLimitsFor,
+  plannedPool,
   type Step,
   validatePlan,
 } from '../src/shared/plan/index.ts';
-import { labelsOf, RUN_WORKER, SELF_WORKER } from '../src/shared/worker-ids.ts';
+import { labelsOf, SELF_WORKER } from '../src/shared/worker-ids.ts';
 import {
   type ConductorEngine,
   type GenerateResult,
@@ -75,11 +77,9 @@ export function strongestWorker(pool: readonly PoolEntry[]): PoolEntry | undefin
 /** The prompt, the output constraint and the validation limits of a first plan. */
 export function planPrompt(request: PlanRequest) {
   const router = request.mode === 'router';
-  const maxSteps = router ? 1 : (request.maxSteps ?? DEFAULT_MAX_STEPS);
+  const { maxSteps, allowSelf } = planLimitsFor(request.mode, request);
   const maxDepth = request.maxDepth ?? DEFAULT_MAX_DEPTH;
-  const allowSelf = !router && maxDepth > 0;
-  // The router picks one worker to answer the question: the code runner has nothing to run then.
-  const pool = request.pool.filter((entry) => entry.id !== 'self' && !(router && entry.id === RUN_WORKER));
+  const pool = plannedPool(request.mode, request.pool);
   const workerIds = pool.map((entry) => entry.id);
   // Validation and the output constraint share the length limits, so neither rejects what the other allows.
   const limits = {

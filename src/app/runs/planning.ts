@@ -7,14 +7,13 @@ import type { MemoryExample } from '../../learning/memory.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ConductorEvent, PlanMode, PlanRequest, PlanResponse } from '../../shared/conductor-api.ts';
 import { checkPlan } from '../../shared/plan/checks.ts';
-import type { Plan, Step } from '../../shared/plan/index.ts';
+import { type Plan, planLimitsFor, type Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { poolEntries } from '../pool-entries.ts';
 import { planRequestFiles, viewFiles, withAttachments } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { conversationOf, type TurnContext, turnEstimate, turnView } from '../turn-context.ts';
 import { PlanFeed } from './plan-feed.ts';
-import { planLimits } from './plan-limits.ts';
 import { planNote } from './plan-notes.ts';
 import { planningFailedRecord } from './plan-records.ts';
 import { type PlanningFailure, planningFailure } from './planning-failure.ts';
@@ -66,7 +65,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
   /** Workflow memory's examples for a question; a memory that cannot be read plans without them. */
   function pastWorkflows(p: Planning, maxSteps: number, maxDepth: number): Promise<MemoryExample[]> {
     if (!services.memoryExamples) return Promise.resolve([]);
-    const allowSelf = p.input.mode === 'conductor' && maxDepth > 0 && maxSteps > 1;
+    const { allowSelf } = planLimitsFor(p.input.mode, { maxSteps, maxDepth });
     return services
       .memoryExamples(p.input.question, p.enabled, { maxSteps, allowSelf })
       .catch((error: unknown) => {
@@ -245,7 +244,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
     const p = begin(input, pool, chosenBy);
     try {
       const prefs = services.planPrefs();
-      const { maxSteps } = planLimits(input.mode, prefs);
+      const { maxSteps } = planLimitsFor(input.mode, prefs);
       const [bridge, pastLengths, examples] = await Promise.all([
         services.bridge(),
         core.answerLengths(),

@@ -5,6 +5,7 @@ export {
   type PlanJsonSchemaOptions,
   planJsonSchema,
 } from './json-schema.ts';
+export { type PlanLimits, planLimitsFor, plannedPool } from './limits.ts';
 export { type ParseOptions, type ParseResult, parsePlan } from './parse.ts';
 export {
   DEFAULT_MAX_DEPTH,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planLimits, poolValidateOptions } from '../../../src/app/runs/plan-limits.ts';
-import { validatePlan } from '../../../src/shared/plan/index.ts';
+import { poolValidateOptions } from '../../../src/app/runs/plan-limits.ts';
+import { planLimitsFor, validatePlan } from '../../../src/shared/plan/index.ts';
 
 const workers = [
   { id: 'w1', label: 'Claude' },
@@ -16,7 +16,7 @@ const withSelfCheck = {
 
 describe('the review checks a plan under the limits it was written under (issue 10, bug 2)', () => {
   it("accepts the conductor's own self-check when self-checks are allowed", () => {
-    const limits = planLimits('conductor', { maxSteps: 5, maxDepth: 2 });
+    const limits = planLimitsFor('conductor', { maxSteps: 5, maxDepth: 2 });
     expect(limits).toEqual({ maxSteps: 5, allowSelf: true });
     expect(validatePlan(withSelfCheck, poolValidateOptions(workers, limits))).toEqual({
       ok: true,
@@ -26,8 +26,8 @@ describe('the review checks a plan under the limits it was written under (issue 
 
   it('refuses self when the user turned self-checks off or in router mode, naming workers by label', () => {
     for (const limits of [
-      planLimits('conductor', { maxSteps: 5, maxDepth: 0 }),
-      { ...planLimits('router', { maxSteps: 5, maxDepth: 2 }), maxSteps: 2 },
+      planLimitsFor('conductor', { maxSteps: 5, maxDepth: 0 }),
+      { ...planLimitsFor('router', { maxSteps: 5, maxDepth: 2 }), maxSteps: 2 },
     ]) {
       const result = validatePlan(withSelfCheck, poolValidateOptions(workers, limits));
       expect(result.ok).toBe(false);
@@ -38,6 +38,6 @@ describe('the review checks a plan under the limits it was written under (issue 
         );
       }
     }
-    expect(planLimits('router', { maxSteps: 5, maxDepth: 2 })).toEqual({ maxSteps: 1, allowSelf: false });
+    expect(planLimitsFor('router', { maxSteps: 5, maxDepth: 2 })).toEqual({ maxSteps: 1, allowSelf: false });
   });
 });
