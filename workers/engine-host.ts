@@ -29,10 +29,11 @@ import {
   planJsonSchema,
   planLimitsFor,
   plannedPool,
+  poolValidateOptions,
   type Step,
   validatePlan,
 } from '../src/shared/plan/index.ts';
-import { labelsOf, SELF_WORKER } from '../src/shared/worker-ids.ts';
+import { SELF_WORKER } from '../src/shared/worker-ids.ts';
 import {
   type ConductorEngine,
   type GenerateResult,
@@ -77,17 +78,13 @@ export function strongestWorker(pool: readonly PoolEntry[]): PoolEntry | undefin
 /** The prompt, the output constraint and the validation limits of a first plan. */
 export function planPrompt(request: PlanRequest) {
   const router = request.mode === 'router';
-  const { maxSteps, allowSelf } = planLimitsFor(request.mode, request);
+  const planLimits = planLimitsFor(request.mode, request);
+  const { maxSteps } = planLimits;
   const maxDepth = request.maxDepth ?? DEFAULT_MAX_DEPTH;
   const pool = plannedPool(request.mode, request.pool);
-  const workerIds = pool.map((entry) => entry.id);
   // Validation and the output constraint share the length limits, so neither rejects what the other allows.
   const limits = {
-    workerIds,
-    // Errors are shown to the user (and quoted to the model, which sees the labels in its prompt too).
-    workerLabels: labelsOf(pool),
-    maxSteps,
-    allowSelf,
+    ...poolValidateOptions(pool, planLimits),
     selfOnlyLast: true,
     minSteps: 1,
     offset: 0,
@@ -123,13 +120,9 @@ export function planPrompt(request: PlanRequest) {
 function replanPrompt(request: ReplanRequest) {
   const maxDepth = request.maxDepth ?? DEFAULT_MAX_DEPTH;
   const maxSteps = request.maxSteps ?? DEFAULT_MAX_STEPS;
-  const pool = request.pool.filter((entry) => entry.id !== 'self');
-  const workerIds = pool.map((entry) => entry.id);
+  const pool = plannedPool('conductor', request.pool);
   const limits = {
-    workerIds,
-    workerLabels: labelsOf(pool),
-    maxSteps,
-    allowSelf: request.depth < maxDepth,
+    ...poolValidateOptions(pool, { maxSteps, allowSelf: request.depth < maxDepth }),
     selfOnlyLast: true,
     minSteps: 0,
     offset: request.steps.length,

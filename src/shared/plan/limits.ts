@@ -1,6 +1,7 @@
 import type { PlanMode } from '../conductor-api.ts';
-import { RUN_WORKER, SELF_WORKER } from '../worker-ids.ts';
+import { labelsOf, RUN_WORKER, SELF_WORKER } from '../worker-ids.ts';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_STEPS } from './schema.ts';
+import type { ValidateOptions } from './validate.ts';
 
 /**
  * The limits a first plan is written, decoded and checked under. The thread plans by them, and the page
@@ -29,4 +30,27 @@ export function planLimitsFor(mode: PlanMode, prefs: { maxSteps?: number; maxDep
  */
 export function plannedPool<T extends { id: string }>(mode: PlanMode, pool: readonly T[]): T[] {
   return pool.filter((w) => w.id !== SELF_WORKER && !(mode === 'router' && w.id === RUN_WORKER));
+}
+
+/** What `poolValidateOptions` fills in of validation's options, each of them given. */
+export type PoolValidateOptions = Required<
+  Pick<ValidateOptions, 'workerIds' | 'workerLabels' | 'maxSteps' | 'allowSelf'>
+>;
+
+/**
+ * What validation is told of a pool and its limits: the workers' ids, and their labels for the messages
+ * (shown to the user, and quoted to the model, which sees the labels in its prompt too). `self` is not a
+ * worker of the pool: `allowSelf` says whether a plan may name it.
+ */
+export function poolValidateOptions(
+  workers: readonly { id: string; label: string }[],
+  limits: PlanLimits,
+): PoolValidateOptions {
+  const pool = workers.filter((w) => w.id !== SELF_WORKER);
+  return {
+    workerIds: pool.map((w) => w.id),
+    workerLabels: labelsOf(pool),
+    maxSteps: limits.maxSteps,
+    allowSelf: limits.allowSelf,
+  };
 }

@@ -3,6 +3,7 @@ import {
   planJsonSchema,
   planLimitsFor,
   plannedPool,
+  poolValidateOptions,
   validatePlan,
 } from '../../../../src/shared/plan/index.ts';
 
@@ -53,5 +54,57 @@ describe('plannedPool', () => {
 
   it('leaves the code runner out for the router, whose one step answers the question', () => {
     expect(plannedPool('router', pool).map((w) => w.id)).toEqual(['w1', 'local']);
+  });
+});
+
+describe('poolValidateOptions: a plan is checked under the limits it was written under', () => {
+  const workers = [
+    { id: 'w1', label: 'Claude' },
+    { id: 'w2', label: 'Local llama' },
+  ];
+  const withSelfCheck = {
+    thought: 'draft, then check',
+    steps: [
+      { worker: 'w1', task: 'Draft the answer.', sees: [] },
+      { worker: 'self', task: 'Check the draft.', sees: [0] },
+    ],
+  };
+  const forUser = (limits: { maxSteps: number; allowSelf: boolean }) => ({
+    ...poolValidateOptions(workers, limits),
+    labelsOnly: true,
+  });
+
+  it("accepts the conductor's own self-check when self-checks are allowed", () => {
+    const limits = planLimitsFor('conductor', { maxSteps: 5, maxDepth: 2 });
+    expect(validatePlan(withSelfCheck, forUser(limits))).toEqual({ ok: true, plan: withSelfCheck });
+  });
+
+  it('refuses self when the user turned self-checks off or in router mode, naming workers by label', () => {
+    for (const limits of [
+      planLimitsFor('conductor', { maxSteps: 5, maxDepth: 0 }),
+      { ...planLimitsFor('router', { maxSteps: 5, maxDepth: 2 }), maxSteps: 2 },
+    ]) {
+      const result = validatePlan(withSelfCheck, forUser(limits));
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.message).toBe(
+          'Step 1 names worker "self", which is not in the pool ("Claude", "Local llama"). ' +
+            'The conductor cannot be called again here: the recursion limit is reached.',
+        );
+      }
+    }
+  });
+
+  it('leaves `self` out of the pool it is given: only the limits allow it', () => {
+    const options = poolValidateOptions([...workers, { id: 'self', label: 'The conductor' }], {
+      maxSteps: 3,
+      allowSelf: false,
+    });
+    expect(options).toEqual({
+      workerIds: ['w1', 'w2'],
+      workerLabels: { w1: 'Claude', w2: 'Local llama' },
+      maxSteps: 3,
+      allowSelf: false,
+    });
   });
 });
