@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { modelLabel } from '../app/conductor.ts';
-import { formatBytes } from '../app/format.ts';
 import { BROWSER_MODEL_NEEDS } from '../conductor/prompt-api.ts';
 import { BROWSER_MODEL, BROWSER_MODEL_NAME } from '../shared/browser-model.ts';
 import type { EngineSuggestion } from '../shared/engine-errors.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import { localServerUrlProblem } from '../shared/loopback.ts';
 import type { ModelRef } from '../shared/model.ts';
 import { DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
