@@ -9,6 +9,7 @@ import { createOpenAITransport } from '../src/providers/openai-transport.ts';
 import type { Plan } from '../src/shared/plan/index.ts';
 import { BRANCHES } from '../test/fixtures/branches-plan.ts';
 import { stepsFromTokens } from '../test/fixtures/plan-stream.ts';
+import { directFetch } from '../test/provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../test/provider/server.ts';
 import { median, quantile, round } from './stats.ts';
 import type { Benchmark } from './types.ts';
@@ -17,7 +18,7 @@ const FIRST_TOKEN_MS = 150;
 const PER_TOKEN_MS = 10;
 /** Each answer is 10 tokens: 150 + 9 × 10 = 240 ms per step, nominally. */
 const ANSWER = 'one two three four five six seven eight nine ten';
-const transport = createOpenAITransport();
+const transport = createOpenAITransport({ fetch: directFetch });
 
 function worker(provider: TestProvider, id: string, model: string): WorkerSpec {
   return {

@@ -27,10 +27,13 @@ import {
   type PlanResult,
   parsePlan,
   planJsonSchema,
+  planLimitsFor,
+  plannedPool,
+  poolValidateOptions,
   type Step,
   validatePlan,
 } from '../src/shared/plan/index.ts';
-import { labelsOf, RUN_WORKER, SELF_WORKER } from '../src/shared/worker-ids.ts';
+import { SELF_WORKER } from '../src/shared/worker-ids.ts';
 import {
   type ConductorEngine,
   type GenerateResult,
@@ -75,19 +78,13 @@ export function strongestWorker(pool: readonly PoolEntry[]): PoolEntry | undefin
 /** The prompt, the output constraint and the validation limits of a first plan. */
 export function planPrompt(request: PlanRequest) {
   const router = request.mode === 'router';
-  const maxSteps = router ? 1 : (request.maxSteps ?? DEFAULT_MAX_STEPS);
+  const planLimits = planLimitsFor(request.mode, request);
+  const { maxSteps } = planLimits;
   const maxDepth = request.maxDepth ?? DEFAULT_MAX_DEPTH;
-  const allowSelf = !router && maxDepth > 0;
-  // The router picks one worker to answer the question: the code runner has nothing to run then.
-  const pool = request.pool.filter((entry) => entry.id !== 'self' && !(router && entry.id === RUN_WORKER));
-  const workerIds = pool.map((entry) => entry.id);
+  const pool = plannedPool(request.mode, request.pool);
   // Validation and the output constraint share the length limits, so neither rejects what the other allows.
   const limits = {
-    workerIds,
-    // Errors are shown to the user (and quoted to the model, which sees the labels in its prompt too).
-    workerLabels: labelsOf(pool),
-    maxSteps,
-    allowSelf,
+    ...poolValidateOptions(pool, planLimits),
     selfOnlyLast: true,
     minSteps: 1,
     offset: 0,
@@ -123,13 +120,9 @@ export function planPrompt(request: PlanRequest) {
 function replanPrompt(request: ReplanRequest) {
   const maxDepth = request.maxDepth ?? DEFAULT_MAX_DEPTH;
   const maxSteps = request.maxSteps ?? DEFAULT_MAX_STEPS;
-  const pool = request.pool.filter((entry) => entry.id !== 'self');
-  const workerIds = pool.map((entry) => entry.id);
+  const pool = plannedPool('conductor', request.pool);
   const limits = {
-    workerIds,
-    workerLabels: labelsOf(pool),
-    maxSteps,
-    allowSelf: request.depth < maxDepth,
+    ...poolValidateOptions(pool, { maxSteps, allowSelf: request.depth < maxDepth }),
     selfOnlyLast: true,
     minSteps: 0,
     offset: request.steps.length,

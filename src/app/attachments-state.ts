@@ -5,13 +5,9 @@
  * is kept for the page's life.
  */
 import { computed, signal } from '@preact/signals';
-import {
-  type Attachment,
-  createPdfReader,
-  type PdfReader,
-  type ReadProgress,
-  readAttachments,
-} from '../attachments/index.ts';
+import { createPdfReader, type PdfReader } from '../attachments/pdf-reader.ts';
+import { type ReadProgress, readAttachments } from '../attachments/read.ts';
+import type { Attachment } from '../attachments/types.ts';
 import { quotedName } from '../shared/file-names.ts';
 
 export interface AttachmentsServices {

@@ -1,18 +1,6 @@
 /** Small display formatters shared by the screens. */
 import type { Estimator } from '../executor/types.ts';
 
-const KiB = 1024;
-const MiB = KiB * 1024;
-const GiB = MiB * 1024;
-
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '—';
-  if (bytes >= GiB) return `${(bytes / GiB).toFixed(2)} GB`;
-  if (bytes >= MiB) return `${(bytes / MiB).toFixed(1)} MB`;
-  if (bytes >= KiB) return `${(bytes / KiB).toFixed(0)} KB`;
-  return `${Math.round(bytes)} B`;
-}
-
 /** 1.2 s, 850 ms, 2 min 5 s, 1 h 3 min. */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';

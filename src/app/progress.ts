@@ -1,4 +1,5 @@
-import { formatBytes, formatDuration } from './format.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
+import { formatDuration } from './format.ts';
 
 /** One progress report as the conductor bridge gives it while a model loads. */
 export interface ProgressSample {

@@ -2,8 +2,9 @@
  * What Baton takes as attachments, as numbers the page can show before the user picks a file, and the
  * error that names the file and the limit it broke.
  */
-import { formatBytes } from '../app/format.ts';
+
 import { quotedName } from '../shared/file-names.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import type { PdfFailureCode } from '../shared/pdf-text.ts';
 import type { AttachmentKind } from './types.ts';
 

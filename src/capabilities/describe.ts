@@ -1,5 +1,5 @@
-import { formatBytes } from '../app/format.ts';
 import type { Capabilities } from '../shared/capabilities.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 
 /** Label/value rows for the capability panel, in the order a person reads them. */
 export function describeCapabilities(caps: Capabilities): Array<[label: string, value: string]> {
@@ -20,6 +20,7 @@ export function describeCapabilities(caps: Capabilities): Array<[label: string, 
   }
   rows.push(['Cross-origin isolated (CPU threads)', caps.crossOriginIsolated ? 'yes' : 'no']);
   rows.push(['CPU threads', String(caps.hardwareConcurrency)]);
-  if (caps.deviceMemoryGiB !== undefined) rows.push(['Device memory', `${caps.deviceMemoryGiB} GiB or more`]);
+  if (caps.deviceMemoryGiB !== undefined)
+    rows.push(['Device memory', `${formatBytes(caps.deviceMemoryGiB * 2 ** 30)} or more`]);
   return rows;
 }

@@ -1,4 +1,5 @@
 import type { WorkerSpec } from '../pool/types.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import { dependencies, downstream } from './dag.ts';
 import { interruptedSpend } from './spend.ts';
 import type { RunRecord, RunStore, StepRecord } from './store.ts';
@@ -71,16 +72,12 @@ export function lostAnswers(
   return lost;
 }
 
-function size(bytes: number): string {
-  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} KB`;
-}
-
 /** What is said of a lost answer, on the offer to resume and on the step when it runs again. */
 export function lostAnswerNotice(lost: LostAnswer): string {
   const many = lost.requests > 1 ? ` (${lost.requests} requests)` : '';
   if (lost.receivedBytes > 0) {
     return (
-      `Step ${lost.index}'s answer arrived whole (${size(lost.receivedBytes)}) and was paid for, but could ` +
+      `Step ${lost.index}'s answer arrived whole (${formatBytes(lost.receivedBytes)}) and was paid for, but could ` +
       `not be saved${many}; it runs again and is paid for again.`
     );
   }

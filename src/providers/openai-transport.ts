@@ -19,9 +19,9 @@ import { chunkCitations, openaiSearchRequest } from './web-search.ts';
 export interface OpenAITransportOptions {
   /**
    * The fetch every request goes through: the egress module, which attaches the key for the request's
-   * origin. Default: `globalThis.fetch`, with no key at all.
+   * origin and waits for the request's `ready`. Required: nothing reaches a provider around it.
    */
-  fetch?: typeof fetch;
+  fetch: typeof fetch;
   /**
    * `strip` removes the SDK's `x-stainless-*` headers, which strict CORS preflights reject (Mistral,
    * Gemini's OpenAI endpoint, Fireworks). Default `keep`.
@@ -133,7 +133,7 @@ function emptyAnswerReason(
  * dialect: streaming with usage and reasoning, no SDK retries (the executor owns retries), the request's
  * AbortSignal passed through.
  */
-export function createOpenAITransport(options: OpenAITransportOptions = {}): ChatTransport {
+export function createOpenAITransport(options: OpenAITransportOptions): ChatTransport {
   const sdkHeaders = options.sdkHeaders ?? 'keep';
   return {
     async *stream(worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
@@ -141,13 +141,6 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
       const dialect = options.dialect ?? dialectOf(worker.providerId);
       if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
       refuseImagesFor(worker, request);
-      // An injected fetch (egress's) waits for `ready` itself, beside its ledger write; a bare one here.
-      const inner =
-        options.fetch ??
-        (async (input, init) => {
-          await request.ready;
-          return globalThis.fetch(input, init);
-        });
       const seen = { done: false };
       const client = new OpenAI({
         apiKey: PLACEHOLDER_API_KEY,
@@ -159,7 +152,7 @@ export function createOpenAITransport(options: OpenAITransportOptions = {}): Cha
         // The key is the egress module's business: the SDK sends none.
         defaultHeaders: { Authorization: null, ...options.headers },
         fetch: wrapFetch(
-          inner,
+          options.fetch,
           sdkHeaders,
           {
             runId: request.runId,

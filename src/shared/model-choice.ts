@@ -1,5 +1,6 @@
 import { BROWSER_MODEL_NAME } from './browser-model.ts';
 import type { Capabilities, GpuInfo } from './capabilities.ts';
+import { formatBytes } from './format-bytes.ts';
 import type { ModelRef } from './model.ts';
 
 /**
@@ -250,8 +251,9 @@ function webllmRef(info: ConductorModelInfo): ModelRef {
   return { engine: 'webllm', modelId: info.modelId };
 }
 
-function gb(mb: number): string {
-  return `${(mb / 1024).toFixed(1)} GB`;
+/** web-llm's figures are in MB of 2^20 bytes. */
+function sizeOfMB(mb: number): string {
+  return formatBytes(mb * 2 ** 20);
 }
 
 /** q4f16_1 needs the `shader-f16` feature; q4f32_1 runs everywhere WebGPU does. */
@@ -269,25 +271,24 @@ export function gpuRejects(info: ConductorModelInfo, gpu: GpuInfo): string | und
     info.bufferSizeRequiredBytes !== undefined &&
     info.bufferSizeRequiredBytes > gpu.maxStorageBufferBindingSize
   ) {
-    return `needs ${Math.round(info.bufferSizeRequiredBytes / 2 ** 20)} MiB storage-buffer bindings`;
+    return `needs ${formatBytes(info.bufferSizeRequiredBytes)} storage-buffer bindings`;
   }
   if (!info.lowResource && gpu.maxStorageBufferBindingSize < FULL_BINDING_SIZE) {
-    return 'needs 1 GiB storage-buffer bindings';
+    return `needs ${formatBytes(FULL_BINDING_SIZE)} storage-buffer bindings`;
   }
   return undefined;
 }
 
 /** Why web-llm cannot start on this adapter at all, or undefined. */
 function adapterTooSmall(gpu: GpuInfo): string | undefined {
-  const mib = (n: number) => `${Math.floor(n / 2 ** 20)} MiB`;
   if (gpu.maxBufferSize < MIN_BUFFER_SIZE) {
-    return `its largest buffer is ${mib(gpu.maxBufferSize)} and WebLLM needs at least 256 MiB`;
+    return `its largest buffer is ${formatBytes(gpu.maxBufferSize)} and WebLLM needs at least ${formatBytes(MIN_BUFFER_SIZE)}`;
   }
   if (gpu.maxStorageBufferBindingSize < MIN_BINDING_SIZE) {
-    return `its largest storage-buffer binding is ${mib(gpu.maxStorageBufferBindingSize)} and WebLLM needs at least 128 MiB`;
+    return `its largest storage-buffer binding is ${formatBytes(gpu.maxStorageBufferBindingSize)} and WebLLM needs at least ${formatBytes(MIN_BINDING_SIZE)}`;
   }
   if (gpu.maxComputeWorkgroupStorageSize < MIN_WORKGROUP_STORAGE) {
-    return `its workgroup storage is ${gpu.maxComputeWorkgroupStorageSize} bytes and WebLLM needs 32 KiB`;
+    return `its workgroup storage is ${formatBytes(gpu.maxComputeWorkgroupStorageSize)} and WebLLM needs ${formatBytes(MIN_WORKGROUP_STORAGE)}`;
   }
   return undefined;
 }
@@ -320,10 +321,10 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
   const budgetMB = options.vramBudgetMB ?? defaultBudgetMB(caps);
   const budgetText =
     options.vramBudgetMB !== undefined
-      ? `your ${gb(budgetMB)} budget`
+      ? `your ${sizeOfMB(budgetMB)} budget`
       : caps.deviceMemoryGiB !== undefined
-        ? `the ${gb(budgetMB)} budget (half of this device's ${caps.deviceMemoryGiB} GB memory)`
-        : `the default ${gb(budgetMB)} budget`;
+        ? `the ${sizeOfMB(budgetMB)} budget (half of this device's ${formatBytes(caps.deviceMemoryGiB * 2 ** 30)} memory)`
+        : `the default ${sizeOfMB(budgetMB)} budget`;
 
   if (!caps.webgpu.available) {
     // Why there is no WebGPU is the capability panel's message, shown beside this: not repeated here.
@@ -350,7 +351,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
     if (info.byHandOnly) continue;
     const rejected = gpuRejects(info, gpu);
     if (rejected) overLimits.push(`${info.label} ${rejected}`);
-    else if (info.vramMB > budgetMB) overBudget.push(`${info.label} needs ${gb(info.vramMB)}`);
+    else if (info.vramMB > budgetMB) overBudget.push(`${info.label} needs ${sizeOfMB(info.vramMB)}`);
     else fitting.push(info);
   }
   const why: string[] = [];
@@ -363,7 +364,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
       budgetMB,
     );
   }
-  const chose = `${quantWhy}${why.length > 0 ? ` ${why.join('; ')}; chose` : ' Chose'} ${best.label} (${best.modelId}, ${gb(best.vramMB)}).`;
+  const chose = `${quantWhy}${why.length > 0 ? ` ${why.join('; ')}; chose` : ' Chose'} ${best.label} (${best.modelId}, ${sizeOfMB(best.vramMB)}).`;
   const smaller = fitting.slice(1).map(webllmRef);
   const offered = new Set(fitting.map((m) => m.modelId));
   const byHand = ofQuant.filter((m) => !offered.has(m.modelId) && !gpuRejects(m, gpu)).map(webllmRef);
@@ -385,7 +386,7 @@ export function chooseConductorModel(caps: Capabilities, options: ChooseOptions 
       model: DEFAULT_WLLAMA_MODEL,
       reason:
         `${cpu} If you still want to try WebGPU, only models of ${SOFTWARE_MAX_PARAMS_B}B parameters or fewer ` +
-        `are offered. ${quantWhy} ${small.map((m) => `${m.label} (${gb(m.vramMB)})`).join(', ')}.`,
+        `are offered. ${quantWhy} ${small.map((m) => `${m.label} (${sizeOfMB(m.vramMB)})`).join(', ')}.`,
       alternatives: [...small.map(webllmRef), QWEN35_WLLAMA_MODEL],
       byHand: [],
       webgpuModel: smallest,
@@ -414,5 +415,5 @@ export function modelOptionLabel(model: ModelRef): string {
   if (model.engine === 'prompt-api') return `${BROWSER_MODEL_NAME}, run by Chrome`;
   const info = conductorModelInfo(model.modelId);
   if (!info) return `${model.modelId} (WebGPU)`;
-  return `${info.label} · ${info.quantization} · ${gb(info.vramMB)} GPU memory (WebGPU)`;
+  return `${info.label} · ${info.quantization} · ${sizeOfMB(info.vramMB)} GPU memory (WebGPU)`;
 }

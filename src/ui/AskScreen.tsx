@@ -126,7 +126,7 @@ export function AskScreen({ runId }: { runId?: string }) {
   } = useAppState().runs;
   const app = useAppState();
   const { router } = app;
-  const { askPrefs, planPrefs, spendPrefs } = app.prefs;
+  const { askPrefs, spendPrefs } = app.prefs;
   const { runPool, workerOrder } = app.pool;
   const conductor = app.conductor.state;
   const { outcomes } = app;
@@ -207,7 +207,7 @@ export function AskScreen({ runId }: { runId?: string }) {
           plan={review.plan}
           workers={review.pool.map((w) => ({ id: w.id, label: w.label, vision: w.vision === true }))}
           {...(shown.attachments ? { attachments: shown.attachments } : {})}
-          maxSteps={shown.mode === 'router' ? 1 : planPrefs.value.maxSteps}
+          maxSteps={review.limits.maxSteps}
           allowSelf={review.limits.allowSelf}
           {...(review.keyless ? { hasKey: (id: string) => !review.keyless?.has(id) } : {})}
           onRun={(plan) => void runReviewed(plan)}

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AttachmentsState } from '../app/attachments-state.ts';
-import { formatBytes } from '../app/format.ts';
-import { ATTACHMENT_LIMITS, type Attachment } from '../attachments/index.ts';
+import { ATTACHMENT_LIMITS } from '../attachments/limits.ts';
+import type { Attachment } from '../attachments/types.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 
 const KIND_LABELS: Record<Attachment['kind'], string> = {
   text: 'text',

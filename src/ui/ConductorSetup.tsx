@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { modelLabel } from '../app/conductor.ts';
-import { formatBytes } from '../app/format.ts';
 import { BROWSER_MODEL_NEEDS } from '../conductor/prompt-api.ts';
 import { BROWSER_MODEL, BROWSER_MODEL_NAME } from '../shared/browser-model.ts';
 import type { EngineSuggestion } from '../shared/engine-errors.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import { localServerUrlProblem } from '../shared/loopback.ts';
 import type { ModelRef } from '../shared/model.ts';
-import { chooseConductorModel, DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
+import { DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
 import { LocalServerFields } from './LocalServerFields.tsx';
@@ -106,7 +106,6 @@ export function loadFailureHints(
  */
 export function ConductorSetup() {
   const app = useAppState();
-  const caps = app.device.capabilities.value;
   const state = app.conductor.state.value;
   const storage = app.storage.storageStatus.value;
   // Chrome's model may have to be downloaded first: that starts here, in the click, as Chrome requires.
@@ -114,7 +113,7 @@ export function ConductorSetup() {
     void (model.engine === 'prompt-api'
       ? app.conductor.useBrowserModel(app.storage)
       : app.conductor.load(model, app.storage));
-  const choice = caps ? chooseConductorModel(caps) : undefined;
+  const choice = app.device.modelChoice.value;
   const browserState = app.conductor.browserModelState.value;
   const browserOffered =
     browserState === 'available' || browserState === 'downloadable' || browserState === 'downloading';

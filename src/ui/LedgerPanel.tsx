@@ -1,7 +1,8 @@
 import { useEffect } from 'preact/hooks';
-import { ESTIMATED, estimateNote, formatBytes, formatTime } from '../app/format.ts';
+import { ESTIMATED, estimateNote, formatTime } from '../app/format.ts';
 import { takeoversIn } from '../app/ledger-takeovers.ts';
 import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPurpose } from '../egress/ledger.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import { useAppState } from './app-context.ts';
 
 const PURPOSE_LABELS: Partial<Record<LedgerPurpose, string>> = {

@@ -1,10 +1,16 @@
 import { useMemo, useState } from 'preact/hooks';
-import { poolValidateOptions } from '../app/runs/plan-limits.ts';
 import { workerColor } from '../app/worker-color.ts';
 import type { AttachmentRef } from '../attachments/store.ts';
 import { SELF_WORKER } from '../pool/types.ts';
 import { checkPlan } from '../shared/plan/checks.ts';
-import { type Files, type Plan, type PlanIssue, type Step, validatePlan } from '../shared/plan/index.ts';
+import {
+  type Files,
+  type Plan,
+  type PlanIssue,
+  poolValidateOptions,
+  type Step,
+  validatePlan,
+} from '../shared/plan/index.ts';
 import { PlanWarnings } from './PlanWarnings.tsx';
 import { planFilesFrom, StepFilesField } from './StepFilesField.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
@@ -110,6 +116,8 @@ export function PlanEditor({
         { thought, steps },
         {
           ...poolValidateOptions(workers, { maxSteps, allowSelf }),
+          // The user reads these messages, and knows the workers by their labels.
+          labelsOnly: true,
           selfOnlyLast: true,
           ...(planFiles ? { files: planFiles } : {}),
         },

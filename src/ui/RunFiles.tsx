@@ -1,5 +1,5 @@
-import { formatBytes } from '../app/format.ts';
 import type { AttachmentRef } from '../attachments/store.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import { resolveFiles } from '../shared/plan/files.ts';
 import type { Files } from '../shared/plan/index.ts';
 

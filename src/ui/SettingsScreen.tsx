@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatBytes } from '../app/format.ts';
 import { historyBudgetText } from '../app/history-budget.ts';
 import { parseSpendLimit } from '../app/prefs.ts';
 import { routeHash } from '../app/router.ts';
 import type { ThemeChoice } from '../app/theme.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';

@@ -3,8 +3,9 @@
  * its own Web Worker, images through createImageBitmap and OffscreenCanvas) over the files of a real
  * `<input type="file">`, and a watch on the page's main thread while it reads.
  */
-import { type AttachmentError, createPdfReader, readAttachments } from '../../src/attachments/index.ts';
-import type { ReadProgress } from '../../src/attachments/read.ts';
+import type { AttachmentError } from '../../src/attachments/limits.ts';
+import { createPdfReader } from '../../src/attachments/pdf-reader.ts';
+import { type ReadProgress, readAttachments } from '../../src/attachments/read.ts';
 import type { Attachment, EncodedImage } from '../../src/attachments/types.ts';
 
 /** What a test reads of an attachment: everything but the bytes, which it gets as a size and a hash. */

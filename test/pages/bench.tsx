@@ -4,6 +4,7 @@ import type { Planner } from '../../src/evaluation/strategies.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import { createOpenAITransport } from '../../src/providers/openai-transport.ts';
 import { createSandboxRunner } from '../../src/sandbox/code-runner.ts';
+import { directFetch } from '../provider/direct-fetch.ts';
 import '../../src/ui/styles.css';
 
 // Harness for the bench's browser specs: the bench screen alone, with a pool on the test provider.
@@ -86,7 +87,7 @@ await Promise.all([bench.open(), comparison.open()]);
 render(
   <BenchScreen
     pool={pool}
-    transport={createOpenAITransport()}
+    transport={createOpenAITransport({ fetch: directFetch })}
     bench={bench}
     comparison={comparison}
     {...(planner ? { planner } : {})}

@@ -1,4 +1,5 @@
 import type { AttachmentSummary } from '../../src/shared/conductor-api.ts';
+import { formatBytes } from '../../src/shared/format-bytes.ts';
 
 /**
  * What the conductor reads about the question's attached files: one line each (number, name, kind, size,
@@ -9,17 +10,11 @@ import type { AttachmentSummary } from '../../src/shared/conductor-api.ts';
 /** Longest extract shown, whatever the page sent: the extract is a hint, never the file. */
 const EXTRACT_CHARS = 400;
 
-function size(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
-
 function fileLine(file: AttachmentSummary, index: number): string {
   const facts: string[] = [file.kind];
   if (file.pages !== undefined) facts.push(`${file.pages} page${file.pages === 1 ? '' : 's'}`);
   if (file.width !== undefined && file.height !== undefined) facts.push(`${file.width}x${file.height}`);
-  facts.push(size(file.size));
+  facts.push(formatBytes(file.size));
   // JSON-quoted: the name and extract are the user's file, kept on one line and apart from our text.
   const extract = file.extract?.trim()
     ? ` Starts: ${JSON.stringify(file.extract.trim().slice(0, EXTRACT_CHARS))}`

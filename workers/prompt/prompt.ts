@@ -5,7 +5,7 @@ import type {
   PlanExample,
   PlanMode,
 } from '../../src/shared/conductor-api.ts';
-import type { Plan, Step } from '../../src/shared/plan/index.ts';
+import { type Plan, planLimitsFor, type Step } from '../../src/shared/plan/index.ts';
 import { truncateMiddle } from '../../src/shared/truncate-middle.ts';
 import { RUN_WORKER, SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conversationMessage } from './conversation.ts';
@@ -28,8 +28,6 @@ export interface PlanPromptInput {
   mode: PlanMode;
   maxSteps: number;
   maxDepth: number;
-  /** Offer the worker `self` (recursion). Default: conductor mode with maxDepth above 0. */
-  allowSelf?: boolean;
   /**
    * Whether the executor sends every worker the question as its first turn (its `includeQuestion`, default
    * true). The prompt must say what is true: with it, tasks are instructions; without it, they restate.
@@ -112,8 +110,7 @@ function exampleTurns(examples: readonly PlanExample[], router: boolean): ChatMe
 export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
   if (input.pool.length === 0) throw new Error('buildPlanMessages: the pool has no workers');
   const router = input.mode === 'router';
-  const maxSteps = router ? 1 : Math.max(1, input.maxSteps);
-  const allowSelf = !router && (input.allowSelf ?? input.maxDepth > 0) && maxSteps > 1;
+  const { maxSteps, allowSelf } = planLimitsFor(input.mode, input);
   const includeQuestion = input.includeQuestion ?? true;
   const roles = mapRoles(input.pool);
   const system = router

@@ -3,12 +3,11 @@ import type { ChosenBy } from '../../executor/store.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { ConductorEvent, PlanRequest, PlanResponse } from '../../shared/conductor-api.ts';
-import type { Step } from '../../shared/plan/index.ts';
+import { planLimitsFor, type Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { poolEntries } from '../pool-entries.ts';
 import { planRequestFiles, withAttachments } from '../run-files.ts';
 import { conversationOf, turnEstimate } from '../turn-context.ts';
-import { planLimits } from './plan-limits.ts';
 import { planNote } from './plan-notes.ts';
 import { beginPlanning, type PlanInput, type Planning } from './planning-state.ts';
 import type { Review } from './review.ts';
@@ -32,7 +31,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
   /** Workflow memory's examples for a question; a memory that cannot be read plans without them. */
   function pastWorkflows(p: Planning, maxSteps: number, maxDepth: number): Promise<MemoryExample[]> {
     if (!services.memoryExamples) return Promise.resolve([]);
-    const allowSelf = p.input.mode === 'conductor' && maxDepth > 0 && maxSteps > 1;
+    const { allowSelf } = planLimitsFor(p.input.mode, { maxSteps, maxDepth });
     return services
       .memoryExamples(p.input.question, p.enabled, { maxSteps, allowSelf })
       .catch((error: unknown) => {
@@ -71,7 +70,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
     const p = beginPlanning(core, spend, input, pool, chosenBy);
     try {
       const prefs = services.planPrefs();
-      const { maxSteps } = planLimits(input.mode, prefs);
+      const { maxSteps } = planLimitsFor(input.mode, prefs);
       const [bridge, pastLengths, examples] = await Promise.all([
         services.bridge(),
         core.answerLengths(),

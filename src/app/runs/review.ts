@@ -1,9 +1,8 @@
 import { estimatePlan } from '../../executor/estimate.ts';
-import type { Plan } from '../../shared/plan/index.ts';
+import { type Plan, planLimitsFor } from '../../shared/plan/index.ts';
 import { keepRunFiles, withAttachments } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { turnEstimate } from '../turn-context.ts';
-import { planLimits } from './plan-limits.ts';
 import { samePlan } from './plan-notes.ts';
 import { plannedRecord } from './plan-records.ts';
 import type { RunCore } from './run-core.ts';
@@ -42,7 +41,7 @@ export function createReview(core: RunCore, spend: SpendConfirmation, starts: Ru
     pendingReview.value = {
       plan: input.plan,
       pool: input.pool,
-      limits: planLimits(input.mode, services.planPrefs()),
+      limits: planLimitsFor(input.mode, services.planPrefs()),
       planOnly: input.planOnly,
       answerLengths: pastLengths,
       ...(keyless ? { keyless } : {}),

@@ -5,10 +5,9 @@ import type { TurnHistory } from '../../executor/turn-history.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { PlanMode } from '../../shared/conductor-api.ts';
-import type { Plan } from '../../shared/plan/index.ts';
+import type { Plan, PlanLimits } from '../../shared/plan/index.ts';
 import type { PlanPrefs } from '../prefs.ts';
 import type { SendingServices } from '../services.ts';
-import type { PlanLimits } from './plan-limits.ts';
 
 /** What the runs need from the rest of the app; tests pass their own (fake-indexeddb, a scripted conductor). */
 export interface RunServices extends SendingServices {

@@ -4,7 +4,7 @@ import type { RunHandle, RunOptions } from '../../executor/executor.ts';
 import { onDevice, type WorkerSpec } from '../../pool/types.ts';
 import type { PlanMode } from '../../shared/conductor-api.ts';
 import { checkPlan, describeFindings } from '../../shared/plan/checks.ts';
-import type { Plan, Step } from '../../shared/plan/index.ts';
+import { type Plan, planLimitsFor, type Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { poolEntries } from '../pool-entries.ts';
 import { checkedFiles, keepRunFiles, withAttachments } from '../run-files.ts';
@@ -116,7 +116,7 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
     const filesNotKept = await keepRunFiles(store, core.runFiles.get(runId));
     if (filesNotKept)
       core.update(runId, (v) => ({ ...v, planChecks: [...(v.planChecks ?? []), filesNotKept] }));
-    const { maxSteps, maxDepth } = services.planPrefs();
+    const prefs = services.planPrefs();
     const chosenBy = core.currentRun.value?.id === runId ? core.currentRun.value.chosenBy : undefined;
     // A turn of a thread: stored with its link, its workers sent the earlier turns.
     const turn = await turnRunOptions(
@@ -126,8 +126,8 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
     const run = startRun({
       ...(chosenBy ? { chosenBy } : {}),
       ...turn,
-      maxSteps: mode === 'router' ? 1 : maxSteps,
-      maxDepth,
+      maxSteps: planLimitsFor(mode, prefs).maxSteps,
+      maxDepth: prefs.maxDepth,
       runId,
       question,
       mode,

@@ -5,6 +5,13 @@ export {
   type PlanJsonSchemaOptions,
   planJsonSchema,
 } from './json-schema.ts';
+export {
+  type PlanLimits,
+  type PoolValidateOptions,
+  planLimitsFor,
+  plannedPool,
+  poolValidateOptions,
+} from './limits.ts';
 export { type ParseOptions, type ParseResult, parsePlan } from './parse.ts';
 export {
   DEFAULT_MAX_DEPTH,

@@ -2,7 +2,7 @@ import { poolEntries } from '../../app/pool-entries.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { PlanMode, PlanResponse, PoolEntry } from '../../shared/conductor-api.ts';
-import { DEFAULT_MAX_STEPS } from '../../shared/plan/index.ts';
+import { planLimitsFor } from '../../shared/plan/index.ts';
 
 /** The part of the conductor bridge (src/conductor/bridge.ts) a bench planner needs. */
 export interface PlanningConductor {
@@ -22,7 +22,7 @@ export function plannerFromConductor(conductor: PlanningConductor, pool: readonl
   return {
     async plan(question, mode, signal) {
       const response = await conductor.plan(
-        { question, pool: entries, mode, maxSteps: mode === 'router' ? 1 : DEFAULT_MAX_STEPS },
+        { question, pool: entries, mode, maxSteps: planLimitsFor(mode, {}).maxSteps },
         { signal },
       );
       const note = response.fallback

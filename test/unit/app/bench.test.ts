@@ -16,6 +16,7 @@ import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import { openVault } from '../../../src/vault/vault.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;
@@ -104,7 +105,7 @@ describe('the bench form', () => {
 });
 
 describe('a bench run by the app layer', () => {
-  const transport = createOpenAITransport();
+  const transport = createOpenAITransport({ fetch: directFetch });
 
   it('stores the bench and each result, and lists it as done once it ends', async () => {
     const store = await BenchStore.open('bench-app-start');
@@ -249,7 +250,7 @@ describe('a bench of published Python tasks only (HumanEval, MBPP, LiveCodeBench
     }));
     const controller = await bench.start(
       { ...form(), tasks: [humanEval], strategies },
-      { pool, transport: createOpenAITransport() },
+      { pool, transport: createOpenAITransport({ fetch: directFetch }) },
     );
     const results = await controller!.finished;
     expect(made).toBe(1);
@@ -283,7 +284,7 @@ describe('a bench of published Python tasks only (HumanEval, MBPP, LiveCodeBench
     ];
     const controller = await bench.start(
       { ...form(), tasks: [humanEval], strategies },
-      { pool, transport: createOpenAITransport() },
+      { pool, transport: createOpenAITransport({ fetch: directFetch }) },
     );
     const [result] = await controller!.finished;
     expect(result).toMatchObject({
@@ -363,7 +364,7 @@ describe('a bench that fails over', () => {
     ];
     const controller = await bench.start(
       { ...form({ tasks: [TASKS[0]!] }), strategies },
-      { pool: [down, up], transport: createOpenAITransport() },
+      { pool: [down, up], transport: createOpenAITransport({ fetch: directFetch }) },
     );
     const results = await controller!.finished;
     const by = Object.fromEntries(results.map((r) => [r.strategyId, r]));

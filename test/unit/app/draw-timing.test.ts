@@ -10,6 +10,7 @@ import { startRun } from '../../../src/executor/executor.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;
@@ -66,7 +67,7 @@ describe('run view updates while tokens stream', () => {
         ],
       },
       pool: [worker('a', 'long-left'), worker('b', 'long-right')],
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
       onEvent: (event: ExecutorEvent) => {
         direct = applyEvent(direct, event);
         listener(event);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatBytes, formatCost, formatDuration, formatFixed, formatTime } from '../../../src/app/format.ts';
+import { formatCost, formatDuration, formatFixed, formatTime } from '../../../src/app/format.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -25,7 +25,6 @@ describe('display formatters', () => {
   });
 
   it('keeps the other formats', () => {
-    expect(formatBytes(1536)).toBe('2 KB');
     expect(formatDuration(1500)).toBe('1.5 s');
     expect(formatCost(0.004)).toBe('$0.0040');
   });

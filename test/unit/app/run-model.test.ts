@@ -15,6 +15,7 @@ import { finalStepIndex } from '../../../src/executor/step-status.ts';
 import type { ExecutorEvent, StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;
@@ -132,7 +133,7 @@ describe('run view from executor events', () => {
       question: 'one two three four five six seven eight',
       plan: { steps: [{ worker: 'w1', task: 't', sees: [] }] },
       pool: [testWorker('w1', 'cut-once')],
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
       retry: { baseDelayMs: 5, maxDelayMs: 20 },
       onEvent: (event) => {
         view = applyEvent(view, event);

@@ -5,6 +5,7 @@ import { startRun } from '../../../src/executor/executor.ts';
 import { summarize } from '../../../src/executor/store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // A worker with no price costs an unknown amount: every place a cost is shown says so instead of $0, and
@@ -42,7 +43,7 @@ describe('an unknown price', () => {
     const result = await startRun({
       question: 'Q?',
       pool: [worker('free'), worker('paid', { inputPerM: 1, outputPerM: 1 })],
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
       spendLimitUsd: 0.5,
       plan: {
         steps: [

@@ -41,9 +41,9 @@ const ALLOWED: Record<string, { rules: string[]; reason: string }> = {
       "fetches Pyodide's files from this site's own build (assets/pyodide/) to hand them to the code sandbox, which has no network: no key, no provider, no prompt, and no other host",
   },
   'src/providers/openai-transport.ts': {
-    rules: ['global fetch', 'openai client'],
+    rules: ['openai client'],
     reason:
-      'builds the openai client with an injected fetch (egress in the app); the global fetch is only its fallback when none is injected, and carries no key. Every caller must inject one (checked below).',
+      'builds the openai client with the fetch it must be given (egress in the app), never the global one. Every caller injects one (checked below).',
   },
 };
 

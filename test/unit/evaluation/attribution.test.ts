@@ -5,6 +5,7 @@ import type { Planner, Strategy } from '../../../src/evaluation/strategies.ts';
 import type { Task } from '../../../src/evaluation/taskset.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 const task: Task = { id: 'sum', kind: 'numeric', question: 'What is 2+3?', answer: '5' };
@@ -194,7 +195,7 @@ describe('the bench scores every step', () => {
       tasks: [task],
       strategies,
       pool: [worker('right'), worker('wrong')],
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
       planner,
     }).finished;
     const pipe = results.find((r) => r.strategyId === 'pipe')!;

@@ -4,6 +4,7 @@ import type { Strategy } from '../../../src/evaluation/strategies.ts';
 import type { Task } from '../../../src/evaluation/taskset.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // The spend cap reads what items cost: an item whose steps failed or were cancelled after streaming
@@ -16,7 +17,7 @@ const TASKS: Task[] = [1, 2, 3, 4].map((n) => ({
   question: `Q${n}?`,
   answer: 'x',
 }));
-const transport = createOpenAITransport();
+const transport = createOpenAITransport({ fetch: directFetch });
 let provider: TestProvider;
 
 beforeAll(async () => {

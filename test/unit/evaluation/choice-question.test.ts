@@ -4,6 +4,7 @@ import { scoreAnswer } from '../../../src/evaluation/score.ts';
 import { runStrategy } from '../../../src/evaluation/strategies.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // A multiple-choice task is scored by letter, so the worker must be shown the lettered options.
@@ -44,7 +45,7 @@ describe('multiple-choice questions', () => {
     ];
     const run = await runStrategy({ kind: 'single', worker: 'r' }, prime, {
       pool,
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
       signal: new AbortController().signal,
     });
     expect(run.answer).toBe('Answer: C');

@@ -13,6 +13,7 @@ import type { Task } from '../../../src/evaluation/taskset.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { Plan } from '../../../src/shared/plan/index.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // Two arithmetic and two fact questions; one scripted model is right on arithmetic, one on facts,
@@ -35,7 +36,7 @@ const table = (a1: string, a2: string, f1: string, f2: string) => ({
 
 let provider: TestProvider;
 let pool: WorkerSpec[];
-const transport = createOpenAITransport();
+const transport = createOpenAITransport({ fetch: directFetch });
 
 beforeAll(async () => {
   provider = await startProvider({

@@ -7,6 +7,7 @@ import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import { SEARCH_SOURCES } from '../../provider/dialects/web-search.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
 
 // A searching worker's sources on its step: kept once each, in the step's record, never in what later steps
@@ -58,7 +59,7 @@ describe('citations on a step', () => {
         ],
       },
       pool: [worker('s', 'repeater', true), worker('w', 'echo', false)],
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
       onEvent: (event) => events.push(event),
     });
     const result = await handle.result;

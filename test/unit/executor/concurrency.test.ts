@@ -4,12 +4,13 @@ import type { StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { Plan } from '../../../src/shared/plan/index.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // Two local servers, as a user with two Custom endpoints has them.
 let serverA: TestProvider;
 let serverB: TestProvider;
-const transport = createOpenAITransport();
+const transport = createOpenAITransport({ fetch: directFetch });
 const slow = { firstTokenMs: 150, perTokenMs: 5 };
 
 beforeAll(async () => {

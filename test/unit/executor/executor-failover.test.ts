@@ -6,10 +6,11 @@ import { openRunStore } from '../../../src/executor/store.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;
-const transport = createOpenAITransport();
+const transport = createOpenAITransport({ fetch: directFetch });
 /** Fast retries; the provider's Retry-After on 503 is short too, so three attempts take milliseconds. */
 const fastRetry = { baseDelayMs: 1, maxDelayMs: 5 };
 const failover: FailoverOptions = {};

@@ -5,6 +5,7 @@ import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { Plan, Step } from '../../../src/shared/plan/index.ts';
 import { stepsFromTokens } from '../../fixtures/plan-stream.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import {
   countPromptTokens,
   type RecordedRequest,
@@ -13,7 +14,7 @@ import {
 } from '../../provider/server.ts';
 
 let provider: TestProvider;
-const transport = createOpenAITransport();
+const transport = createOpenAITransport({ fetch: directFetch });
 /** Fast retries so fault tests do not wait on backoff (Retry-After is still honoured). */
 const fastRetry = { baseDelayMs: 5, maxDelayMs: 20 };
 

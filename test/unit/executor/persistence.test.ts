@@ -6,6 +6,7 @@ import { openRunStore, type RunStore } from '../../../src/executor/store.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // A full disk: fake-indexeddb's put throws QuotaExceededError, as a browser's does when the origin's
@@ -21,7 +22,7 @@ IDBObjectStore.prototype.put = function put(
 };
 
 let provider: TestProvider;
-const transport = createOpenAITransport();
+const transport = createOpenAITransport({ fetch: directFetch });
 let dbCount = 0;
 const stores: RunStore[] = [];
 

@@ -7,6 +7,7 @@ import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import { openrouterCost } from '../../provider/dialects/index.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
 
 // The executor's side of reasoning models and provider-reported cost, over real HTTP against the test
@@ -58,7 +59,7 @@ describe('reasoning models', () => {
       question: 'What is 2+2?',
       plan: { steps: [{ worker: 'r', task: 'Answer.', sees: [] }] },
       pool: [worker('r', 'deepseek', deepseek, 'slow-thinker')],
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
       firstTokenTimeoutMs: 2500,
       retry: { baseDelayMs: 5, maxDelayMs: 20 },
     });
@@ -81,7 +82,7 @@ describe('reasoning models', () => {
         ],
       },
       pool: [worker('r', 'deepseek', deepseek, 'thinker')],
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
       onEvent: (event) => events.push(event),
     });
     const result = await handle.result;
@@ -107,7 +108,7 @@ describe('reasoning models', () => {
       plan: { steps: [{ worker: 'm', task: 'Answer.', sees: [] }] },
       // The OpenRouter dialect does not ask for usage; this provider sends none unasked.
       pool: [worker('m', 'openrouter', noUsage, 'thinker')],
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
     });
     const result = await handle.result;
     const request = result.steps[0]?.requests?.[0];
@@ -126,7 +127,7 @@ describe('provider-reported cost', () => {
       question: 'What is 2+2?',
       plan: { steps: [{ worker: 'o', task: 'Answer.', sees: [] }] },
       pool: [spec],
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
     });
     const result = await handle.result;
     const step = result.steps[0];

@@ -5,13 +5,14 @@ import { liveSpend, overSpendLimit, spendLimitMessage } from '../../../src/execu
 import type { StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // The per-run spend limit, over real HTTP against the test provider: the run stops once what it has
 // spent passes the limit, and the steps done before keep their answers.
 
 let provider: TestProvider;
-const transport = createOpenAITransport();
+const transport = createOpenAITransport({ fetch: directFetch });
 const LONG = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
 
 beforeAll(async () => {

@@ -10,6 +10,7 @@ import type { ExecutorEvent, RunResult } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { presetById } from '../../../src/providers/catalog.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // Every request a run sends is paid for, whether its answer stayed or not: these check the run's totals
@@ -221,7 +222,7 @@ describe('prices', () => {
       const question = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
       const result = await startRun({
         question,
-        transport: createOpenAITransport(),
+        transport: createOpenAITransport({ fetch: directFetch }),
         pool: [{ ...worker('deepseek-chat'), providerId: 'deepseek', baseURL: deepseek.baseURL, price }],
         plan: { steps: [{ worker: 'w1', task: 'Answer.', sees: [] }] },
       }).result;

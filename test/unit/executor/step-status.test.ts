@@ -4,10 +4,11 @@ import { describeWait } from '../../../src/executor/step-status.ts';
 import type { ExecutorEvent, StepWait } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;
-const transport = createOpenAITransport();
+const transport = createOpenAITransport({ fetch: directFetch });
 
 beforeAll(async () => {
   provider = await startProvider({ cors: 'open' });

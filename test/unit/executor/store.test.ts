@@ -11,11 +11,12 @@ import {
 import type { ExecutorEvent, StepState } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
 import { badRuns, badSteps, goodRun, goodStep, writeVersion1 } from './damaged-records.ts';
 
 let provider: TestProvider;
-const transport = createOpenAITransport();
+const transport = createOpenAITransport({ fetch: directFetch });
 
 beforeAll(async () => {
   provider = await startProvider();

@@ -4,6 +4,7 @@ import { resumeRun, startRun } from '../../../src/executor/executor.ts';
 import { openRunStore } from '../../../src/executor/store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;
@@ -38,7 +39,7 @@ describe('a run cut off while its steps run', () => {
       question: 'Q?',
       plan,
       pool: [worker],
-      transport: createOpenAITransport(),
+      transport: createOpenAITransport({ fetch: directFetch }),
       store,
     });
     // The step's request is out and waiting: the page is closed now (as a reload does).
@@ -47,7 +48,11 @@ describe('a run cut off while its steps run', () => {
     const stored = await store.getRun('cut');
     expect(stored?.run.status).toBe('running');
     expect(stored?.run.plan.steps).toEqual(plan.steps);
-    const resumed = await resumeRun({ store, runId: 'cut', transport: createOpenAITransport() });
+    const resumed = await resumeRun({
+      store,
+      runId: 'cut',
+      transport: createOpenAITransport({ fetch: directFetch }),
+    });
     await resumed.result;
     expect((await store.getRun('cut'))?.run).toMatchObject({ status: 'done', plan: { steps: plan.steps } });
     store.close();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import type { FaultKind } from '../../provider/server.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -41,7 +42,7 @@ function runOne(modelId: string) {
   };
   return startRun({
     question: 'Q?',
-    transport: createOpenAITransport(),
+    transport: createOpenAITransport({ fetch: directFetch }),
     retry: { baseDelayMs: 5, maxDelayMs: 20 },
     pool: [worker],
     plan: { steps: [{ worker: 'w', task: 'say something', sees: [] }] },

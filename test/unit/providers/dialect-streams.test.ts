@@ -4,6 +4,7 @@ import { ProviderError } from '../../../src/providers/errors.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { ChatEvent } from '../../../src/providers/transport.ts';
 import { type DialectMode, OPENROUTER_COMMENT, openrouterCost } from '../../provider/dialects/index.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { type ScriptedModel, startProvider, type TestProvider } from '../../provider/server.ts';
 
 // The transport against the test provider speaking each provider's dialect: the worker's providerId picks
@@ -46,7 +47,7 @@ function worker(mode: DialectMode, model = 'upper', providerId: string = mode): 
 
 async function collect(spec: WorkerSpec): Promise<ChatEvent[]> {
   const events: ChatEvent[] = [];
-  const stream = createOpenAITransport().stream(spec, {
+  const stream = createOpenAITransport({ fetch: directFetch }).stream(spec, {
     messages: [{ role: 'user', content: 'hello there world' }],
     signal: new AbortController().signal,
     runId: 'run-1',

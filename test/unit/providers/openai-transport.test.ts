@@ -6,6 +6,7 @@ import { EmptyAnswerError, ProviderError } from '../../../src/providers/errors.t
 import { createOpenAITransport, PLACEHOLDER_API_KEY } from '../../../src/providers/openai-transport.ts';
 import type { BatonRequestInit, ChatEvent, EgressContext } from '../../../src/providers/transport.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;
@@ -85,7 +86,7 @@ async function bare(type: string, body: string) {
 describe('createOpenAITransport', () => {
   it('streams deltas then usage, and sends a streaming request with include_usage', async () => {
     provider.clearRequests();
-    const events = await collect(createOpenAITransport(), worker('upper'));
+    const events = await collect(createOpenAITransport({ fetch: directFetch }), worker('upper'));
     expect(events).toEqual([
       { type: 'delta', text: 'HELLO' },
       { type: 'delta', text: ' THERE' },
@@ -104,7 +105,7 @@ describe('createOpenAITransport', () => {
 
   it('sends no Authorization header at all when no egress fetch is injected', async () => {
     provider.clearRequests();
-    await collect(createOpenAITransport(), worker('echo'));
+    await collect(createOpenAITransport({ fetch: directFetch }), worker('echo'));
     const headers = chatPosts(provider)[0]?.headers ?? {};
     expect(headers.authorization).toBeUndefined();
     expect(JSON.stringify(headers)).not.toContain(PLACEHOLDER_API_KEY);
@@ -123,14 +124,16 @@ describe('createOpenAITransport', () => {
     expect(events.at(0)).toEqual({ type: 'delta', text: 'hello' });
     expect(seen).toEqual([{ runId: 'run-1', stepIndex: 2, workerId: 'w1', providerId: 'test' }]);
     // Without it, the same provider rejects the request: proof the key came from the egress fetch.
-    const error = await failure(collect(createOpenAITransport(), worker('echo', keyed.baseURL)));
+    const error = await failure(
+      collect(createOpenAITransport({ fetch: directFetch }), worker('echo', keyed.baseURL)),
+    );
     expect(error.kind).toBe('auth');
   });
 
   it('strips the x-stainless-* headers when asked, and keeps them by default', async () => {
     provider.clearRequests();
-    await collect(createOpenAITransport({ sdkHeaders: 'strip' }), worker('echo'));
-    await collect(createOpenAITransport(), worker('echo'));
+    await collect(createOpenAITransport({ fetch: directFetch, sdkHeaders: 'strip' }), worker('echo'));
+    await collect(createOpenAITransport({ fetch: directFetch }), worker('echo'));
     const [stripped, kept] = chatPosts(provider);
     expect(Object.keys(stripped?.headers ?? {}).filter((h) => h.startsWith('x-stainless-'))).toEqual([]);
     expect(Object.keys(kept?.headers ?? {}).some((h) => h.startsWith('x-stainless-'))).toBe(true);
@@ -146,7 +149,9 @@ describe('createOpenAITransport', () => {
     ['malformed', 'stream', true],
   ] as const)('maps fault %s to kind %s (retryable: %s)', async (fault, kind, retryable) => {
     provider.clearRequests();
-    const error = await failure(collect(createOpenAITransport(), worker(`fault:${fault}`)));
+    const error = await failure(
+      collect(createOpenAITransport({ fetch: directFetch }), worker(`fault:${fault}`)),
+    );
     expect(error.kind).toBe(kind);
     expect(error.retryable).toBe(retryable);
     // maxRetries is 0: the SDK never retries on its own.
@@ -154,7 +159,9 @@ describe('createOpenAITransport', () => {
   });
 
   it('maps an unknown model to not-found with the provider message', async () => {
-    const error = await failure(collect(createOpenAITransport(), worker('no-such-model')));
+    const error = await failure(
+      collect(createOpenAITransport({ fetch: directFetch }), worker('no-such-model')),
+    );
     expect(error.kind).toBe('not-found');
     expect(error.status).toBe(404);
     expect(error.message).toContain('no-such-model');
@@ -166,7 +173,7 @@ describe('createOpenAITransport', () => {
       behaviour: { kind: 'echo' },
       fault: { kind: '429', retryAfterMs: 2500 },
     });
-    const error = await failure(collect(createOpenAITransport(), worker('limited')));
+    const error = await failure(collect(createOpenAITransport({ fetch: directFetch }), worker('limited')));
     expect(error.kind).toBe('rate-limit');
     expect(error.status).toBe(429);
     expect(error.retryAfterMs).toBe(2500);
@@ -177,7 +184,7 @@ describe('createOpenAITransport', () => {
     const closed = await startProvider();
     const base = closed.baseURL;
     await closed.close();
-    const error = await failure(collect(createOpenAITransport(), worker('echo', base)));
+    const error = await failure(collect(createOpenAITransport({ fetch: directFetch }), worker('echo', base)));
     expect(error.kind).toBe('connection');
   });
 
@@ -186,7 +193,7 @@ describe('createOpenAITransport', () => {
     const started = Date.now();
     setTimeout(() => controller.abort(), 100);
     const error = await failure(
-      collect(createOpenAITransport(), worker('fault:stall'), hello, controller.signal),
+      collect(createOpenAITransport({ fetch: directFetch }), worker('fault:stall'), hello, controller.signal),
     );
     expect(error.kind).toBe('aborted');
     expect(error.retryable).toBe(false);
@@ -198,7 +205,7 @@ describe('createOpenAITransport', () => {
     const started = Date.now();
     setTimeout(() => controller.abort(), 50);
     const error = await failure(
-      collect(createOpenAITransport(), worker('slowish'), hello, controller.signal),
+      collect(createOpenAITransport({ fetch: directFetch }), worker('slowish'), hello, controller.signal),
     );
     expect(error.kind).toBe('aborted');
     // The model's first token is 5000 ms away; the abort must not wait for it.
@@ -209,7 +216,9 @@ describe('createOpenAITransport', () => {
     provider.clearRequests();
     const controller = new AbortController();
     controller.abort();
-    const error = await failure(collect(createOpenAITransport(), worker('echo'), hello, controller.signal));
+    const error = await failure(
+      collect(createOpenAITransport({ fetch: directFetch }), worker('echo'), hello, controller.signal),
+    );
     expect(error.kind).toBe('aborted');
     expect(chatPosts(provider)).toHaveLength(0);
   });
@@ -220,7 +229,9 @@ describe('createOpenAITransport', () => {
       ['empty-finish', /no answer text.*finish_reason "stop"/],
       ['empty-no-choices', /no answer text.*no choices/],
     ])('%s is an EmptyAnswerError that allows one retry', async (fault, reason) => {
-      const error = await failure(collect(createOpenAITransport(), worker(`fault:${fault}`)));
+      const error = await failure(
+        collect(createOpenAITransport({ fetch: directFetch }), worker(`fault:${fault}`)),
+      );
       expect(error).toBeInstanceOf(EmptyAnswerError);
       expect(error.name).toBe('EmptyAnswerError');
       expect(error.kind).toBe('empty');
@@ -231,7 +242,7 @@ describe('createOpenAITransport', () => {
 
     it('still yields the usage of an empty answer before failing (it was paid for)', async () => {
       const events: ChatEvent[] = [];
-      const stream = createOpenAITransport().stream(worker('fault:empty-finish'), {
+      const stream = createOpenAITransport({ fetch: directFetch }).stream(worker('fault:empty-finish'), {
         messages: hello,
         signal: new AbortController().signal,
         runId: 'r',
@@ -255,7 +266,9 @@ describe('createOpenAITransport', () => {
       ['no-choices', /JSON that is not a chat completion.*no "choices".*object, data/],
     ])('fault %s', async (fault, message) => {
       provider.clearRequests();
-      const error = await failure(collect(createOpenAITransport(), worker(`fault:${fault}`)));
+      const error = await failure(
+        collect(createOpenAITransport({ fetch: directFetch }), worker(`fault:${fault}`)),
+      );
       expect(error.kind).toBe('unexpected-response');
       expect(error.message).toMatch(message);
       expect(error.message).not.toContain('ended before the answer was complete');
@@ -265,7 +278,10 @@ describe('createOpenAITransport', () => {
     });
 
     it('accepts a whole JSON completion from a server that ignores stream: true, with its usage', async () => {
-      const events = await collect(createOpenAITransport(), worker('fault:ignore-stream'));
+      const events = await collect(
+        createOpenAITransport({ fetch: directFetch }),
+        worker('fault:ignore-stream'),
+      );
       expect(events).toEqual([
         { type: 'delta', text: 'hello there world' },
         { type: 'usage', promptTokens: 3, completionTokens: 3 },
@@ -278,7 +294,9 @@ describe('createOpenAITransport', () => {
         JSON.stringify({ error: { message: 'overloaded, key sk-abcdef0123456789' } }),
       );
       try {
-        const error = await failure(collect(createOpenAITransport(), worker('m', server.base)));
+        const error = await failure(
+          collect(createOpenAITransport({ fetch: directFetch }), worker('m', server.base)),
+        );
         expect(error.kind).toBe('server');
         expect(error.message).toContain('overloaded');
         expect(error.message).not.toContain('sk-abcdef');
@@ -290,7 +308,9 @@ describe('createOpenAITransport', () => {
     it('names a plain-text answer and quotes its start', async () => {
       const server = await bare('text/plain', 'Service temporarily in maintenance');
       try {
-        const error = await failure(collect(createOpenAITransport(), worker('m', server.base)));
+        const error = await failure(
+          collect(createOpenAITransport({ fetch: directFetch }), worker('m', server.base)),
+        );
         expect(error.kind).toBe('unexpected-response');
         expect(error.message).toMatch(/text\/plain.*"Service temporarily in maintenance"/);
       } finally {
@@ -325,7 +345,7 @@ describe('createOpenAITransport', () => {
     it('accepts [DONE] without any finish_reason', async () => {
       const server = await sse(`${chunk('Hi')}${chunk(' there')}data: [DONE]\n\n`);
       try {
-        const events = await collect(createOpenAITransport(), worker('m', server.base));
+        const events = await collect(createOpenAITransport({ fetch: directFetch }), worker('m', server.base));
         expect(events).toEqual([
           { type: 'delta', text: 'Hi' },
           { type: 'delta', text: ' there' },
@@ -340,7 +360,9 @@ describe('createOpenAITransport', () => {
       const error = { error: { message: `API key not valid: ${quoted} (skipping retries)` } };
       const server = await sse(`${chunk('Hi')}data: ${JSON.stringify(error)}\n\n`);
       try {
-        const failed = await failure(collect(createOpenAITransport(), worker('m', server.base)));
+        const failed = await failure(
+          collect(createOpenAITransport({ fetch: directFetch }), worker('m', server.base)),
+        );
         expect(failed.kind).toBe('server');
         expect(failed.message).not.toContain('AIzaSy');
         expect(failed.message).toContain('[redacted] (skipping retries)');
@@ -352,7 +374,9 @@ describe('createOpenAITransport', () => {
     it('reports a stream that closes cleanly with neither finish_reason nor [DONE] as kind stream', async () => {
       const server = await sse(`${chunk('Hi')}${chunk(' the')}`);
       try {
-        const error = await failure(collect(createOpenAITransport(), worker('m', server.base)));
+        const error = await failure(
+          collect(createOpenAITransport({ fetch: directFetch }), worker('m', server.base)),
+        );
         expect(error.kind).toBe('stream');
         expect(error.message).toContain('ended before the answer was complete');
       } finally {

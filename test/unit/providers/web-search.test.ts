@@ -17,6 +17,7 @@ import {
 } from '../../../src/providers/web-search.ts';
 import type { DialectMode } from '../../provider/dialects/index.ts';
 import { SEARCH_SOURCES, SEARCHER } from '../../provider/dialects/web-search.ts';
+import { directFetch } from '../../provider/direct-fetch.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
 
 // A searching worker's request carries its provider's documented search request and an ordinary worker's
@@ -58,7 +59,7 @@ async function collect(spec: WorkerSpec): Promise<ChatEvent[]> {
   const transport =
     spec.providerId === 'anthropic'
       ? createAnthropicTransport({ fetch: (input, init) => fetch(input, init) })
-      : createOpenAITransport();
+      : createOpenAITransport({ fetch: directFetch });
   const events: ChatEvent[] = [];
   const stream = transport.stream(spec, {
     messages: [{ role: 'user', content: 'Who won the last F1 race?' }],

@@ -156,9 +156,9 @@ describe('chooseConductorModel', () => {
     const choice = chooseConductorModel(caps(integratedNoF16), { vramBudgetMB: 2560 });
     expect(chosenId(choice)).toBe('Qwen2.5-1.5B-Instruct-q4f32_1-MLC');
     expect(choice.reason).toMatch(/^No shader-f16 on this GPU, so q4f32_1/);
-    expect(choice.reason).toContain('Qwen3 4B needs 4.2 GB');
-    expect(choice.reason).toContain('Qwen3.5 2B needs 2.5 GB');
-    expect(choice.reason).toContain('over your 2.5 GB budget');
+    expect(choice.reason).toContain('Qwen3 4B needs 4.23 GB');
+    expect(choice.reason).toContain('Qwen3.5 2B needs 2.53 GB');
+    expect(choice.reason).toContain('over your 2.50 GB budget');
     expect(choice.reason).toContain('chose Qwen2.5 1.5B Instruct');
     expect(choice.reason).not.toContain('9B');
     expect(choice.alternatives.at(-1)).toEqual(DEFAULT_WLLAMA_MODEL);
@@ -212,8 +212,8 @@ describe('chooseConductorModel', () => {
     expect(choice.byHand).toEqual([]);
     expect(choice.webgpuModel?.modelId).toBe('Qwen2.5-0.5B-Instruct-q4f32_1-MLC');
     // The 4 GB trap the Start card used to suggest on SwiftShader.
-    expect(choice.reason).not.toMatch(/Qwen3 4B|4\.2 GB|Chose/);
-    expect(choice.reason).toContain('Qwen2.5 0.5B Instruct (1.0 GB)');
+    expect(choice.reason).not.toMatch(/Qwen3 4B|4\.23 GB|Chose/);
+    expect(choice.reason).toContain('Qwen2.5 0.5B Instruct (1.04 GB)');
   });
 
   it('on a real GPU still lets the user pick, by hand, models over the budget it can run', () => {
@@ -228,24 +228,24 @@ describe('chooseConductorModel', () => {
   it('uses the CPU engine when the adapter is below what web-llm requests', () => {
     const small = chooseConductorModel(caps({ ...discreteF16, maxStorageBufferBindingSize: 64 * MiB }));
     expect(small.model.engine).toBe('wllama');
-    expect(small.reason).toContain('storage-buffer binding is 64 MiB');
+    expect(small.reason).toContain('storage-buffer binding is 64.0 MB');
     const tinyBuffer = chooseConductorModel(caps({ ...discreteF16, maxBufferSize: 128 * MiB }));
     expect(tinyBuffer.model.engine).toBe('wllama');
-    expect(tinyBuffer.reason).toContain('largest buffer is 128 MiB');
+    expect(tinyBuffer.reason).toContain('largest buffer is 128.0 MB');
   });
 
   it('uses the CPU engine when nothing fits the budget', () => {
     const choice = chooseConductorModel(caps(discreteF16), { vramBudgetMB: 500 });
     expect(choice.model.engine).toBe('wllama');
     expect(choice.reason).toContain('No candidate fits');
-    expect(choice.reason).toContain('over your 0.5 GB budget');
+    expect(choice.reason).toContain('over your 500.0 MB budget');
   });
 
   it('keeps only low-resource models when bindings are below 1 GiB (Android-class GPUs)', () => {
     // Qwen3.5 2B, 4B and 9B are not low-resource in web-llm 0.2.86: Qwen3 4B is the best that runs.
     const choice = chooseConductorModel(caps({ ...discreteF16, maxStorageBufferBindingSize: 128 * MiB }));
     expect(chosenId(choice)).toBe('Qwen3-4B-q4f16_1-MLC');
-    expect(choice.reason).toContain('Qwen3.5 4B needs 1 GiB storage-buffer bindings');
+    expect(choice.reason).toContain('Qwen3.5 4B needs 1.00 GB storage-buffer bindings');
     expect(choice.byHand.map((ref) => (ref.engine === 'webllm' ? ref.modelId : ''))).not.toContain(
       'Qwen3.5-9B-q4f16_1-MLC',
     );
@@ -255,7 +255,7 @@ describe('chooseConductorModel', () => {
 describe('modelOptionLabel', () => {
   it('gives every WebLLM candidate its size, and names the engine', () => {
     expect(modelOptionLabel({ engine: 'webllm', modelId: 'Qwen3-4B-q4f32_1-MLC' })).toBe(
-      'Qwen3 4B · q4f32_1 · 4.2 GB GPU memory (WebGPU)',
+      'Qwen3 4B · q4f32_1 · 4.23 GB GPU memory (WebGPU)',
     );
     expect(modelOptionLabel({ engine: 'webllm', modelId: 'my-custom-MLC' })).toBe('my-custom-MLC (WebGPU)');
     expect(modelOptionLabel(DEFAULT_WLLAMA_MODEL)).toBe(`${DEFAULT_WLLAMA_MODEL.name} (CPU)`);
