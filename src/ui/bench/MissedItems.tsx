@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
 import type { Task } from '../../evaluation/taskset.ts';
 import { missedItems, type StepVerdict, unscoredItems } from './missed-items.ts';
@@ -52,6 +53,27 @@ function StepList({ steps, workerLabelOf }: { steps: StepVerdict[]; workerLabelO
   );
 }
 
+/** One bench item, closed to a line (`summary`), opening to what is known of it (`children`: dt/dd pairs). */
+function ItemDetails(props: {
+  result: BenchItemResult;
+  testid: string;
+  summary: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <li>
+      <details
+        data-testid={props.testid}
+        data-task={props.result.taskId}
+        data-strategy={props.result.strategyId}
+      >
+        <summary>{props.summary}</summary>
+        <dl class="kv">{props.children}</dl>
+      </details>
+    </li>
+  );
+}
+
 /**
  * Every item a strategy failed or got wrong, each opening to its question, its error or its answer, the
  * expected value, what the scorer found and each step's own verdict; then, apart, the items that could not
@@ -70,57 +92,55 @@ export function MissedItems({ results, tasks, strategyOrder, labelOf, workerLabe
           </h4>
           <ul>
             {missed.map(({ result, task, reason, expected, steps }) => (
-              <li key={`${result.strategyId}/${result.taskId}`}>
-                <details data-testid="bench-miss" data-task={result.taskId} data-strategy={result.strategyId}>
-                  <summary>
-                    {labelOf(result.strategyId)} · {result.taskId}: {reason}
-                  </summary>
-                  <dl class="kv">
-                    <dt>Question</dt>
+              <ItemDetails
+                key={`${result.strategyId}/${result.taskId}`}
+                result={result}
+                testid="bench-miss"
+                summary={`${labelOf(result.strategyId)} · ${result.taskId}: ${reason}`}
+              >
+                <dt>Question</dt>
+                <dd>
+                  <Verbatim text={task?.question ?? '—'} testid="miss-question" />
+                </dd>
+                {!result.parsed && (
+                  <>
+                    <dt>Plan</dt>
+                    <dd>The conductor's plan did not parse; a fallback plan ran.</dd>
+                  </>
+                )}
+                {result.error && (
+                  <>
+                    <dt>Error</dt>
+                    <dd data-testid="miss-error">{result.error}</dd>
+                  </>
+                )}
+                <dt>Expected</dt>
+                <dd data-testid="miss-expected">{expected}</dd>
+                <dt>Answer read</dt>
+                <dd>
+                  <Verbatim text={result.extracted || '—'} testid="miss-extracted" />
+                </dd>
+                {result.scoreDetail !== undefined && (
+                  <>
+                    <dt>Tests said</dt>
                     <dd>
-                      <Verbatim text={task?.question ?? '—'} testid="miss-question" />
+                      <Verbatim text={result.scoreDetail} testid="miss-detail" />
                     </dd>
-                    {!result.parsed && (
-                      <>
-                        <dt>Plan</dt>
-                        <dd>The conductor's plan did not parse; a fallback plan ran.</dd>
-                      </>
-                    )}
-                    {result.error && (
-                      <>
-                        <dt>Error</dt>
-                        <dd data-testid="miss-error">{result.error}</dd>
-                      </>
-                    )}
-                    <dt>Expected</dt>
-                    <dd data-testid="miss-expected">{expected}</dd>
-                    <dt>Answer read</dt>
+                  </>
+                )}
+                {steps.length > 1 && (
+                  <>
+                    <dt>Each step's own answer</dt>
                     <dd>
-                      <Verbatim text={result.extracted || '—'} testid="miss-extracted" />
+                      <StepList steps={steps} workerLabelOf={workerLabelOf} />
                     </dd>
-                    {result.scoreDetail !== undefined && (
-                      <>
-                        <dt>Tests said</dt>
-                        <dd>
-                          <Verbatim text={result.scoreDetail} testid="miss-detail" />
-                        </dd>
-                      </>
-                    )}
-                    {steps.length > 1 && (
-                      <>
-                        <dt>Each step's own answer</dt>
-                        <dd>
-                          <StepList steps={steps} workerLabelOf={workerLabelOf} />
-                        </dd>
-                      </>
-                    )}
-                    <dt>Full answer</dt>
-                    <dd>
-                      <Verbatim text={result.answer ?? '—'} testid="miss-answer" />
-                    </dd>
-                  </dl>
-                </details>
-              </li>
+                  </>
+                )}
+                <dt>Full answer</dt>
+                <dd>
+                  <Verbatim text={result.answer ?? '—'} testid="miss-answer" />
+                </dd>
+              </ItemDetails>
             ))}
           </ul>
         </section>
@@ -132,29 +152,23 @@ export function MissedItems({ results, tasks, strategyOrder, labelOf, workerLabe
           </h4>
           <ul>
             {unscored.map(({ result, task, reason }) => (
-              <li key={`${result.strategyId}/${result.taskId}`}>
-                <details
-                  data-testid="bench-unscored-item"
-                  data-task={result.taskId}
-                  data-strategy={result.strategyId}
-                >
-                  <summary>
-                    {labelOf(result.strategyId)} · {result.taskId}: not scored
-                  </summary>
-                  <dl class="kv">
-                    <dt>Why</dt>
-                    <dd data-testid="unscored-reason">{reason}</dd>
-                    <dt>Question</dt>
-                    <dd>
-                      <Verbatim text={task?.question ?? '—'} />
-                    </dd>
-                    <dt>Full answer</dt>
-                    <dd>
-                      <Verbatim text={result.answer ?? '—'} />
-                    </dd>
-                  </dl>
-                </details>
-              </li>
+              <ItemDetails
+                key={`${result.strategyId}/${result.taskId}`}
+                result={result}
+                testid="bench-unscored-item"
+                summary={`${labelOf(result.strategyId)} · ${result.taskId}: not scored`}
+              >
+                <dt>Why</dt>
+                <dd data-testid="unscored-reason">{reason}</dd>
+                <dt>Question</dt>
+                <dd>
+                  <Verbatim text={task?.question ?? '—'} />
+                </dd>
+                <dt>Full answer</dt>
+                <dd>
+                  <Verbatim text={result.answer ?? '—'} />
+                </dd>
+              </ItemDetails>
             ))}
           </ul>
         </section>
