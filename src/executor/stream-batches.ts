@@ -4,9 +4,10 @@ import type { ChatEvent } from '../providers/transport.ts';
  * How long streamed text is gathered before the step takes it. A provider sends a chunk per token (a
  * few milliseconds apart); every piece the step takes costs its snapshot, its spend, the run view's update
  * and its persistence check. Taken a window at a time, that work follows the window, not the token rate:
- * a 300-token answer is some twenty steps of work instead of three hundred.
+ * a 300-token answer is some twelve steps of work instead of three hundred. The run view draws text about
+ * as often (src/app/runs/draw-timing.ts).
  */
-export const STREAM_WINDOW_MS = 50;
+export const STREAM_WINDOW_MS = 100;
 
 /**
  * Most characters gathered before they are passed on without waiting for the window: a fast endpoint
@@ -29,6 +30,7 @@ const isText = (event: ChatEvent): event is TextEvent => event.type === 'delta' 
 export function streamBatches(
   source: AsyncIterator<ChatEvent>,
   windowMs = STREAM_WINDOW_MS,
+  now: () => number = () => performance.now(),
 ): AsyncIterator<ChatEvent> {
   /** Gathered, not yet passed on. */
   let texts: TextEvent[] = [];
@@ -39,12 +41,15 @@ export function streamBatches(
   const ready: ChatEvent[] = [];
   let end: { error?: unknown } | undefined;
   let textSeen = false;
+  /** When the last window was passed on. */
+  let lastPassed = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let waiting: { resolve: (r: IteratorResult<ChatEvent>) => void; reject: (e: unknown) => void } | undefined;
   let started = false;
   let closed = false;
 
   function passOn(): void {
+    lastPassed = now();
     if (timer !== undefined) {
       clearTimeout(timer);
       timer = undefined;
@@ -86,7 +91,11 @@ export function streamBatches(
       }
     } else if (event.type === 'usage') usage = event;
     else citations.push(event);
-    timer ??= setTimeout(passOn, windowMs);
+    // A piece that comes once the window has passed takes the window on with it; the timer is for a
+    // stream that pauses, and waits twice as long, so on a steady stream it is cleared, not run: a task
+    // each window was as dear as the step's work it saved.
+    if (now() - lastPassed >= windowMs) passOn();
+    else timer ??= setTimeout(passOn, 2 * windowMs);
   }
 
   async function pump(): Promise<void> {

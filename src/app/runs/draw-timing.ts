@@ -22,7 +22,7 @@ import { applyEvent, type RunView } from './run-model.ts';
 export type FrameScheduler = (flush: () => void) => void;
 
 /**
- * At least `ms` after the last flush began (a task later at the soonest): streamed text is drawn about
+ * At least `ms` after the last flush began (at once when that time has passed): streamed text is drawn about
  * ten times a second, not sixty. Each draw re-lays and repaints the step's card (and, without a GPU,
  * rasterises it on the CPU): drawing every frame made the page's main thread seven times busier than the
  * requests it shows, for text no one reads faster than this. A timer, not an animation frame: the view
@@ -32,7 +32,14 @@ export type FrameScheduler = (flush: () => void) => void;
 export function throttledFrames(ms = 100, now: () => number = () => performance.now()): FrameScheduler {
   let last = Number.NEGATIVE_INFINITY;
   return (flush) => {
-    const wait = Math.max(0, last + ms - now());
+    const wait = last + ms - now();
+    // Streamed text comes a window at a time (src/executor/stream-batches.ts): a piece that comes once
+    // the interval has passed is applied at once, as any other change is, without a timer of its own.
+    if (wait <= 0) {
+      last = now();
+      flush();
+      return;
+    }
     setTimeout(() => {
       last = now();
       flush();

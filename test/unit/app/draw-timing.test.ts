@@ -32,7 +32,7 @@ describe('run view updates while tokens stream', () => {
     const left = words('left', 300);
     const right = words('right', 300);
     // Paced, so the executor passes the text on in many windows (STREAM_WINDOW_MS), not in one.
-    const latency = { firstTokenMs: 0, perTokenMs: 2 };
+    const latency = { firstTokenMs: 0, perTokenMs: 5 };
     provider.setModel({ id: 'long-left', behaviour: { kind: 'fixed', text: left }, latency });
     provider.setModel({ id: 'long-right', behaviour: { kind: 'fixed', text: right }, latency });
 

@@ -50,16 +50,20 @@ function source() {
 
 const delta = (text: string): ChatEvent => ({ type: 'delta', text });
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** Lets the promise callbacks run (fake timers or not). */
+const flushed = async () => {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+};
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
 describe('streamBatches', () => {
-  it('passes the first text on at once, then the text of one window as one event', async () => {
+  it('passes the first text on at once, then a window of text as one event with the piece that ends it', async () => {
     vi.useFakeTimers();
     const s = source();
-    const batches = streamBatches(s.iterator);
+    const batches = streamBatches(s.iterator, STREAM_WINDOW_MS, Date.now);
     const first = batches.next();
     s.push(delta('a'));
     expect(await first).toEqual({ done: false, value: delta('a') });
@@ -75,12 +79,33 @@ describe('streamBatches', () => {
     await vi.advanceTimersByTimeAsync(STREAM_WINDOW_MS - 1);
     expect(got).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
-    expect(got).toEqual({ done: false, value: delta('bc') });
+    s.push(delta('d'));
+    await flushed();
+    expect(got).toEqual({ done: false, value: delta('bcd') });
     // Of the usage events, the last: each replaces the one before.
     expect(await batches.next()).toEqual({
       done: false,
       value: { type: 'usage', promptTokens: 1, completionTokens: 3 },
     });
+  });
+
+  it('passes what it holds on when the stream pauses', async () => {
+    vi.useFakeTimers();
+    const s = source();
+    const batches = streamBatches(s.iterator, STREAM_WINDOW_MS, Date.now);
+    const first = batches.next();
+    s.push(delta('a'));
+    await first;
+    const next = batches.next();
+    let got: IteratorResult<ChatEvent> | undefined;
+    void next.then((r) => {
+      got = r;
+    });
+    s.push(delta('b'));
+    await vi.advanceTimersByTimeAsync(2 * STREAM_WINDOW_MS - 1);
+    expect(got).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(got).toEqual({ done: false, value: delta('b') });
   });
 
   it("passes what it holds on at the stream's end, without waiting for the window", async () => {
