@@ -6,6 +6,7 @@ import type { PartsMessage } from '../shared/chat.ts';
 import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
 import { decideRetry, type RetryPolicy } from './retry.ts';
 import { inFlightSpend, needsEstimate, requestSpend, streamingSpend } from './spend.ts';
+import { streamBatches } from './stream-batches.ts';
 import { loadTokenizer, TokenTally } from './token-estimate.ts';
 import type { RequestSpend, StepEventBody, StepStatus, StepWait } from './types.ts';
 
@@ -273,9 +274,13 @@ async function streamAttempt(
     firstTokenTimeoutMs,
   );
   const request = { messages, signal: controller.signal, runId: host.runId, stepIndex: status.index };
-  const iterator = transport
-    .stream(worker, step.ready ? { ...request, ready: step.ready } : request)
-    [Symbol.asyncIterator]();
+  // Taken a window at a time: the step's work per piece (its snapshot, spend, view, persistence) follows
+  // the window, not each token.
+  const iterator = streamBatches(
+    transport
+      .stream(worker, step.ready ? { ...request, ready: step.ready } : request)
+      [Symbol.asyncIterator](),
+  );
   try {
     for (;;) {
       let next: IteratorResult<ChatEvent>;

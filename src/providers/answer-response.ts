@@ -1,12 +1,12 @@
 /**
- * What a provider answered a streaming chat request with, made into the event stream the openai SDK reads,
- * or into a ProviderError that names what it was instead. The SDK parses any body as SSE when it asked
- * for a stream, so a web page, a JSON error or a whole non-streamed completion would otherwise all look
- * like "a stream that ended early".
+ * What a provider answered a streaming chat request with, read as the chunks of its event stream, or as a
+ * ProviderError that names what it was instead: a web page, a JSON error or a whole non-streamed
+ * completion would otherwise all look like "a stream that ended early".
  */
+import { APIError } from 'openai';
 import { EmptyAnswerError, ProviderError, redactKeyLike } from './errors.ts';
 
-/** What the stream carried that the SDK does not pass on: the `[DONE]` terminator. */
+/** What the stream carried beside its chunks: the `[DONE]` terminator. */
 export interface StreamSeen {
   done: boolean;
 }
@@ -53,9 +53,6 @@ function htmlError(text: string, labelledAs: string): ProviderError {
   );
 }
 
-const encoder = new TextEncoder();
-const sse = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
-
 interface Completion {
   id?: unknown;
   model?: unknown;
@@ -64,8 +61,8 @@ interface Completion {
   usage?: unknown;
 }
 
-/** A whole `chat.completion` as the chunks a streaming answer would have sent, usage and `[DONE]` included. */
-function completionAsEvents(completion: Completion): string {
+/** A whole `chat.completion` as the chunks a streaming answer would have sent, usage included. */
+function completionAsChunks(completion: Completion): unknown[] {
   const head = { id: completion.id ?? 'completion', object: 'chat.completion.chunk', created: 0, model: '' };
   const choices = completion.choices.map((choice, index) => {
     const content = choice.message?.content;
@@ -76,11 +73,11 @@ function completionAsEvents(completion: Completion): string {
     };
   });
   const usage = completion.usage && typeof completion.usage === 'object' ? completion.usage : undefined;
-  return `${sse({ ...head, choices })}${usage ? sse({ ...head, choices: [], usage }) : ''}${sse('[DONE]')}`;
+  return [{ ...head, choices }, ...(usage ? [{ ...head, choices: [], usage }] : [])];
 }
 
-/** A body that is not an event stream: a whole completion is accepted, anything else is named. */
-function wholeBody(text: string, type: string): string {
+/** A body that is not an event stream: a whole completion is accepted (as its chunks), anything else is named. */
+function wholeBody(text: string, type: string): unknown[] {
   const labelled = type || 'no content type';
   const trimmed = text.trim();
   if (trimmed === '') {
@@ -102,7 +99,7 @@ function wholeBody(text: string, type: string): string {
   }
   if (json && typeof json === 'object' && !Array.isArray(json)) {
     const body = json as Record<string, unknown>;
-    if (Array.isArray(body.choices)) return completionAsEvents(body as unknown as Completion);
+    if (Array.isArray(body.choices)) return completionAsChunks(body as unknown as Completion);
     const error = body.error as { message?: unknown } | string | undefined;
     if (error) {
       const message = typeof error === 'string' ? error : String(error.message ?? JSON.stringify(error));
@@ -132,158 +129,162 @@ function fail(error: ProviderError): never {
   throw error;
 }
 
-/** Replays the chunks already read, then the rest of the body. */
-function replay(
-  head: Uint8Array[],
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-): ReadableStream<Uint8Array> {
-  let index = 0;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const chunk = head[index];
-      if (chunk) {
-        index++;
-        controller.enqueue(chunk);
-        return;
-      }
-      const next = await reader.read();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-}
+/**
+ * The events of an event stream, read from its text as it comes, as the openai SDK reads them: lines end
+ * at CR, LF or CRLF; `data:` lines are joined, `event:` names the event, a line starting with `:` is a
+ * comment, and an event is dispatched at a blank line (an event the stream ends inside is not).
+ */
+class EventLines {
+  private rest = '';
+  private data: string[] = [];
+  private event: string | undefined;
 
-const LF = 0x0a;
-const CR = 0x0d;
+  constructor(
+    private readonly seen: StreamSeen,
+    private readonly dispatch: (data: string) => void,
+  ) {}
 
-/** Whether the byte `b`, after `p1`, `p2`, `p3` (the bytes before it, nearest first), ends an event. */
-function endsEvent(b: number, p1: number, p2: number, p3: number): boolean {
-  // The blank line the openai SDK splits events at: "\n\n", "\r\r" or "\r\n\r\n".
-  return (
-    (b === LF && p1 === LF) || (b === CR && p1 === CR) || (b === LF && p1 === CR && p2 === LF && p3 === CR)
-  );
-}
-
-/** `parts` joined into one array (copied once). */
-function joined(parts: readonly Uint8Array[], bytes: number): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  const out = new Uint8Array(bytes);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
+  push(text: string): void {
+    let all = this.rest + text;
+    // A CR at the end may be the first half of a CRLF.
+    let held = '';
+    if (all.endsWith('\r')) {
+      held = '\r';
+      all = all.slice(0, -1);
+    }
+    const lines = all.split(LINE_END);
+    this.rest = (lines.pop() ?? '') + held;
+    for (const line of lines) this.line(line);
   }
-  return out;
+
+  end(): void {
+    // The last line, unterminated, dispatches nothing, but it may be the terminator.
+    const line = this.rest.replace(/\r$/, '');
+    this.rest = '';
+    if (line) this.field(line);
+  }
+
+  private line(line: string): void {
+    if (line === '') {
+      if (this.event === undefined && this.data.length === 0) return;
+      const data = this.data.join('\n');
+      this.data = [];
+      this.event = undefined;
+      this.dispatch(data);
+      return;
+    }
+    this.field(line);
+  }
+
+  private field(line: string): void {
+    if (line.startsWith(':')) return;
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (name === 'data') {
+      if (value.startsWith('[DONE]')) this.seen.done = true;
+      this.data.push(value);
+    } else if (name === 'event') this.event = value;
+  }
 }
 
+const LINE_END = /\r\n|\r|\n/;
+
 /**
- * Passes an event stream on one whole event at a time, watching for `data: [DONE]`, which the SDK
- * swallows. The openai SDK joins every chunk to the bytes it holds and searches them all again for an
- * event's end, so an event that came in many chunks (one 5 MB answer chunk) cost it time quadratic in its
- * length; given each event whole, it copies and searches each byte once. Here an unfinished event is
- * kept as its pieces and joined once, when its end comes.
+ * The chunks of an answer to a streaming chat request, each batch as one read of the body brought them,
+ * read in one pass: an event stream is decoded once and each event's JSON parsed once, with no stream
+ * between the body and this reader. An event that holds `error` is thrown as the SDK throws it
+ * (`APIError` without a status); the `[DONE]` terminator is noted in `seen`, and whatever follows it is
+ * not read as chunks. Anything that is not an event stream is read whole: a non-streamed completion
+ * gives its chunks, a web page or anything else a ProviderError naming it. The body is cancelled if the
+ * reader stops early.
  */
-function wholeEvents(body: ReadableStream<Uint8Array>, seen: StreamSeen): ReadableStream<Uint8Array> {
+export async function* answerChunks(response: Response, seen: StreamSeen): AsyncGenerator<unknown[]> {
+  const body = response.body;
+  if (!body) return;
+  const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const reader = body.getReader();
   const decoder = new TextDecoder();
-  let tail = '';
-  let held: Uint8Array[] = [];
-  let heldBytes = 0;
-  // The last three bytes seen, nearest first: an event's end may straddle two chunks.
-  let p1 = -1;
-  let p2 = -1;
-  let p3 = -1;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        const text = tail + decoder.decode(chunk, { stream: true });
-        if (/(^|\n)data: ?\[DONE\]/.test(text)) seen.done = true;
-        tail = text.slice(-16);
-        let start = 0;
-        for (let i = 0; i < chunk.length; i++) {
-          const b = chunk[i] as number;
-          if (endsEvent(b, p1, p2, p3)) {
-            const piece = chunk.subarray(start, i + 1);
-            controller.enqueue(joined([...held, piece], heldBytes + piece.length));
-            held = [];
-            heldBytes = 0;
-            start = i + 1;
-          }
-          p3 = p2;
-          p2 = p1;
-          p1 = b;
+  let finished = false;
+  try {
+    let text = '';
+    let ended = false;
+    // Up to the first character that is not white space: enough to tell a page or JSON from SSE fields.
+    while (text.trim() === '') {
+      const next = await reader.read();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      text += decoder.decode(next.value, { stream: true });
+    }
+    const first = text.trimStart()[0];
+    if (type === 'text/event-stream' && first !== '<' && first !== '{') {
+      let batch: unknown[] = [];
+      // Thrown once the chunks before it have been given.
+      let failure: { error: unknown } | undefined;
+      const lines = new EventLines(seen, (data) => {
+        if (seen.done || failure) return;
+        try {
+          const chunk = JSON.parse(data) as { error?: unknown } | null;
+          if (chunk?.error) throw new APIError(undefined, chunk.error, undefined, response.headers);
+          batch.push(chunk);
+        } catch (error) {
+          failure = { error };
         }
-        if (start < chunk.length) {
-          held.push(chunk.subarray(start));
-          heldBytes += chunk.length - start;
+      });
+      lines.push(text);
+      for (;;) {
+        if (batch.length > 0) {
+          const ready = batch;
+          batch = [];
+          yield ready;
         }
-      },
-      flush(controller) {
-        if (heldBytes > 0) controller.enqueue(joined(held, heldBytes));
-      },
-    }),
-  );
+        if (failure) throw failure.error;
+        if (ended) break;
+        const next = await reader.read();
+        if (next.done) {
+          ended = true;
+          lines.push(decoder.decode());
+          lines.end();
+        } else lines.push(decoder.decode(next.value, { stream: true }));
+      }
+      finished = true;
+      return;
+    }
+    while (!ended) {
+      const next = await reader.read();
+      if (next.done) break;
+      text += decoder.decode(next.value, { stream: true });
+      if (text.length > MAX_WHOLE_BODY_CHARS) {
+        throw new ProviderError(
+          'unexpected-response',
+          `The provider answered with ${type || 'no content type'} of more than 8 MB, not a chat completion.`,
+        );
+      }
+    }
+    finished = true;
+    text += decoder.decode();
+    if (first === '<') throw htmlError(text, type || 'no content type');
+    const chunks = wholeBody(text, type === 'text/event-stream' ? 'text/event-stream' : type);
+    seen.done = true;
+    yield chunks;
+  } finally {
+    if (!finished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
 }
 
 /**
- * Looks at the start of a successful answer before the SDK does: an event stream passes through (watched
- * for `[DONE]`); a web page, whatever its label, and a body that is not an event stream are read whole and
- * either accepted (a non-streamed completion, replayed as events) or thrown as a ProviderError naming them.
- * Error statuses pass through untouched: the SDK reads their error body.
+ * A redirect answered instead of the API is thrown (never followed); any other answer passes, error
+ * statuses untouched for their error body to be read.
  */
-export async function asAnswerStream(response: Response, seen: StreamSeen): Promise<Response> {
+export async function refusingRedirects(response: Response): Promise<Response> {
   const redirect = redirectError(response);
   if (redirect) {
     await response.body?.cancel().catch(() => {});
     throw redirect;
   }
-  if (!response.ok || !response.body) return response;
-  const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  const head: Uint8Array[] = [];
-  let text = '';
-  let ended = false;
-  // Up to the first character that is not white space: enough to tell a page or JSON from SSE fields.
-  while (text.trim() === '') {
-    const next = await reader.read();
-    if (next.done) {
-      ended = true;
-      break;
-    }
-    head.push(next.value);
-    text += decoder.decode(next.value, { stream: true });
-  }
-  const first = text.trimStart()[0];
-  const eventStream = type === 'text/event-stream';
-  if (eventStream && first !== '<' && first !== '{') {
-    return new Response(wholeEvents(replay(head, reader), seen), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  }
-  while (!ended) {
-    const next = await reader.read();
-    if (next.done) break;
-    text += decoder.decode(next.value, { stream: true });
-    if (text.length > MAX_WHOLE_BODY_CHARS) {
-      await reader.cancel();
-      throw new ProviderError(
-        'unexpected-response',
-        `The provider answered with ${type || 'no content type'} of more than 8 MB, not a chat completion.`,
-      );
-    }
-  }
-  text += decoder.decode();
-  if (first === '<') throw htmlError(text, type || 'no content type');
-  const events = wholeBody(text, eventStream ? 'text/event-stream' : type);
-  const headers = new Headers(response.headers);
-  headers.set('content-type', 'text/event-stream');
-  headers.delete('content-length');
-  return new Response(wholeEvents(new Blob([encoder.encode(events)]).stream(), seen), {
-    status: response.status,
-    statusText: response.statusText,
-    headers,
-  });
+  return response;
 }

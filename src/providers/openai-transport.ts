@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { WorkerSpec } from '../pool/types.ts';
-import { asAnswerStream, type StreamSeen } from './answer-response.ts';
+import { answerChunks, refusingRedirects } from './answer-response.ts';
 import { type Dialect, dialectOf } from './dialects.ts';
 import { errorMessageOf, errorMessageOfText } from './error-body.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
@@ -41,12 +41,7 @@ export interface OpenAITransportOptions {
 export const PLACEHOLDER_API_KEY = 'baton-placeholder-key';
 
 /** Removes what must not leave the page, then hands the request to the injected fetch. */
-function wrapFetch(
-  inner: typeof fetch,
-  sdkHeaders: 'keep' | 'strip',
-  baton: EgressContext,
-  seen: StreamSeen,
-): typeof fetch {
+function wrapFetch(inner: typeof fetch, sdkHeaders: 'keep' | 'strip', baton: EgressContext): typeof fetch {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     if (headers.get('authorization') === `Bearer ${PLACEHOLDER_API_KEY}`) headers.delete('authorization');
@@ -57,7 +52,7 @@ function wrapFetch(
     }
     // A redirect is reported, not followed (egress refuses to follow one anyway).
     const next: BatonRequestInit = { ...init, headers, baton, redirect: 'manual' };
-    const response = await asAnswerStream(await inner(input, next), seen);
+    const response = await refusingRedirects(await inner(input, next));
     // The error body is read here, not by the SDK: it keeps only `body.error`, so Mistral's
     // `{message: {detail}}`, FastAPI's `{detail}` and Gemini's `[{error}]` would reach the user as
     // "status code (no body)".
@@ -67,6 +62,11 @@ function wrapFetch(
     }
     return response;
   };
+}
+
+/** A streamed chunk as the wire has it: what the transport reads of it (usage and sources apart). */
+interface WireChunk {
+  choices?: { delta?: unknown; finish_reason?: string | null }[];
 }
 
 /** The message of an error the SDK built (one sent inside the event stream: `data: {"error": …}`). */
@@ -151,19 +151,14 @@ export function createOpenAITransport(options: OpenAITransportOptions): ChatTran
         logLevel: 'off',
         // The key is the egress module's business: the SDK sends none.
         defaultHeaders: { Authorization: null, ...options.headers },
-        fetch: wrapFetch(
-          options.fetch,
-          sdkHeaders,
-          {
-            runId: request.runId,
-            stepIndex: request.stepIndex,
-            workerId: worker.id,
-            providerId: worker.providerId,
-            ...(request.ready ? { ready: request.ready } : {}),
-            ...attachmentsOf(request),
-          },
-          seen,
-        ),
+        fetch: wrapFetch(options.fetch, sdkHeaders, {
+          runId: request.runId,
+          stepIndex: request.stepIndex,
+          workerId: worker.id,
+          providerId: worker.providerId,
+          ...(request.ready ? { ready: request.ready } : {}),
+          ...attachmentsOf(request),
+        }),
       });
       let started = false;
       let finishReason: string | undefined;
@@ -177,33 +172,36 @@ export function createOpenAITransport(options: OpenAITransportOptions): ChatTran
         // (src/providers/openai-wire.ts, web-search.ts).
         const search = openaiSearchRequest(worker, dialect);
         const body = chatBody(search.model, request.messages, dialect, search.fields);
-        const stream = await client.chat.completions.create(
-          body as Parameters<typeof client.chat.completions.create>[0] & { stream: true },
-          { signal },
-        );
+        // The SDK builds and sends the request and reads an error status; the answer's body is read here,
+        // in one pass from egress's counted body (answer-response.ts), not through the SDK's stream of
+        // streams.
+        const response = await client.chat.completions
+          .create(body as Parameters<typeof client.chat.completions.create>[0] & { stream: true }, { signal })
+          .asResponse();
         started = true;
-        for await (const chunk of stream) {
-          chunks++;
-          for (const choice of chunk.choices ?? []) {
-            choicesSeen = true;
-            const { text, reasoning } = deltaParts(choice.delta, dialect);
-            if (reasoning) {
-              reasoned = true;
-              yield { type: 'reasoning', text: reasoning };
+        for await (const batch of answerChunks(response, seen))
+          for (const chunk of batch as WireChunk[]) {
+            chunks++;
+            for (const choice of chunk.choices ?? []) {
+              choicesSeen = true;
+              const { text, reasoning } = deltaParts(choice.delta, dialect);
+              if (reasoning) {
+                reasoned = true;
+                yield { type: 'reasoning', text: reasoning };
+              }
+              if (text) {
+                if (text.trim()) answered = true;
+                yield { type: 'delta', text };
+              }
+              if (choice.finish_reason) finishReason = choice.finish_reason;
             }
-            if (text) {
-              if (text.trim()) answered = true;
-              yield { type: 'delta', text };
-            }
-            if (choice.finish_reason) finishReason = choice.finish_reason;
+            // Sources come on a delta or after the text (OpenAI, OpenRouter), or on every chunk (Perplexity).
+            for (const citation of chunkCitations(chunk)) yield { type: 'citation', ...citation };
+            // Whichever chunk carries it (the last one, the finish chunk, or every chunk as a running total):
+            // each replaces the one before.
+            const usage = usageOf(chunk, dialect);
+            if (usage) yield usage;
           }
-          // Sources come on a delta or after the text (OpenAI, OpenRouter), or on every chunk (Perplexity).
-          for (const citation of chunkCitations(chunk)) yield { type: 'citation', ...citation };
-          // Whichever chunk carries it (the last one, the finish chunk, or every chunk as a running total):
-          // each replaces the one before.
-          const usage = usageOf(chunk, dialect);
-          if (usage) yield usage;
-        }
       } catch (error) {
         throw toProviderError(error, signal, started);
       }

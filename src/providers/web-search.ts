@@ -155,9 +155,11 @@ export function chunkCitations(chunk: unknown): Citation[] {
   const c = chunk as { choices?: unknown; search_results?: unknown; citations?: unknown };
   const pairs: [unknown, unknown][] = [];
   for (const choice of array(c.choices)) {
+    // Read for every streamed chunk, so a chunk without annotations costs no generator.
     const delta = choice.delta as { annotations?: unknown } | undefined;
     const message = choice.message as { annotations?: unknown } | undefined;
-    pairs.push(...annotationPairs(delta?.annotations), ...annotationPairs(message?.annotations));
+    if (delta?.annotations) pairs.push(...annotationPairs(delta.annotations));
+    if (message?.annotations) pairs.push(...annotationPairs(message.annotations));
   }
   for (const result of array(c.search_results)) pairs.push([result.url, result.title]);
   if (Array.isArray(c.citations)) for (const url of c.citations) pairs.push([url, undefined]);

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
 import type { StepStreams } from '../app/runs/draw-timing.ts';
@@ -18,11 +18,13 @@ import { WorkflowGraph } from './WorkflowGraph.tsx';
 /**
  * The time of this render; while `active`, the view is drawn again `ms` after its last draw, so running
  * bars and latencies move. A clock of its own drew frames between the ones streamed text already draws,
- * each costing as much as the other; re-armed on every draw, it only ticks when nothing else does.
+ * each costing as much as the other; re-armed on every draw, it only ticks when nothing else does. A
+ * layout effect: a plain one is run after the next paint, through an animation frame and a timer asked
+ * for on every draw.
  */
 function useNow(active: boolean, ms = 250): number {
   const [, setTick] = useState(0);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!active) return;
     const timer = setTimeout(() => setTick((tick) => tick + 1), ms);
     return () => clearTimeout(timer);

@@ -4,8 +4,8 @@
  * - `currentRun` takes every change at once; what decides (busy, the review, actions) reads it. Streamed
  *   tokens reach it at most about ten times a second (`frameCoalescedUpdates`, `throttledFrames`), every
  *   other executor event at once, with the tokens still waiting.
- * - A step's streamed text is drawn in place: its text signal (`createStepStreams`), set with the same
- *   updates, is bound in text position in the step's card, where the running step shows it as plain text:
+ * - A step's streamed text is drawn in place: its text signal (`createStepStreams`), set as the view is
+ *   drawn, is bound in text position in the step's card, where the running step shows it as plain text:
  *   a draw changes one text node. Its markdown is rendered once, when the step has ended.
  * - A step card is rendered again only when its step's record changes (each event replaces one step's),
  *   and the graph only when a step is added or changes worker or state.
@@ -13,36 +13,37 @@
  *   (`afterRequestsLeave`), at most `MAX_HOLD_MS` later: no request waits for drawing, and changes that
  *   come before a draw are drawn together, as the latest.
  */
-import { effect, type ReadonlySignal, type Signal, signal } from '@preact/signals';
+import { batch, effect, type ReadonlySignal, type Signal, signal } from '@preact/signals';
 import type { ExecutorEvent, StepStatus } from '../../executor/types.ts';
 import type { SendingServices } from '../services.ts';
 import { applyEvent, type RunView } from './run-model.ts';
 
-/** Runs `flush` once, before the next frame is drawn. */
+/** Runs `flush` once, later. */
 export type FrameScheduler = (flush: () => void) => void;
 
-export const nextFrame: FrameScheduler = (flush) => {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => flush());
-  else setTimeout(flush, 16);
-};
-
 /**
- * The frame after at least `ms` since the last flush began: streamed text is drawn about ten times a
- * second, not sixty. Each draw re-lays and repaints the step's card (and, without a GPU, rasterises it on
- * the CPU): drawing every frame made the page's main thread seven times busier than the requests it
- * shows, for text no one reads faster than this.
+ * At least `ms` after the last flush began (at once when that time has passed): streamed text is drawn about
+ * ten times a second, not sixty. Each draw re-lays and repaints the step's card (and, without a GPU,
+ * rasterises it on the CPU): drawing every frame made the page's main thread seven times busier than the
+ * requests it shows, for text no one reads faster than this. A timer, not an animation frame: the view
+ * is drawn once the requests have left (`afterRequestsLeave`), in a task after this one, so a frame asked
+ * for here was a frame of its own, drawn for nothing.
  */
 export function throttledFrames(ms = 100, now: () => number = () => performance.now()): FrameScheduler {
   let last = Number.NEGATIVE_INFINITY;
   return (flush) => {
-    const wait = Math.max(0, last + ms - now());
-    const run = () =>
-      nextFrame(() => {
-        last = now();
-        flush();
-      });
-    if (wait === 0) run();
-    else setTimeout(run, wait);
+    const wait = last + ms - now();
+    // Streamed text comes a window at a time (src/executor/stream-batches.ts): a piece that comes once
+    // the interval has passed is applied at once, as any other change is, without a timer of its own.
+    if (wait <= 0) {
+      last = now();
+      flush();
+      return;
+    }
+    setTimeout(() => {
+      last = now();
+      flush();
+    }, wait);
   };
 }
 
@@ -124,31 +125,41 @@ export interface StepStream {
 }
 
 /**
- * The live run's streamed text, one pair of signals per step: each step event sets its step's (a signal
- * that holds the same text stays quiet). A new run's events start afresh; `of` gives nothing for a run
- * that is not the live one (a stored run shows its steps' stored text).
+ * The live run's streamed text, one pair of signals per step: each step event's snapshot is kept (`show`),
+ * and the signals are set from the latest of each step when the view is drawn (`draw`; a signal that holds
+ * the same text stays quiet). Set with every update instead, a text signal changed the page between its
+ * draws: a frame of its own. A new run's events start afresh; `of` gives nothing for a run that is not the
+ * live one (a stored run shows its steps' stored text).
  */
 export function createStepStreams() {
   let liveRun: string | undefined;
   const steps = new Map<number, { text: Signal<string>; reasoning: Signal<string> }>();
+  const shown = new Map<number, StepStatus>();
   return {
     of(runId: string, index: number): StepStream | undefined {
       return runId === liveRun ? steps.get(index) : undefined;
     },
-    /** The step's text as the executor's snapshot holds it. */
+    /** The step's text as the executor's snapshot holds it, drawn with the next draw. */
     show(runId: string, status: StepStatus): void {
       if (runId !== liveRun) {
         liveRun = runId;
         steps.clear();
+        shown.clear();
       }
-      let stream = steps.get(status.index);
-      if (!stream) {
-        stream = { text: signal(status.text), reasoning: signal(status.reasoning ?? '') };
-        steps.set(status.index, stream);
-        return;
+      shown.set(status.index, status);
+    },
+    /** Sets each step's signals to the latest text shown. */
+    draw(): void {
+      for (const status of shown.values()) {
+        const stream = steps.get(status.index);
+        if (!stream) {
+          steps.set(status.index, { text: signal(status.text), reasoning: signal(status.reasoning ?? '') });
+          continue;
+        }
+        stream.text.value = status.text;
+        stream.reasoning.value = status.reasoning ?? '';
       }
-      stream.text.value = status.text;
-      stream.reasoning.value = status.reasoning ?? '';
+      shown.clear();
     },
   };
 }
@@ -193,6 +204,7 @@ export function createRunDrawing(currentRun: Signal<RunView | undefined>, egress
 
   const afterRequestsLeft = afterRequestsLeave(requestsHaveLeft);
   const drawnRun = signal<RunView | undefined>(currentRun.peek());
+  const streams = createStepStreams();
   let drawPending = false;
   effect(() => {
     currentRun.value;
@@ -200,9 +212,13 @@ export function createRunDrawing(currentRun: Signal<RunView | undefined>, egress
     drawPending = true;
     afterRequestsLeft(() => {
       drawPending = false;
-      drawnRun.value = currentRun.peek();
+      // One change of the page: the view and the text it streams, rendered together.
+      batch(() => {
+        streams.draw();
+        drawnRun.value = currentRun.peek();
+      });
     });
   });
 
-  return { drawnRun, streams: createStepStreams(), starting, starts, egress: egressForRuns };
+  return { drawnRun, streams, starting, starts, egress: egressForRuns };
 }

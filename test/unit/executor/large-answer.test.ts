@@ -38,9 +38,9 @@ function answerOf(chunks: number, size: number): string {
 }
 
 let serial = 0;
-async function runWith(text: string, extra: { maxAnswerChars?: number } = {}) {
+async function runWith(text: string, extra: { maxAnswerChars?: number } = {}, perTokenMs = 0) {
   const id = `large${serial++}`;
-  provider.setModel({ id, behaviour: { kind: 'fixed', text }, latency: { firstTokenMs: 0, perTokenMs: 0 } });
+  provider.setModel({ id, behaviour: { kind: 'fixed', text }, latency: { firstTokenMs: 0, perTokenMs } });
   const ledger = await openLedger(`ledger-${id}`);
   const store = await openRunStore(`runs-${id}`);
   const egress = createEgress({
@@ -100,10 +100,12 @@ describe('a long answer', () => {
   }, 240_000);
 
   it('counts its output as it streams: the request in flight carries the tokens and cost so far', async () => {
+    // Paced, so the step takes it in several windows (STREAM_WINDOW_MS), not in one.
     const text = answerOf(40, 1024);
-    const { events } = await runWith(text);
+    const { events } = await runWith(text, {}, 10);
     const streaming = events.filter((e) => e.type === 'step-delta');
-    const halfway = streaming[20]?.status.requests?.at(-1);
+    expect(streaming.length).toBeGreaterThanOrEqual(3);
+    const halfway = streaming[Math.floor(streaming.length / 2)]?.status.requests?.at(-1);
     expect(halfway).toMatchObject({ outcome: 'in-flight', estimated: true });
     expect(halfway?.completionTokens).toBeGreaterThan(0);
     expect(halfway?.cost).toBeGreaterThan(0);
