@@ -3,6 +3,7 @@
  * ProviderError that names what it was instead: a web page, a JSON error or a whole non-streamed
  * completion would otherwise all look like "a stream that ended early".
  */
+import { createParser } from 'eventsource-parser';
 import { APIError } from 'openai';
 import { EmptyAnswerError, ProviderError, redactKeyLike } from './errors.ts';
 
@@ -130,66 +131,27 @@ function fail(error: ProviderError): never {
 }
 
 /**
- * The events of an event stream, read from its text as it comes, as the openai SDK reads them: lines end
- * at CR, LF or CRLF; `data:` lines are joined, `event:` names the event, a line starting with `:` is a
- * comment, and an event is dispatched at a blank line (an event the stream ends inside is not).
+ * The `data` of each event of an event stream fed to it as text, as the openai SDK reads them: an event is
+ * dispatched at its blank line, and one the stream ends inside is not, unless it is the `[DONE]`
+ * terminator (noted in `seen`). The parsing is eventsource-parser's, as for Anthropic's stream.
  */
-class EventLines {
-  private rest = '';
-  private data: string[] = [];
-  private event: string | undefined;
-
-  constructor(
-    private readonly seen: StreamSeen,
-    private readonly dispatch: (data: string) => void,
-  ) {}
-
-  push(text: string): void {
-    let all = this.rest + text;
-    // A CR at the end may be the first half of a CRLF.
-    let held = '';
-    if (all.endsWith('\r')) {
-      held = '\r';
-      all = all.slice(0, -1);
-    }
-    const lines = all.split(LINE_END);
-    this.rest = (lines.pop() ?? '') + held;
-    for (const line of lines) this.line(line);
-  }
-
-  end(): void {
-    // The last line, unterminated, dispatches nothing, but it may be the terminator.
-    const line = this.rest.replace(/\r$/, '');
-    this.rest = '';
-    if (line) this.field(line);
-  }
-
-  private line(line: string): void {
-    if (line === '') {
-      if (this.event === undefined && this.data.length === 0) return;
-      const data = this.data.join('\n');
-      this.data = [];
-      this.event = undefined;
-      this.dispatch(data);
-      return;
-    }
-    this.field(line);
-  }
-
-  private field(line: string): void {
-    if (line.startsWith(':')) return;
-    const colon = line.indexOf(':');
-    const name = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (name === 'data') {
-      if (value.startsWith('[DONE]')) this.seen.done = true;
-      this.data.push(value);
-    } else if (name === 'event') this.event = value;
-  }
+function eventData(seen: StreamSeen, dispatch: (data: string) => void) {
+  let ending = false;
+  const parser = createParser({
+    onEvent: ({ data }) => {
+      if (data.startsWith('[DONE]')) seen.done = true;
+      if (!ending) dispatch(data);
+    },
+  });
+  return {
+    push: (text: string) => parser.feed(text),
+    end: () => {
+      ending = true;
+      // What is left is an event the stream ended inside: it is read only for the terminator.
+      parser.feed('\n\n');
+    },
+  };
 }
-
-const LINE_END = /\r\n|\r|\n/;
 
 /**
  * The chunks of an answer to a streaming chat request, each batch as one read of the body brought them,
@@ -224,7 +186,7 @@ export async function* answerChunks(response: Response, seen: StreamSeen): Async
       let batch: unknown[] = [];
       // Thrown once the chunks before it have been given.
       let failure: { error: unknown } | undefined;
-      const lines = new EventLines(seen, (data) => {
+      const lines = eventData(seen, (data) => {
         if (seen.done || failure) return;
         try {
           const chunk = JSON.parse(data) as { error?: unknown } | null;
