@@ -5,6 +5,7 @@ import { startRun } from '../../../src/executor/executor.ts';
 import { summarize } from '../../../src/executor/store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // A worker with no price costs an unknown amount: every place a cost is shown says so instead of $0, and
@@ -17,17 +18,13 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 function worker(id: string, price?: WorkerSpec['price']): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label: id === 'free' ? 'My server' : 'Priced',
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model: 'echo',
-    maxConcurrency: 2,
-    enabled: true,
     ...(price ? { price } : {}),
-  };
+  });
 }
 
 describe('an unknown price', () => {
