@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
+import type { WorkerSpec } from '../../src/pool/types.ts';
 import {
   addModelWorker,
   askQuestion,
@@ -10,6 +11,7 @@ import {
   logErrors,
   useServers,
 } from './app-steps.ts';
+import { modelWorker, seedApp } from './seed-app.ts';
 
 // The whole app against real parts: the tiny generated GGUF in the real CPU engine inside the conductor
 // worker (the conductor), the local OpenAI-compatible test provider over real HTTP with strict CORS (the
@@ -29,10 +31,23 @@ const servers = useServers({
 
 test.describe.configure({ mode: 'serial' });
 
+/** Plans of up to three steps without self-checks, and two workers: the first test sets these up on Settings. */
 async function setUpPool(page: Page): Promise<void> {
   await limitPlans(page, { selfCheckDepth: '0', maxSteps: '3' });
   await addModelWorker(page, servers.provider.baseURL, 'paced', 'Paced echo');
   await addModelWorker(page, servers.provider.baseURL, 'upper', 'Upper');
+}
+
+/** The same as `setUpPool`, seeded before the app starts, with `extra` workers after the two. */
+async function seedPool(page: Page, extra: WorkerSpec[] = []): Promise<void> {
+  await seedApp(page, {
+    pool: [
+      modelWorker('w1', servers.provider.baseURL, 'paced', 'Paced echo'),
+      modelWorker('w2', servers.provider.baseURL, 'upper', 'Upper'),
+      ...extra,
+    ],
+    plan: { maxDepth: 0, maxSteps: 3 },
+  });
 }
 
 test('full flow: first run, pool of two providers, ask, streamed plan, steps run, answer, history after reload', async ({
@@ -85,8 +100,8 @@ test('review and edit a plan (validated as you type), two steps run in parallel,
 }, testInfo) => {
   test.setTimeout(240_000);
   logErrors(page);
+  await seedPool(page);
   await loadTinyConductor(page, servers.models.url);
-  await setUpPool(page);
   await askQuestion(page, 'Give two greetings and combine them.', { review: true });
   await editPlan(page, [
     { worker: 'w1', task: 'Say hello in English.', sees: [] },
@@ -135,9 +150,8 @@ test('review and edit a plan (validated as you type), two steps run in parallel,
 test('cancel a step, then the run', async ({ page }) => {
   test.setTimeout(240_000);
   logErrors(page);
+  await seedPool(page, [modelWorker('w3', servers.provider.baseURL, 'crawl-long', 'Crawl')]);
   await loadTinyConductor(page, servers.models.url);
-  await setUpPool(page);
-  await addModelWorker(page, servers.provider.baseURL, 'crawl-long', 'Crawl');
   await askQuestion(page, 'Write two long answers.', { review: true });
   await editPlan(page, [
     { worker: 'w3', task: 'Write a long answer.', sees: [] },
@@ -159,9 +173,8 @@ test('a run interrupted by a reload is offered for resume, and resuming keeps th
 }) => {
   test.setTimeout(240_000);
   logErrors(page);
+  await seedPool(page, [modelWorker('w3', servers.provider.baseURL, 'crawl', 'Crawl')]);
   await loadTinyConductor(page, servers.models.url);
-  await setUpPool(page);
-  await addModelWorker(page, servers.provider.baseURL, 'crawl', 'Crawl');
   await askQuestion(page, 'Answer, then elaborate slowly.', { review: true });
   await editPlan(page, [
     { worker: 'w1', task: 'Answer briefly.', sees: [] },
@@ -187,8 +200,8 @@ test('a run interrupted by a reload is offered for resume, and resuming keeps th
 test('export a finished run as JSON and Markdown, and import the JSON back', async ({ page }) => {
   test.setTimeout(240_000);
   logErrors(page);
+  await seedPool(page);
   await loadTinyConductor(page, servers.models.url);
-  await setUpPool(page);
   await askQuestion(page, 'Say something to export.', { mode: 'router' });
   await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   const answer = await page.getByTestId('final-answer').locator('.answer').textContent();

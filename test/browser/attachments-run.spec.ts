@@ -3,14 +3,8 @@ import { expect, type Page, test } from '@playwright/test';
 import { textPdf } from '../fixtures/pdf-writer.ts';
 import { writePng } from '../fixtures/png-writer.ts';
 import { IMAGE_MODELS } from '../provider/server.ts';
-import {
-  editPlan,
-  importRunFile,
-  limitPlans,
-  loadTinyConductor,
-  logErrors,
-  useServers,
-} from './app-steps.ts';
+import { editPlan, importRunFile, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { seedApp } from './seed-app.ts';
 
 // Attachments through the whole app: a PDF with a text layer, a CSV and an image attached on Ask, planned
 // with Plan only (the review says which step gets which file, and the user sets it), run against the
@@ -48,8 +42,10 @@ test('files attached on Ask go only to the steps that name them, and History, ex
 }) => {
   test.setTimeout(300_000);
   logErrors(page);
+  await seedApp(page, { plan: { maxDepth: 0, maxSteps: 2 } });
   await loadTinyConductor(page, servers.models.url);
-  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '2' });
+  // Through the form: the only browser test of its "takes images" tick.
+  await page.goto('/#/settings');
   await addWorker(page, 'images', 'Looker', true); // w1
   await addWorker(page, 'echo', 'Reader', false); // w2
   await expect(page.getByTestId('pool-table')).toContainText('takes images');

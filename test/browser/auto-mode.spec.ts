@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { createBanditState, update } from '../../src/learning/bandit.ts';
-import { addModelWorker, logErrors, useServers } from './app-steps.ts';
+import { logErrors, useServers } from './app-steps.ts';
+import { modelWorker, seedApp } from './seed-app.ts';
 
 // Auto mode in the built app, against the local test provider over real HTTP and real storage. No conductor
 // model is loaded: auto mode can still answer, by sending the question straight to one worker.
@@ -12,8 +13,7 @@ const servers = useServers({ cors: 'strict' });
 test('Auto mode answers with one worker and no planner, and says why', async ({ page }) => {
   test.setTimeout(120_000);
   logErrors(page);
-  await page.goto('/#/settings');
-  await addModelWorker(page, servers.provider.baseURL, 'echo', 'Parrot');
+  await seedApp(page, { pool: [modelWorker('w1', servers.provider.baseURL, 'echo', 'Parrot')] });
   await page.goto('/#/ask');
   const composer = page.getByTestId('composer');
   // Without a conductor model the planning modes cannot ask; Auto can.
@@ -119,8 +119,7 @@ test('What Baton learned names what the bench taught it, says it learns from the
 test('marking an answer good or bad changes what auto mode says about its next choice', async ({ page }) => {
   test.setTimeout(180_000);
   logErrors(page);
-  await page.goto('/#/settings');
-  await addModelWorker(page, servers.provider.baseURL, 'echo', 'Parrot');
+  await seedApp(page, { pool: [modelWorker('w1', servers.provider.baseURL, 'echo', 'Parrot')] });
   await page.goto('/#/ask');
   const composer = page.getByTestId('composer');
   const ask = async (question: string) => {

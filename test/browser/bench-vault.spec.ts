@@ -1,6 +1,7 @@
 import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
-import { addWorker, logErrors, saveKeyUnderPassphrase } from './app-steps.ts';
+import { logErrors, saveKeyUnderPassphrase } from './app-steps.ts';
+import { customWorker, seedApp } from './seed-app.ts';
 
 // The whole app with a locked vault (passphrase set, page reloaded): the bench asks for the passphrase
 // once, before its first item, as Ask does, instead of planning and failing every item; and Test
@@ -51,8 +52,10 @@ test('a locked vault: the bench asks for the passphrase before its first item; T
 }) => {
   test.setTimeout(180_000);
   logErrors(page);
+  await seedApp(page, {
+    pool: [customWorker({ id: 'w1', baseURL: keyed.baseURL, model: 'sayer', label: 'Sayer' })],
+  });
   await page.goto('/#/settings');
-  await addWorker(page, { baseURL: keyed.baseURL, model: 'sayer', label: 'Sayer' });
   await saveKeyUnderPassphrase(page, keyed.baseURL, KEY, PASS);
   await page.reload();
 

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
-import { addWorker, askQuestion, editPlan, limitPlans, loadTinyConductor, useServers } from './app-steps.ts';
+import { askQuestion, editPlan, loadTinyConductor, useServers } from './app-steps.ts';
+import { customWorker, seedApp } from './seed-app.ts';
 
 // Failover against real parts (the tiny GGUF conductor in its worker, the test provider over HTTP under
 // strict CORS): a worker whose provider answers 503 every time gives its step to another worker of the
@@ -12,27 +13,32 @@ const servers = useServers({
   models: [{ id: 'echo', behaviour: { kind: 'echo' } }],
 });
 
+// One page for the three runs: the model loads once, and each test sets failover itself before it asks.
 test.describe.configure({ mode: 'serial' });
+let page: Page;
 
-/** A pool of a worker that is always down (w1) and one that answers (w2), and a plan whose one step is w1's. */
-async function askTheDownWorker(page: Page, options: { failover: boolean; pin?: boolean }): Promise<void> {
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(180_000);
+  page = await browser.newPage();
+  const worker = { baseURL: servers.provider.baseURL, strengths: 'answers questions' };
+  await seedApp(page, {
+    pool: [
+      customWorker({ ...worker, id: 'w1', model: 'fault:503', label: 'Down model' }),
+      customWorker({ ...worker, id: 'w2', model: 'echo', label: 'Backup model' }),
+    ],
+    plan: { maxDepth: 0, maxSteps: 2 },
+  });
   await loadTinyConductor(page, servers.models.url);
-  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '2' });
-  const toggle = page.getByTestId('failover-toggle');
-  await expect(toggle).toBeChecked(); // on unless the user turns it off
-  if (!options.failover) await toggle.uncheck();
-  await addWorker(page, {
-    baseURL: servers.provider.baseURL,
-    model: 'fault:503',
-    label: 'Down model',
-    strengths: 'answers questions',
-  });
-  await addWorker(page, {
-    baseURL: servers.provider.baseURL,
-    model: 'echo',
-    label: 'Backup model',
-    strengths: 'answers questions',
-  });
+});
+
+test.afterAll(async () => {
+  await page?.close();
+});
+
+/** With the pool of a worker that is always down (w1) and one that answers (w2), a plan whose one step is w1's. */
+async function askTheDownWorker(options: { failover: boolean; pin?: boolean }): Promise<void> {
+  await page.goto('/#/settings');
+  await page.getByTestId('failover-toggle').setChecked(options.failover);
   await askQuestion(page, 'Say hello.', { review: true });
   await editPlan(page, [{ worker: 'w1', task: 'Say hello back.', sees: [] }]);
   const editor = page.getByTestId('plan-editor');
@@ -40,11 +46,12 @@ async function askTheDownWorker(page: Page, options: { failover: boolean; pin?: 
   await editor.getByTestId('run-plan').click();
 }
 
-test('a worker whose provider answers 503 every time is replaced, and the run completes with the takeover shown', async ({
-  page,
-}) => {
+test('a worker whose provider answers 503 every time is replaced, and the run completes with the takeover shown', async () => {
   test.setTimeout(240_000);
-  await askTheDownWorker(page, { failover: true });
+  // On unless the user turns it off.
+  await page.goto('/#/settings');
+  await expect(page.getByTestId('failover-toggle')).toBeChecked();
+  await askTheDownWorker({ failover: true });
 
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
@@ -72,10 +79,10 @@ test('a worker whose provider answers 503 every time is replaced, and the run co
   await expect(rows.filter({ has: takeover })).toContainText('Backup model');
 });
 
-test('with failover off, the step fails as it always did', async ({ page }) => {
+test('with failover off, the step fails as it always did', async () => {
   test.setTimeout(240_000);
   servers.provider.clearRequests();
-  await askTheDownWorker(page, { failover: false });
+  await askTheDownWorker({ failover: false });
 
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', 'failed', { timeout: 120_000 });
@@ -89,10 +96,10 @@ test('with failover off, the step fails as it always did', async ({ page }) => {
   expect(models).toEqual(['fault:503', 'fault:503', 'fault:503']);
 });
 
-test('a step pinned in the review stays on its worker and fails, saying so', async ({ page }) => {
+test('a step pinned in the review stays on its worker and fails, saying so', async () => {
   test.setTimeout(240_000);
   servers.provider.clearRequests();
-  await askTheDownWorker(page, { failover: true, pin: true });
+  await askTheDownWorker({ failover: true, pin: true });
 
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', 'failed', { timeout: 120_000 });

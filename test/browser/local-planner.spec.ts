@@ -3,7 +3,8 @@ import { expect, type Page, test } from '@playwright/test';
 import { ENGINE_CACHE } from '../../build/engine-assets.ts';
 import { PLANNER_MODEL_ID, PLANNER_TASKS, plannerModel, requestedSchema } from '../provider/planner-model.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
-import { addModelWorker, askQuestion, logErrors } from './app-steps.ts';
+import { askQuestion, logErrors } from './app-steps.ts';
+import { modelWorker, seedApp } from './seed-app.ts';
 
 // The conductor as a planner on a local OpenAI-compatible server (what Ollama or llama.cpp server would be
 // with a 14B model): the test provider's scripted planner answers the plan's JSON schema with a plan, over
@@ -40,6 +41,12 @@ test('a local server plans a question, the pool runs it, and the ledger lists th
 }) => {
   test.setTimeout(180_000);
   logErrors(page);
+  await seedApp(page, {
+    pool: [
+      modelWorker('w1', provider.baseURL, 'table', 'Answerer'),
+      modelWorker('w2', provider.baseURL, 'upper', 'Checker'),
+    ],
+  });
   const setup = await openLocalServerSetup(page);
   // Ollama's default is offered first, with its CORS hint for this page's origin.
   await expect(setup.getByLabel('Server base URL')).toHaveValue('http://localhost:11434/v1');
@@ -61,10 +68,6 @@ test('a local server plans a question, the pool runs it, and the ledger lists th
   await setup.getByTestId('load-model').click();
   await expect(page.getByTestId('model-ready')).toContainText(`${PLANNER_MODEL_ID} (local server)`);
   await expect(page.getByTestId('conductor-status')).toHaveAttribute('data-state', 'ready');
-
-  await page.goto('/#/settings');
-  await addModelWorker(page, provider.baseURL, 'table', 'Answerer');
-  await addModelWorker(page, provider.baseURL, 'upper', 'Checker');
 
   provider.clearRequests();
   await askQuestion(page, 'What is 2+2?');

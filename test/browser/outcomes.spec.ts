@@ -1,12 +1,6 @@
 import { expect, test } from '@playwright/test';
-import {
-  addModelWorker,
-  askQuestion,
-  limitPlans,
-  loadTinyConductor,
-  logErrors,
-  useServers,
-} from './app-steps.ts';
+import { askQuestion, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { modelWorker, seedApp } from './seed-app.ts';
 
 // Outcomes and workflow memory through the whole app: the tiny generated conductor in its worker, the test
 // provider over real HTTP, the marks kept in IndexedDB, and the next similar question planned with the
@@ -17,9 +11,11 @@ const servers = useServers({ cors: 'strict', models: [{ id: 'echo', behaviour: {
 test('a run marked good is drawn on for a similar question, and the plan view opens it', async ({ page }) => {
   test.setTimeout(300_000);
   logErrors(page);
+  await seedApp(page, {
+    pool: [modelWorker('w1', servers.provider.baseURL, 'echo', 'Echo')],
+    plan: { maxDepth: 0, maxSteps: 1 },
+  });
   await loadTinyConductor(page, servers.models.url);
-  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '1' });
-  await addModelWorker(page, servers.provider.baseURL, 'echo', 'Echo');
 
   const pastQuestion = 'Translate the quokka greeting into French';
   await askQuestion(page, pastQuestion);

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
-import { limitPlans, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { loadTinyConductor, logErrors, saveKeyUnderPassphrase, useServers } from './app-steps.ts';
+import { modelWorker, seedApp } from './seed-app.ts';
 
 // Plan only, through the whole app with the network off: the tiny generated conductor plans in its
 // worker, the plan, its graph and its price are shown, and nothing leaves the page (no provider request,
@@ -14,29 +15,15 @@ const servers = useServers({
   models: [{ id: 'echo', behaviour: { kind: 'echo' } }],
 });
 
-/** On Settings: a priced worker on the keyed provider, its key saved, the vault put under PASS. */
+/** A priced worker on the keyed provider, its key saved on Settings, the vault put under PASS. */
 async function setUp(page: Page): Promise<void> {
-  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '2' });
-  const form = page.getByTestId('add-worker');
-  await form.getByLabel('Provider').selectOption('custom');
-  await form.getByLabel('Base URL').fill(servers.provider.baseURL);
-  await form.getByLabel('Model').fill('echo');
-  await form.getByLabel('Label').fill('Echo');
-  await form.getByLabel(/Strengths/).fill('answers like echo');
-  await form.getByLabel('Input $ per million tokens').fill('3');
-  await form.getByLabel('Output $ per million tokens').fill('15');
-  await form.getByTestId('add-worker-submit').click();
-  await expect(page.getByTestId('pool-table')).toContainText('Echo');
-  const keys = page.getByTestId('vault-panel');
-  await keys.getByLabel('Provider').selectOption('custom');
-  await keys.getByLabel('Server URL').fill(servers.provider.baseURL);
-  await keys.getByLabel('API key').fill(KEY);
-  await keys.getByTestId('save-key').click();
-  await expect(keys.getByTestId('key-last4')).toHaveText('…abcd');
-  await keys.getByText('Passphrase lock').click();
-  await keys.getByLabel(/New passphrase/).fill(PASS);
-  await keys.getByRole('button', { name: 'Set passphrase' }).click();
-  await expect(keys.getByRole('status')).toHaveText('Passphrase set.');
+  const echo = modelWorker('w1', servers.provider.baseURL, 'echo', 'Echo');
+  await seedApp(page, {
+    pool: [{ ...echo, price: { inputPerM: 3, outputPerM: 15 } }],
+    plan: { maxDepth: 0, maxSteps: 2 },
+  });
+  await page.goto('/#/settings');
+  await saveKeyUnderPassphrase(page, servers.provider.baseURL, KEY, PASS);
 }
 
 function chats(): number {

@@ -1,21 +1,25 @@
 import { expect, test } from '@playwright/test';
-import { addWorker, askQuestion, editPlan, limitPlans, loadTinyConductor, useServers } from './app-steps.ts';
+import { askQuestion, editPlan, loadTinyConductor, useServers } from './app-steps.ts';
+import { customWorker, seedApp } from './seed-app.ts';
 
 // Review mode against real parts (the tiny GGUF conductor in its worker, the test provider over HTTP):
 // the review must accept the plan language the conductor itself writes, `self` steps included.
 
 const servers = useServers({ cors: 'strict', models: [{ id: 'echo', behaviour: { kind: 'echo' } }] });
 
-test("review accepts the conductor's own self-check step and runs it (issue 10, bug 2)", async ({ page }) => {
-  test.setTimeout(240_000);
-  await loadTinyConductor(page, servers.models.url);
-  await limitPlans(page, { selfCheckDepth: '1', maxSteps: '2' });
-  await addWorker(page, {
+const echoOne = () =>
+  customWorker({
+    id: 'w1',
     baseURL: servers.provider.baseURL,
     model: 'echo',
     label: 'Echo one',
     strengths: 'echoes',
   });
+
+test("review accepts the conductor's own self-check step and runs it (issue 10, bug 2)", async ({ page }) => {
+  test.setTimeout(240_000);
+  await seedApp(page, { pool: [echoOne()], plan: { maxDepth: 1, maxSteps: 2 } });
+  await loadTinyConductor(page, servers.models.url);
 
   await askQuestion(page, 'Say hello.', { review: true });
   // Make the plan: one worker step, then the conductor's self-check of it.
@@ -40,14 +44,8 @@ test('review flags a step whose answer no later step reads, and applying the fix
   page,
 }) => {
   test.setTimeout(240_000);
+  await seedApp(page, { pool: [echoOne()], plan: { maxDepth: 0, maxSteps: 3 } });
   await loadTinyConductor(page, servers.models.url);
-  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '3' });
-  await addWorker(page, {
-    baseURL: servers.provider.baseURL,
-    model: 'echo',
-    label: 'Echo one',
-    strengths: 'echoes',
-  });
 
   await askQuestion(page, 'Say hello.', { review: true });
   // Step 1 is read by nobody, and it is not the last step: paid for, then thrown away.

@@ -1,12 +1,6 @@
 import { expect, test } from '@playwright/test';
-import {
-  addWorker,
-  askQuestion,
-  crawlModel,
-  limitPlans,
-  loadTinyConductor,
-  useServers,
-} from './app-steps.ts';
+import { askQuestion, crawlModel, loadTinyConductor, useServers } from './app-steps.ts';
+import { customWorker, seedApp } from './seed-app.ts';
 
 // Run-view actions against real parts: the tiny generated GGUF in the real CPU engine (the conductor),
 // the local test provider over real HTTP (the worker), real IndexedDB and the model cache.
@@ -27,10 +21,12 @@ test('"Review the plan before it runs" is remembered across a reload', async ({ 
 
 test('after Cancel run the focus goes to the question box, not the page body', async ({ page }) => {
   test.setTimeout(240_000);
-  await loadTinyConductor(page, servers.models.url);
   // No recursion, so the one step goes to the one worker.
-  await limitPlans(page, { selfCheckDepth: '0' });
-  await addWorker(page, { baseURL: servers.provider.baseURL, model: 'crawl', label: 'Crawl' });
+  await seedApp(page, {
+    pool: [customWorker({ id: 'w1', baseURL: servers.provider.baseURL, model: 'crawl', label: 'Crawl' })],
+    plan: { maxDepth: 0 },
+  });
+  await loadTinyConductor(page, servers.models.url);
 
   await askQuestion(page, 'Write a long answer.', { mode: 'router' });
   await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'running', {

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
-import { askQuestion, editPlan, limitPlans, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { askQuestion, editPlan, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { modelWorker, seedApp } from './seed-app.ts';
 
 // The price before the spend, through the whole app: the tiny generated conductor in its worker, the test
 // provider over real HTTP, the review's price column, the spend limit in Settings, its confirm and the
@@ -14,26 +15,18 @@ const servers = useServers({
   ],
 });
 
-/** Adds a worker with the Settings form (open already), priced at `perM` dollars a million tokens in and out. */
-async function addPricedWorker(page: Page, model: string, label: string, perM: string): Promise<void> {
-  const form = page.getByTestId('add-worker');
-  await form.getByLabel('Provider').selectOption('custom');
-  await form.getByLabel('Base URL').fill(servers.provider.baseURL);
-  await form.getByLabel('Model').fill(model);
-  await form.getByLabel('Label').fill(label);
-  await form.getByLabel(/Strengths/).fill(`answers like ${model}`);
-  await form.getByLabel('Input $ per million tokens').fill(perM);
-  await form.getByLabel('Output $ per million tokens').fill(perM);
-  await form.getByTestId('add-worker-submit').click();
-  await expect(page.getByTestId('pool-table')).toContainText(label);
-}
-
-/** Settings: two-step plans without self-checks, two workers at $100 a million tokens, the spend limit. */
+/** Two-step plans without self-checks, two workers at $100 a million tokens, the spend limit set on Settings. */
 async function setUp(page: Page, secondModel: string, limit: string): Promise<void> {
+  const priced = (id: string, model: string, label: string) => ({
+    ...modelWorker(id, servers.provider.baseURL, model, label),
+    price: { inputPerM: 100, outputPerM: 100 },
+  });
+  await seedApp(page, {
+    pool: [priced('w1', 'echo', 'Echo'), priced('w2', secondModel, 'Second')],
+    plan: { maxDepth: 0, maxSteps: 2 },
+  });
   await loadTinyConductor(page, servers.models.url);
-  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '2' });
-  await addPricedWorker(page, 'echo', 'Echo', '100');
-  await addPricedWorker(page, secondModel, 'Second', '100');
+  await page.goto('/#/settings');
   await page.getByLabel('Spend limit per run ($)').fill(limit);
   await expect(page.getByTestId('spending-panel').getByRole('alert')).toHaveCount(0);
 }

@@ -1,14 +1,8 @@
 import { expect, type Page, test } from '@playwright/test';
 import { HOSTILE_ANSWER } from '../fixtures/hostile-answer.ts';
 import { sampleRunExport } from './app-fixtures.ts';
-import {
-  addWorker,
-  askQuestion,
-  importRunFile,
-  limitPlans,
-  loadTinyConductor,
-  useServers,
-} from './app-steps.ts';
+import { askQuestion, importRunFile, loadTinyConductor, useServers } from './app-steps.ts';
+import { customWorker, seedApp } from './seed-app.ts';
 
 // Worker output is untrusted: HOSTILE_ANSWER tries every usual way to run script or make a request from
 // rendered HTML; rendered in the step cards, none of it may execute and no request may leave.
@@ -89,9 +83,11 @@ test('hostile answers from a scripted worker, streamed into the step cards, exec
     new URL(servers.models.url).host,
     new URL(servers.provider.url).host,
   ]);
+  await seedApp(page, {
+    pool: [customWorker({ id: 'w1', baseURL: servers.provider.baseURL, model: 'hostile', label: 'Hostile' })],
+    plan: { maxDepth: 0 },
+  });
   await loadTinyConductor(page, servers.models.url);
-  await limitPlans(page, { selfCheckDepth: '0' });
-  await addWorker(page, { baseURL: servers.provider.baseURL, model: 'hostile', label: 'Hostile' });
   await askQuestion(page, 'Tell me something.', { mode: 'router' });
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', /done|partial/, { timeout: 120_000 });

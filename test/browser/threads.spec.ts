@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
-import { addModelWorker, logErrors, useServers } from './app-steps.ts';
+import { logErrors, useServers } from './app-steps.ts';
+import { modelWorker, seedApp } from './seed-app.ts';
 
 // A thread in the built app, against the local test provider over real HTTP and real IndexedDB. Auto mode
 // answers the first question with one worker and no conductor model (none is loaded here), and every
@@ -50,8 +51,7 @@ test('ask, follow up twice, branch by editing, switch branches, resume after a r
   test.setTimeout(240_000);
   logErrors(page);
   servers.provider.setModel(talker());
-  await page.goto('/#/settings');
-  await addModelWorker(page, servers.provider.baseURL, 'talk', 'Talker');
+  await seedApp(page, { pool: [modelWorker('w1', servers.provider.baseURL, 'talk', 'Talker')] });
   await page.goto('/#/ask');
   const composer = page.getByTestId('composer');
   await composer.getByLabel('Auto').check();

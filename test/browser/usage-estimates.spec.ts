@@ -1,5 +1,6 @@
-import { type Download, expect, type Page, test } from '@playwright/test';
-import { askQuestion, limitPlans, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { type Download, expect, test } from '@playwright/test';
+import { askQuestion, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { customWorker, seedApp } from './seed-app.ts';
 
 // A worker on a server that sends no usage at all (as many local and proxy servers do): its tokens are
 // counted with the o200k tokenizer and shown as estimates (≈, the tokenizer named), never as 0 or $0, in
@@ -14,27 +15,21 @@ async function read(download: Promise<Download>): Promise<string> {
   return Buffer.concat(await (await (await download).createReadStream()).toArray()).toString('utf8');
 }
 
-async function addPricedWorker(page: Page): Promise<void> {
-  const form = page.getByTestId('add-worker');
-  await form.getByLabel('Provider').selectOption('custom');
-  await form.getByLabel('Base URL').fill(servers.provider.baseURL);
-  await form.getByLabel('Model').fill('echo');
-  await form.getByLabel('Label').fill('Quiet echo');
-  await form.getByLabel(/Strengths/).fill('repeats what it is told');
-  await form.getByLabel('Input $ per million tokens').fill('2');
-  await form.getByLabel('Output $ per million tokens').fill('8');
-  await form.getByTestId('add-worker-submit').click();
-  await expect(page.getByTestId('pool-table')).toContainText('Quiet echo');
-}
-
 test('no usage from the provider: ≈ tokens and cost, with the tokenizer named, everywhere they are shown', async ({
   page,
 }) => {
   test.setTimeout(240_000);
   logErrors(page);
+  const quietEcho = customWorker({
+    id: 'w1',
+    baseURL: servers.provider.baseURL,
+    model: 'echo',
+    label: 'Quiet echo',
+    strengths: 'repeats what it is told',
+    price: { inputPerM: 2, outputPerM: 8 },
+  });
+  await seedApp(page, { pool: [quietEcho], plan: { maxDepth: 0 } });
   await loadTinyConductor(page, servers.models.url);
-  await limitPlans(page, { selfCheckDepth: '0' });
-  await addPricedWorker(page);
   await askQuestion(page, 'Say something quietly.', { mode: 'router' });
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });

@@ -1,15 +1,14 @@
 import { expect, type Page, test } from '@playwright/test';
 import {
-  addModelWorker,
   askQuestion,
   crawlModel,
   editPlan,
-  limitPlans,
   loadTinyConductor,
   logErrors,
   saveKeyUnderPassphrase,
   useServers,
 } from './app-steps.ts';
+import { modelWorker, seedApp } from './seed-app.ts';
 
 // A locked vault (passphrase set, page reloaded) asks for the passphrase where a run needs it, on Ask and
 // on the resume banner, then goes on: the whole app, the tiny generated conductor, a keyed test provider
@@ -25,9 +24,14 @@ const saveKey = (page: Page) => saveKeyUnderPassphrase(page, servers.provider.ba
 /** Two workers on the keyed provider, its key saved, the vault under a passphrase. */
 async function setUp(page: Page): Promise<void> {
   // Short plans without `self` steps: random weights write nonsense, and the test edits the plan anyway.
-  await limitPlans(page, { selfCheckDepth: '0', maxSteps: '2' });
-  await addModelWorker(page, servers.provider.baseURL, 'echo', 'Echo');
-  await addModelWorker(page, servers.provider.baseURL, 'crawl', 'Crawl');
+  await seedApp(page, {
+    pool: [
+      modelWorker('w1', servers.provider.baseURL, 'echo', 'Echo'),
+      modelWorker('w2', servers.provider.baseURL, 'crawl', 'Crawl'),
+    ],
+    plan: { maxDepth: 0, maxSteps: 2 },
+  });
+  await page.goto('/#/settings');
   await saveKey(page);
 }
 

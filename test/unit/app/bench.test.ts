@@ -16,6 +16,7 @@ import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import { openVault } from '../../../src/vault/vault.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -26,17 +27,13 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 function worker(id: string, baseURL = provider.baseURL): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label: `Worker ${id}`,
-    strengths: '',
-    providerId: 'custom',
     baseURL,
     model: 'echo',
-    maxConcurrency: 2,
-    enabled: true,
     price: { inputPerM: 0, outputPerM: 0 },
-  };
+  });
 }
 
 const TASKS: Task[] = [
@@ -204,16 +201,13 @@ describe('a bench of published Python tasks only (HumanEval, MBPP, LiveCodeBench
       entryPoint: 'add_pair',
     },
   };
-  const worker = (id: string, text: string): WorkerSpec => ({
-    id,
-    label: `Worker ${id}`,
-    strengths: '',
-    providerId: 'custom',
-    baseURL: provider.baseURL,
-    model: `fixed:${text}`,
-    maxConcurrency: 2,
-    enabled: true,
-  });
+  const worker = (id: string, text: string): WorkerSpec =>
+    workerSpec({
+      id,
+      label: `Worker ${id}`,
+      baseURL: provider.baseURL,
+      model: `fixed:${text}`,
+    });
   /** Pyodide cannot run in node: this runner passes a program whose add_pair adds, and records each run. */
   function scriptedPython(): CodeRunner & { runs: PythonRun[] } {
     const runs: PythonRun[] = [];

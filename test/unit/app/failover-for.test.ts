@@ -6,18 +6,16 @@ import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { openVault } from '../../../src/vault/vault.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 function worker(providerId: string, baseURL: string): WorkerSpec {
-  return {
+  return workerSpec({
     id: providerId,
-    label: providerId,
-    strengths: '',
     providerId,
     baseURL,
     model: 'm',
     maxConcurrency: 1,
-    enabled: true,
-  };
+  });
 }
 
 describe('failover preference', () => {

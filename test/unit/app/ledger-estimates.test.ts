@@ -6,6 +6,7 @@ import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // A provider that sends no usage leaves egress nothing to count: the ledger shows the run's own estimate
@@ -33,17 +34,13 @@ afterAll(async () => {
 });
 
 function worker(provider: TestProvider, model: string): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w1',
     label: 'Writer',
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model,
-    maxConcurrency: 2,
-    enabled: true,
     price: { inputPerM: 1000, outputPerM: 2000 },
-  };
+  });
 }
 
 async function run(name: string, spec: WorkerSpec) {

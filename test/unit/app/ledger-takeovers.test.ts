@@ -6,6 +6,7 @@ import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;
@@ -17,16 +18,13 @@ afterAll(async () => {
 });
 
 function worker(id: string, label: string, model: string): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label,
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model,
     maxConcurrency: 4,
-    enabled: true,
-  };
+  });
 }
 
 describe('the ledger and failover', () => {

@@ -5,18 +5,17 @@ import type { RunView } from '../../../src/app/runs/run-model.ts';
 import type { BenchItemResult } from '../../../src/evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../../src/evaluation/bench-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 function spec(id: string, model: string): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label: id.toUpperCase(),
-    strengths: '',
     providerId: 'openai',
     baseURL: 'https://api.openai.com/v1',
     model,
     maxConcurrency: 1,
-    enabled: true,
-  };
+  });
 }
 
 const totals = {

@@ -15,6 +15,7 @@ import { finalStepIndex } from '../../../src/executor/step-status.ts';
 import type { ExecutorEvent, StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -27,16 +28,13 @@ afterAll(async () => {
 });
 
 function testWorker(id: string, model: string): WorkerSpec {
-  return {
+  return workerSpec({
     id,
-    label: id,
-    strengths: '',
     providerId: 'test',
     baseURL: provider.baseURL,
     model,
     maxConcurrency: 8,
-    enabled: true,
-  };
+  });
 }
 
 /** Step 0 as the executor's snapshot would carry it, changed by `patch`. */

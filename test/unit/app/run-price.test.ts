@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateText } from '../../../src/app/price-text.ts';
 import { declinedText, raisedLimit, runSpendLimit } from '../../../src/app/runs/spend-confirm.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 import { scriptedConductor } from './scripted-conductor.ts';
 import { keyedServices, testAppState } from './test-app-state.ts';
@@ -26,7 +27,7 @@ afterAll(() => provider.close());
 
 /** $1 a million tokens in and out: 400 answer tokens cost $0.0004. */
 function worker(id: string, label: string, modelId: string, perM = 1): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label,
     strengths: 'test',
@@ -35,8 +36,7 @@ function worker(id: string, label: string, modelId: string, perM = 1): WorkerSpe
     model: modelId,
     maxConcurrency: 1,
     price: { inputPerM: perM, outputPerM: perM },
-    enabled: true,
-  };
+  });
 }
 
 const PLAN =

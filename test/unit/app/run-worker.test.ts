@@ -9,17 +9,16 @@ import { workerIdProblem } from '../../../src/pool/store.ts';
 import { RUN_WORKER, type WorkerSpec } from '../../../src/pool/types.ts';
 import { errorFromStatus } from '../../../src/providers/errors.ts';
 import type { ChatTransport } from '../../../src/providers/transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 
-const cloud: WorkerSpec = {
+const cloud: WorkerSpec = workerSpec({
   id: 'w1',
   label: 'GPT',
   strengths: 'coding',
   providerId: 'openai',
   baseURL: 'https://api.openai.com/v1',
   model: 'gpt-4.1',
-  maxConcurrency: 2,
-  enabled: true,
-};
+});
 
 const emptyStore = { list: async () => [] } as unknown as PoolStore;
 

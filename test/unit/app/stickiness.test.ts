@@ -2,17 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { stickyWorker } from '../../../src/app/stickiness.ts';
 import type { TurnContext } from '../../../src/app/turn-context.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 
-const worker = (id: string): WorkerSpec => ({
-  id,
-  label: id,
-  strengths: '',
-  providerId: 'openai',
-  baseURL: 'https://api.openai.com/v1',
-  model: 'gpt-5-mini',
-  maxConcurrency: 1,
-  enabled: true,
-});
+const worker = (id: string): WorkerSpec =>
+  workerSpec({
+    id,
+    providerId: 'openai',
+    baseURL: 'https://api.openai.com/v1',
+    model: 'gpt-5-mini',
+    maxConcurrency: 1,
+  });
 const pool = [worker('w1'), worker('w2')];
 
 function thread(lastQuestion: string, lastWorker = 'w2'): TurnContext {

@@ -13,6 +13,7 @@ import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { presetById } from '../../../src/providers/catalog.ts';
 import { openVault, type Vault } from '../../../src/vault/vault.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 /**
@@ -53,7 +54,7 @@ export function testAppState(parts: {
 
 /** A worker on the test provider (preset `p-test`, free), as the app-state tests build their pools. */
 export function testWorker(baseURL: string, id: string, label: string, modelId: string): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label,
     strengths: 'test',
@@ -62,8 +63,7 @@ export function testWorker(baseURL: string, id: string, label: string, modelId: 
     model: modelId,
     maxConcurrency: 1,
     price: { inputPerM: 0, outputPerM: 0 },
-    enabled: true,
-  };
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { startRun } from '../../../src/executor/executor.ts';
 import { summarize } from '../../../src/executor/store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -18,17 +19,13 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 function worker(id: string, price?: WorkerSpec['price']): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label: id === 'free' ? 'My server' : 'Priced',
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model: 'echo',
-    maxConcurrency: 2,
-    enabled: true,
     ...(price ? { price } : {}),
-  };
+  });
 }
 
 describe('an unknown price', () => {

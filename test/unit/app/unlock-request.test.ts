@@ -4,18 +4,17 @@ import { pageServices } from '../../../src/app/services.ts';
 import { createVaultUnlock } from '../../../src/app/vault-unlock.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../../../src/pool/types.ts';
 import { openVault } from '../../../src/vault/vault.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 const PASS = 'correct horse battery staple';
-const cloud: WorkerSpec = {
+const cloud: WorkerSpec = workerSpec({
   id: 'w1',
   label: 'Echo',
   strengths: 'echoes',
-  providerId: 'custom',
   baseURL: 'http://127.0.0.1:8787/v1',
   model: 'echo',
   maxConcurrency: 1,
-  enabled: true,
-};
+});
 
 describe('ensureUnlocked', () => {
   it('asks only when the vault is locked and holds keys; one prompt for all callers; unlocking settles it', async () => {

@@ -13,7 +13,7 @@ const UNIT = join(ROOT, 'test/unit');
 /** Folders of test/unit that test no folder of src/ or workers/, and what they test instead. */
 const OTHER: Record<string, string> = {
   architecture: 'the tree itself (import directions, this layout)',
-  provider: 'the test provider, test/provider/',
+  'test-provider': 'the test provider, test/provider/',
   tooling: 'the scripts in test/ (Chromium setup)',
 };
 

@@ -8,17 +8,16 @@ import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import type { ChatMessage, PartsMessage } from '../../../src/shared/chat.ts';
 import type { LocalChatRequest, LocalChatResponse } from '../../../src/shared/conductor-api.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 
-const local: WorkerSpec = {
+const local: WorkerSpec = workerSpec({
   id: 'local',
   label: 'On this device',
-  strengths: '',
   providerId: 'local',
   baseURL: '',
   model: 'tiny',
   maxConcurrency: 1,
-  enabled: true,
-};
+});
 
 /** A thread that answers "ok" and remembers what it was asked. */
 function thread(seen: ChatMessage[][]) {

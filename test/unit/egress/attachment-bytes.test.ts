@@ -10,6 +10,7 @@ import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import type { PartsMessage } from '../../../src/shared/chat.ts';
 import { writePng } from '../../fixtures/png-writer.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { IMAGE_MODELS, startProvider, type TestProvider } from '../../provider/server.ts';
 
 const PNG_BASE64 = Buffer.from(writePng(120, 80)).toString('base64');
@@ -31,17 +32,15 @@ const noKeys = { keyFor: async () => undefined, keysNotBoundTo: async () => [] }
 async function send(runId: string, messages: PartsMessage[]): Promise<void> {
   const egress = createEgress({ vault: noKeys, ledger });
   // vLLM's preset: a local server needs no key, and its base URL may be the test provider's.
-  const worker: WorkerSpec = {
+  const worker: WorkerSpec = workerSpec({
     id: 'w1',
     label: 'Local vision',
-    strengths: '',
     providerId: 'vllm',
     baseURL: provider.baseURL,
     model: 'images',
     maxConcurrency: 1,
-    enabled: true,
     vision: true,
-  };
+  });
   const stream = chatTransports(egress)(worker).stream(worker, {
     messages,
     signal: new AbortController().signal,

@@ -9,6 +9,7 @@ import { openLedger } from '../../../src/egress/ledger.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import type { ChatTransport } from '../../../src/providers/transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // The causes a user must tell apart, each with its own message. Node's fetch knows no CORS, so "running
@@ -192,16 +193,14 @@ describe('connection test causes', () => {
       vault: { keyFor: async () => undefined, keysNotBoundTo: async () => [] },
       ledger,
     });
-    const worker = {
+    const worker = workerSpec({
       id: 'w1',
       label: 'Local',
-      strengths: '',
       providerId: 'llamacpp',
       baseURL: 'http://127.0.0.1:1/v1',
       model: 'echo',
       maxConcurrency: 1,
-      enabled: true,
-    };
+    });
     const handle = startRun({
       question: 'Q?',
       pool: [worker],

@@ -6,6 +6,7 @@ import { openLedger } from '../../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { presetById } from '../../../src/providers/catalog.ts';
 import type { ChatEvent } from '../../../src/providers/transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 const KEY = 'sk-transport-test-1234567890';
@@ -17,17 +18,15 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 function worker(over: Partial<WorkerSpec> = {}): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w1',
     label: 'Echo',
     strengths: 'echoes',
     providerId: 'vllm',
     baseURL: provider.baseURL,
     model: 'echo',
-    maxConcurrency: 2,
-    enabled: true,
     ...over,
-  };
+  });
 }
 
 async function collect(stream: AsyncIterable<ChatEvent>) {

@@ -5,6 +5,7 @@ import type { Planner, Strategy } from '../../../src/evaluation/strategies.ts';
 import type { Task } from '../../../src/evaluation/taskset.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -168,16 +169,12 @@ describe('the bench scores every step', () => {
   afterAll(() => provider.close());
 
   it('so a pipeline whose first step was right and whose later steps lost it is blamed on the synthesis', async () => {
-    const worker = (id: string): WorkerSpec => ({
-      id,
-      label: id,
-      strengths: '',
-      providerId: 'custom',
-      baseURL: provider.baseURL,
-      model: id,
-      maxConcurrency: 2,
-      enabled: true,
-    });
+    const worker = (id: string): WorkerSpec =>
+      workerSpec({
+        id,
+        baseURL: provider.baseURL,
+        model: id,
+      });
     // The on-device conductor cannot run here; this one writes a plan that does not parse.
     const planner: Planner = {
       plan: async () => ({ plan: { steps: [{ worker: 'wrong', task: 'answer', sees: [] }] }, parsed: false }),

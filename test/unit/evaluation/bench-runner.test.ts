@@ -4,6 +4,7 @@ import type { Strategy } from '../../../src/evaluation/strategies.ts';
 import type { Task } from '../../../src/evaluation/taskset.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -37,17 +38,13 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 function worker(id: string, model: string): WorkerSpec {
-  return {
+  return workerSpec({
     id,
-    label: id,
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model,
     maxConcurrency: 4,
-    enabled: true,
     price: { inputPerM: 1000, outputPerM: 1000 },
-  };
+  });
 }
 
 const single = (w: string): Strategy => ({

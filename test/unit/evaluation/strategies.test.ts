@@ -13,6 +13,7 @@ import type { Task } from '../../../src/evaluation/taskset.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { Plan } from '../../../src/shared/plan/index.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -52,17 +53,14 @@ beforeAll(async () => {
       },
     ],
   });
-  const worker = (id: string, model: string, inputPerM: number, outputPerM: number): WorkerSpec => ({
-    id,
-    label: id,
-    strengths: '',
-    providerId: 'custom',
-    baseURL: provider.baseURL,
-    model,
-    maxConcurrency: 4,
-    enabled: true,
-    price: { inputPerM, outputPerM },
-  });
+  const worker = (id: string, model: string, inputPerM: number, outputPerM: number): WorkerSpec =>
+    workerSpec({
+      id,
+      baseURL: provider.baseURL,
+      model,
+      maxConcurrency: 4,
+      price: { inputPerM, outputPerM },
+    });
   pool = [
     worker('arith', 'arith', 1, 2),
     worker('facts', 'facts', 3, 6),

@@ -6,6 +6,7 @@ import type { StepRecord } from '../../../src/executor/store.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { SEARCH_SOURCES } from '../../provider/dialects/web-search.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
@@ -30,17 +31,13 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 function worker(id: string, model: string, webSearch: boolean): WorkerSpec {
-  return {
+  return workerSpec({
     id,
-    label: id,
-    strengths: '',
     providerId: 'openrouter',
     baseURL: provider.baseURL,
     model,
-    maxConcurrency: 2,
-    enabled: true,
     ...(webSearch ? { webSearch: true } : {}),
-  };
+  });
 }
 
 const posts = (): RecordedRequest[] => provider.requests.filter((r) => r.method === 'POST');

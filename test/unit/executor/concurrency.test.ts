@@ -4,6 +4,7 @@ import type { StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { Plan } from '../../../src/shared/plan/index.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -24,16 +25,13 @@ afterAll(async () => {
 });
 
 function custom(id: string, server: TestProvider, model: string, maxConcurrency: number): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label: `Custom ${id}`,
-    strengths: '',
-    providerId: 'custom',
     baseURL: server.baseURL,
     model,
     maxConcurrency,
-    enabled: true,
-  };
+  });
 }
 
 const times = (s: StepStatus | undefined) => ({

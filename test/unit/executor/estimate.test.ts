@@ -9,19 +9,16 @@ import {
 import { estimatePromptTokens } from '../../../src/executor/spend.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import type { Step } from '../../../src/shared/plan/index.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 function worker(id: string, extra: Partial<WorkerSpec> = {}): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label: `Worker ${id}`,
-    strengths: '',
-    providerId: 'custom',
     baseURL: 'http://127.0.0.1:9/v1',
     model: `model-${id}`,
-    maxConcurrency: 2,
-    enabled: true,
     ...extra,
-  };
+  });
 }
 
 const question = 'What is the capital of France? Answer in one word.';

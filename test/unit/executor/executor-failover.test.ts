@@ -6,6 +6,7 @@ import { openRunStore } from '../../../src/executor/store.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -23,17 +24,15 @@ afterAll(async () => {
 });
 
 function worker(id: string, model: string, extra: Partial<WorkerSpec> = {}): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label: `Worker ${id.toUpperCase()}`,
-    strengths: '',
     providerId: 'test',
     baseURL: provider.baseURL,
     model,
     maxConcurrency: 8,
-    enabled: true,
     ...extra,
-  };
+  });
 }
 
 function run(options: Omit<RunOptions, 'transport' | 'question'>) {

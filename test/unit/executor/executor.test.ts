@@ -5,6 +5,7 @@ import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { Plan, Step } from '../../../src/shared/plan/index.ts';
 import { stepsFromTokens } from '../../fixtures/plan-stream.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import {
   countPromptTokens,
@@ -45,17 +46,14 @@ function model(
 }
 
 function worker(id: string, modelId: string, extra: Partial<WorkerSpec> = {}): WorkerSpec {
-  return {
+  return workerSpec({
     id,
-    label: id,
-    strengths: '',
     providerId: 'test',
     baseURL: provider.baseURL,
     model: modelId,
     maxConcurrency: 8,
-    enabled: true,
     ...extra,
-  };
+  });
 }
 
 function run(options: Omit<RunOptions, 'transport' | 'question'> & { question?: string }) {

@@ -8,19 +8,18 @@ import {
 } from '../../../src/executor/failover.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError } from '../../../src/providers/errors.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 function worker(id: string, extra: Partial<WorkerSpec> = {}): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label: `Label ${id}`,
-    strengths: '',
     providerId: 'openai',
     baseURL: 'https://api.openai.com/v1',
     model: `model-${id}`,
     maxConcurrency: 1,
-    enabled: true,
     ...extra,
-  };
+  });
 }
 
 const outage = errorFromStatus(503, 'overloaded');

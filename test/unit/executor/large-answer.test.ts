@@ -10,6 +10,7 @@ import { openRunStore } from '../../../src/executor/store.ts';
 import { estimateTokens, loadTokenizer, TokenTally } from '../../../src/executor/token-estimate.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // A long answer through the real executor, egress, ledger and run store (fake-indexeddb), as the app runs
@@ -47,17 +48,14 @@ async function runWith(text: string, extra: { maxAnswerChars?: number } = {}, pe
     vault: { keyFor: async () => undefined, keysNotBoundTo: async () => [OTHER_KEY] },
     ledger,
   });
-  const worker: WorkerSpec = {
+  const worker: WorkerSpec = workerSpec({
     id: 'w1',
     label: 'Writer',
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model: id,
     maxConcurrency: 1,
-    enabled: true,
     price: { inputPerM: 1, outputPerM: 1 },
-  };
+  });
   const events: ExecutorEvent[] = [];
   const result = await startRun({
     question: 'Write a lot.',

@@ -6,6 +6,7 @@ import { openRunStore, type RunStore } from '../../../src/executor/store.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -48,17 +49,14 @@ async function freshStore() {
 }
 
 function worker(model = 'echo'): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w1',
     label: 'Echo',
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model,
     maxConcurrency: 4,
-    enabled: true,
     price: { inputPerM: 1, outputPerM: 1 },
-  };
+  });
 }
 
 const chain = {

@@ -6,6 +6,7 @@ import { estimateTokens, priceOf } from '../../../src/executor/spend.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { openrouterCost } from '../../provider/dialects/index.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
@@ -37,17 +38,14 @@ afterAll(async () => {
 });
 
 function worker(id: string, providerId: string, provider: TestProvider, model: string): WorkerSpec {
-  return {
+  return workerSpec({
     id,
-    label: id,
-    strengths: '',
     providerId,
     baseURL: provider.baseURL,
     model,
     maxConcurrency: 4,
-    enabled: true,
     price: { inputPerM: 1, outputPerM: 1 },
-  };
+  });
 }
 
 const posts = (p: TestProvider): RecordedRequest[] => p.requests.filter((r) => r.method === 'POST');

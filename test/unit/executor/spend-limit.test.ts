@@ -5,6 +5,7 @@ import { liveSpend, overSpendLimit, spendLimitMessage } from '../../../src/execu
 import type { StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -33,17 +34,14 @@ function model(text: string, perTokenMs = 0): string {
 
 /** A dear worker: $0.001 a prompt token, $0.002 an answer token. */
 function worker(modelId: string): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w1',
     label: 'Writer',
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model: modelId,
     maxConcurrency: 4,
-    enabled: true,
     price: { inputPerM: 1000, outputPerM: 2000 },
-  };
+  });
 }
 
 function sentFor(modelId: string): number {

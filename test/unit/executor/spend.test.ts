@@ -10,6 +10,7 @@ import type { ExecutorEvent, RunResult } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { presetById } from '../../../src/providers/catalog.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -33,17 +34,14 @@ function model(options: Parameters<TestProvider['setModel']>[0] extends infer M 
 }
 
 function worker(modelId: string): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w1',
     label: 'Writer',
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model: modelId,
     maxConcurrency: 4,
-    enabled: true,
     price: { inputPerM: 1000, outputPerM: 2000 },
-  };
+  });
 }
 
 async function through(ledgerName: string) {

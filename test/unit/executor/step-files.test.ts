@@ -10,6 +10,7 @@ import { filesOfStep, promptTokensOf, withStepFiles } from '../../../src/executo
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { attachmentBytes } from '../../../src/shared/chat.ts';
 import { csvAttachment, pngAttachment } from '../../fixtures/attachments.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { IMAGE_MODELS, startProvider, type TestProvider } from '../../provider/server.ts';
 
 let provider: TestProvider;
@@ -22,18 +23,15 @@ afterAll(async () => {
 });
 
 function worker(id: string, label: string, model: string, vision = false): WorkerSpec {
-  return {
+  return workerSpec({
     id,
     label,
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model,
     maxConcurrency: 4,
     price: { inputPerM: 1, outputPerM: 1 },
     ...(vision ? { vision: true } : {}),
-    enabled: true,
-  };
+  });
 }
 
 const CSV_MARK = 'ZEBRA-LEDGER-7731';

@@ -4,6 +4,7 @@ import { describeWait } from '../../../src/executor/step-status.ts';
 import type { ExecutorEvent, StepWait } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -16,16 +17,12 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 function worker(model: string): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w1',
     label: 'Stalling server',
-    strengths: '',
-    providerId: 'custom',
     baseURL: provider.baseURL,
     model,
-    maxConcurrency: 2,
-    enabled: true,
-  };
+  });
 }
 
 describe('what a step waits for', () => {

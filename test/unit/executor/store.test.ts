@@ -11,6 +11,7 @@ import {
 import type { ExecutorEvent, StepState } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
 import { badRuns, badSteps, goodRun, goodStep, writeVersion1 } from './damaged-records.ts';
@@ -30,16 +31,13 @@ let dbCount = 0;
 const dbName = () => `baton-runs-test-${dbCount++}`;
 
 function worker(id: string, model: string): WorkerSpec {
-  return {
+  return workerSpec({
     id,
-    label: id,
-    strengths: '',
     providerId: 'test',
     baseURL: provider.baseURL,
     model,
     maxConcurrency: 8,
-    enabled: true,
-  };
+  });
 }
 
 function requestsFor(model: string): RecordedRequest[] {

@@ -4,6 +4,7 @@ import { resumeRun, startRun } from '../../../src/executor/executor.ts';
 import { openRunStore } from '../../../src/executor/store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -23,16 +24,13 @@ afterAll(async () => {
 describe('a run cut off while its steps run', () => {
   it('has its whole plan stored, so a resume (and an export of it) keeps the plan it ran', async () => {
     const store = await openRunStore('stored-plan-test');
-    const worker: WorkerSpec = {
+    const worker: WorkerSpec = workerSpec({
       id: 'w1',
       label: 'Late',
-      strengths: '',
-      providerId: 'custom',
       baseURL: provider.baseURL,
       model: 'late',
       maxConcurrency: 1,
-      enabled: true,
-    };
+    });
     const plan = { steps: [{ worker: 'w1', task: 'Answer slowly.', sees: [] as number[] }] };
     const run = startRun({
       runId: 'cut',

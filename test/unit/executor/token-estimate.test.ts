@@ -9,18 +9,16 @@ import {
 } from '../../../src/executor/token-estimate.ts';
 import type { StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 
-const worker: WorkerSpec = {
+const worker: WorkerSpec = workerSpec({
   id: 'w1',
   label: 'Writer',
-  strengths: '',
-  providerId: 'custom',
   baseURL: 'http://127.0.0.1:9/v1',
   model: 'm',
   maxConcurrency: 1,
-  enabled: true,
   price: { inputPerM: 1, outputPerM: 2 },
-};
+});
 
 const ANSWER = 'The quick brown fox jumps over the lazy dog, and then it reads the o200k vocabulary.';
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import type { FaultKind } from '../../provider/server.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
@@ -30,16 +31,14 @@ function model(kind: FaultKind, times?: number): string {
 }
 
 function runOne(modelId: string) {
-  const worker: WorkerSpec = {
+  const worker: WorkerSpec = workerSpec({
     id: 'w',
     label: 'Echo worker',
-    strengths: '',
     providerId: 'test',
     baseURL: provider.baseURL,
     model: modelId,
     maxConcurrency: 4,
-    enabled: true,
-  };
+  });
   return startRun({
     question: 'Q?',
     transport: createOpenAITransport({ fetch: directFetch }),

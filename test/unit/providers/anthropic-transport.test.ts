@@ -15,6 +15,7 @@ import { dialectOf } from '../../../src/providers/dialects.ts';
 import { EmptyAnswerError, ProviderError } from '../../../src/providers/errors.ts';
 import type { BatonRequestInit, ChatEvent, EgressContext } from '../../../src/providers/transport.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { TEST_THINKING } from '../../provider/dialects/anthropic.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -34,16 +35,13 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 function worker(model: string, baseURL = provider.baseURL): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w-claude',
     label: 'Claude',
-    strengths: '',
     providerId: 'anthropic',
     baseURL,
     model,
-    maxConcurrency: 2,
-    enabled: true,
-  };
+  });
 }
 
 /** A fetch that attaches the key as egress would, and remembers each init it was given. */

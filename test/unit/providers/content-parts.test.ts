@@ -18,6 +18,7 @@ import { chatBody } from '../../../src/providers/openai-wire.ts';
 import type { BatonRequestInit, ChatTransport } from '../../../src/providers/transport.ts';
 import { attachmentBytes, type PartsMessage } from '../../../src/shared/chat.ts';
 import { writePng } from '../../fixtures/png-writer.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import type { DialectMode } from '../../provider/dialects/index.ts';
 import { IMAGE_MODELS, startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -127,17 +128,15 @@ function at(mode: DialectMode | 'anthropic'): TestProvider {
 }
 
 function worker(mode: DialectMode | 'anthropic', model: string, vision = true): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w1',
     label: 'Vision worker',
-    strengths: '',
     providerId: mode,
     baseURL: at(mode).baseURL,
     model,
     maxConcurrency: 4,
-    enabled: true,
     vision,
-  };
+  });
 }
 
 /** Remembers the EgressContext of each request, as egress would read it. */

@@ -3,6 +3,7 @@ import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { ChatEvent } from '../../../src/providers/transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { type DialectMode, OPENROUTER_COMMENT, openrouterCost } from '../../provider/dialects/index.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { type ScriptedModel, startProvider, type TestProvider } from '../../provider/server.ts';
@@ -33,16 +34,14 @@ function at(mode: DialectMode): TestProvider {
 }
 
 function worker(mode: DialectMode, model = 'upper', providerId: string = mode): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w1',
     label: 'W1',
-    strengths: '',
     providerId,
     baseURL: at(mode).baseURL,
     model,
     maxConcurrency: 4,
-    enabled: true,
-  };
+  });
 }
 
 async function collect(spec: WorkerSpec): Promise<ChatEvent[]> {

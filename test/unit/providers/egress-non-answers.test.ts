@@ -12,6 +12,7 @@ import { openLedger } from '../../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import type { ChatEvent, ChatTransport } from '../../../src/providers/transport.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 const KEY = 'sk-egress-redirect-1234567890';
@@ -22,16 +23,13 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 function worker(model: string): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w1',
     label: 'Echo',
-    strengths: '',
     providerId: 'vllm',
     baseURL: provider.baseURL,
     model,
-    maxConcurrency: 2,
-    enabled: true,
-  };
+  });
 }
 
 async function setup(name: string) {

@@ -6,6 +6,7 @@ import { EmptyAnswerError, ProviderError } from '../../../src/providers/errors.t
 import { createOpenAITransport, PLACEHOLDER_API_KEY } from '../../../src/providers/openai-transport.ts';
 import type { BatonRequestInit, ChatEvent, EgressContext } from '../../../src/providers/transport.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -24,16 +25,14 @@ afterAll(async () => {
 });
 
 function worker(model: string, baseURL = provider.baseURL): WorkerSpec {
-  return {
+  return workerSpec({
     id: 'w1',
     label: 'W1',
-    strengths: '',
     providerId: 'test',
     baseURL,
     model,
     maxConcurrency: 4,
-    enabled: true,
-  };
+  });
 }
 
 const hello: ChatMessage[] = [{ role: 'user', content: 'hello there world' }];

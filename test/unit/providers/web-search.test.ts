@@ -15,6 +15,7 @@ import {
   offersWebSearch,
   withCitation,
 } from '../../../src/providers/web-search.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
 import type { DialectMode } from '../../provider/dialects/index.ts';
 import { SEARCH_SOURCES, SEARCHER } from '../../provider/dialects/web-search.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
@@ -41,16 +42,13 @@ function at(mode: DialectMode | 'anthropic'): TestProvider {
 }
 
 function worker(providerId: 'openai' | 'openrouter' | 'anthropic', model: string, webSearch: boolean) {
-  const spec: WorkerSpec = {
+  const spec: WorkerSpec = workerSpec({
     id: 'w1',
     label: 'W1',
-    strengths: '',
     providerId,
     baseURL: at(providerId).baseURL,
     model,
-    maxConcurrency: 2,
-    enabled: true,
-  };
+  });
   if (webSearch) spec.webSearch = true;
   return spec;
 }
