@@ -4,6 +4,9 @@ import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { storedValue } from './local-store.ts';
 import { runWorker } from './run-worker.ts';
 
+/** Where the choice to offer the code sandbox as the worker `run` is kept ('0': not offered). */
+export const RUN_WORKER_CHOICE = 'baton.runWorker';
+
 /** The on-device model as a worker: answers with the conductor's own model, no key, no network. */
 export function localWorker(): WorkerSpec {
   return {
@@ -47,7 +50,7 @@ export function createPool(services: { poolStore(): Promise<PoolStore> }) {
     localChoice.write(on);
   }
   const runChoice = storedValue<boolean>(
-    'baton.runWorker',
+    RUN_WORKER_CHOICE,
     (raw) => raw !== '0',
     (on) => (on ? '1' : '0'),
   );

@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import { RUN_WORKER_CHOICE } from '../../src/app/pool.ts';
 import { type AppPrefs, createPrefs, type PlanPrefs, type RunPrefs } from '../../src/app/prefs.ts';
 import { POOL_DB, workerProblems } from '../../src/pool/store.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
@@ -16,6 +17,12 @@ export interface Seed {
   plan?: Partial<PlanPrefs>;
   /** How runs go on when a worker fails (Settings → Planning). */
   run?: Partial<RunPrefs>;
+  /**
+   * Whether the code sandbox is offered to the conductor as the worker `run` (Settings → Pool). Off unless
+   * asked for: the tiny model's random plans give it steps with nothing to run, which planning refuses and
+   * writes again, for seconds to minutes; the sandbox's own specs test it.
+   */
+  sandbox?: boolean;
 }
 
 /** A worker on a custom OpenAI-compatible endpoint, as the Settings form saves one given only these fields. */
@@ -45,6 +52,7 @@ function prefsEntries(seed: Seed): Record<string, string> {
     const prefs: AppPrefs = createPrefs();
     if (seed.plan) prefs.planPrefs.value = { ...prefs.planPrefs.value, ...seed.plan };
     if (seed.run) prefs.runPrefs.value = { ...prefs.runPrefs.value, ...seed.run };
+    written.set(RUN_WORKER_CHOICE, seed.sandbox ? '1' : '0');
   } finally {
     if (had) Object.defineProperty(globalThis, 'localStorage', had);
     else Reflect.deleteProperty(globalThis, 'localStorage');
