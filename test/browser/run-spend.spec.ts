@@ -13,6 +13,9 @@ test.beforeAll(async () => {
     cors: 'strict',
     models: [
       { id: 'echo', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 300, perTokenMs: 40 } },
+      // The full-disk tests act while step 0 runs: its few words take seconds, not half of one, so a
+      // loaded machine still sees it running.
+      { id: 'slow-echo', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 1500, perTokenMs: 300 } },
       { id: 'upper', behaviour: { kind: 'transform', fn: (s) => s.toUpperCase() } },
       {
         id: 'long',
@@ -119,7 +122,7 @@ test('a full disk shows a banner on the run at once, and the run can still be ex
 }, testInfo) => {
   test.setTimeout(180_000);
   await fillableDisk(page);
-  await openImportedRun(page);
+  await openImportedRun(page, 'slow-echo');
   const run = page.getByTestId('run');
   await page.getByRole('button', { name: 'Rerun step 0' }).click();
   await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'running');
@@ -145,7 +148,7 @@ test('an answer the full disk could not store is stored once space is freed, wit
 }) => {
   test.setTimeout(180_000);
   await fillableDisk(page);
-  const runId = await openImportedRun(page);
+  const runId = await openImportedRun(page, 'slow-echo');
   await rerunOnFullDisk(page);
   // The run has ended: no write of its own is coming. Space is freed; the answer kept in memory is stored.
   await setDiskFull(page, false);
@@ -162,7 +165,7 @@ test('leaving with an answer only in memory asks first; after a reload the offer
 }) => {
   test.setTimeout(180_000);
   await fillableDisk(page);
-  await openImportedRun(page);
+  await openImportedRun(page, 'slow-echo');
   await rerunOnFullDisk(page);
   const dialogs: string[] = [];
   page.on('dialog', (dialog) => {
