@@ -7,9 +7,12 @@ import { type PythonRun, pythonRuns, stdoutMatches } from '../../../src/evaluati
 import type { Task } from '../../../src/evaluation/taskset.ts';
 import { fixture } from './importers/fixture.ts';
 
-// The programs are checked on this machine's CPython: the browser's runner (Pyodide) is not built yet, and
-// whatever runs them later must get programs that pass a right answer and fail a wrong one.
-const hasPython = spawnSync('python3', ['--version']).status === 0;
+// The programs are checked on this machine's CPython too, apart from the browser's runner (Pyodide): they
+// must pass a right answer and fail a wrong one on any Python. The interpreter is found once: `python3` on
+// the PATH may be a version manager's shim (pyenv's is a shell script), a shell start for every program.
+const found = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+const hasPython = found.status === 0;
+const interpreter = found.stdout?.trim() || 'python3';
 // CI must check the programs, so there a missing python3 fails every test below; elsewhere they are skipped,
 // and the title says why.
 const inCI = Boolean(process.env.CI);
@@ -17,7 +20,7 @@ const checksTitle = 'the Python programs that check an answer (run on CPython)';
 
 function passes(runs: PythonRun[]): boolean {
   return runs.every((run) => {
-    const out = spawnSync('python3', ['-c', run.program], {
+    const out = spawnSync(interpreter, ['-c', run.program], {
       input: run.stdin ?? '',
       encoding: 'utf8',
       timeout: 10_000,
