@@ -20,11 +20,11 @@ import {
 import { redirectError } from './answer-response.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike, retryAfterMs } from './errors.ts';
 import {
-  attachmentsOf,
   type BatonRequestInit,
   type ChatEvent,
   type ChatRequest,
   type ChatTransport,
+  egressContextOf,
   refuseImagesFor,
 } from './transport.ts';
 import { ANTHROPIC_WEB_SEARCH_TOOL, anthropicBlockCitations, anthropicDeltaCitations } from './web-search.ts';
@@ -443,14 +443,7 @@ export function createAnthropicTransport(options: AnthropicTransportOptions): Ch
         signal,
         // A redirect is reported, not followed (egress refuses to follow one anyway).
         redirect: 'manual',
-        baton: {
-          runId: request.runId,
-          stepIndex: request.stepIndex,
-          workerId: worker.id,
-          providerId: worker.providerId,
-          ...(request.ready ? { ready: request.ready } : {}),
-          ...attachmentsOf(request),
-        },
+        baton: egressContextOf(request, worker),
       };
       let response: Response;
       try {

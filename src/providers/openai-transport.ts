@@ -6,12 +6,12 @@ import { errorMessageOf, errorMessageOfText } from './error-body.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
 import { chatBody, deltaParts, usageOf } from './openai-wire.ts';
 import {
-  attachmentsOf,
   type BatonRequestInit,
   type ChatEvent,
   type ChatRequest,
   type ChatTransport,
   type EgressContext,
+  egressContextOf,
   refuseImagesFor,
 } from './transport.ts';
 import { chunkCitations, openaiSearchRequest } from './web-search.ts';
@@ -151,14 +151,7 @@ export function createOpenAITransport(options: OpenAITransportOptions): ChatTran
         logLevel: 'off',
         // The key is the egress module's business: the SDK sends none.
         defaultHeaders: { Authorization: null, ...options.headers },
-        fetch: wrapFetch(options.fetch, sdkHeaders, {
-          runId: request.runId,
-          stepIndex: request.stepIndex,
-          workerId: worker.id,
-          providerId: worker.providerId,
-          ...(request.ready ? { ready: request.ready } : {}),
-          ...attachmentsOf(request),
-        }),
+        fetch: wrapFetch(options.fetch, sdkHeaders, egressContextOf(request, worker)),
       });
       let started = false;
       let finishReason: string | undefined;

@@ -48,10 +48,20 @@ export function refuseImagesFor(worker: WorkerSpec, request: Pick<ChatRequest, '
   );
 }
 
-/** The EgressContext field that says how many of a request's bytes are attachments (none: no field). */
-export function attachmentsOf(request: Pick<ChatRequest, 'messages'>): { attachmentBytes?: number } {
+/** Whose request this is, for egress's ledger: its run, step and worker, its `ready`, its attachments' bytes. */
+export function egressContextOf(
+  request: Pick<ChatRequest, 'runId' | 'stepIndex' | 'ready' | 'messages'>,
+  worker: Pick<WorkerSpec, 'id' | 'providerId'>,
+): EgressContext {
   const bytes = attachmentBytes(request.messages);
-  return bytes > 0 ? { attachmentBytes: bytes } : {};
+  return {
+    runId: request.runId,
+    stepIndex: request.stepIndex,
+    workerId: worker.id,
+    providerId: worker.providerId,
+    ...(request.ready ? { ready: request.ready } : {}),
+    ...(bytes > 0 ? { attachmentBytes: bytes } : {}),
+  };
 }
 
 export type BatonRequestInit = RequestInit & { baton?: EgressContext };
