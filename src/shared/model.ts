@@ -17,7 +17,7 @@ export type ModelRef =
       url: string;
       /** Display name. */
       name?: string;
-      /** llama.cpp threads (default: every core when cross-origin isolated, else 1). */
+      /** llama.cpp threads (default: half the logical cores when cross-origin isolated, else 1). */
       threads?: number;
     }
   | {

@@ -12,6 +12,7 @@ import {
   type ModelRef,
   sameModel,
 } from './engine.ts';
+import { llamaThreads } from './llama-threads.ts';
 
 type WllamaModel = Extract<ModelRef, { engine: 'wllama' }>;
 
@@ -181,10 +182,11 @@ export function createWllamaEngine(options: WllamaEngineOptions = {}): Conductor
           (async () => {
             const blob = await fetchModel(model.url, cacheName, onProgress, controller.signal);
             onProgress({ phase: 'init', fraction: 1, text: 'Starting llama.cpp' });
-            // Threads need SharedArrayBuffer, which needs cross-origin isolation; else one thread.
-            const threads =
-              model.threads ??
-              (globalThis.crossOriginIsolated ? Math.max(1, navigator.hardwareConcurrency || 1) : 1);
+            const threads = llamaThreads({
+              crossOriginIsolated: globalThis.crossOriginIsolated === true,
+              hardwareConcurrency: navigator.hardwareConcurrency,
+              requested: model.threads,
+            });
             await instance.loadModel([blob], {
               n_ctx: options.contextTokens ?? 4096,
               n_threads: threads,
