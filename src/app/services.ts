@@ -52,8 +52,8 @@ export function pageServices(): PageServices {
   const vault = once(() => import('../vault/vault.ts').then((m) => m.openVault()));
   const ledger = once(() => import('../egress/ledger.ts').then((m) => m.openLedger()));
   const egress = once(() =>
-    Promise.all([import('../egress/egress.ts'), vault(), ledger()]).then(([m, v, l]) =>
-      m.createEgress({ vault: v, ledger: l }),
+    Promise.all([import('../egress/egress.ts'), import('../egress/fetch-thread.ts'), vault(), ledger()]).then(
+      ([m, thread, v, l]) => m.createEgress({ vault: v, ledger: l, fetchImpl: thread.fetchThread() }),
     ),
   );
   const runStore = once(() => import('../executor/store.ts').then((m) => m.openRunStore()));

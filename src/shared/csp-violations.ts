@@ -24,6 +24,11 @@ export function watchCspViolations(target: EventTarget | undefined = globalThis)
   });
 }
 
+/** Records a block seen elsewhere: egress's fetch worker saw the violation in its own global. */
+export function noteCspBlocked(origin: string, now = Date.now()): void {
+  blocked.set(origin, now);
+}
+
 /** Whether the CSP blocked a request to `origin` lately. */
 export function cspBlocked(origin: string, now = Date.now()): boolean {
   const at = blocked.get(origin);

@@ -117,6 +117,11 @@ test('a full run: each key goes only to its own origin, and the ledger matches t
     expect(entry.completionTokens).toBeGreaterThan(0);
   }
   expect(sent.map((e: LedgerEntry) => e.stepIndex).sort()).toEqual([0, 1, 2, 3]);
+  // Fetched in egress's worker, not on the page: the page's own resource timing lists none of them.
+  const onPage = await page.evaluate(() =>
+    performance.getEntriesByType('resource').filter((e) => e.name.includes('/chat/completions')),
+  );
+  expect(onPage).toEqual([]);
 
   const exports = await page.evaluate(async () => {
     const h = (globalThis as unknown as Win).__egress;

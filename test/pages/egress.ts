@@ -7,6 +7,7 @@ import { chatTransports } from '../../src/egress/chat-transports.ts';
 import { type ConnectionResult, testConnection } from '../../src/egress/connection-test.ts';
 import { listModels } from '../../src/egress/discovery.ts';
 import { createEgress, type Egress } from '../../src/egress/egress.ts';
+import { fetchThread } from '../../src/egress/fetch-thread.ts';
 import { type Ledger, type LedgerEntry, openLedger } from '../../src/egress/ledger.ts';
 import { startRun } from '../../src/executor/executor.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
@@ -42,11 +43,14 @@ let vault: Vault;
 let ledger: Ledger;
 let egress: Egress;
 
+const sending = fetchThread();
+
 async function setup(): Promise<void> {
   const suffix = crypto.randomUUID();
   vault = await openVault(`egress-vault-${suffix}`);
   ledger = await openLedger(`egress-ledger-${suffix}`);
-  egress = createEgress({ vault, ledger, presetFor });
+  // Fetched as the app fetches: in egress's worker (src/shared/fetch-relay.ts).
+  egress = createEgress({ vault, ledger, presetFor, fetchImpl: sending });
 }
 
 async function saveKey(providerId: string, baseURL: string, key: string): Promise<void> {

@@ -35,6 +35,11 @@ const ALLOWED: Record<string, { rules: string[]; reason: string }> = {
     reason:
       'the local planner engine builds the openai client with the fetch the thread injects (reported to the ledger as local planning), and only for a loopback base URL',
   },
+  'workers/fetch.worker.ts': {
+    rules: ['fetch'],
+    reason:
+      "egress's network thread: it sends only the requests egress on the page has checked, keyed and recorded in the ledger (src/shared/fetch-relay.ts), and only egress starts it (src/egress/fetch-thread.ts)",
+  },
   'src/sandbox/code-runner.ts': {
     rules: ['fetch'],
     reason:

@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { relayFetch, serveFetches } from '../../../src/shared/fetch-relay.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+// Both sides of egress's fetch relay, joined by a real MessageChannel, the worker side fetching from the
+// test provider over real HTTP.
+
+let provider: TestProvider;
+beforeAll(async () => {
+  provider = await startProvider({
+    cors: 'off',
+    models: [
+      // 200 tokens a few ms apart: hundreds of network chunks in about a second.
+      {
+        id: 'many',
+        behaviour: { kind: 'fixed', text: 'word '.repeat(200) },
+        latency: { firstTokenMs: 50, perTokenMs: 4 },
+      },
+      {
+        id: 'long',
+        behaviour: { kind: 'fixed', text: 'word '.repeat(400) },
+        latency: { firstTokenMs: 50, perTokenMs: 20 },
+      },
+    ],
+  });
+});
+afterAll(() => provider.close());
+
+interface Relay {
+  fetch: typeof fetch;
+  /** How many messages the page side received. */
+  received: () => number;
+  direct: string[];
+  close: () => void;
+}
+
+function relay(): Relay {
+  const { port1, port2 } = new MessageChannel();
+  let received = 0;
+  port1.addEventListener('message', () => received++);
+  serveFetches(port2 as unknown as Parameters<typeof serveFetches>[0], globalThis.fetch);
+  const direct: string[] = [];
+  const fetchThrough = relayFetch(port1, (input, init) => {
+    direct.push(String(input));
+    return globalThis.fetch(input, init);
+  });
+  port1.start();
+  port2.start();
+  return {
+    fetch: fetchThrough,
+    received: () => received,
+    direct,
+    close: () => {
+      port1.close();
+      port2.close();
+    },
+  };
+}
+
+function chat(model: string, signal?: AbortSignal): [string, RequestInit] {
+  return [
+    `${provider.baseURL}/chat/completions`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], stream: true }),
+      credentials: 'omit',
+      redirect: 'manual',
+      mode: 'cors',
+      ...(signal ? { signal } : {}),
+    },
+  ];
+}
+
+async function chunksOf(response: Response): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return chunks;
+    chunks.push(value);
+  }
+}
+
+const text = (chunks: Uint8Array[]) => Buffer.concat(chunks).toString('utf8');
+
+describe('fetch relay', () => {
+  it('gives the same status, headers and bytes as fetch, in far fewer pieces', async () => {
+    const r = relay();
+    try {
+      const relayed = await r.fetch(...chat('many'));
+      const plain = await globalThis.fetch(...chat('many'));
+      expect(relayed.status).toBe(200);
+      expect(relayed.ok).toBe(true);
+      expect(relayed.headers.get('content-type')).toBe(plain.headers.get('content-type'));
+      const [relayedChunks, plainChunks] = await Promise.all([chunksOf(relayed), chunksOf(plain)]);
+      const strip = (s: string) => s.replace(/"(id|created)":[^,]+,/g, '');
+      expect(strip(text(relayedChunks))).toBe(strip(text(plainChunks)));
+      expect(text(relayedChunks)).toContain('data: [DONE]');
+      // ~1 s of tokens 4 ms apart in 50 ms windows: about 20 pieces where fetch gave about 200.
+      expect(plainChunks.length).toBeGreaterThan(100);
+      expect(relayedChunks.length).toBeLessThan(plainChunks.length / 3);
+      expect(r.direct).toEqual([]);
+    } finally {
+      r.close();
+    }
+  });
+
+  it('passes the request as sent: method, headers and body', async () => {
+    const r = relay();
+    try {
+      const before = provider.requests.length;
+      await (await r.fetch(...chat('echo'))).text();
+      const seen = provider.requests.slice(before).find((q) => q.path.endsWith('/chat/completions'));
+      expect(seen?.method).toBe('POST');
+      expect(seen?.headers['content-type']).toBe('application/json');
+      expect(seen?.body).toMatchObject({ model: 'echo', stream: true });
+    } finally {
+      r.close();
+    }
+  });
+
+  it('answers an HTTP error with its status and body', async () => {
+    const r = relay();
+    try {
+      const response = await r.fetch(...chat('fault:429'));
+      expect(response.status).toBe(429);
+      expect(response.headers.get('retry-after')).not.toBeNull();
+      expect(await response.json()).toMatchObject({ error: { type: expect.any(String) } });
+    } finally {
+      r.close();
+    }
+  });
+
+  it('rejects as fetch does when nothing is listening: a TypeError', async () => {
+    const r = relay();
+    try {
+      const [, init] = chat('echo');
+      const error = await r.fetch('http://127.0.0.1:9/v1/chat/completions', init).catch((e) => e);
+      expect(error).toBeInstanceOf(TypeError);
+    } finally {
+      r.close();
+    }
+  });
+
+  it('an abort rejects at once, mid-answer errors the body, and the worker stops reading', async () => {
+    const r = relay();
+    try {
+      const before = await r.fetch(...chat('long', AbortSignal.abort())).catch((e) => e);
+      expect(before).toBeInstanceOf(DOMException);
+      expect((before as DOMException).name).toBe('AbortError');
+
+      const controller = new AbortController();
+      const response = await r.fetch(...chat('long', controller.signal));
+      const reader = response.body!.getReader();
+      await reader.read();
+      const countAtAbort = r.received();
+      controller.abort();
+      const error = await reader.read().then(
+        () => reader.read(),
+        (e) => e,
+      );
+      expect(error).toBeInstanceOf(DOMException);
+      // 400 tokens 20 ms apart are 8 s: had the worker read on, more pieces would arrive in this second.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(r.received() - countAtAbort).toBeLessThanOrEqual(2);
+    } finally {
+      r.close();
+    }
+  });
+
+  it('a body the page cancels stops the worker reading', async () => {
+    const r = relay();
+    try {
+      const response = await r.fetch(...chat('long'));
+      const reader = response.body!.getReader();
+      await reader.read();
+      await reader.cancel();
+      const countAtCancel = r.received();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(r.received() - countAtCancel).toBeLessThanOrEqual(2);
+    } finally {
+      r.close();
+    }
+  });
+
+  it('does not follow a redirect when told not to: the 3xx comes back as the answer', async () => {
+    const r = relay();
+    try {
+      const response = await r.fetch(...chat('fault:302'));
+      // Node's fetch gives a manual redirect's real status; a browser gives an opaque redirect (status 0),
+      // which the page side sets over the Response it builds.
+      expect([0, 302]).toContain(response.status);
+      expect(response.ok).toBe(false);
+    } finally {
+      r.close();
+    }
+  });
+
+  it('sends no-cors requests (the reachability probe) with the page fetch: their answer cannot cross', async () => {
+    const r = relay();
+    try {
+      await r.fetch(`${provider.baseURL}/models`, { mode: 'no-cors' }).catch(() => undefined);
+      expect(r.direct).toEqual([`${provider.baseURL}/models`]);
+    } finally {
+      r.close();
+    }
+  });
+});
