@@ -9,14 +9,15 @@ import {
   limitPlans,
   loadTinyConductor,
   logErrors,
+  openPlanInReview,
   useServers,
 } from './app-steps.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // The whole app against real parts: the tiny generated GGUF in the real CPU engine inside the conductor
 // worker (the conductor), the local OpenAI-compatible test provider over real HTTP with strict CORS (the
-// workers), real IndexedDB. The tiny model's plans are nonsense but valid, so the tests check shape and
-// flow, and edit the plan where they need a particular shape.
+// workers), real IndexedDB. The tiny model's plans are nonsense but valid, so the tests that plan check
+// shape and flow; the tests of what follows a review open a plan of the shape they need in review instead.
 
 const servers = useServers({
   cors: 'strict',
@@ -38,16 +39,29 @@ async function setUpPool(page: Page): Promise<void> {
   await addModelWorker(page, servers.provider.baseURL, 'upper', 'Upper');
 }
 
+/** The pool `setUpPool` makes, with `extra` workers after the two. */
+function poolWith(extra: WorkerSpec[] = []): WorkerSpec[] {
+  return [
+    modelWorker('w1', servers.provider.baseURL, 'paced', 'Paced echo'),
+    modelWorker('w2', servers.provider.baseURL, 'upper', 'Upper'),
+    ...extra,
+  ];
+}
+
 /** The same as `setUpPool`, seeded before the app starts, with `extra` workers after the two. */
 async function seedPool(page: Page, extra: WorkerSpec[] = []): Promise<void> {
-  await seedApp(page, {
-    pool: [
-      modelWorker('w1', servers.provider.baseURL, 'paced', 'Paced echo'),
-      modelWorker('w2', servers.provider.baseURL, 'upper', 'Upper'),
-      ...extra,
-    ],
-    plan: { maxDepth: 0, maxSteps: 3 },
-  });
+  await seedApp(page, { pool: poolWith(extra), plan: { maxDepth: 0, maxSteps: 3 } });
+}
+
+/** Seeds the pool and opens `steps` in review, as a plan not run yet (no model to load, no plan to wait for). */
+async function reviewSteps(
+  page: Page,
+  question: string,
+  steps: Array<{ worker: string; task: string; sees: number[] }>,
+  extra: WorkerSpec[] = [],
+): Promise<void> {
+  await seedPool(page, extra);
+  await openPlanInReview(page, { question, pool: poolWith(extra), steps });
 }
 
 test('full flow: first run, pool of two providers, ask, streamed plan, steps run, answer, history after reload', async ({
@@ -100,9 +114,9 @@ test('review and edit a plan (validated as you type), two steps run in parallel,
 }, testInfo) => {
   test.setTimeout(240_000);
   logErrors(page);
-  await seedPool(page);
-  await loadTinyConductor(page, servers.models.url);
-  await askQuestion(page, 'Give two greetings and combine them.', { review: true });
+  await reviewSteps(page, 'Give two greetings and combine them.', [
+    { worker: 'w2', task: 'Greet.', sees: [] },
+  ]);
   await editPlan(page, [
     { worker: 'w1', task: 'Say hello in English.', sees: [] },
     { worker: 'w1', task: 'Say hello in French.', sees: [] },
@@ -150,13 +164,15 @@ test('review and edit a plan (validated as you type), two steps run in parallel,
 test('cancel a step, then the run', async ({ page }) => {
   test.setTimeout(240_000);
   logErrors(page);
-  await seedPool(page, [modelWorker('w3', servers.provider.baseURL, 'crawl-long', 'Crawl')]);
-  await loadTinyConductor(page, servers.models.url);
-  await askQuestion(page, 'Write two long answers.', { review: true });
-  await editPlan(page, [
-    { worker: 'w3', task: 'Write a long answer.', sees: [] },
-    { worker: 'w3', task: 'Write another long answer.', sees: [] },
-  ]);
+  await reviewSteps(
+    page,
+    'Write two long answers.',
+    [
+      { worker: 'w3', task: 'Write a long answer.', sees: [] },
+      { worker: 'w3', task: 'Write another long answer.', sees: [] },
+    ],
+    [modelWorker('w3', servers.provider.baseURL, 'crawl-long', 'Crawl')],
+  );
   await page.getByTestId('run-plan').click();
   await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'running', { timeout: 30_000 });
   await expect(page.getByTestId('step-card-1')).toHaveAttribute('data-state', 'running');
@@ -173,13 +189,15 @@ test('a run interrupted by a reload is offered for resume, and resuming keeps th
 }) => {
   test.setTimeout(240_000);
   logErrors(page);
-  await seedPool(page, [modelWorker('w3', servers.provider.baseURL, 'crawl', 'Crawl')]);
-  await loadTinyConductor(page, servers.models.url);
-  await askQuestion(page, 'Answer, then elaborate slowly.', { review: true });
-  await editPlan(page, [
-    { worker: 'w1', task: 'Answer briefly.', sees: [] },
-    { worker: 'w3', task: 'Elaborate at length.', sees: [0] },
-  ]);
+  await reviewSteps(
+    page,
+    'Answer, then elaborate slowly.',
+    [
+      { worker: 'w1', task: 'Answer briefly.', sees: [] },
+      { worker: 'w3', task: 'Elaborate at length.', sees: [0] },
+    ],
+    [modelWorker('w3', servers.provider.baseURL, 'crawl', 'Crawl')],
+  );
   await page.getByTestId('run-plan').click();
   await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'done', { timeout: 30_000 });
   await expect(page.getByTestId('step-card-1')).toHaveAttribute('data-state', 'running', { timeout: 30_000 });

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
+import type { WorkerSpec } from '../../src/pool/types.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import {
   type ProviderOptions,
@@ -6,6 +7,7 @@ import {
   startProvider,
   type TestProvider,
 } from '../provider/server.ts';
+import { plannedRun, seedVersion1 } from './stored-runs.ts';
 
 // What the whole-app specs do as a user would, against real parts: the tiny generated GGUF in the real CPU
 // engine inside the conductor worker, the local OpenAI-compatible test provider over real HTTP.
@@ -173,6 +175,36 @@ export async function editPlan(
       }
     }
   }
+}
+
+/**
+ * Opens a plan in review without planning it: stored as a plan not run yet, the way review and Plan only
+ * store one, and opened from History. For specs of what follows a review: the tiny model takes seconds to
+ * load and writes a random plan the spec would replace anyway. The conductor's own plans in review have
+ * their specs (app-flow's first test, plan-review). Call it before the app has opened in the context.
+ */
+export async function openPlanInReview(page: Page, run: StoredPlan): Promise<void> {
+  await storePlan(page, run);
+  await openStoredPlan(page, run.question);
+}
+
+export interface StoredPlan {
+  question: string;
+  pool: WorkerSpec[];
+  steps: Array<{ worker: string; task: string; sees: number[] }>;
+}
+
+/** The first half of `openPlanInReview`: stores the plan (before the app has opened in the context). */
+export async function storePlan(page: Page, run: StoredPlan): Promise<void> {
+  await seedVersion1(page, [plannedRun(crypto.randomUUID(), run)], []);
+}
+
+/** The second half of `openPlanInReview`: opens the stored plan for `question` from History. */
+export async function openStoredPlan(page: Page, question: string): Promise<void> {
+  await page.goto('/#/history');
+  await page.getByRole('link', { name: question }).click();
+  await expect(page.getByTestId('plan-editor')).toBeVisible();
+  await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'review');
 }
 
 /** Imports an export file on History, as a user picking it in the file dialog. */

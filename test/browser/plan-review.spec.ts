@@ -1,9 +1,10 @@
 import { expect, test } from '@playwright/test';
-import { askQuestion, editPlan, loadTinyConductor, useServers } from './app-steps.ts';
+import { askQuestion, editPlan, loadTinyConductor, openPlanInReview, useServers } from './app-steps.ts';
 import { customWorker, seedApp } from './seed-app.ts';
 
 // Review mode against real parts (the tiny GGUF conductor in its worker, the test provider over HTTP):
-// the review must accept the plan language the conductor itself writes, `self` steps included.
+// the review must accept the plan language the conductor itself writes, `self` steps included. A plan the
+// review warns about is opened in review as a stored plan: no planning needed for its shape.
 
 const servers = useServers({ cors: 'strict', models: [{ id: 'echo', behaviour: { kind: 'echo' } }] });
 
@@ -45,15 +46,16 @@ test('review flags a step whose answer no later step reads, and applying the fix
 }) => {
   test.setTimeout(240_000);
   await seedApp(page, { pool: [echoOne()], plan: { maxDepth: 0, maxSteps: 3 } });
-  await loadTinyConductor(page, servers.models.url);
-
-  await askQuestion(page, 'Say hello.', { review: true });
   // Step 1 is read by nobody, and it is not the last step: paid for, then thrown away.
-  await editPlan(page, [
-    { worker: 'w1', task: 'Say hello.', sees: [] },
-    { worker: 'w1', task: 'Say goodbye.', sees: [] },
-    { worker: 'w1', task: 'Repeat the greeting.', sees: [0] },
-  ]);
+  await openPlanInReview(page, {
+    question: 'Say hello.',
+    pool: [echoOne()],
+    steps: [
+      { worker: 'w1', task: 'Say hello.', sees: [] },
+      { worker: 'w1', task: 'Say goodbye.', sees: [] },
+      { worker: 'w1', task: 'Repeat the greeting.', sees: [0] },
+    ],
+  });
 
   const editor = page.getByTestId('plan-editor');
   const warnings = editor.getByTestId('plan-warnings');

@@ -1,10 +1,10 @@
 import { expect, type Page, test } from '@playwright/test';
-import { askQuestion, editPlan, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { logErrors, openStoredPlan, type StoredPlan, storePlan, useServers } from './app-steps.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
-// The price before the spend, through the whole app: the tiny generated conductor in its worker, the test
-// provider over real HTTP, the review's price column, the spend limit in Settings, its confirm and the
-// executor stopping a run that passes it.
+// The price before the spend, through the whole app: a plan in review, the test provider over real HTTP,
+// the review's price column, the spend limit in Settings, its confirm and the executor stopping a run that
+// passes it.
 
 const LONG = 'word '.repeat(3000);
 const servers = useServers({
@@ -15,20 +15,27 @@ const servers = useServers({
   ],
 });
 
-/** Two-step plans without self-checks, two workers at $100 a million tokens, the spend limit set on Settings. */
-async function setUp(page: Page, secondModel: string, limit: string): Promise<void> {
+/**
+ * Two workers at $100 a million tokens, the spend limit set on Settings, and `steps` open in review (a plan
+ * not run yet, opened from History: the price is the review's whoever wrote the plan).
+ */
+async function setUp(
+  page: Page,
+  secondModel: string,
+  limit: string,
+  plan: { question: string; steps: StoredPlan['steps'] },
+): Promise<void> {
   const priced = (id: string, model: string, label: string) => ({
     ...modelWorker(id, servers.provider.baseURL, model, label),
     price: { inputPerM: 100, outputPerM: 100 },
   });
-  await seedApp(page, {
-    pool: [priced('w1', 'echo', 'Echo'), priced('w2', secondModel, 'Second')],
-    plan: { maxDepth: 0, maxSteps: 2 },
-  });
-  await loadTinyConductor(page, servers.models.url);
+  const pool = [priced('w1', 'echo', 'Echo'), priced('w2', secondModel, 'Second')];
+  await seedApp(page, { pool, plan: { maxDepth: 0, maxSteps: 2 } });
+  await storePlan(page, { ...plan, pool });
   await page.goto('/#/settings');
   await page.getByLabel('Spend limit per run ($)').fill(limit);
   await expect(page.getByTestId('spending-panel').getByRole('alert')).toHaveCount(0);
+  await openStoredPlan(page, plan.question);
 }
 
 function chats(): number {
@@ -41,12 +48,13 @@ test('review shows each step’s estimated price and the total; a plan over the 
 }, testInfo) => {
   test.setTimeout(300_000);
   logErrors(page);
-  await setUp(page, 'echo', '0.01');
-  await askQuestion(page, 'Say hello, then check it.', { review: true });
-  await editPlan(page, [
-    { worker: 'w1', task: 'Say hello.', sees: [] },
-    { worker: 'w2', task: 'Check the greeting.', sees: [0] },
-  ]);
+  await setUp(page, 'echo', '0.01', {
+    question: 'Say hello, then check it.',
+    steps: [
+      { worker: 'w1', task: 'Say hello.', sees: [] },
+      { worker: 'w2', task: 'Check the greeting.', sees: [0] },
+    ],
+  });
 
   const editor = page.getByTestId('plan-editor');
   // Each step: tokens in and out and its cost; step 1 reads step 0's answer, so it takes more in.
@@ -105,12 +113,13 @@ test('a run whose spend passes the limit stops with a message naming both, its d
   test.setTimeout(300_000);
   logErrors(page);
   // The plan is estimated at about $0.12 (400-token answers), under $0.15; step 1 writes 3,000 words.
-  await setUp(page, 'long', '0.15');
-  await askQuestion(page, 'Say hello, then go on at length.', { review: true });
-  await editPlan(page, [
-    { worker: 'w1', task: 'Say hello.', sees: [] },
-    { worker: 'w2', task: 'Go on at length.', sees: [0] },
-  ]);
+  await setUp(page, 'long', '0.15', {
+    question: 'Say hello, then go on at length.',
+    steps: [
+      { worker: 'w1', task: 'Say hello.', sees: [] },
+      { worker: 'w2', task: 'Go on at length.', sees: [0] },
+    ],
+  });
   await expect(page.getByTestId('plan-over-limit')).toHaveCount(0);
   await page.getByTestId('run-plan').click();
 

@@ -44,3 +44,20 @@ export async function seedVersion1(page: Page, runs: unknown[], steps: unknown[]
   await page.goto('/favicon.svg');
   await page.evaluate(writeVersion1Database, { name: 'baton-runs', runs, steps });
 }
+
+const NOTHING_SPENT = { promptTokens: 0, completionTokens: 0, cost: 0, done: 0, failed: 0, cancelled: 0 };
+
+/** A plan not run yet, as review and Plan only store one: opened from History, it is back in review. */
+export function plannedRun(
+  id: string,
+  run: { question: string; pool: unknown[]; steps: Array<{ worker: string; task: string; sees: number[] }> },
+) {
+  return storedRun(id, 0, {
+    status: 'planned',
+    question: run.question,
+    pool: run.pool,
+    plan: { steps: run.steps },
+    totals: { ...NOTHING_SPENT, steps: run.steps.length },
+    answer: undefined,
+  });
+}

@@ -1,18 +1,16 @@
 import { expect, type Page, test } from '@playwright/test';
 import {
-  askQuestion,
   crawlModel,
-  editPlan,
-  loadTinyConductor,
   logErrors,
+  openStoredPlan,
   saveKeyUnderPassphrase,
+  storePlan,
   useServers,
 } from './app-steps.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
-// A locked vault (passphrase set, page reloaded) asks for the passphrase where a run needs it, on Ask and
-// on the resume banner, then goes on: the whole app, the tiny generated conductor, a keyed test provider
-// over real HTTP, real IndexedDB.
+// A locked vault (passphrase set, page reloaded) asks for the passphrase where a run needs it, on Run and
+// on the resume banner, then goes on: the whole app, a keyed test provider over real HTTP, real IndexedDB.
 
 const KEY = 'sk-unlock-test-0123456789abcd';
 const PASS = 'correct horse battery staple';
@@ -21,34 +19,35 @@ const servers = useServers({ cors: 'strict', apiKey: KEY, models: [crawlModel(40
 /** On Settings: the provider's key saved, then the vault put under PASS. */
 const saveKey = (page: Page) => saveKeyUnderPassphrase(page, servers.provider.baseURL, KEY, PASS);
 
+const pool = () => [
+  modelWorker('w1', servers.provider.baseURL, 'echo', 'Echo'),
+  modelWorker('w2', servers.provider.baseURL, 'crawl', 'Crawl'),
+];
+
 /** Two workers on the keyed provider, its key saved, the vault under a passphrase. */
 async function setUp(page: Page): Promise<void> {
-  // Short plans without `self` steps: random weights write nonsense, and the test edits the plan anyway.
-  await seedApp(page, {
-    pool: [
-      modelWorker('w1', servers.provider.baseURL, 'echo', 'Echo'),
-      modelWorker('w2', servers.provider.baseURL, 'crawl', 'Crawl'),
-    ],
-    plan: { maxDepth: 0, maxSteps: 2 },
-  });
+  await seedApp(page, { pool: pool(), plan: { maxDepth: 0, maxSteps: 2 } });
   await page.goto('/#/settings');
   await saveKey(page);
 }
 
-test('a locked vault asks for the passphrase on Ask and on Resume, then the run goes on', async ({
+test('a locked vault asks for the passphrase on Run and on Resume, then the run goes on', async ({
   page,
 }) => {
   test.setTimeout(300_000);
   logErrors(page);
+  // The plan is stored first (before the app opens), then opened in review once the vault is locked.
+  await storePlan(page, {
+    question: 'Answer, then elaborate slowly.',
+    pool: pool(),
+    steps: [
+      { worker: 'w1', task: 'Answer briefly.', sees: [] },
+      { worker: 'w2', task: 'Elaborate at length.', sees: [0] },
+    ],
+  });
   await setUp(page);
   await page.reload();
-  await loadTinyConductor(page, servers.models.url);
-
-  await askQuestion(page, 'Answer, then elaborate slowly.', { review: true });
-  await editPlan(page, [
-    { worker: 'w1', task: 'Answer briefly.', sees: [] },
-    { worker: 'w2', task: 'Elaborate at length.', sees: [0] },
-  ]);
+  await openStoredPlan(page, 'Answer, then elaborate slowly.');
   await page.getByTestId('run-plan').click();
 
   // The prompt opens with focus in it; a wrong passphrase says so and keeps it open, from the keyboard.
