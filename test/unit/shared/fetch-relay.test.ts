@@ -57,6 +57,22 @@ function relay(): Relay {
   };
 }
 
+/** Runs `test` with a fresh relay, closed after it whatever happens. */
+async function withRelay(test: (r: Relay) => Promise<void>): Promise<void> {
+  const r = relay();
+  try {
+    await test(r);
+  } finally {
+    r.close();
+  }
+}
+
+/** The worker stopped reading: 400 tokens 20 ms apart are 8 s, so had it read on, pieces would come within a second. */
+async function expectNoMorePieces(r: Relay, since: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  expect(r.received() - since).toBeLessThanOrEqual(2);
+}
+
 function chat(model: string, signal?: AbortSignal): [string, RequestInit] {
   return [
     `${provider.baseURL}/chat/completions`,
@@ -85,9 +101,8 @@ async function chunksOf(response: Response): Promise<Uint8Array[]> {
 const text = (chunks: Uint8Array[]) => Buffer.concat(chunks).toString('utf8');
 
 describe('fetch relay', () => {
-  it('gives the same status, headers and bytes as fetch, in far fewer pieces', async () => {
-    const r = relay();
-    try {
+  it('gives the same status, headers and bytes as fetch, in far fewer pieces', () =>
+    withRelay(async (r) => {
       const relayed = await r.fetch(...chat('many'));
       const plain = await globalThis.fetch(...chat('many'));
       expect(relayed.status).toBe(200);
@@ -101,51 +116,35 @@ describe('fetch relay', () => {
       expect(plainChunks.length).toBeGreaterThan(100);
       expect(relayedChunks.length).toBeLessThan(plainChunks.length / 3);
       expect(r.direct).toEqual([]);
-    } finally {
-      r.close();
-    }
-  });
+    }));
 
-  it('passes the request as sent: method, headers and body', async () => {
-    const r = relay();
-    try {
+  it('passes the request as sent: method, headers and body', () =>
+    withRelay(async (r) => {
       const before = provider.requests.length;
       await (await r.fetch(...chat('echo'))).text();
       const seen = provider.requests.slice(before).find((q) => q.path.endsWith('/chat/completions'));
       expect(seen?.method).toBe('POST');
       expect(seen?.headers['content-type']).toBe('application/json');
       expect(seen?.body).toMatchObject({ model: 'echo', stream: true });
-    } finally {
-      r.close();
-    }
-  });
+    }));
 
-  it('answers an HTTP error with its status and body', async () => {
-    const r = relay();
-    try {
+  it('answers an HTTP error with its status and body', () =>
+    withRelay(async (r) => {
       const response = await r.fetch(...chat('fault:429'));
       expect(response.status).toBe(429);
       expect(response.headers.get('retry-after')).not.toBeNull();
       expect(await response.json()).toMatchObject({ error: { type: expect.any(String) } });
-    } finally {
-      r.close();
-    }
-  });
+    }));
 
-  it('rejects as fetch does when nothing is listening: a TypeError', async () => {
-    const r = relay();
-    try {
+  it('rejects as fetch does when nothing is listening: a TypeError', () =>
+    withRelay(async (r) => {
       const [, init] = chat('echo');
       const error = await r.fetch('http://127.0.0.1:9/v1/chat/completions', init).catch((e) => e);
       expect(error).toBeInstanceOf(TypeError);
-    } finally {
-      r.close();
-    }
-  });
+    }));
 
-  it('an abort rejects at once, mid-answer errors the body, and the worker stops reading', async () => {
-    const r = relay();
-    try {
+  it('an abort rejects at once, mid-answer errors the body, and the worker stops reading', () =>
+    withRelay(async (r) => {
       const before = await r.fetch(...chat('long', AbortSignal.abort())).catch((e) => e);
       expect(before).toBeInstanceOf(DOMException);
       expect((before as DOMException).name).toBe('AbortError');
@@ -161,49 +160,31 @@ describe('fetch relay', () => {
         (e) => e,
       );
       expect(error).toBeInstanceOf(DOMException);
-      // 400 tokens 20 ms apart are 8 s: had the worker read on, more pieces would arrive in this second.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      expect(r.received() - countAtAbort).toBeLessThanOrEqual(2);
-    } finally {
-      r.close();
-    }
-  });
+      await expectNoMorePieces(r, countAtAbort);
+    }));
 
-  it('a body the page cancels stops the worker reading', async () => {
-    const r = relay();
-    try {
+  it('a body the page cancels stops the worker reading', () =>
+    withRelay(async (r) => {
       const response = await r.fetch(...chat('long'));
       const reader = response.body!.getReader();
       await reader.read();
       await reader.cancel();
       const countAtCancel = r.received();
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      expect(r.received() - countAtCancel).toBeLessThanOrEqual(2);
-    } finally {
-      r.close();
-    }
-  });
+      await expectNoMorePieces(r, countAtCancel);
+    }));
 
-  it('does not follow a redirect when told not to: the 3xx comes back as the answer', async () => {
-    const r = relay();
-    try {
+  it('does not follow a redirect when told not to: the 3xx comes back as the answer', () =>
+    withRelay(async (r) => {
       const response = await r.fetch(...chat('fault:302'));
       // Node's fetch gives a manual redirect's real status; a browser gives an opaque redirect (status 0),
       // which the page side sets over the Response it builds.
       expect([0, 302]).toContain(response.status);
       expect(response.ok).toBe(false);
-    } finally {
-      r.close();
-    }
-  });
+    }));
 
-  it('sends no-cors requests (the reachability probe) with the page fetch: their answer cannot cross', async () => {
-    const r = relay();
-    try {
+  it('sends no-cors requests (the reachability probe) with the page fetch: their answer cannot cross', () =>
+    withRelay(async (r) => {
       await r.fetch(`${provider.baseURL}/models`, { mode: 'no-cors' }).catch(() => undefined);
       expect(r.direct).toEqual([`${provider.baseURL}/models`]);
-    } finally {
-      r.close();
-    }
-  });
+    }));
 });
