@@ -71,14 +71,13 @@ function importsOf(fileName: string, code: string): ImportRef[] {
 }
 
 /** Why `from` may not import `to` (both paths from the root), or undefined when it may. */
-function ruleBroken(from: string, to: string, typeOnly: boolean, startsThread = false): string | undefined {
+function ruleBroken(from: string, to: string, typeOnly: boolean): string | undefined {
   const a = sideOf(from);
   const b = sideOf(to);
   if (a === 'shared' && b !== 'shared') {
     return 'src/shared/ is compiled for both threads, so it imports only src/shared/';
   }
-  // A Vite `?worker` import starts the thread, as `new Worker(new URL(...))` does: its code stays there.
-  if (a === 'page' && b === 'thread' && !startsThread && !(typeOnly && to === THREAD_API)) {
+  if (a === 'page' && b === 'thread' && !(typeOnly && to === THREAD_API)) {
     return `page code imports thread code (only \`import type\` of ${THREAD_API}, the thread's API, is allowed)`;
   }
   if (a === 'thread' && b === 'page') return 'thread code imports page code (share it through src/shared/)';
@@ -98,7 +97,7 @@ function violations(files: Record<string, string>): string[] {
     for (const ref of importsOf(file, code)) {
       if (!ref.specifier.startsWith('.')) continue; // packages
       const target = join(dirname(file), ref.specifier).split('?')[0] ?? '';
-      const why = ruleBroken(file, target, ref.typeOnly, /\?worker(&inline)?$/.test(ref.specifier));
+      const why = ruleBroken(file, target, ref.typeOnly);
       if (why) found.push(`${file}:${ref.line} → ${target}: ${why}`);
     }
   }
@@ -157,16 +156,6 @@ describe('import directions', () => {
       [page]: "import type { ConductorEngine } from '../../workers/engines/engine.ts';",
     });
     expect(other).toHaveLength(1);
-  });
-
-  it('let the page start a thread with a Vite `?worker` import, and nothing more of it', () => {
-    const page = 'src/egress/fetch-thread.ts';
-    expect(
-      violations({ [page]: "import FetchWorker from '../../workers/fetch.worker.ts?worker&inline';" }),
-    ).toEqual([]);
-    expect(
-      violations({ [page]: "import { serve } from '../../workers/fetch.worker.ts?inline';" }),
-    ).toHaveLength(1);
   });
 
   it('catch every form of import across the sides', () => {
