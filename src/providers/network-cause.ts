@@ -3,7 +3,7 @@
  * says "Failed to fetch": the device is offline, or the app's own Content-Security-Policy blocked the host
  * (the page sees a `securitypolicyviolation` event for it; src/shared/csp-violations.ts remembers it).
  */
-import { cspBlocked } from '../shared/csp-violations.ts';
+import { cspBlocked, violationsDelivered } from '../shared/csp-violations.ts';
 import { ProviderError } from './errors.ts';
 
 export { watchCspViolations } from '../shared/csp-violations.ts';
@@ -12,9 +12,6 @@ function offline(): boolean {
   const nav = (globalThis as { navigator?: { onLine?: boolean } }).navigator;
   return nav?.onLine === false;
 }
-
-/** The violation event is queued as its own task, which may run after `fetch` rejects: give it that turn. */
-const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
  * What a failed `fetch` to `url` means, when the browser can tell: a ProviderError naming the cause, or
@@ -29,7 +26,7 @@ export async function explainFetchFailure(url: string, error: unknown): Promise<
   } catch {
     return undefined;
   }
-  await nextTask();
+  await violationsDelivered();
   if (cspBlocked(origin)) {
     return new ProviderError(
       'refused',

@@ -24,6 +24,14 @@ export function watchCspViolations(target: EventTarget | undefined = globalThis)
   });
 }
 
+/**
+ * Resolves a task later: a violation event is queued as its own task, which may run after the `fetch` it
+ * blocked rejects, so a failure is explained only once that task has had its turn.
+ */
+export function violationsDelivered(): Promise<void> {
+  return new Promise<void>((resolve) => setTimeout(resolve, 0));
+}
+
 /** Records a block seen elsewhere: egress's fetch worker saw the violation in its own global. */
 export function noteCspBlocked(origin: string, now = Date.now()): void {
   blocked.set(origin, now);

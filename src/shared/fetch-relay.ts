@@ -10,7 +10,7 @@
  * (the worker's loop, workers/fetch.worker.ts). Egress itself stays on the page: its checks, its ledger
  * entry, the key and the counting all happen before and after this hop, on the same Request and bytes.
  */
-import { cspBlocked, noteCspBlocked, watchCspViolations } from './csp-violations.ts';
+import { cspBlocked, noteCspBlocked, violationsDelivered, watchCspViolations } from './csp-violations.ts';
 
 /** How long the worker gathers an answer's bytes before handing them over (after the first ones). */
 export const WINDOW_MS = 100;
@@ -193,9 +193,6 @@ function rebuilt(head: Extract<FromWorker, { kind: 'head' }>, body: ReadableStre
   return response;
 }
 
-/** The violation event is its own task, which may run after `fetch` rejects: give it that turn. */
-const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
 /**
  * The worker's side: fetches what the page sends and hands the answers back a window at a time. `scope`
  * is the worker's global (its CSP violations are watched there) or, in tests, a MessagePort.
@@ -216,7 +213,7 @@ export function serveFetches(scope: RelayPort & Partial<EventTarget>, fetchImpl:
         response = await fetchImpl(url, { ...init, signal: controller.signal });
       } catch (error) {
         const failure = failureOf(error);
-        await nextTask();
+        await violationsDelivered();
         const origin = new URL(sent.url).origin;
         const blocked = cspBlocked(origin);
         post({
