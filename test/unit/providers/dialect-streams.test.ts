@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { ChatEvent } from '../../../src/providers/transport.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
+import { useDialectProviders } from '../../provider/dialect-providers.ts';
 import { type DialectMode, OPENROUTER_COMMENT, openrouterCost } from '../../provider/dialects/index.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
-import { type ScriptedModel, startProvider, type TestProvider } from '../../provider/server.ts';
+import type { ScriptedModel } from '../../provider/server.ts';
 
 // The transport against the test provider speaking each provider's dialect: the worker's providerId picks
 // the dialect (src/providers/dialects.ts), as in the app.
@@ -17,21 +18,9 @@ const THINKER: ScriptedModel = {
   reasoning: { text: 'Two plus two: count two, then two more.' },
 };
 
-const providers = new Map<DialectMode, TestProvider>();
-beforeAll(async () => {
-  for (const mode of ['mistral', 'gemini', 'openrouter', 'xai', 'groq', 'deepseek'] as const) {
-    providers.set(mode, await startProvider({ dialect: mode, models: [THINKER] }));
-  }
+const at = useDialectProviders(['mistral', 'gemini', 'openrouter', 'xai', 'groq', 'deepseek'], {
+  models: [THINKER],
 });
-afterAll(async () => {
-  await Promise.all([...providers.values()].map((p) => p.close()));
-});
-
-function at(mode: DialectMode): TestProvider {
-  const provider = providers.get(mode);
-  if (!provider) throw new Error(`no ${mode} provider`);
-  return provider;
-}
 
 function worker(mode: DialectMode, model = 'upper', providerId: string = mode): WorkerSpec {
   return workerSpec({

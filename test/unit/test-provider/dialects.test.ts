@@ -1,35 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useDialectProviders } from '../../provider/dialect-providers.ts';
 import { type DialectMode, OPENROUTER_COMMENT, openrouterCost } from '../../provider/dialects/index.ts';
-import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { startProvider } from '../../provider/server.ts';
 import { readSse } from './sse.ts';
 
 // The test provider's dialect modes themselves, at the wire: what each sends and refuses.
 
 const ORIGIN = 'http://127.0.0.1:4173';
-const providers = new Map<DialectMode, TestProvider>();
-beforeAll(async () => {
-  for (const mode of ['openai', 'mistral', 'gemini', 'openrouter', 'xai', 'groq', 'deepseek'] as const) {
-    providers.set(
-      mode,
-      await startProvider({
-        dialect: mode,
-        cors: 'open',
-        models: [
-          { id: 'thinker', behaviour: { kind: 'fixed', text: 'Four.' }, reasoning: { text: 'Two and two.' } },
-        ],
-      }),
-    );
-  }
+const at = useDialectProviders(['openai', 'mistral', 'gemini', 'openrouter', 'xai', 'groq', 'deepseek'], {
+  cors: 'open',
+  models: [
+    { id: 'thinker', behaviour: { kind: 'fixed', text: 'Four.' }, reasoning: { text: 'Two and two.' } },
+  ],
 });
-afterAll(async () => {
-  await Promise.all([...providers.values()].map((p) => p.close()));
-});
-
-function at(mode: DialectMode): TestProvider {
-  const provider = providers.get(mode);
-  if (!provider) throw new Error(`no ${mode} provider`);
-  return provider;
-}
 
 const post = (mode: DialectMode, body: Record<string, unknown>) =>
   fetch(`${at(mode).baseURL}/chat/completions`, {
