@@ -9,6 +9,8 @@ async function settingsLayout(page: Page) {
   await page.goto('/#/settings');
   await expect(page.getByTestId('vault-panel')).toBeVisible();
   await expect(page.getByTestId('capabilities')).toHaveAttribute('data-ready', 'true');
+  // The storage estimate arrives on its own, and its figures can take the line a line further down.
+  await expect(page.getByTestId('storage-status')).toContainText('used of');
   return page.evaluate(() => ({
     height: document.documentElement.scrollHeight,
     appearance: document.getElementById('theme-title')!.getBoundingClientRect().top + scrollY,
