@@ -21,6 +21,7 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${previewPort}`,
     launchOptions: { executablePath: findChromium(), args: webgpuChromiumArgs },
     trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
   },
   webServer: {
     command: `npx vite build --mode test --logLevel warn --outDir ${outDir} && npx vite preview --mode test --outDir ${outDir} --host 127.0.0.1 --port ${previewPort} --strictPort`,

@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { sampleRunExport } from './app-fixtures.ts';
 import { FIRST_SCREENS, importOneRun, type Screen } from './app-steps.ts';
+import { saveScreenshot } from './screenshots.ts';
 
 /** The main screens, each reached the way a user would, with what proves it has rendered. */
 const SCREENS: Screen[] = [
@@ -40,12 +41,15 @@ for (const colorScheme of ['light', 'dark'] as const) {
       // The theme follows the system by default: the emulated scheme must be what is shown.
       const scheme = await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme);
       expect(scheme).toBe(colorScheme);
-      await page.screenshot({
-        path: testInfo.outputPath(`${screen.name}-${colorScheme}.png`),
-        fullPage: true,
-      });
+      await saveScreenshot(page, testInfo, `${screen.name}-${colorScheme}.png`);
       const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
       const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      // The screen with violations, as drawn, for whoever reads the failure.
+      if (bad.length > 0)
+        await testInfo.attach(`${screen.name}-${colorScheme}.png`, {
+          body: await page.screenshot({ fullPage: true }),
+          contentType: 'image/png',
+        });
       expect(
         bad.map((v) => ({
           id: v.id,

@@ -12,6 +12,7 @@ import {
   openPlanInReview,
   useServers,
 } from './app-steps.ts';
+import { saveScreenshot } from './screenshots.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // The whole app against real parts: the tiny generated GGUF in the real CPU engine inside the conductor
@@ -134,7 +135,7 @@ test('review and edit a plan (validated as you type), two steps run in parallel,
   expect(
     axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
   ).toEqual([]);
-  await page.screenshot({ path: testInfo.outputPath('review-light.png'), fullPage: true });
+  await saveScreenshot(page, testInfo, 'review-light.png');
   await editor.getByTestId('run-plan').click();
 
   const run = page.getByTestId('run');
@@ -146,7 +147,7 @@ test('review and edit a plan (validated as you type), two steps run in parallel,
   expect(b0.start).toBeLessThan(b1.end);
   expect(b2.start).toBeGreaterThanOrEqual(Math.max(b0.end, b1.end));
   await expect(page.getByRole('img', { name: /can run in parallel/ })).toBeVisible();
-  await page.screenshot({ path: testInfo.outputPath('watch-light.png'), fullPage: true });
+  await saveScreenshot(page, testInfo, 'watch-light.png');
 
   // Rerun step 1: it and step 2 (which sees it) run again; step 0 keeps its answer and timing.
   const chatCalls = () =>

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import { type ScriptedModel, startProvider, type TestProvider } from '../provider/server.ts';
+import { saveScreenshot } from './screenshots.ts';
 
 // Four tasks; `arith` is right on the three sums and wrong on the fact, `facts` is right on the fact and
 // on one sum. By hand: single arith 3/4, single facts 2/4, and MoA (proposers arith + facts, aggregator
@@ -212,12 +213,12 @@ test('a small bench end to end: pause and resume from the keyboard, hand-compute
   expect(text).not.toContain('baseURL');
   expect(text).not.toContain('127.0.0.1');
 
-  await page.screenshot({ path: testInfo.outputPath('bench-light.png'), fullPage: true });
+  await saveScreenshot(page, testInfo, 'bench-light.png');
   // Dark theme: the stored bench, shown again after a reload.
   await open(page, 'dark');
   await page.getByRole('button', { name: /^Show / }).click();
   await expectHandComputedResults(page);
-  await page.screenshot({ path: testInfo.outputPath('bench-dark.png'), fullPage: true });
+  await saveScreenshot(page, testInfo, 'bench-dark.png');
 });
 
 test('a paused bench survives a reload: resumed from the store, no item runs twice', async ({ page }) => {

@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, type Request, test } from '@playwright/test';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import { loadTinyConductor, logErrors } from './app-steps.ts';
+import { saveScreenshot } from './screenshots.ts';
 
 // "Compare planners" end to end in the whole app: the tiny generated GGUF in the real CPU engine inside the
 // conductor worker plans a sample of the labelled set, real IndexedDB keeps the figures. The tiny model's
@@ -102,5 +103,5 @@ test('compare planners: disabled without a model; with the tiny model a sample r
   // The first question of the 10 is the first of the 3 again: it replaced its score, so still 3 questions.
   expect(Number(kept[0])).toBeGreaterThanOrEqual(3);
   expect(figures).toHaveLength(kept.length);
-  await section.screenshot({ path: testInfo.outputPath('compare-planners.png') });
+  await saveScreenshot(section, testInfo, 'compare-planners.png');
 });

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { chainRunExport, sampleRunExport } from './app-fixtures.ts';
 import { FIRST_SCREENS, importOneRun, importRunFile, type Screen } from './app-steps.ts';
+import { saveScreenshot } from './screenshots.ts';
 
 const WIDTH = 390;
 
@@ -69,7 +70,7 @@ test(`at ${WIDTH} px a long run and a filled pool stay inside the page; the grap
   await form.getByTestId('add-worker-submit').click();
   await expect(page.getByTestId('pool-table')).toContainText('A worker with a long label');
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTH);
-  await page.screenshot({ path: testInfo.outputPath('settings-390.png'), fullPage: true });
+  await saveScreenshot(page, testInfo, 'settings-390.png');
 
   await importRunFile(page, chainRunExport(15));
   await page.getByTestId('history-item').getByRole('link').click();
@@ -85,5 +86,5 @@ test(`at ${WIDTH} px a long run and a filled pool stay inside the page; the grap
     })),
   ).toEqual({ down: true, sideways: false });
   await expect(page.getByTestId('graph-hidden-steps')).toContainText('more steps below');
-  await page.screenshot({ path: testInfo.outputPath('run-390.png'), fullPage: true });
+  await saveScreenshot(page, testInfo, 'run-390.png');
 });

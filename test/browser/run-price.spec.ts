@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import { logErrors, openStoredPlan, type StoredPlan, storePlan, useServers } from './app-steps.ts';
+import { saveScreenshot } from './screenshots.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // The price before the spend, through the whole app: a plan in review, the test provider over real HTTP,
@@ -79,7 +80,7 @@ test('review shows each step’s estimated price and the total; a plan over the 
   await expect(confirm).toContainText('over your $0.01 limit per run');
   await expect(confirm).toContainText('Nothing has been sent.');
   await expect(confirm.getByTestId('spend-confirm-decline')).toBeFocused();
-  await page.screenshot({ path: testInfo.outputPath('spend-confirm.png'), fullPage: true });
+  await saveScreenshot(page, testInfo, 'spend-confirm.png');
   await page.keyboard.press('Escape');
   await expect(confirm).toBeHidden();
   // Declining loses nothing: the plan is still in review, as edited, and nothing left.
@@ -104,7 +105,7 @@ test('review shows each step’s estimated price and the total; a plan over the 
   const totals = page.getByTestId('run-totals');
   await expect(totals.getByTestId('run-estimate')).toHaveText(/^Estimated≈ \$0\.\d+$/);
   await expect(totals.getByTestId('run-cost')).toHaveText(/^Cost\$0\.\d+$/);
-  await page.screenshot({ path: testInfo.outputPath('estimate-beside-cost.png'), fullPage: true });
+  await saveScreenshot(page, testInfo, 'estimate-beside-cost.png');
 });
 
 test('a run whose spend passes the limit stops with a message naming both, its done steps kept', async ({

@@ -2,6 +2,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { sampleRunExport } from './app-fixtures.ts';
 import { importRunFile } from './app-steps.ts';
+import { saveScreenshot } from './screenshots.ts';
 
 // Spend and saving as the Watch screen shows them, on a run imported from a file and rerun against the
 // local test provider over real HTTP (no conductor model needed: a rerun plans nothing).
@@ -136,7 +137,7 @@ test('a full disk shows a banner on the run at once, and the run can still be ex
   await expect(banner).toContainText('QuotaExceededError');
   // What is in memory is kept: the run finishes on the page.
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
-  await page.screenshot({ path: testInfo.outputPath('run-not-saved.png'), fullPage: true });
+  await saveScreenshot(page, testInfo, 'run-not-saved.png');
   const download = page.waitForEvent('download');
   await banner.getByTestId('export-unsaved').click();
   const json = Buffer.concat(await (await (await download).createReadStream()).toArray()).toString('utf8');

@@ -2,6 +2,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { chainRunExport, fanRunExport } from './app-fixtures.ts';
 import { importRunFile } from './app-steps.ts';
+import { saveScreenshot } from './screenshots.ts';
 
 async function openImported(page: Page, file: string): Promise<void> {
   await importRunFile(page, file);
@@ -42,12 +43,11 @@ test('a 5-step chain shows all its nodes in its half-width card, with nothing to
     await scroller.evaluate((el) => el.scrollHeight <= el.clientHeight && el.scrollWidth <= el.clientWidth),
   ).toBe(true);
   await expect(page.getByTestId('graph-hidden-steps')).toHaveCount(0);
-  await page
-    .getByRole('region', { name: 'Workflow', exact: true })
-    .screenshot({ path: testInfo.outputPath('graph-chain-5.png') });
-  await page
-    .getByRole('region', { name: 'Workflow', exact: true })
-    .screenshot({ path: testInfo.outputPath('graph-chain-5.png') });
+  await saveScreenshot(
+    page.getByRole('region', { name: 'Workflow', exact: true }),
+    testInfo,
+    'graph-chain-5.png',
+  );
 });
 
 test("a 15-step chain fits its card's width, says how many steps are below, and scrolls by keyboard", async ({
@@ -74,9 +74,11 @@ test("a 15-step chain fits its card's width, says how many steps are below, and 
   await page.keyboard.press('End');
   await expect.poll(async () => (await nodesInBox(page))[14]!.shown).toBe(true);
   await expect(hint).toHaveText(/steps? above: scroll the graph up/);
-  await page
-    .getByRole('region', { name: 'Workflow', exact: true })
-    .screenshot({ path: testInfo.outputPath('graph-chain-15.png') });
+  await saveScreenshot(
+    page.getByRole('region', { name: 'Workflow', exact: true }),
+    testInfo,
+    'graph-chain-15.png',
+  );
 });
 
 test('a plan of eight parallel steps wraps its stage inside the card instead of running off it', async ({
@@ -92,9 +94,11 @@ test('a plan of eight parallel steps wraps its stage inside the card instead of 
     .evaluateAll((els) => new Set(els.map((el) => Math.round(el.getBoundingClientRect().top))).size);
   // Eight side by side would not fit: the stage takes more than one row, and the aggregator one more.
   expect(rows).toBeGreaterThan(2);
-  await page
-    .getByRole('region', { name: 'Workflow', exact: true })
-    .screenshot({ path: testInfo.outputPath('graph-fan-8.png') });
+  await saveScreenshot(
+    page.getByRole('region', { name: 'Workflow', exact: true }),
+    testInfo,
+    'graph-fan-8.png',
+  );
 });
 
 test('the graph, the timeline and the step cards name workers by their labels, not ids', async ({ page }) => {
