@@ -1,7 +1,8 @@
 import { expect, type Page, test } from '@playwright/test';
 import { HOSTILE_ANSWER } from '../fixtures/hostile-answer.ts';
+import { startProvider, type TestProvider } from '../provider/server.ts';
 import { sampleRunExport } from './app-fixtures.ts';
-import { askQuestion, importRunFile, loadTinyConductor, useServers } from './app-steps.ts';
+import { importRunFile, openPlanInReview } from './app-steps.ts';
 import { customWorker, seedApp } from './seed-app.ts';
 
 // Worker output is untrusted: HOSTILE_ANSWER tries every usual way to run script or make a request from
@@ -68,9 +69,15 @@ test('hostile markdown in an imported run renders inert', async ({ page, baseURL
   expect(seen.relativeX).toEqual([]);
 });
 
-const servers = useServers({
-  cors: 'strict',
-  models: [{ id: 'hostile', behaviour: { kind: 'fixed', text: HOSTILE_ANSWER } }],
+let provider: TestProvider;
+test.beforeAll(async () => {
+  provider = await startProvider({
+    cors: 'strict',
+    models: [{ id: 'hostile', behaviour: { kind: 'fixed', text: HOSTILE_ANSWER } }],
+  });
+});
+test.afterAll(async () => {
+  await provider?.close();
 });
 
 test('hostile answers from a scripted worker, streamed into the step cards, execute nothing and send nothing', async ({
@@ -78,17 +85,16 @@ test('hostile answers from a scripted worker, streamed into the step cards, exec
   baseURL,
 }) => {
   test.setTimeout(240_000);
-  const seen = watch(page, [
-    new URL(baseURL!).host,
-    new URL(servers.models.url).host,
-    new URL(servers.provider.url).host,
-  ]);
-  await seedApp(page, {
-    pool: [customWorker({ id: 'w1', baseURL: servers.provider.baseURL, model: 'hostile', label: 'Hostile' })],
-    plan: { maxDepth: 0 },
+  const seen = watch(page, [new URL(baseURL!).host, new URL(provider.url).host]);
+  // A one-step plan opened in review as a stored plan (who wrote it is not the subject), then run.
+  const pool = [customWorker({ id: 'w1', baseURL: provider.baseURL, model: 'hostile', label: 'Hostile' })];
+  await seedApp(page, { pool });
+  await openPlanInReview(page, {
+    question: 'Tell me something.',
+    pool,
+    steps: [{ worker: 'w1', task: 'Tell me something.', sees: [] }],
   });
-  await loadTinyConductor(page, servers.models.url);
-  await askQuestion(page, 'Tell me something.', { mode: 'router' });
+  await page.getByTestId('run-plan').click();
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', /done|partial/, { timeout: 120_000 });
   await expectInert(page.getByTestId('step-card-0'));
@@ -99,7 +105,5 @@ test('hostile answers from a scripted worker, streamed into the step cards, exec
   expect(seen.foreign).toEqual([]);
   expect(seen.relativeX).toEqual([]);
   // And the worker really sent the payload: the provider answered the step.
-  expect(
-    servers.provider.requests.some((r) => r.path === '/v1/chat/completions' && r.method === 'POST'),
-  ).toBe(true);
+  expect(provider.requests.some((r) => r.path === '/v1/chat/completions' && r.method === 'POST')).toBe(true);
 });

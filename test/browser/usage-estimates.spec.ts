@@ -1,13 +1,21 @@
 import { type Download, expect, test } from '@playwright/test';
-import { askQuestion, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { startProvider, type TestProvider } from '../provider/server.ts';
+import { logErrors, openPlanInReview } from './app-steps.ts';
 import { customWorker, seedApp } from './seed-app.ts';
 
 // A worker on a server that sends no usage at all (as many local and proxy servers do): its tokens are
 // counted with the o200k tokenizer and shown as estimates (≈, the tokenizer named), never as 0 or $0, in
-// the step card, the run totals, History, both exports and the egress ledger. A real run: the tiny
-// conductor plans on the CPU engine, the step goes to the test provider over real HTTP.
+// the step card, the run totals, History, both exports and the egress ledger. A real run of a one-step
+// plan (opened in review as a stored plan: who wrote it is not the subject), the step sent to the test
+// provider over real HTTP.
 
-const servers = useServers({ cors: 'strict', usage: 'never' });
+let provider: TestProvider;
+test.beforeAll(async () => {
+  provider = await startProvider({ cors: 'strict', usage: 'never' });
+});
+test.afterAll(async () => {
+  await provider?.close();
+});
 
 const O200K = 'estimated with the o200k tokenizer: the provider sent no usage';
 
@@ -22,20 +30,24 @@ test('no usage from the provider: ≈ tokens and cost, with the tokenizer named,
   logErrors(page);
   const quietEcho = customWorker({
     id: 'w1',
-    baseURL: servers.provider.baseURL,
+    baseURL: provider.baseURL,
     model: 'echo',
     label: 'Quiet echo',
     strengths: 'repeats what it is told',
     price: { inputPerM: 2, outputPerM: 8 },
   });
-  await seedApp(page, { pool: [quietEcho], plan: { maxDepth: 0 } });
-  await loadTinyConductor(page, servers.models.url);
-  await askQuestion(page, 'Say something quietly.', { mode: 'router' });
+  await seedApp(page, { pool: [quietEcho] });
+  await openPlanInReview(page, {
+    question: 'Say something quietly.',
+    pool: [quietEcho],
+    steps: [{ worker: 'w1', task: 'Say something quietly.', sees: [] }],
+  });
+  await page.getByTestId('run-plan').click();
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   const runId = (await run.getAttribute('data-run-id')) ?? '';
   // The provider really sent no usage: no chunk of any answer carried it.
-  expect(servers.provider.requests.some((r) => r.path === '/v1/chat/completions')).toBe(true);
+  expect(provider.requests.some((r) => r.path === '/v1/chat/completions')).toBe(true);
 
   // The step card: ≈ before every count and the cost, the tokenizer named in its tooltip.
   const metrics = page.getByTestId('step-metrics-0');
