@@ -29,3 +29,9 @@ export const baseChromiumArgs = [
 ];
 
 export const webgpuChromiumArgs = [...baseChromiumArgs, '--enable-unsafe-webgpu'];
+
+/**
+ * The usual flags with a 256 MB V8 heap per isolate, for the specs whose code answers allocate until the heap
+ * limit kills their runner: a lower limit reaches the same crash sooner (a user's machine has its own limit).
+ */
+export const smallHeapChromiumArgs = [...webgpuChromiumArgs, '--js-flags=--max-old-space-size=256'];

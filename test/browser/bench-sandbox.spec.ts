@@ -1,5 +1,9 @@
 import { expect, test } from '@playwright/test';
+import { findChromium, smallHeapChromiumArgs } from '../chromium.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+
+// A lower V8 heap limit reaches the same crash sooner (a user's machine has its own limit).
+test.use({ launchOptions: { executablePath: findChromium(), args: smallHeapChromiumArgs } });
 
 // A code answer that allocates until the heap limit, then an ordinary one, scored in the Bench's own
 // sandbox. The runaway answer must cost its item, never the page: the next item still scores.

@@ -1,6 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CDPSession, expect, type Page, test } from '@playwright/test';
+import { findChromium, smallHeapChromiumArgs } from '../chromium.ts';
+
+// A lower V8 heap limit reaches the memory bomb's crash sooner (a user's machine has its own limit).
+test.use({ launchOptions: { executablePath: findChromium(), args: smallHeapChromiumArgs } });
 
 type RunResult = { passed: boolean; message: string };
 
