@@ -111,13 +111,16 @@ export async function transports(
 ): Promise<(worker: WorkerSpec) => ChatTransport> {
   const needsCloud = pool.some((w) => !onDevice(w.id));
   // At once, not one after another: this is on the way from Run to the first request.
-  const [{ LocalChatTransport }, bridge, cloudModule, egress] = await Promise.all([
+  const [{ LocalChatTransport }, cloudModule, egress] = await Promise.all([
     bridgeModule(),
-    services.bridge(),
     needsCloud ? chatTransportsModule() : undefined,
     needsCloud ? services.egress() : undefined,
   ]);
-  const local = new LocalChatTransport(bridge);
+  // The conductor's thread only when a step goes to the on-device model: on a first visit it starts once
+  // the service worker has taken the page, and cloud steps do not wait for that.
+  const local = new LocalChatTransport({
+    chat: async (request, onEvent) => (await services.bridge()).chat(request, onEvent),
+  });
   const sandbox = services.codeSandbox?.bind(services);
   if (!cloudModule || !egress) return withRunStep(() => local, sandbox);
   const cloud = cloudModule.chatTransports(egress);

@@ -39,11 +39,7 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
    * replanner, failover, the spend limit, and the run view (as the draw policy says, draw-timing.ts).
    */
   async function wiring(runId: string, pool: readonly WorkerSpec[], spendLimitUsd = core.spendLimit()) {
-    const [transport, bridge, failover] = await Promise.all([
-      transports(pool, sending),
-      services.bridge(),
-      failoverFor(services),
-    ]);
+    const [transport, failover] = await Promise.all([transports(pool, sending), failoverFor(services)]);
     const viewUpdates = frameCoalescedUpdates(
       (apply) => core.update(runId, apply),
       undefined,
@@ -53,7 +49,11 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
     );
     return {
       transport,
-      conductor: replannerFor(bridge, replanContext(pool)),
+      // The thread only when a `self` step asks for corrective steps (see `transports`).
+      conductor: replannerFor(
+        { replan: async (request) => (await services.bridge()).replan(request) },
+        replanContext(pool),
+      ),
       ...(failover ? { failover } : {}),
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
       onEvent: withLedgerEstimates(services.ledger, runId, viewUpdates),

@@ -30,6 +30,8 @@ export function testAppState(parts: {
   outcomeStore?: OutcomeStore;
   /** Threads over the same database as `runStore` (keyedServices opens both); absent: an empty one. */
   threadStore?: ThreadStore;
+  /** How the conductor's thread is reached; absent: at once, as `conductor`. */
+  openBridge?: () => Promise<ConductorBridge>;
 }) {
   let outcomes: Promise<OutcomeStore> | undefined;
   return createAppState({
@@ -48,7 +50,7 @@ export function testAppState(parts: {
     benchStore: () => BenchStore.open(`test-bench-${crypto.randomUUID()}`),
     plannerCompareStore: () => PlannerCompareStore.open(`test-planner-compare-${crypto.randomUUID()}`),
     // A run calls only plan, replan and chat; nothing here loads a model.
-    openBridge: async () => parts.conductor as unknown as ConductorBridge,
+    openBridge: parts.openBridge ?? (async () => parts.conductor as unknown as ConductorBridge),
   });
 }
 
