@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { startProvider, type TestProvider } from '../provider/server.ts';
+import { type ScriptedModel, startProvider, type TestProvider } from '../provider/server.ts';
 import { sampleRunExport } from './app-fixtures.ts';
 import { importRunFile } from './app-steps.ts';
 import { saveScreenshot } from './screenshots.ts';
@@ -9,6 +9,12 @@ import { saveScreenshot } from './screenshots.ts';
 
 let provider: TestProvider;
 
+const SLOW_ECHO: ScriptedModel = {
+  id: 'slow-echo',
+  behaviour: { kind: 'echo' },
+  latency: { firstTokenMs: 1500, perTokenMs: 300 },
+};
+
 test.beforeAll(async () => {
   provider = await startProvider({
     cors: 'strict',
@@ -16,7 +22,7 @@ test.beforeAll(async () => {
       { id: 'echo', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 300, perTokenMs: 40 } },
       // The full-disk tests act while step 0 runs: its few words take seconds, not half of one, so a
       // loaded machine still sees it running.
-      { id: 'slow-echo', behaviour: { kind: 'echo' }, latency: { firstTokenMs: 1500, perTokenMs: 300 } },
+      SLOW_ECHO,
       { id: 'upper', behaviour: { kind: 'transform', fn: (s) => s.toUpperCase() } },
       {
         id: 'long',
@@ -111,11 +117,30 @@ async function setDiskFull(page: Page, full: boolean): Promise<void> {
   }, full);
 }
 
-/** Reruns step 0 and fills the disk while it streams: its answer is done on the page and not stored. */
-async function rerunOnFullDisk(page: Page): Promise<void> {
+/**
+ * Reruns step 0 and fills the disk while it streams. Once the disk is full, the steps after it (step 2
+ * reads step 0, on the same worker) need not be slow: their answers meet the full disk as well.
+ */
+async function rerunStep0AndFillDisk(page: Page): Promise<void> {
+  provider.setModel(SLOW_ECHO);
+  const sent = slowEchoRequests();
   await page.getByRole('button', { name: 'Rerun step 0' }).click();
   await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'running');
   await setDiskFull(page, true);
+  // Step 0's request is on its way with the slow latency (the provider reads a model as a request arrives).
+  await expect.poll(slowEchoRequests).toBeGreaterThan(sent);
+  provider.setModel({ ...SLOW_ECHO, latency: { firstTokenMs: 0, perTokenMs: 0 } });
+}
+
+function slowEchoRequests(): number {
+  return provider.requests.filter(
+    (r) => r.method === 'POST' && (r.body as { model?: string } | undefined)?.model === 'slow-echo',
+  ).length;
+}
+
+/** Reruns step 0 and fills the disk while it streams: its answer is done on the page and not stored. */
+async function rerunOnFullDisk(page: Page): Promise<void> {
+  await rerunStep0AndFillDisk(page);
   await expect(page.getByTestId('run-not-saved')).toBeVisible({ timeout: 30_000 });
   await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
 }
@@ -127,11 +152,7 @@ test('a full disk shows a banner on the run at once, and the run can still be ex
   await fillableDisk(page);
   await openImportedRun(page, 'slow-echo');
   const run = page.getByTestId('run');
-  await page.getByRole('button', { name: 'Rerun step 0' }).click();
-  await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'running');
-  await page.evaluate(() => {
-    (globalThis as { __diskFull?: boolean }).__diskFull = true;
-  });
+  await rerunStep0AndFillDisk(page);
   const banner = page.getByTestId('run-not-saved');
   await expect(banner).toBeVisible({ timeout: 30_000 });
   await expect(banner).toContainText('QuotaExceededError');
