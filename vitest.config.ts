@@ -10,5 +10,8 @@ export default defineConfig({
     // Vitest's default leaves one core free, which on a two-core machine is one worker and half the
     // machine idle: the files mostly import and compute, so both cores are used.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Worker threads, not child processes: most of a file's time is importing its modules, and a thread
+    // starts and imports faster (the whole suite took 158 s against 213 s with forks, back to back).
+    pool: 'threads',
   },
 });
