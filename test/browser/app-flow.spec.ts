@@ -219,9 +219,11 @@ test('a run interrupted by a reload is offered for resume, and resuming keeps th
 test('export a finished run as JSON and Markdown, and import the JSON back', async ({ page }) => {
   test.setTimeout(240_000);
   logErrors(page);
-  await seedPool(page);
-  await loadTinyConductor(page, servers.models.url);
-  await askQuestion(page, 'Say something to export.', { mode: 'router' });
+  // Who wrote the plan is not the subject: a one-step plan opened in review, then run.
+  await reviewSteps(page, 'Say something to export.', [
+    { worker: 'w2', task: 'Say something to export.', sees: [] },
+  ]);
+  await page.getByTestId('run-plan').click();
   await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   const answer = await page.getByTestId('final-answer').locator('.answer').textContent();
 
