@@ -1,10 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CDPSession, expect, type Page, test } from '@playwright/test';
-import { findChromium, smallHeapChromiumArgs } from '../chromium.ts';
-
-// A lower V8 heap limit reaches the memory bomb's crash sooner (a user's machine has its own limit).
-test.use({ launchOptions: { executablePath: findChromium(), args: smallHeapChromiumArgs } });
+import { smallHeapTest } from './small-heap.ts';
 
 type RunResult = { passed: boolean; message: string };
 
@@ -274,18 +271,21 @@ test.describe('no network from the sandbox', () => {
   });
 });
 
-test('a memory bomb fails its run, and the page and a fresh runner live on', async ({ page, baseURL }) => {
-  // Reaching V8's heap limit takes several seconds and crashes the process that hosts the runner.
-  test.setTimeout(180_000);
-  await openCrossSite(page, baseURL!);
-  const session = await page.context().newCDPSession(page);
-  const bomb = 'const a = []; for (;;) a.push(new Array(1e7).fill(0.5));';
-  // A time limit far beyond the memory limit, so the crash, not the clock, ends this run.
-  const verdict = await runOver(session, bomb, '', 120_000);
-  expect(verdict.passed).toBe(false);
-  expect(verdict.message).toMatch(/stopped responding .*out of memory/);
-  const next = await runOver(session, 'function add(a, b) { return a + b; }', FAILING_TEST, 5000);
-  expect(next).toEqual({ passed: true, message: 'all tests passed' });
-  const { result } = await session.send('Runtime.evaluate', { expression: 'document.body.dataset.ready' });
-  expect(result.value).toBe('true');
-});
+smallHeapTest(
+  'a memory bomb fails its run, and the page and a fresh runner live on',
+  async ({ page, baseURL }) => {
+    // Reaching V8's heap limit takes several seconds and crashes the process that hosts the runner.
+    test.setTimeout(180_000);
+    await openCrossSite(page, baseURL!);
+    const session = await page.context().newCDPSession(page);
+    const bomb = 'const a = []; for (;;) a.push(new Array(1e7).fill(0.5));';
+    // A time limit far beyond the memory limit, so the crash, not the clock, ends this run.
+    const verdict = await runOver(session, bomb, '', 120_000);
+    expect(verdict.passed).toBe(false);
+    expect(verdict.message).toMatch(/stopped responding .*out of memory/);
+    const next = await runOver(session, 'function add(a, b) { return a + b; }', FAILING_TEST, 5000);
+    expect(next).toEqual({ passed: true, message: 'all tests passed' });
+    const { result } = await session.send('Runtime.evaluate', { expression: 'document.body.dataset.ready' });
+    expect(result.value).toBe('true');
+  },
+);
