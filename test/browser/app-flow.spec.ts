@@ -4,6 +4,7 @@ import type { WorkerSpec } from '../../src/pool/types.ts';
 import {
   addModelWorker,
   askQuestion,
+  crawlAtOnce,
   crawlModel,
   editPlan,
   limitPlans,
@@ -208,12 +209,14 @@ test('a run interrupted by a reload is offered for resume, and resuming keeps th
   await page.goto('/#/ask');
   const banner = page.getByTestId('unfinished-banner');
   await expect(banner).toContainText('Answer, then elaborate slowly.');
+  const undo = crawlAtOnce(servers.provider, 40);
   await banner.getByTestId('resume-run').click();
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
   await expect(page.getByTestId('step-card-0').locator('.answer')).toHaveText(firstAnswer ?? '');
   await expect(page.getByTestId('final-answer')).toContainText('slow words');
   await expect(banner).toHaveCount(0);
+  undo();
 });
 
 test('export a finished run as JSON and Markdown, and import the JSON back', async ({ page }) => {

@@ -42,6 +42,15 @@ export function crawlModel(repeats: number): ScriptedModel {
   };
 }
 
+/**
+ * From the next request on, the provider's `crawl` answers at once: after a resume what is checked is that
+ * the run ends with its text, not the pace that kept it running across the reload. Returns the undo.
+ */
+export function crawlAtOnce(provider: TestProvider, repeats: number): () => void {
+  provider.setModel({ ...crawlModel(repeats), latency: { firstTokenMs: 0, perTokenMs: 0 } });
+  return () => provider.setModel(crawlModel(repeats));
+}
+
 export interface Screen {
   name: string;
   hash: string;

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import {
+  crawlAtOnce,
   crawlModel,
   logErrors,
   openStoredPlan,
@@ -83,6 +84,7 @@ test('a locked vault asks for the passphrase on Run and on Resume, then the run 
   await expect(resumeButton).toBeFocused();
   await expect(banner).toContainText('Answer, then elaborate slowly.');
 
+  const undo = crawlAtOnce(servers.provider, 40);
   await resumeButton.click();
   await expect(prompt.getByLabel('Passphrase')).toBeFocused();
   await prompt.getByLabel('Passphrase').fill(PASS);
@@ -92,6 +94,7 @@ test('a locked vault asks for the passphrase on Run and on Resume, then the run 
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
   await expect(page.getByTestId('step-card-0').locator('.answer')).toHaveText(firstAnswer ?? '');
   await expect(page.getByTestId('final-answer')).toContainText('slow words');
+  undo();
 });
 
 test('Settings changes and removes the passphrase: a wrong current one is refused, keys survive both', async ({
