@@ -102,6 +102,20 @@ const bridgeModule = once(() => import('../conductor/bridge.ts'));
 const chatTransportsModule = once(() => import('../egress/chat-transports.ts'));
 
 /**
+ * The conductor a run sends through, its thread reached on the first call that needs it (a step for the
+ * on-device model, a `self` step's corrective steps): on a first visit the thread starts once the service
+ * worker has taken the page, and a run of cloud steps does not wait for that.
+ */
+export function conductorOnDemand(
+  services: Pick<SendingServices, 'bridge'>,
+): Pick<RunConductor, 'replan' | 'chat'> {
+  return {
+    replan: async (...args) => (await services.bridge()).replan(...args),
+    chat: async (...args) => (await services.bridge()).chat(...args),
+  };
+}
+
+/**
  * One transport per worker: the on-device model for `local`, the code sandbox for `run`, else the worker's
  * egress transport (src/egress/chat-transports.ts). Runs and the bench send through these.
  */
@@ -116,11 +130,7 @@ export async function transports(
     needsCloud ? chatTransportsModule() : undefined,
     needsCloud ? services.egress() : undefined,
   ]);
-  // The conductor's thread only when a step goes to the on-device model: on a first visit it starts once
-  // the service worker has taken the page, and cloud steps do not wait for that.
-  const local = new LocalChatTransport({
-    chat: async (request, onEvent) => (await services.bridge()).chat(request, onEvent),
-  });
+  const local = new LocalChatTransport(conductorOnDemand(services));
   const sandbox = services.codeSandbox?.bind(services);
   if (!cloudModule || !egress) return withRunStep(() => local, sandbox);
   const cloud = cloudModule.chatTransports(egress);

@@ -8,7 +8,7 @@ import { type Plan, planLimitsFor, type Step } from '../../shared/plan/index.ts'
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { poolEntries } from '../pool-entries.ts';
 import { checkedFiles, keepRunFiles, withAttachments } from '../run-files.ts';
-import { executorModule, failoverFor, keylessWorkers, transports } from '../services.ts';
+import { conductorOnDemand, executorModule, failoverFor, keylessWorkers, transports } from '../services.ts';
 import { turnRunOptions } from '../turn-context.ts';
 import { stillLocked } from '../vault-unlock.ts';
 import { type createRunDrawing, frameCoalescedUpdates } from './draw-timing.ts';
@@ -49,11 +49,7 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
     );
     return {
       transport,
-      // The thread only when a `self` step asks for corrective steps (see `transports`).
-      conductor: replannerFor(
-        { replan: async (request) => (await services.bridge()).replan(request) },
-        replanContext(pool),
-      ),
+      conductor: replannerFor(conductorOnDemand(services), replanContext(pool)),
       ...(failover ? { failover } : {}),
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
       onEvent: withLedgerEstimates(services.ledger, runId, viewUpdates),
