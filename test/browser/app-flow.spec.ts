@@ -3,8 +3,8 @@ import { expect, type Page, test } from '@playwright/test';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 import {
   addModelWorker,
+  answerAtOnce,
   askQuestion,
-  crawlAtOnce,
   crawlModel,
   editPlan,
   limitPlans,
@@ -209,7 +209,7 @@ test('a run interrupted by a reload is offered for resume, and resuming keeps th
   await page.goto('/#/ask');
   const banner = page.getByTestId('unfinished-banner');
   await expect(banner).toContainText('Answer, then elaborate slowly.');
-  const undo = crawlAtOnce(servers.provider, 40);
+  const undo = answerAtOnce(servers.provider, crawlModel(40));
   await banner.getByTestId('resume-run').click();
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });

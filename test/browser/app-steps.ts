@@ -43,12 +43,19 @@ export function crawlModel(repeats: number): ScriptedModel {
 }
 
 /**
- * From the next request on, the provider's `crawl` answers at once: after a resume what is checked is that
- * the run ends with its text, not the pace that kept it running across the reload. Returns the undo.
+ * From the next request on, `model` answers at once: what is checked after the point this is called is
+ * that the step ends with its text, not the pace that kept it running until then. Returns the undo.
  */
-export function crawlAtOnce(provider: TestProvider, repeats: number): () => void {
-  provider.setModel({ ...crawlModel(repeats), latency: { firstTokenMs: 0, perTokenMs: 0 } });
-  return () => provider.setModel(crawlModel(repeats));
+export function answerAtOnce(provider: TestProvider, model: ScriptedModel): () => void {
+  provider.setModel({ ...model, latency: { firstTokenMs: 0, perTokenMs: 0 } });
+  return () => provider.setModel(model);
+}
+
+/** The chat requests `provider` has had for `model`. */
+export function chatRequestsFor(provider: TestProvider, model: string): number {
+  return provider.requests.filter(
+    (r) => r.method === 'POST' && (r.body as { model?: string } | undefined)?.model === model,
+  ).length;
 }
 
 export interface Screen {

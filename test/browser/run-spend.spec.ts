@@ -1,7 +1,7 @@
 import { expect, type Page, test } from '@playwright/test';
 import { type ScriptedModel, startProvider, type TestProvider } from '../provider/server.ts';
 import { sampleRunExport } from './app-fixtures.ts';
-import { importRunFile } from './app-steps.ts';
+import { answerAtOnce, chatRequestsFor, importRunFile } from './app-steps.ts';
 import { saveScreenshot } from './screenshots.ts';
 
 // Spend and saving as the Watch screen shows them, on a run imported from a file and rerun against the
@@ -123,19 +123,13 @@ async function setDiskFull(page: Page, full: boolean): Promise<void> {
  */
 async function rerunStep0AndFillDisk(page: Page): Promise<void> {
   provider.setModel(SLOW_ECHO);
-  const sent = slowEchoRequests();
+  const sent = chatRequestsFor(provider, 'slow-echo');
   await page.getByRole('button', { name: 'Rerun step 0' }).click();
   await expect(page.getByTestId('step-card-0')).toHaveAttribute('data-state', 'running');
   await setDiskFull(page, true);
   // Step 0's request is on its way with the slow latency (the provider reads a model as a request arrives).
-  await expect.poll(slowEchoRequests).toBeGreaterThan(sent);
-  provider.setModel({ ...SLOW_ECHO, latency: { firstTokenMs: 0, perTokenMs: 0 } });
-}
-
-function slowEchoRequests(): number {
-  return provider.requests.filter(
-    (r) => r.method === 'POST' && (r.body as { model?: string } | undefined)?.model === 'slow-echo',
-  ).length;
+  await expect.poll(() => chatRequestsFor(provider, 'slow-echo')).toBeGreaterThan(sent);
+  answerAtOnce(provider, SLOW_ECHO);
 }
 
 /** Reruns step 0 and fills the disk while it streams: its answer is done on the page and not stored. */

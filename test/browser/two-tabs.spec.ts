@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { chatRequestsFor } from './app-steps.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
 
 // Issue 11, defect 3: two tabs of one browser profile (one context: one IndexedDB, one set of Web Locks)
@@ -21,12 +22,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await provider?.close();
 });
-
-function crawlRequests(): number {
-  return provider.requests.filter(
-    (r) => r.method === 'POST' && (r.body as { model?: string } | undefined)?.model === 'crawl',
-  ).length;
-}
 
 function logErrors(page: Page, label: string): void {
   page.on('pageerror', (error) => console.log(`[${label} pageerror]`, error.message));
@@ -65,7 +60,7 @@ test('a run resumed in one tab shows as running in the other, which does not off
   // When the first tab's run ends, the second tab's banner is read again: nothing is left to resume.
   await expect(first.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
   await expect(second.getByTestId('unfinished-banner')).toHaveCount(0);
-  expect(crawlRequests()).toBe(1);
+  expect(chatRequestsFor(provider, 'crawl')).toBe(1);
 });
 
 test('a tab that still shows a stale Resume button does not run the run another tab is running', async ({
@@ -74,7 +69,7 @@ test('a tab that still shows a stale Resume button does not run the run another 
   test.setTimeout(120_000);
   const first = await context.newPage();
   const second = await context.newPage();
-  const before = crawlRequests();
+  const before = chatRequestsFor(provider, 'crawl');
   const pool = [{ ...storedRun('x', 0).pool[0], baseURL: provider.baseURL, model: 'crawl' }];
   await seedVersion1(
     first,
@@ -93,5 +88,5 @@ test('a tab that still shows a stale Resume button does not run the run another 
   await expect(first.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
   // Once the first tab lets the run go, the second reads again: nothing left to resume, no stale warning.
   await expect(second.getByTestId('unfinished-banner')).toHaveCount(0);
-  expect(crawlRequests() - before).toBe(1);
+  expect(chatRequestsFor(provider, 'crawl') - before).toBe(1);
 });

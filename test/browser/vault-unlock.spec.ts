@@ -1,6 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import {
-  crawlAtOnce,
+  answerAtOnce,
   crawlModel,
   logErrors,
   openStoredPlan,
@@ -84,7 +84,7 @@ test('a locked vault asks for the passphrase on Run and on Resume, then the run 
   await expect(resumeButton).toBeFocused();
   await expect(banner).toContainText('Answer, then elaborate slowly.');
 
-  const undo = crawlAtOnce(servers.provider, 40);
+  const undo = answerAtOnce(servers.provider, crawlModel(40));
   await resumeButton.click();
   await expect(prompt.getByLabel('Passphrase')).toBeFocused();
   await prompt.getByLabel('Passphrase').fill(PASS);
