@@ -145,9 +145,13 @@ class IdbThreadStore implements ThreadStore {
     await this.db.put('threads', thread);
   }
 
-  /** The branch's last run: the thread's own, while it is still stored; else the deepest, newest run. */
+  /**
+   * The branch's last run: the end of the thread's own, while it is still stored (a turn added under it
+   * since, whose record update a reload cut off, extends it); else the deepest, newest run.
+   */
   private async leafOf(thread: ThreadRecord): Promise<string | undefined> {
-    if (thread.leafRunId && (await this.db.getKey('summaries', thread.leafRunId))) return thread.leafRunId;
+    if (thread.leafRunId && (await this.db.getKey('summaries', thread.leafRunId)))
+      return this.leafUnder(thread.id, thread.leafRunId);
     const range = IDBKeyRange.bound([thread.id, 0], [thread.id, Number.MAX_SAFE_INTEGER]);
     const cursor = await this.db.transaction('summaries').store.index('threadTurn').openCursor(range, 'prev');
     return cursor ? String(cursor.value.id) : undefined;
@@ -263,7 +267,8 @@ class IdbThreadStore implements ThreadStore {
       const deepest = turns.reduce((a, b) =>
         b.turn > a.turn || (b.turn === a.turn && updated(b) > updated(a)) ? b : a,
       );
-      const leaf = turns.find((t) => t.id === record?.leafRunId) ?? deepest;
+      const remembered = turns.find((t) => t.id === record?.leafRunId);
+      const leaf = remembered ? newestBelow(remembered, turns) : deepest;
       const first = firstQuestion(turns);
       const listing: ThreadListing = {
         id,
@@ -313,6 +318,21 @@ function firstQuestion(turns: readonly ThreadTurn[]): RunSummary | undefined {
     if (t.turn === 0 && t.summary && (!first || t.summary.createdAt < first.createdAt)) first = t.summary;
   }
   return first;
+}
+
+/** The last turn of the newest branch under `from` among `turns` (leafUnder, over turns already read). */
+function newestBelow(from: ThreadTurn, turns: readonly ThreadTurn[]): ThreadTurn {
+  const newestChild = new Map<string, ThreadTurn>();
+  for (const turn of turns) {
+    const parent = turn.parentRunId;
+    if (parent === undefined) continue;
+    const other = newestChild.get(parent);
+    if (!other || byAge(other, turn) < 0) newestChild.set(parent, turn);
+  }
+  let at = from;
+  for (let next = newestChild.get(at.id); next && next.turn === at.turn + 1; next = newestChild.get(at.id))
+    at = next;
+  return at;
 }
 
 function byAge(a: ThreadTurn, b: ThreadTurn): number {

@@ -167,6 +167,27 @@ describe('the thread store', () => {
     });
   });
 
+  it('a turn added under the remembered branch end extends that branch, though the record was not updated', async () => {
+    // A follow-up's run is stored as it starts; the thread record names it as the branch end a moment
+    // later. A reload in between (then a resume) left the thread opening and listed at the turn before.
+    const name = dbName();
+    await writeBranch(name, 'cut', 3); // t0 → t1 → t2
+    const runs = await openRunStore(name);
+    await runs.putRun(turnRun('e0', 'cut', 0, undefined, 2000)); // another branch, newer
+    await runs.putRun(turnRun('e1', 'cut', 1, 'e0', 2001));
+    runs.close();
+    await withThreads(name, async (threads) => {
+      const thread = await threads.getThread('cut');
+      if (!thread) throw new Error('no thread');
+      await threads.putThread({ ...thread, leafRunId: 't1' });
+      const page = await threads.openThread('cut', { limit: 10 });
+      expect(page?.leafRunId).toBe('t2');
+      expect(page?.turns.map((t) => t.id)).toEqual(['t0', 't1', 't2']);
+      const listed = (await threads.listThreads()).find((t) => t.id === 'cut');
+      expect(listed).toMatchObject({ turns: 3, leafRunId: 't2' });
+    });
+  });
+
   it('deletes a thread with every run of every branch', async () => {
     const name = dbName();
     await writeBranch(name, 'gone', 2);
