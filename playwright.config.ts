@@ -20,7 +20,10 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${previewPort}`,
     launchOptions: { executablePath: findChromium(), args: webgpuChromiumArgs },
-    trace: 'retain-on-failure',
+    // A trace's screencast and DOM snapshots cost a sixth of the suite's time (the browser draws each
+    // frame for it), though only failed tests keep theirs: a failure keeps its screenshot and the page's
+    // ARIA snapshot (error-context.md) regardless, and BATON_TRACE=1 records full traces to dig further.
+    trace: process.env.BATON_TRACE === '1' ? 'retain-on-failure' : 'off',
     screenshot: 'only-on-failure',
   },
   webServer: {

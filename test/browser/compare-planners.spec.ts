@@ -86,7 +86,9 @@ test('compare planners: disabled without a model; with the tiny model a sample r
   // A bigger sample, cancelled once a question is planned: the run stops, the scores so far stay.
   await section.getByLabel('Questions').selectOption('10');
   await run.click();
-  await expect(section.getByTestId('compare-planners-state')).toContainText('Planning 2 of 10', {
+  // Any question from the second on, with some still to plan: a question can take less than the
+  // expectation's polling interval, so waiting for exactly the second could miss it.
+  await expect(section.getByTestId('compare-planners-state')).toContainText(/Planning [2-7] of 10/, {
     timeout: 300_000,
   });
   await section.getByRole('button', { name: 'Cancel' }).click();
