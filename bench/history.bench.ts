@@ -4,6 +4,7 @@
 // upgrade builds their summaries before anything is measured.
 import { type BrowserContext, chromium, type Page } from '@playwright/test';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
+import { goodRun } from '../test/fixtures/run-records.ts';
 import { STORED_ECHO_WORKER, writeVersion1Database } from '../test/fixtures/version1-runs.ts';
 import { serveBuiltApp } from './site.ts';
 import { median, quantile, round } from './stats.ts';
@@ -33,28 +34,24 @@ async function seed(page: Page, count: number): Promise<void> {
         task: `Step ${s} of run ${i}`,
         sees: s ? [s - 1] : [],
       }));
-      runs.push({
-        id,
-        question: `Question ${i} about topic${i % TOPICS}: ${words.slice(0, 200)}`,
-        mode: 'conductor',
-        pool: [{ ...STORED_ECHO_WORKER, strengths: 'repeats' }],
-        plan: { thought: 'three steps', steps: plan },
-        planComplete: true,
-        includeQuestion: true,
-        status: 'done',
-        createdAt: t0 + i * 1000,
-        updatedAt: t0 + i * 1000 + 500,
-        totals: {
-          promptTokens: 30,
-          completionTokens: 90,
-          cost: 0.001,
-          steps: 3,
-          done: 3,
-          failed: 0,
-          cancelled: 0,
-        },
-        answer: `Answer ${i}: ${words.slice(0, 1500)}`,
-      });
+      runs.push(
+        goodRun(id, t0 + i * 1000 + 500, {
+          question: `Question ${i} about topic${i % TOPICS}: ${words.slice(0, 200)}`,
+          pool: [{ ...STORED_ECHO_WORKER, strengths: 'repeats' }],
+          plan: { thought: 'three steps', steps: plan },
+          createdAt: t0 + i * 1000,
+          totals: {
+            promptTokens: 30,
+            completionTokens: 90,
+            cost: 0.001,
+            steps: 3,
+            done: 3,
+            failed: 0,
+            cancelled: 0,
+          },
+          answer: `Answer ${i}: ${words.slice(0, 1500)}`,
+        }),
+      );
       for (const [index, step] of plan.entries()) {
         steps.push({
           runId: id,

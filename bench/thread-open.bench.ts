@@ -7,7 +7,7 @@ import 'fake-indexeddb/auto';
 import { readThreadEnd, THREAD_PAGE_TURNS } from '../src/app/threads/opening.ts';
 import { openRunStore, type RunRecord } from '../src/executor/store.ts';
 import { openThreadStore } from '../src/executor/thread-store.ts';
-import { STORED_ECHO_WORKER } from '../test/fixtures/version1-runs.ts';
+import { goodRun, goodStep } from '../test/fixtures/run-records.ts';
 import { median, quantile, round, sample } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
@@ -21,44 +21,23 @@ async function writeThread(name: string, threadId: string, turns: number): Promi
   let parent: string | undefined;
   for (let turn = 0; turn < turns; turn++) {
     const id = `${threadId}-${turn}`;
-    const run: RunRecord = {
-      id,
+    const run: RunRecord = goodRun(id, t0 + turn * 1000 + 500, {
       question: `Follow-up ${turn}: ${WORDS.slice(0, 120)}`,
-      mode: 'conductor',
-      pool: [{ ...STORED_ECHO_WORKER }],
       plan: { steps: [{ worker: 'w1', task: 'Answer the question.', sees: [] }] },
-      planComplete: true,
-      includeQuestion: true,
-      status: 'done',
       createdAt: t0 + turn * 1000,
-      updatedAt: t0 + turn * 1000 + 500,
-      totals: {
-        promptTokens: 30,
-        completionTokens: 90,
-        cost: 0.001,
-        steps: 1,
-        done: 1,
-        failed: 0,
-        cancelled: 0,
-      },
       answer: `Answer ${turn}: ${WORDS.slice(0, 1500)}`,
       threadId,
       turn,
       ...(parent ? { parentRunId: parent } : {}),
-    };
-    await store.putRun(run);
-    await store.putStep({
-      runId: id,
-      index: 0,
-      worker: 'w1',
-      task: 'Answer the question.',
-      sees: [],
-      depth: 0,
-      state: 'done',
-      text: run.answer ?? '',
-      timings: { queuedAt: run.createdAt, startedAt: run.createdAt, endedAt: run.updatedAt },
-      attempts: 1,
     });
+    await store.putRun(run);
+    await store.putStep(
+      goodStep(id, 0, {
+        task: 'Answer the question.',
+        text: run.answer ?? '',
+        timings: { queuedAt: run.createdAt, startedAt: run.createdAt, endedAt: run.updatedAt },
+      }),
+    );
     parent = id;
   }
   store.close();

@@ -1,7 +1,7 @@
 import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { exportRunJson, exportRunMarkdown, parseRunImport } from '../../../src/app/export.ts';
-import { goodRun, goodStep } from '../executor/damaged-records.ts';
+import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 
 // A searching worker's sources in the exports: carried whole in JSON, and in Markdown as links that are
 // only http(s) and whose titles are inert text.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { exportRunJson, exportRunMarkdown, parseRunImport } from '../../../src/app/export.ts';
-import { goodRun, goodStep } from '../executor/damaged-records.ts';
+import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 
 describe('a step that was taken over, in the exports', () => {
   const pool = [

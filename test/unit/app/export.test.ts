@@ -9,7 +9,8 @@ import {
 } from '../../../src/app/export.ts';
 import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
 import { HOSTILE_ANSWER } from '../../fixtures/hostile-answer.ts';
-import { badRuns, badSteps, goodRun, goodStep } from '../executor/damaged-records.ts';
+import { goodRun, goodStep } from '../../fixtures/run-records.ts';
+import { badRuns, badSteps } from '../executor/damaged-records.ts';
 
 const SECRET = 'sk-test-1234567890abcdef';
 

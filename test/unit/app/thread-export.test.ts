@@ -10,7 +10,7 @@ import {
 import type { RunRecord } from '../../../src/executor/store.ts';
 import type { ThreadRecord } from '../../../src/executor/thread-store.ts';
 import { HOSTILE_ANSWER } from '../../fixtures/hostile-answer.ts';
-import { goodRun, goodStep } from '../executor/damaged-records.ts';
+import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 
 const thread: ThreadRecord = {
   id: 'th',

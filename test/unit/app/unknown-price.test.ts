@@ -5,6 +5,7 @@ import { startRun } from '../../../src/executor/executor.ts';
 import { summarize } from '../../../src/executor/store.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { goodRun } from '../../fixtures/run-records.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
@@ -58,19 +59,7 @@ describe('an unknown price', () => {
     expect(result.totals.cost).toBeGreaterThan(0);
     expect(costText(result.totals.cost, result.totals.unpriced)).toMatch(/^\$\S+ \+ unknown$/);
     // History's summary keeps it.
-    const summary = summarize({
-      id: result.runId,
-      question: 'Q?',
-      mode: 'conductor',
-      pool: [],
-      plan: { steps: [] },
-      planComplete: true,
-      includeQuestion: true,
-      status: result.status,
-      createdAt: 1,
-      updatedAt: 2,
-      totals: result.totals,
-    });
+    const summary = summarize(goodRun(result.runId, 2, { status: result.status, totals: result.totals }));
     expect(summary).toMatchObject({ unpriced: true });
   });
 

@@ -1,42 +1,9 @@
 import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
-import { STORED_ECHO_WORKER, writeVersion1Database } from '../../fixtures/version1-runs.ts';
+import { goodRun, goodStep } from '../../fixtures/run-records.ts';
+import { writeVersion1Database } from '../../fixtures/version1-runs.ts';
 
 // Records as they can be found in a user's IndexedDB: written by an older Baton, by an import that was not
 // checked, or by hand. Each is one way a record can be wrong; good ones sit beside them.
-
-export function goodRun(id: string, updatedAt: number, overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id,
-    question: `question ${id}`,
-    mode: 'conductor',
-    pool: [{ ...STORED_ECHO_WORKER }],
-    plan: { steps: [{ worker: 'w1', task: 'do it', sees: [] }] },
-    planComplete: true,
-    includeQuestion: true,
-    status: 'done',
-    createdAt: updatedAt - 10,
-    updatedAt,
-    totals: { promptTokens: 1, completionTokens: 1, cost: 0, steps: 1, done: 1, failed: 0, cancelled: 0 },
-    answer: `answer ${id}`,
-    ...overrides,
-  };
-}
-
-export function goodStep(runId: string, index = 0, overrides: Partial<StepRecord> = {}): StepRecord {
-  return {
-    runId,
-    index,
-    worker: 'w1',
-    task: 'do it',
-    sees: [],
-    depth: 0,
-    state: 'done',
-    text: 'done text',
-    timings: { queuedAt: 1, startedAt: 2, endedAt: 3 },
-    attempts: 1,
-    ...overrides,
-  };
-}
 
 /** Run records that must be skipped, each with the field its reason must name. */
 export function badRuns(updatedAt: number): { record: unknown; names: string }[] {

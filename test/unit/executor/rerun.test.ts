@@ -2,37 +2,25 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { resetForRerun } from '../../../src/executor/resume.ts';
 import { openRunStore, type RunRecord, type StepRecord } from '../../../src/executor/store.ts';
+import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 
-const run: RunRecord = {
-  id: 'r1',
+const run: RunRecord = goodRun('r1', 10, {
   question: 'q',
-  mode: 'conductor',
   pool: [],
   plan: { steps: [] },
-  planComplete: true,
-  includeQuestion: true,
-  status: 'done',
   createdAt: 0,
-  updatedAt: 10,
   totals: { promptTokens: 3, completionTokens: 3, cost: 0.3, steps: 3, done: 3, failed: 0, cancelled: 0 },
   answer: 'a',
-};
+});
 
 function step(index: number, sees: StepRecord['sees']): StepRecord {
-  return {
-    runId: 'r1',
-    index,
-    worker: 'w1',
+  return goodStep('r1', index, {
     task: `t${index}`,
     sees,
-    depth: 0,
-    state: 'done',
     text: `answer ${index}`,
-    timings: { queuedAt: 1, startedAt: 2, endedAt: 3 },
-    attempts: 1,
     usage: { promptTokens: 1, completionTokens: 1 },
     cost: 0.1,
-  };
+  });
 }
 
 describe('resetForRerun (the store side of "Rerun step")', () => {

@@ -11,10 +11,11 @@ import {
 import type { ExecutorEvent, StepState } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { type RecordedRequest, startProvider, type TestProvider } from '../../provider/server.ts';
-import { badRuns, badSteps, goodRun, goodStep, writeVersion1 } from './damaged-records.ts';
+import { badRuns, badSteps, writeVersion1 } from './damaged-records.ts';
 
 let provider: TestProvider;
 const transport = createOpenAITransport({ fetch: directFetch });

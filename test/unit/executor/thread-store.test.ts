@@ -2,8 +2,9 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { openRunStore, type RunRecord } from '../../../src/executor/store.ts';
 import { openThreadStore, type ThreadStore } from '../../../src/executor/thread-store.ts';
+import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 import { version2Summary, writeVersion2Database } from '../../fixtures/version2-runs.ts';
-import { badRuns, goodRun, goodStep, writeVersion1 } from './damaged-records.ts';
+import { badRuns, writeVersion1 } from './damaged-records.ts';
 
 let dbCount = 0;
 const dbName = () => `baton-threads-test-${dbCount++}`;
