@@ -150,8 +150,8 @@ class IdbThreadStore implements ThreadStore {
    * since, whose record update a reload cut off, extends it); else the deepest, newest run.
    */
   private async leafOf(thread: ThreadRecord): Promise<string | undefined> {
-    if (thread.leafRunId && (await this.db.getKey('summaries', thread.leafRunId)))
-      return this.leafUnder(thread.id, thread.leafRunId);
+    const remembered = thread.leafRunId ? await this.db.get('summaries', thread.leafRunId) : undefined;
+    if (remembered) return this.leafBelow(thread.id, String(remembered.id), remembered.turn ?? 0);
     const range = IDBKeyRange.bound([thread.id, 0], [thread.id, Number.MAX_SAFE_INTEGER]);
     const cursor = await this.db.transaction('summaries').store.index('threadTurn').openCursor(range, 'prev');
     return cursor ? String(cursor.value.id) : undefined;
@@ -214,8 +214,12 @@ class IdbThreadStore implements ThreadStore {
   }
 
   async leafUnder(threadId: string, runId: string): Promise<string> {
+    return this.leafBelow(threadId, runId, (await this.db.get('summaries', runId))?.turn ?? 0);
+  }
+
+  /** leafUnder from run `runId` at turn `turn`, one read of the branches at each turn below it. */
+  private async leafBelow(threadId: string, runId: string, turn: number): Promise<string> {
     let at = runId;
-    let turn = (await this.db.get('summaries', runId))?.turn ?? 0;
     for (;;) {
       const children = await this.alternatives(threadId, turn + 1, at);
       // The newest branch from here: the one written last.
@@ -320,19 +324,28 @@ function firstQuestion(turns: readonly ThreadTurn[]): RunSummary | undefined {
   return first;
 }
 
-/** The last turn of the newest branch under `from` among `turns` (leafUnder, over turns already read). */
+/**
+ * The last turn of the newest branch under `from` among `turns`: leafBelow's rule (the newest run at the
+ * next turn that follows it, and so on) over turns already read.
+ */
 function newestBelow(from: ThreadTurn, turns: readonly ThreadTurn[]): ThreadTurn {
-  const newestChild = new Map<string, ThreadTurn>();
+  const children = new Map<string, ThreadTurn[]>();
   for (const turn of turns) {
-    const parent = turn.parentRunId;
-    if (parent === undefined) continue;
-    const other = newestChild.get(parent);
-    if (!other || byAge(other, turn) < 0) newestChild.set(parent, turn);
+    if (turn.parentRunId === undefined) continue;
+    const siblings = children.get(turn.parentRunId);
+    if (siblings) siblings.push(turn);
+    else children.set(turn.parentRunId, [turn]);
   }
   let at = from;
-  for (let next = newestChild.get(at.id); next && next.turn === at.turn + 1; next = newestChild.get(at.id))
-    at = next;
-  return at;
+  for (;;) {
+    const here = at;
+    const newest = (children.get(here.id) ?? [])
+      .filter((t) => t.turn === here.turn + 1)
+      .sort(byAge)
+      .at(-1);
+    if (!newest) return at;
+    at = newest;
+  }
 }
 
 function byAge(a: ThreadTurn, b: ThreadTurn): number {
