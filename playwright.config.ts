@@ -20,7 +20,7 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${previewPort}`,
     launchOptions: { executablePath: findChromium(), args: webgpuChromiumArgs },
-    // A trace's screencast and DOM snapshots cost a sixth of the suite's time (the browser draws each
+    // A trace's screencast and DOM snapshots made the suite about a quarter slower (the browser draws each
     // frame for it), though only failed tests keep theirs: a failure keeps its screenshot and the page's
     // ARIA snapshot (error-context.md) regardless, and BATON_TRACE=1 records full traces to dig further.
     trace: process.env.BATON_TRACE === '1' ? 'retain-on-failure' : 'off',
