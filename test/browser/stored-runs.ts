@@ -1,42 +1,32 @@
 import type { Page } from '@playwright/test';
-import { STORED_ECHO_WORKER, writeVersion1Database } from '../fixtures/version1-runs.ts';
+import type { RunRecord, StepRecord } from '../../src/executor/store.ts';
+import { goodRun, goodStep } from '../fixtures/run-records.ts';
+import { writeVersion1Database } from '../fixtures/version1-runs.ts';
 
 // Run records written straight into the browser's IndexedDB as Baton's first database version stored them.
 
 const T0 = 1_750_000_000_000;
 
-export function storedRun(id: string, at: number, overrides: Record<string, unknown> = {}) {
-  return {
-    id,
+/** A done run as the app's first database version stored it, `at` ms after a fixed start. */
+export function storedRun(id: string, at: number, overrides: Record<string, unknown> = {}): RunRecord {
+  return goodRun(id, T0 + at, {
     question: `Stored question ${id}`,
-    mode: 'conductor',
-    pool: [{ ...STORED_ECHO_WORKER }],
     plan: { steps: [{ worker: 'w1', task: 'Say it.', sees: [] }] },
-    planComplete: true,
-    includeQuestion: true,
-    status: 'done',
     createdAt: T0 + at,
-    updatedAt: T0 + at,
     totals: { promptTokens: 2, completionTokens: 1, cost: 0, steps: 1, done: 1, failed: 0, cancelled: 0 },
     answer: `Stored answer ${id}`,
-    ...overrides,
-  };
+    ...(overrides as Partial<RunRecord>),
+  });
 }
 
-export function storedStep(runId: string, overrides: Record<string, unknown> = {}) {
-  return {
-    runId,
-    index: 0,
-    worker: 'w1',
+/** Its one step, done. */
+export function storedStep(runId: string, overrides: Record<string, unknown> = {}): StepRecord {
+  return goodStep(runId, 0, {
     task: 'Say it.',
-    sees: [],
-    depth: 0,
-    state: 'done',
     text: `Stored answer ${runId}`,
     timings: { queuedAt: T0, startedAt: T0 + 1, endedAt: T0 + 2 },
-    attempts: 1,
-    ...overrides,
-  };
+    ...(overrides as Partial<StepRecord>),
+  });
 }
 
 /** Writes runs and steps into a version-1 `baton-runs` database, from a page of the app's origin that does not run the app. */
