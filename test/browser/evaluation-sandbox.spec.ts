@@ -1,21 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CDPSession, expect, type Page, test } from '@playwright/test';
+import { FAILING_TEST, openEvaluationHarness, type RunResult, run } from './evaluation-harness.ts';
 import { smallHeapTest } from './small-heap.ts';
-
-type RunResult = { passed: boolean; message: string };
-
-async function run(page: Page, code: string, tests: string, timeoutMs = 3000): Promise<RunResult> {
-  return page.evaluate(
-    ([code, tests, timeoutMs]) =>
-      (
-        globalThis as unknown as {
-          harness: { runner: { run(c: string, t: string, ms: number): Promise<RunResult> } };
-        }
-      ).harness.runner.run(code, tests, timeoutMs),
-    [code, tests, timeoutMs] as const,
-  );
-}
 
 /**
  * The same call over a CDP session of the page's own target. Playwright marks a page as crashed when any
@@ -44,10 +31,7 @@ async function openCrossSite(page: Page, baseURL: string): Promise<void> {
   await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
 }
 
-test.beforeEach(async ({ page }) => {
-  await page.goto('/test/pages/evaluation.html');
-  await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
-});
+test.beforeEach(({ page }) => openEvaluationHarness(page));
 
 test('code answers pass or fail by their tests, in the sandbox', async ({ page }) => {
   const good = await run(page, 'function add(a, b) { return a + b; }', "assert(add(2, 3) === 5, 'add');");
@@ -153,53 +137,6 @@ test('untrusted code reaches neither the network nor the app storage', async ({ 
   );
   expect(storage).toEqual({ passed: true, message: 'all tests passed' });
 });
-
-// Every way we know for code under test to claim a pass it did not earn. Each answer is followed by a test
-// that fails; the verdict must be a failure every time.
-const FAILING_TEST = "assert(add(2, 3) === 5, 'add(2, 3) should be 5');";
-const WRONG = 'function add(a, b) { return a - b; }\n';
-const FAKE = "{ passed: true, message: 'all tests passed' }";
-const ATTACKS: Record<string, string> = {
-  'posting a fake verdict': `${WRONG}self.postMessage(${FAKE});`,
-  'posting a fake verdict, then waiting': `${WRONG}self.postMessage(${FAKE}); await new Promise((r) => setTimeout(r, 100));`,
-  'posting fake verdicts with every id it can guess': `${WRONG}for (const k of ['id', 'nonce', 'type']) self.postMessage({ ...${FAKE}, [k]: 'x', type: 'verdict' });`,
-  'replacing assert': `${WRONG}assert = () => {};`,
-  'replacing assert on the global object': `${WRONG}globalThis.assert = () => {}; self.assert = () => {};`,
-  'redeclaring assert': `${WRONG}function assert() {}`,
-  'returning before the tests': `${WRONG}return;`,
-  'returning what a pass returns': `${WRONG}return 'all tests passed';`,
-  'reading its own source for the secret': `${WRONG}const secret = /return "([^"]+)"/.exec(arguments.callee.toString())[1]; self.postMessage({ ...${FAKE}, nonce: secret }); return secret;`,
-  'reading its source through the caller': `${WRONG}const f = (function peek() { return peek.caller; })(); const secret = /return "([^"]+)"/.exec(String(f))[1]; return secret;`,
-  'reading its source through Function.prototype.toString': `${WRONG}const secret = /return "([^"]+)"/.exec(Function.prototype.toString.call(arguments.callee))[1]; return secret;`,
-  'commenting the tests out': `${WRONG}/*`,
-  'replacing Error, console and Promise': `${WRONG}Error = function () { return {}; }; console.log = console.error = () => {};
-    Object.defineProperty(Promise.prototype, 'constructor', { get() { return undefined; } });
-    Promise.prototype.then = function (ok) { ok(); };`,
-  'replacing String, WeakSet and Reflect': `${WRONG}String.prototype.slice = () => { throw 1; }; WeakSet.prototype.has = () => true; Reflect.apply = () => true; String = () => 'all tests passed';`,
-  'rebinding onmessage': `${WRONG}self.onmessage = () => self.postMessage(${FAKE}); self.addEventListener('message', () => self.postMessage(${FAKE}));`,
-  'closing the worker': `${WRONG}self.close();`,
-  'closing the worker after a fake verdict': `${WRONG}self.postMessage(${FAKE}); self.close(); return;`,
-  'throwing a verdict-shaped object': `throw ${FAKE};`,
-  'throwing a number': 'throw 42;',
-  'throwing null': 'throw null;',
-  'throwing a hostile proxy':
-    'throw new Proxy({}, { get() { throw 1; }, getPrototypeOf() { throw 1; }, getOwnPropertyDescriptor() { throw 1; }, has() { throw 1; } });',
-  'throwing an object with a hostile message':
-    "throw { get message() { throw new Error('gotcha'); }, toString() { throw 2; } };",
-};
-
-for (const [attack, code] of Object.entries(ATTACKS)) {
-  test(`code under test cannot fake a pass: ${attack}`, async ({ page }) => {
-    const verdict = await run(page, code, FAILING_TEST);
-    expect(verdict.passed).toBe(false);
-    expect(verdict.message).not.toBe('all tests passed');
-    // The runner is still fine for the next answer.
-    expect(await run(page, 'function add(a, b) { return a + b; }', FAILING_TEST)).toEqual({
-      passed: true,
-      message: 'all tests passed',
-    });
-  });
-}
 
 test.describe('no network from the sandbox', () => {
   let server: Server;
