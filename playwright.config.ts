@@ -25,6 +25,10 @@ export default defineConfig({
     // ARIA snapshot (error-context.md) regardless, and BATON_TRACE=1 records full traces to dig further.
     trace: process.env.BATON_TRACE === '1' ? 'retain-on-failure' : 'off',
     screenshot: 'only-on-failure',
+    // Each test is a first visit, on which the app's service worker precaches the app shell (136 files,
+    // 1.6 MB): a user's browser does that once, the suite did it for every test, about an eighth of an
+    // app spec's time. Specs about what the worker does (offline use, what it caches) allow it.
+    serviceWorkers: 'block',
   },
   webServer: {
     command: `npx vite build --mode test --logLevel warn --outDir ${outDir} && npx vite preview --mode test --outDir ${outDir} --host 127.0.0.1 --port ${previewPort} --strictPort`,

@@ -3,6 +3,9 @@ import { ENGINE_CACHE } from '../../build/engine-assets.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import { limitPlans } from './app-steps.ts';
 
+// The service worker is what this spec is about (blocked by default: playwright.config.ts).
+test.use({ serviceWorkers: 'allow' });
+
 // The installable app: after the first visit the service worker serves the app shell, and once an engine
 // was used (its files cached then, not on the first visit) and the conductor model is in the cache, the
 // offline demo (conductor plans, the on-device `local` worker answers) runs with the network cut.

@@ -6,6 +6,9 @@ import { startProvider, type TestProvider } from '../provider/server.ts';
 import { askQuestion, logErrors } from './app-steps.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
+// The engine's code is kept for offline use by the app's service worker (blocked by default: playwright.config.ts).
+test.use({ serviceWorkers: 'allow' });
+
 // The conductor as a planner on a local OpenAI-compatible server (what Ollama or llama.cpp server would be
 // with a 14B model): the test provider's scripted planner answers the plan's JSON schema with a plan, over
 // real HTTP with strict CORS from the conductor thread, and the test provider's workers run it. Planning

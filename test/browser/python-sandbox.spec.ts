@@ -8,6 +8,9 @@ import type { Score } from '../../src/evaluation/score.ts';
 import type { Task } from '../../src/evaluation/taskset.ts';
 import { PYODIDE_CACHE, PYODIDE_FILES } from '../../src/sandbox/python-assets.ts';
 
+// Pyodide is cached for offline use by the app's service worker (blocked by default: playwright.config.ts).
+test.use({ serviceWorkers: 'allow' });
+
 // Python answers scored under Pyodide in the code-runner sandbox: the page fetches Pyodide's files from this
 // build and hands the bytes in; the sandbox itself never touches the network. One page for the whole file:
 // starting Pyodide takes seconds, and reusing one interpreter across items is part of what is shown.

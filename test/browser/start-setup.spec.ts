@@ -2,6 +2,10 @@ import { chromium, expect, type Locator, type Page, test } from '@playwright/tes
 import { baseChromiumArgs, findChromium } from '../chromium.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 
+// A load cut off from the network is told from one the service worker could serve (blocked by default:
+// playwright.config.ts).
+test.use({ serviceWorkers: 'allow' });
+
 // The Start card's conductor setup as a new user meets it: what it offers on this machine's software
 // WebGPU adapter and without WebGPU, what a failed load suggests, and what switching models does.
 
