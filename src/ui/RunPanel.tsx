@@ -47,9 +47,17 @@ const PHASE_TEXT: Record<RunView['phase'], string> = {
 const Graph = renderedOnChange(WorkflowGraph);
 const NO_LABELS: Record<string, string> = {};
 
-/** Whether a step's card shows the time: while it waits or runs (an ended step's times are fixed). */
+/**
+ * Whether a step's card shows a time that moves: while it runs or waits (a retry, a slot, the first
+ * token). An ended step's times are fixed, and a step queued behind its inputs shows none until it starts:
+ * given the clock anyway, the cards of every step still to come were rendered again on every draw.
+ */
 function ticking(step: RunView['steps'][number]): boolean {
-  return step.state === 'queued' || step.state === 'running' || step.wait !== undefined;
+  return (
+    step.state === 'running' ||
+    step.wait !== undefined ||
+    (step.state === 'queued' && step.timings.startedAt !== undefined)
+  );
 }
 
 export interface RunActions {

@@ -145,6 +145,31 @@ test.describe('a run as it streams (test/pages/run.html: the app run state and r
     await renders();
     const run = page.evaluate((base) => globalThis.__run.app(base, 'marked'), provider.baseURL);
 
+    // While the branches' first steps stream, the cards of the steps waiting for them are not rendered
+    // again: they show no time until they start.
+    const first = page.getByTestId('step-card-0').locator('[data-streaming="true"] p.plain');
+    await expect(first).toContainText('**bold** w');
+    const waiting = await renders();
+    const firstLength = await first.evaluate((p) => p.textContent?.length ?? 0);
+    await expect
+      .poll(() => first.evaluate((p) => p.textContent?.length ?? 0))
+      .toBeGreaterThan(firstLength + 200);
+    const meanwhile = await page.evaluate(() => ({
+      renders: (
+        globalThis as unknown as { __run: { countCardRenders(): Record<number, number> } }
+      ).__run.countCardRenders(),
+      states: [2, 3, 4].map((i) =>
+        document.querySelector(`[data-testid="step-card-${i}"]`)?.getAttribute('data-state'),
+      ),
+    }));
+    expect(meanwhile.states, 'the later steps still waited when the renders were counted').toEqual([
+      'queued',
+      'queued',
+      'queued',
+    ]);
+    for (const index of [2, 3, 4]) expect(meanwhile.renders[index], `step ${index}`).toBe(waiting[index]);
+    expect(meanwhile.renders[0]).toBeGreaterThan(waiting[0] ?? 0);
+
     // The join streams after both branches ended: its text is drawn as it came, markdown not yet rendered.
     const join = page.getByTestId('step-card-4');
     await expect(join).toHaveAttribute('data-state', 'running');
