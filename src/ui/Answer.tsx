@@ -16,7 +16,7 @@ export function loadMarkdown(): Promise<Renderer> {
 /**
  * An untrusted answer, as sanitized markdown. Until the renderer has loaded, the text is shown as plain text
  * (a text node, never HTML). A streaming answer is rendered in the same frame as its text arrives: the run
- * view already draws streamed text at most about ten times a second (src/app/runs/draw-timing.ts), and a
+ * view already draws streamed text at most about seven times a second (src/app/runs/draw-timing.ts), and a
  * second frame of its own per update doubled what the page repaints.
  */
 export function Answer({ text }: { text: string }) {

@@ -2,7 +2,7 @@
  * When the run view is drawn: the one home of the draw policy.
  *
  * - `currentRun` takes every change at once; what decides (busy, the review, actions) reads it. Streamed
- *   tokens reach it at most about ten times a second (`frameCoalescedUpdates`, `throttledFrames`), every
+ *   tokens reach it at most about seven times a second (`frameCoalescedUpdates`, `throttledFrames`), every
  *   other executor event at once, with the tokens still waiting.
  * - A step's streamed text is drawn in place: its text signal (`createStepStreams`), set as the view is
  *   drawn, is bound in text position in the step's card, where the running step shows it as plain text:
@@ -23,13 +23,15 @@ export type FrameScheduler = (flush: () => void) => void;
 
 /**
  * At least `ms` after the last flush began (at once when that time has passed): streamed text is drawn about
- * ten times a second, not sixty. Each draw re-lays and repaints the step's card (and, without a GPU,
+ * seven times a second, not sixty. Each draw re-lays and repaints the step's card (and, without a GPU,
  * rasterises it on the CPU): drawing every frame made the page's main thread seven times busier than the
- * requests it shows, for text no one reads faster than this. A timer, not an animation frame: the view
+ * requests it shows, for text no one reads faster than this. Ten times a second, each draw (about 6.5 ms
+ * here, GPU-less) still kept the page's main thread about 1.5 times as busy as bare `fetch` reading the
+ * same answers; at 150 ms, about 1.25 times. A timer, not an animation frame: the view
  * is drawn once the requests have left (`afterRequestsLeave`), in a task after this one, so a frame asked
  * for here was a frame of its own, drawn for nothing.
  */
-export function throttledFrames(ms = 100, now: () => number = () => performance.now()): FrameScheduler {
+export function throttledFrames(ms = 150, now: () => number = () => performance.now()): FrameScheduler {
   let last = Number.NEGATIVE_INFINITY;
   return (flush) => {
     const wait = last + ms - now();
