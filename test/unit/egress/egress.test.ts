@@ -191,7 +191,7 @@ describe('egress', () => {
     expect(a.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 
-  it('is idle once its requests have left, not once they are answered', async () => {
+  it('is idle once its requests have reached the provider (their heads are back), not once they are answered', async () => {
     const egress = egressFor();
     await egress.idle();
     const fetchA = egress.fetchFor({ providerId: 'p-bearer', baseURL: a.baseURL });
@@ -200,17 +200,14 @@ describe('egress', () => {
       release = resolve;
     });
     const baton = { runId: 'r-idle', stepIndex: 0, workerId: 'w', providerId: 'p-bearer', ready };
+    // A stream sends its head at once and its first token seconds later, as OpenAI's does.
     a.setModel({
       id: 'slow-idle',
       behaviour: { kind: 'echo' },
-      latency: { firstTokenMs: 400, perTokenMs: 0 },
+      latency: { firstTokenMs: 3000, perTokenMs: 0 },
     });
-    const init = { method: 'POST', headers: sdkHeaders, body: chatBody('slow-idle'), baton };
-    let answered = false;
-    const answer = fetchA(`${a.baseURL}/chat/completions`, init as RequestInit).then((r) => {
-      answered = true;
-      return r;
-    });
+    const init = { method: 'POST', headers: sdkHeaders, body: chatBody('slow-idle', true), baton };
+    const answer = fetchA(`${a.baseURL}/chat/completions`, init as RequestInit);
     let idle = false;
     void egress.idle().then(() => {
       idle = true;
@@ -219,9 +216,16 @@ describe('egress', () => {
     expect(idle).toBe(false);
     release();
     await egress.idle();
-    // Left, and its answer (400 ms away) not yet in.
-    expect(answered).toBe(false);
-    expect((await answer).status).toBe(200);
+    // Not idle as soon as fetch was called: the request had reached the provider...
+    expect(a.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    // ...and its answer, seconds away, is not in.
+    const reader = (await answer).body!.getReader();
+    const first = await Promise.race([
+      reader.read().then(() => 'a chunk'),
+      new Promise((resolve) => setTimeout(() => resolve('nothing yet'), 200)),
+    ]);
+    expect(first).toBe('nothing yet');
+    await reader.cancel();
   });
 
   it("is not idle from an answer's last byte until a task after its end reached the reader", async () => {
