@@ -116,6 +116,33 @@ test('the graph, the timeline and the step cards name workers by their labels, n
   await expect(page.locator('.steps')).not.toContainText('· w1');
 });
 
+/** How many times each step's card has rendered (test/pages/run.tsx counts from the first call on). */
+function cardRenders(page: Page): Promise<Record<number, number>> {
+  // A string: this file's global `__run` is the bench's view of the harness, without the counter.
+  return page.evaluate('globalThis.__run.countCardRenders()') as Promise<Record<number, number>>;
+}
+
+/**
+ * The card render counts before and after step `index`'s streamed text grew by 200 characters, and every
+ * card's state read in the same task as the counts after.
+ */
+async function rendersWhileStreaming(page: Page, index: number) {
+  const streamed = page.getByTestId(`step-card-${index}`).locator('[data-streaming="true"] p.plain');
+  await expect(streamed).toContainText('**bold** w');
+  const before = await cardRenders(page);
+  const length = await streamed.evaluate((p) => p.textContent?.length ?? 0);
+  await expect.poll(() => streamed.evaluate((p) => p.textContent?.length ?? 0)).toBeGreaterThan(length + 200);
+  const counted = await page.evaluate(() => ({
+    after: (
+      globalThis as unknown as { __run: { countCardRenders(): Record<number, number> } }
+    ).__run.countCardRenders(),
+    states: [0, 1, 2, 3, 4].map((i) =>
+      document.querySelector(`[data-testid="step-card-${i}"]`)?.getAttribute('data-state'),
+    ),
+  }));
+  return { before, ...counted };
+}
+
 test.describe('a run as it streams (test/pages/run.html: the app run state and run view)', () => {
   let provider: TestProvider;
   const words = Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ');
@@ -139,65 +166,36 @@ test.describe('a run as it streams (test/pages/run.html: the app run state and r
   }) => {
     await page.goto('/test/pages/run.html');
     await page.waitForFunction(() => globalThis.__run !== undefined);
-    // A string: this file's global `__run` is the bench's view of the harness, without the counter.
-    const renders = () =>
-      page.evaluate('globalThis.__run.countCardRenders()') as Promise<Record<number, number>>;
-    await renders();
+    await cardRenders(page);
     const run = page.evaluate((base) => globalThis.__run.app(base, 'marked'), provider.baseURL);
 
     // While the branches' first steps stream, the cards of the steps waiting for them are not rendered
     // again: they show no time until they start.
-    const first = page.getByTestId('step-card-0').locator('[data-streaming="true"] p.plain');
-    await expect(first).toContainText('**bold** w');
-    const waiting = await renders();
-    const firstLength = await first.evaluate((p) => p.textContent?.length ?? 0);
-    await expect
-      .poll(() => first.evaluate((p) => p.textContent?.length ?? 0))
-      .toBeGreaterThan(firstLength + 200);
-    const meanwhile = await page.evaluate(() => ({
-      renders: (
-        globalThis as unknown as { __run: { countCardRenders(): Record<number, number> } }
-      ).__run.countCardRenders(),
-      states: [2, 3, 4].map((i) =>
-        document.querySelector(`[data-testid="step-card-${i}"]`)?.getAttribute('data-state'),
-      ),
-    }));
-    expect(meanwhile.states, 'the later steps still waited when the renders were counted').toEqual([
+    const waiting = await rendersWhileStreaming(page, 0);
+    expect(waiting.states.slice(2), 'the later steps still waited when the renders were counted').toEqual([
       'queued',
       'queued',
       'queued',
     ]);
-    for (const index of [2, 3, 4]) expect(meanwhile.renders[index], `step ${index}`).toBe(waiting[index]);
-    expect(meanwhile.renders[0]).toBeGreaterThan(waiting[0] ?? 0);
+    for (const index of [2, 3, 4]) expect(waiting.after[index], `step ${index}`).toBe(waiting.before[index]);
+    expect(waiting.after[0]).toBeGreaterThan(waiting.before[0] ?? 0);
 
     // The join streams after both branches ended: its text is drawn as it came, markdown not yet rendered.
     const join = page.getByTestId('step-card-4');
     await expect(join).toHaveAttribute('data-state', 'running');
-    const streamed = join.locator('[data-streaming="true"] p.plain');
-    await expect(streamed).toContainText('**bold** w');
-    const before = await renders();
-    const length = await streamed.evaluate((p) => p.textContent?.length ?? 0);
-    await expect
-      .poll(() => streamed.evaluate((p) => p.textContent?.length ?? 0))
-      .toBeGreaterThan(length + 200);
-    // Counted in the same task as the join's state is read: the run's end renders every card (their
-    // actions change), so the counts say something only while the join still streams.
-    const during = await page.evaluate(() => ({
-      renders: (
-        globalThis as unknown as { __run: { countCardRenders(): Record<number, number> } }
-      ).__run.countCardRenders(),
-      join: document.querySelector('[data-testid="step-card-4"]')?.getAttribute('data-state'),
-    }));
-    expect(during.join, 'the join still streamed when the renders were counted').toBe('running');
+    const joining = await rendersWhileStreaming(page, 4);
+    // The run's end renders every card (their actions change): the counts say something only while the
+    // join still streams.
+    expect(joining.states[4], 'the join still streamed when the renders were counted').toBe('running');
     // The ended steps' cards were not rendered again while the join's tokens were drawn...
     for (const index of [0, 1, 2, 3]) {
-      expect(during.renders[index], `step ${index}`).toBe(before[index]);
+      expect(joining.after[index], `step ${index}`).toBe(joining.before[index]);
       const card = page.getByTestId(`step-card-${index}`);
       await expect(card).toHaveAttribute('data-state', 'done');
       await expect(card.locator('.answer strong')).toHaveText('bold');
     }
     // ...the join's card was (its token counts), and its text was drawn in place all along.
-    expect(during.renders[4]).toBeGreaterThan(before[4] ?? 0);
+    expect(joining.after[4]).toBeGreaterThan(joining.before[4] ?? 0);
     await expect(join.locator('.answer strong')).toHaveCount(0);
 
     expect((await run).phase).toBe('done');
