@@ -92,8 +92,8 @@ export interface Egress {
    * reached the reader (its ledger entry being completed, then the request that end sets off). A page that
    * draws after it does not put its drawing between a step's last byte and the next step's request
    * reaching the provider. Counted as left once `fetch` was called, a request still had the fetch worker's
-   * hop and a CORS preflight ahead of it, and a draw then, on two cores, held it up: the app's run took
-   * about 1.3 % longer than bare `fetch`'s instead of 1.1 % (P13, 24 rounds each).
+   * hop and a CORS preflight ahead of it, and a draw then, on two cores, held it up: a 5-step run in the
+   * app took about 1.3 % longer than the same requests with bare `fetch` instead of 1.1 %.
    */
   idle(): Promise<void>;
 }

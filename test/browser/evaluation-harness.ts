@@ -7,9 +7,9 @@ export type RunResult = { passed: boolean; message: string };
 /** A test that a right `add` passes and a wrong one fails. */
 export const FAILING_TEST = "assert(add(2, 3) === 5, 'add(2, 3) should be 5');";
 
-/** Opens the harness on the page and waits until its runner is ready. */
-export async function openEvaluationHarness(page: Page): Promise<void> {
-  await page.goto('/test/pages/evaluation.html');
+/** Opens the harness on the page (`query`: its options, e.g. `?sandbox=<origin>`) and waits until its runner is ready. */
+export async function openEvaluationHarness(page: Page, query = ''): Promise<void> {
+  await page.goto(`/test/pages/evaluation.html${query}`);
   await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
 }
 

@@ -27,8 +27,7 @@ async function runOver(
 /** The harness with its sandbox on another site (localhost beside 127.0.0.1), as a deployment serves it. */
 async function openCrossSite(page: Page, baseURL: string): Promise<void> {
   const sandbox = `http://localhost:${new URL(baseURL).port}`;
-  await page.goto(`/test/pages/evaluation.html?sandbox=${encodeURIComponent(sandbox)}`);
-  await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
+  await openEvaluationHarness(page, `?sandbox=${encodeURIComponent(sandbox)}`);
 }
 
 test.beforeEach(({ page }) => openEvaluationHarness(page));
