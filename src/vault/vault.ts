@@ -180,6 +180,11 @@ export class Vault {
           const current = await tx.objectStore('meta').get('keyring');
           if (current?.id !== keyringId) return false;
           const keys = tx.objectStore('keys');
+          // createdAt is the list's order: two saves within one millisecond must not tie (ties fell back
+          // to the random ids). Read inside the write so another tab's save is counted too.
+          for (const other of await keys.getAll()) {
+            record.createdAt = Math.max(record.createdAt, other.createdAt + 1);
+          }
           for (const old of await keys.index('by-provider').getAll(providerId)) {
             if (old.origin === origin) await keys.delete(old.id);
           }

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { openDB } from 'idb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MIN_PBKDF2_ITERATIONS } from '../../../src/vault/crypto.ts';
 import type { KeyRecord, Keyring, VaultSchema } from '../../../src/vault/db.ts';
 import { isVaultError, type VaultErrorCode } from '../../../src/vault/errors.ts';
@@ -65,6 +65,28 @@ afterEach(() => {
 });
 
 describe('saving, listing and deleting keys', () => {
+  it('lists keys in the order they were saved even when the clock does not move between saves', async () => {
+    const vault = await vaultAt(freshName());
+    // Six saves within one millisecond: before, they tied on createdAt and came back in random-id order.
+    const now = vi.spyOn(Date, 'now').mockReturnValue(1_800_000_000_000);
+    const saved: string[] = [];
+    try {
+      for (let i = 0; i < 6; i++) {
+        const key = await vault.saveKey({
+          providerId: 'openai',
+          origin: `https://proxy-${i}.example`,
+          key: `${OPENAI_KEY}${i}`,
+        });
+        saved.push(key.id);
+      }
+    } finally {
+      now.mockRestore();
+    }
+    const list = await vault.listKeys();
+    expect(list.map((k) => k.id)).toEqual(saved);
+    expect(new Set(list.map((k) => k.createdAt)).size).toBe(6);
+  });
+
   it('lists keys without their secret, with last4 only for long keys', async () => {
     const vault = await vaultAt(freshName());
     expect(vault.state()).toBe('unlocked');
