@@ -100,7 +100,7 @@ test('plans with the tiny model in the thread: schema-valid, streamed token by t
   expect(stepEvents[0]!.t).toBeLessThan(trace.tokens.at(-1)!.t);
   expect(stepEvents[0]!.t).toBeLessThan(trace.settledAt);
   // Everything streamed is the plan, in order: a rejected attempt's streamed steps stand and its repair
-  // continues after them, so no step went out that the plan does not have (issue 11, defect 13).
+  // continues after them, so no step went out that the plan does not have.
   const streamedSteps = stepEvents.flatMap((s) => (s.event.kind === 'step' ? [s.event.step] : []));
   expect(streamedSteps).toEqual(response.plan.steps);
   if (response.repaired) expect(trace.steps.some((s) => s.event.kind === 'restart')).toBe(true);

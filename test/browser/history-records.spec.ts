@@ -2,7 +2,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { sampleRunExport } from './app-fixtures.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
 
-// Issue 11, defect 2: one malformed run record emptied History for good. Real IndexedDB, the built app.
+// One malformed run record emptied History for good. Real IndexedDB, the built app.
 
 function pageErrors(page: Page): string[] {
   const errors: string[] = [];

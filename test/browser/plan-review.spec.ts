@@ -17,7 +17,7 @@ const echoOne = () =>
     strengths: 'echoes',
   });
 
-test("review accepts the conductor's own self-check step and runs it (issue 10, bug 2)", async ({ page }) => {
+test("review accepts the conductor's own self-check step and runs it", async ({ page }) => {
   test.setTimeout(240_000);
   await seedApp(page, { pool: [echoOne()], plan: { maxDepth: 1, maxSteps: 2 } });
   await loadTinyConductor(page, servers.models.url);
@@ -41,7 +41,7 @@ test("review accepts the conductor's own self-check step and runs it (issue 10, 
   await expect(page.getByTestId('final-answer')).toBeVisible();
 });
 
-test('review flags a step whose answer no later step reads, and applying the fix leaves it out (issue 14)', async ({
+test('review flags a step whose answer no later step reads, and applying the fix leaves it out', async ({
   page,
 }) => {
   test.setTimeout(240_000);

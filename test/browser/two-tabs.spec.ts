@@ -3,7 +3,7 @@ import { startProvider, type TestProvider } from '../provider/server.ts';
 import { chatRequestsFor } from './app-steps.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
 
-// Issue 11, defect 3: two tabs of one browser profile (one context: one IndexedDB, one set of Web Locks)
+// Two tabs of one browser profile (one context: one IndexedDB, one set of Web Locks)
 // both saw a run cut off by a reload; resuming it in both sent every unfinished step twice.
 
 let provider: TestProvider;

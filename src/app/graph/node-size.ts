@@ -9,11 +9,6 @@ export const TITLE_CHAR_W = 7.2;
 /** Left of the title: the worker's colour bar and padding; right: padding. */
 export const TITLE_INSET = 14;
 
-/** Width a node needs to show `title` in full. */
-export function titleWidth(title: string): number {
-  return Math.ceil(TITLE_INSET * 2 + title.length * TITLE_CHAR_W);
-}
-
 /** `text` cut with an ellipsis to what fits in `width` pixels of node (the title font). */
 export function fitText(text: string, width: number, charWidth: number = TITLE_CHAR_W): string {
   const max = Math.max(1, Math.floor((width - TITLE_INSET * 2) / charWidth));

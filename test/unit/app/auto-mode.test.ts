@@ -13,7 +13,7 @@ import { keyedServices, keyedTestProvider } from './test-app-state.ts';
 const KEY = 'sk-auto-test-AAAAAAAAAAAAAAAA';
 
 /**
- * The outcome store's contract in memory. The IndexedDB one is the workflow memory's (built apart, issue 15);
+ * The outcome store's contract in memory. The IndexedDB one is the workflow memory's (built apart);
  * auto mode codes against the interface only.
  */
 function memoryOutcomeStore(initial: Outcome[] = []): OutcomeStore {

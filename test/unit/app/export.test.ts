@@ -229,7 +229,7 @@ const MORE_HOSTILE = [
   '- <b onclick="alert(6)">item</b>\n\n  > <script>alert(7)</script>',
 ].join('\n\n');
 
-describe('Markdown export of untrusted text (issue 10, bug 6)', () => {
+describe('Markdown export of untrusted text', () => {
   function hostileRun(answer = HOSTILE_ANSWER): { run: RunRecord; steps: StepRecord[] } {
     const { run, steps } = fixture();
     const step = { ...steps[0]!, text: answer, error: answer.slice(0, 200) };
@@ -302,7 +302,7 @@ describe('Markdown export of untrusted text (issue 10, bug 6)', () => {
   });
 });
 
-describe('importing damaged runs (issue 11, defect 2)', () => {
+describe('importing damaged runs', () => {
   function file(run: unknown, steps: unknown[]): string {
     return JSON.stringify({ format: 'baton-run', version: 1, exportedAt: '', run, steps });
   }

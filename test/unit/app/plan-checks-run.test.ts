@@ -21,7 +21,7 @@ async function appWith(name: string, plan: string) {
 
 const chats = () => keyed.provider.requests.filter((r) => r.path === '/v1/chat/completions');
 
-describe('plan checks where runs start (issue 14)', () => {
+describe('plan checks where runs start', () => {
   it('fails a plan that gives a step to a worker with no key before anything is sent, naming the worker', async () => {
     const before = chats().length;
     const plan =

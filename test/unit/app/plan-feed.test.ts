@@ -39,7 +39,7 @@ describe('PlanFeed', () => {
     expect(run.received).toEqual([A, B]);
   });
 
-  it('after a restart that keeps the streamed steps, streams the repair attempt too (issue 11, defect 13)', async () => {
+  it('after a restart that keeps the streamed steps, streams the repair attempt too', async () => {
     const feed = new PlanFeed();
     const run = executor(feed);
     feed.onEvent(step(0, A));

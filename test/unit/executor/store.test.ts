@@ -299,7 +299,7 @@ describe('run store and persistence', () => {
   });
 });
 
-describe('damaged records (issue 11, defect 2)', () => {
+describe('damaged records', () => {
   it('lists the readable runs of a database that also holds malformed ones, and names what it skipped', async () => {
     const name = dbName();
     const bad = badRuns(2000);

@@ -220,7 +220,7 @@ describe('EngineHost.replan', () => {
   });
 });
 
-describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect 13)', () => {
+describe('EngineHost.plan: streamed steps are never taken back', () => {
   const s0 = '{"worker":"w1","task":"draft","sees":[]}';
   const s1 = '{"worker":"w2","task":"improve","sees":[0]}';
   const streamedSteps = (events: StepEvent[]) =>
@@ -316,7 +316,7 @@ describe('EngineHost.plan: streamed steps are never taken back (issue 11, defect
   });
 });
 
-describe('EngineHost: errors name workers by their labels (issue 10)', () => {
+describe('EngineHost: errors name workers by their labels', () => {
   it('the repair reason shown on the page says "Small" (w1), not w1 alone', async () => {
     const s = scripted([
       '{"thought":"t","steps":[{"worker":"w1","task":"a","sees":[]},{"worker":"w9","task":"b","sees":[]}]}',

@@ -246,7 +246,7 @@ describe('IncrementalPlanParser', () => {
 
   it('leaves a plan wrapped in another object to end(), which finds it as parsePlan does', () => {
     // Streaming a nested "steps" could dispatch steps the final plan lacks: the outer object may still
-    // get a "steps" of its own, which parsePlan prefers (issue 11, defect 7).
+    // get a "steps" of its own, which parsePlan prefers.
     const parser = new IncrementalPlanParser(options);
     const events = parser.push(
       '{"plan": {"thought": "t", "steps": [{"worker": "w1", "task": "a", "sees": []}]}}',
@@ -291,7 +291,7 @@ describe('IncrementalPlanParser', () => {
   });
 });
 
-describe('IncrementalPlanParser: only the plan\'s own "steps", once (issue 11, defect 7)', () => {
+describe('IncrementalPlanParser: only the plan\'s own "steps", once', () => {
   const A = '{"worker": "w0", "task": "A", "sees": []}';
   const B0 = '{"worker": "w1", "task": "B0", "sees": []}';
   const B1 = '{"worker": "w2", "task": "B1", "sees": [0]}';

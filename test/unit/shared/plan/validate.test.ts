@@ -225,7 +225,7 @@ describe('PlanError', () => {
   });
 });
 
-describe('a plan of only self-checks (issue 10, bug 4)', () => {
+describe('a plan of only self-checks', () => {
   it('is rejected before it runs, with a message that says why', () => {
     const r = issuesOf({ steps: [step('self', 'check', []), step('self', 'check again', 'all')] });
     expect(r.issues).toEqual([
@@ -246,7 +246,7 @@ describe('a plan of only self-checks (issue 10, bug 4)', () => {
   });
 });
 
-describe('bounded messages and the schema limits (issue 11, defect 11)', () => {
+describe('bounded messages and the schema limits', () => {
   const MAX_MESSAGE = 4_000;
 
   it('reports sees nested 5,000 deep without overflowing the stack', () => {
@@ -356,7 +356,7 @@ describe('bounded messages and the schema limits (issue 11, defect 11)', () => {
   });
 });
 
-describe('worker labels in messages (issue 10)', () => {
+describe('worker labels in messages', () => {
   const labelled: ValidateOptions = {
     workerIds: ['w1', 'w2'],
     workerLabels: { w1: 'Claude', w2: 'GPT "mini"' },
@@ -415,7 +415,7 @@ describe('what a non-plan is called', () => {
   });
 });
 
-describe('a step pinned to its worker (issue 13, failover)', () => {
+describe('a step pinned to its worker (failover)', () => {
   it('keeps pin: true, drops pin: false, and rejects any other pin with the step named', () => {
     expect(validateStep({ ...step('w1', 'a', []), pin: true }, 0, pool)).toEqual({
       ok: true,
