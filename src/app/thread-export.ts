@@ -13,12 +13,14 @@ export interface ThreadExport {
   version: typeof THREAD_SCHEMA_VERSION;
   exportedAt: string;
   thread: ThreadRecord;
-  runs: { run: RunRecord; steps: StepRecord[] }[];
+  runs: ThreadRun[];
 }
 
 export interface ThreadRun {
   run: RunRecord;
   steps: StepRecord[];
+  /** The run's attached files as a run export carries them (src/attachments/export.ts); absent without. */
+  files?: unknown[];
 }
 
 export function exportThread(
@@ -31,9 +33,9 @@ export function exportThread(
     version: THREAD_SCHEMA_VERSION,
     exportedAt: now.toISOString(),
     thread: { ...thread },
-    runs: runs.map(({ run, steps }) => {
-      const one = exportRun(run, steps, now);
-      return { run: one.run, steps: one.steps };
+    runs: runs.map(({ run, steps, files }) => {
+      const one = exportRun(run, steps, now, files);
+      return { run: one.run, steps: one.steps, ...(one.files ? { files: one.files } : {}) };
     }),
   };
 }
@@ -87,7 +89,11 @@ export function parseThreadImport(text: string): ThreadImportResult {
   for (const [i, entry] of file.runs.entries()) {
     const one = readRunExport({ format: 'baton-run', version: 1, ...(entry as object) });
     if (!one.ok) return { ok: false, error: `Run ${i + 1} of the thread: ${one.error}` };
-    runs.push({ run: { ...one.data.run, threadId: thread.value.id }, steps: one.data.steps });
+    runs.push({
+      run: { ...one.data.run, threadId: thread.value.id },
+      steps: one.data.steps,
+      ...(one.data.files ? { files: one.data.files } : {}),
+    });
   }
   const byId = new Map(runs.map((r) => [r.run.id, r.run]));
   for (const { run } of runs) {

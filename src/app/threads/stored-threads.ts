@@ -1,5 +1,6 @@
 import type { RunRecord, StepRecord } from '../../executor/store.ts';
 import { storedBeforeImport } from '../history.ts';
+import { exportedFiles, importedFiles } from '../run-files.ts';
 import { downloadText } from '../save-file.ts';
 import type { ThreadCore } from './thread-core.ts';
 
@@ -39,24 +40,42 @@ export function createStoredThreads(core: ThreadCore) {
     return out;
   }
 
-  /** Exports the whole thread (JSON: every branch) or the branch on screen (Markdown). */
-  async function exportThread(kind: 'json' | 'md', id: string): Promise<void> {
-    const [m, exports, threads] = await Promise.all([
+  /**
+   * The text of a thread's JSON export: every run of every branch, each with its attached files, as a run's
+   * export carries them. Undefined when there is no such thread.
+   */
+  async function threadJson(id: string): Promise<string | undefined> {
+    const [m, threads, runStore] = await Promise.all([
       import('../thread-export.ts'),
-      import('../export.ts'),
       core.store(),
+      services.runStore(),
     ]);
     const thread = await threads.getThread(id);
-    if (!thread) return;
+    if (!thread) return undefined;
+    const runs = await Promise.all(
+      (await runsOf(id)).map(async (one) => ({ ...one, files: await exportedFiles(runStore, one.run) })),
+    );
+    return m.exportThreadJson(thread, runs);
+  }
+
+  /** The branch on screen as a Markdown report. Undefined when there is no such thread. */
+  async function threadMarkdown(id: string): Promise<string | undefined> {
+    const [m, threads] = await Promise.all([import('../thread-export.ts'), core.store()]);
+    const thread = await threads.getThread(id);
+    if (!thread) return undefined;
     const all = await runsOf(id);
-    let text: string;
-    if (kind === 'json') text = m.exportThreadJson(thread, all);
-    else {
-      const page = await threads.openThread(id, { limit: Number.MAX_SAFE_INTEGER });
-      const byId = new Map(all.map((r) => [r.run.id, r]));
-      const branch = (page?.turns ?? []).flatMap((t) => byId.get(t.id) ?? []);
-      text = m.exportThreadMarkdown(thread, branch);
-    }
+    const page = await threads.openThread(id, { limit: Number.MAX_SAFE_INTEGER });
+    const byId = new Map(all.map((r) => [r.run.id, r]));
+    const branch = (page?.turns ?? []).flatMap((t) => byId.get(t.id) ?? []);
+    return m.exportThreadMarkdown(thread, branch);
+  }
+
+  /** Saves the whole thread (JSON: every branch) or the branch on screen (Markdown) as a file. */
+  async function exportThread(kind: 'json' | 'md', id: string): Promise<void> {
+    const [exports, threads] = await Promise.all([import('../export.ts'), core.store()]);
+    const thread = await threads.getThread(id);
+    const text = await (kind === 'json' ? threadJson(id) : threadMarkdown(id));
+    if (!thread || text === undefined) return;
     const name = exports.exportFilename({ id, question: thread.title }, kind).replace(/^run-/, 'thread-');
     downloadText(name, text, kind === 'json' ? 'application/json' : 'text/markdown');
   }
@@ -73,9 +92,11 @@ export function createStoredThreads(core: ThreadCore) {
     if (!parsed.ok) return parsed;
     const [threads, runStore] = await Promise.all([core.store(), services.runStore()]);
     let added = 0;
-    for (const { run, steps } of parsed.data.runs) {
+    for (const { run, steps, files } of parsed.data.runs) {
       const existing = await storedBeforeImport(runStore, run.id);
       if (existing) continue;
+      // Checked against their hashes; one left out is said on its run (as a run's import does).
+      await importedFiles(runStore, { run, ...(files ? { files } : {}) });
       await runStore.putRun(run);
       for (const step of steps) await runStore.putStep(step);
       added++;
@@ -86,5 +107,5 @@ export function createStoredThreads(core: ThreadCore) {
     return { ok: true, id: parsed.data.thread.id, added };
   }
 
-  return { rename, loadList, deleteThread, exportThread, importThread };
+  return { rename, loadList, deleteThread, threadJson, exportThread, importThread };
 }
