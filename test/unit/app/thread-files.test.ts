@@ -24,25 +24,36 @@ async function storedThreads() {
   return { threads, runStore, threadStore };
 }
 
+const POOL = [
+  workerSpec({ id: 'w1', label: 'Looker', baseURL: 'http://127.0.0.1:9/v1', model: 'm', vision: true }),
+];
+
+/** A stored thread `threadId` of two turns, r0 then its follow-up r1, each with its own files. */
+async function storeTwoTurns(
+  from: Awaited<ReturnType<typeof storedThreads>>,
+  threadId: string,
+  first: Attachment[],
+  second: Attachment[],
+): Promise<void> {
+  const turn = (id: string, n: number, files: Attachment[]) =>
+    runWithFiles(id, files, {
+      pool: POOL,
+      plan: { steps: [{ worker: 'w1', task: 'Look.', sees: [], files: 'all' }] },
+      threadId,
+      turn: n,
+      ...(n > 0 ? { parentRunId: 'r0' } : {}),
+    });
+  await from.runStore.putAttachments([...first, ...second]);
+  await from.runStore.putRun(turn('r0', 0, first));
+  await from.runStore.putRun(turn('r1', 1, second));
+}
+
 describe("a thread's attached files in its export", () => {
   it('go out with each turn that had them and come back into another history', async () => {
     const csv = await csvAttachment('sales.csv', 'region,amount\nnorth,1\n');
     const png = await pngAttachment('chart.png');
     const from = await storedThreads();
-    const pool = [
-      workerSpec({ id: 'w1', label: 'Looker', baseURL: 'http://127.0.0.1:9/v1', model: 'm', vision: true }),
-    ];
-    const turn = (id: string, n: number, files: Attachment[], task: string) =>
-      runWithFiles(id, files, {
-        pool,
-        plan: { steps: [{ worker: 'w1', task, sees: [], files: 'all' }] },
-        threadId: 'th',
-        turn: n,
-        ...(n > 0 ? { parentRunId: 'r0' } : {}),
-      });
-    await from.runStore.putAttachments([csv, png]);
-    await from.runStore.putRun(turn('r0', 0, [csv], 'Read.'));
-    await from.runStore.putRun(turn('r1', 1, [png], 'Look.'));
+    await storeTwoTurns(from, 'th', [csv], [png]);
     await from.threadStore.putThread({ id: 'th', schema: 1, title: 'Sales', createdAt: 1, updatedAt: 2 });
 
     const text = await from.threads.threadJson('th');
@@ -67,15 +78,7 @@ describe("a thread's attached files in its export", () => {
     const csv = await csvAttachment('a.csv', 'x\n');
     const png = await pngAttachment('b.png');
     const from = await storedThreads();
-    const pool = [
-      workerSpec({ id: 'w1', label: 'L', baseURL: 'http://127.0.0.1:9/v1', model: 'm', vision: true }),
-    ];
-    const plan = { steps: [{ worker: 'w1', task: 'Go.', sees: [], files: 'all' as const }] };
-    await from.runStore.putAttachments([csv, png]);
-    await from.runStore.putRun(runWithFiles('r0', [csv], { pool, plan, threadId: 't2', turn: 0 }));
-    await from.runStore.putRun(
-      runWithFiles('r1', [png], { pool, plan, threadId: 't2', turn: 1, parentRunId: 'r0' }),
-    );
+    await storeTwoTurns(from, 't2', [csv], [png]);
     const file = JSON.parse((await from.threads.threadJson('t2'))!) as {
       runs: { run: { id: string }; files?: { base64: string }[] }[];
     };
