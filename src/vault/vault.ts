@@ -184,9 +184,7 @@ export class Vault {
           // to the random ids). Read inside the write so another tab's save is counted too.
           for (const other of await keys.getAll()) {
             record.createdAt = Math.max(record.createdAt, other.createdAt + 1);
-          }
-          for (const old of await keys.index('by-provider').getAll(providerId)) {
-            if (old.origin === origin) await keys.delete(old.id);
+            if (other.providerId === providerId && other.origin === origin) await keys.delete(other.id);
           }
           await keys.put(record);
           return true;
