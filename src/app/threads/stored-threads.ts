@@ -40,43 +40,50 @@ export function createStoredThreads(core: ThreadCore) {
     return out;
   }
 
-  /**
-   * The text of a thread's JSON export: every run of every branch, each with its attached files, as a run's
-   * export carries them. Undefined when there is no such thread.
-   */
-  async function threadJson(id: string): Promise<string | undefined> {
-    const [m, threads, runStore] = await Promise.all([
-      import('../thread-export.ts'),
-      core.store(),
-      services.runStore(),
-    ]);
+  /** A stored thread's record and what its exports are written with; undefined when there is none. */
+  async function exportable(id: string) {
+    const [m, threads] = await Promise.all([import('../thread-export.ts'), core.store()]);
     const thread = await threads.getThread(id);
-    if (!thread) return undefined;
+    return thread ? { m, threads, thread } : undefined;
+  }
+
+  type Exportable = NonNullable<Awaited<ReturnType<typeof exportable>>>;
+
+  /** Every run of every branch, each with its attached files, as a run's export carries them. */
+  async function jsonOf({ m, thread }: Exportable): Promise<string> {
+    const runStore = await services.runStore();
     const runs = await Promise.all(
-      (await runsOf(id)).map(async (one) => ({ ...one, files: await exportedFiles(runStore, one.run) })),
+      (await runsOf(thread.id)).map(async (one) => ({
+        ...one,
+        files: await exportedFiles(runStore, one.run),
+      })),
     );
     return m.exportThreadJson(thread, runs);
   }
 
-  /** The branch on screen as a Markdown report. Undefined when there is no such thread. */
-  async function threadMarkdown(id: string): Promise<string | undefined> {
-    const [m, threads] = await Promise.all([import('../thread-export.ts'), core.store()]);
-    const thread = await threads.getThread(id);
-    if (!thread) return undefined;
-    const all = await runsOf(id);
-    const page = await threads.openThread(id, { limit: Number.MAX_SAFE_INTEGER });
+  /** The branch on screen as a Markdown report. */
+  async function markdownOf({ m, threads, thread }: Exportable): Promise<string> {
+    const all = await runsOf(thread.id);
+    const page = await threads.openThread(thread.id, { limit: Number.MAX_SAFE_INTEGER });
     const byId = new Map(all.map((r) => [r.run.id, r]));
     const branch = (page?.turns ?? []).flatMap((t) => byId.get(t.id) ?? []);
     return m.exportThreadMarkdown(thread, branch);
   }
 
+  /** The text of a thread's JSON export; undefined when there is no such thread. */
+  async function threadJson(id: string): Promise<string | undefined> {
+    const found = await exportable(id);
+    return found && jsonOf(found);
+  }
+
   /** Saves the whole thread (JSON: every branch) or the branch on screen (Markdown) as a file. */
   async function exportThread(kind: 'json' | 'md', id: string): Promise<void> {
-    const [exports, threads] = await Promise.all([import('../export.ts'), core.store()]);
-    const thread = await threads.getThread(id);
-    const text = await (kind === 'json' ? threadJson(id) : threadMarkdown(id));
-    if (!thread || text === undefined) return;
-    const name = exports.exportFilename({ id, question: thread.title }, kind).replace(/^run-/, 'thread-');
+    const [exports, found] = await Promise.all([import('../export.ts'), exportable(id)]);
+    if (!found) return;
+    const text = await (kind === 'json' ? jsonOf(found) : markdownOf(found));
+    const name = exports
+      .exportFilename({ id, question: found.thread.title }, kind)
+      .replace(/^run-/, 'thread-');
     downloadText(name, text, kind === 'json' ? 'application/json' : 'text/markdown');
   }
 
