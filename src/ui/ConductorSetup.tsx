@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { modelLabel } from '../app/conductor.ts';
 import { BROWSER_MODEL_NEEDS } from '../conductor/prompt-api.ts';
 import { BROWSER_MODEL, BROWSER_MODEL_NAME } from '../shared/browser-model.ts';
@@ -135,7 +135,8 @@ export function ConductorSetup() {
   );
   const [serverError, setServerError] = useState<string | undefined>();
   const confirmRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
+  // In the render that shows the question, not a frame later: the button that asked for it is gone by then.
+  useLayoutEffect(() => {
     if (switchTo) confirmRef.current?.focus();
   }, [switchTo]);
   const loaded = app.conductor.loadedModel.value;

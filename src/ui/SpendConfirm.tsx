@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { formatCost } from '../app/format.ts';
 import { estimateText, formatLimit } from '../app/price-text.ts';
 import type { SpendConfirm as Confirm } from '../app/runs/spend-confirm.ts';
@@ -6,7 +6,8 @@ import type { WorkerLabels } from '../app/worker-names.ts';
 
 /**
  * A plan estimated over the spend limit waits here for the user's OK. Focus starts on the answer that
- * spends nothing, Escape gives it too: a stray Enter never spends.
+ * spends nothing, Escape gives it too: a stray Enter never spends. Focus moves in the render that shows the
+ * confirm (a layout effect), not a frame later: a key pressed as it appears acts on it, not on what is behind.
  */
 export function SpendConfirm({
   confirm,
@@ -18,7 +19,7 @@ export function SpendConfirm({
   onAnswer: (ok: boolean) => void;
 }) {
   const safe = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     safe.current?.focus();
   }, [confirm]);
   return (

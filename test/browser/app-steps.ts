@@ -87,6 +87,30 @@ export function logErrors(page: Page): void {
   page.on('pageerror', (error) => console.log('[pageerror]', error.message));
 }
 
+/**
+ * Watches for the element `testId` to enter the page and returns what had focus at that moment: the test
+ * id of the focused element, or its tag name. The observer runs in the same task as the render that added
+ * the element, before a frame shows it, so a dialog that takes focus only after a frame is caught here.
+ */
+export async function focusWhenShown(page: Page, testId: string): Promise<() => Promise<string | null>> {
+  const key = `__focusWhenShown_${testId}`;
+  await page.evaluate(
+    ({ id, key }) => {
+      const found = () => document.querySelector(`[data-testid="${id}"]`);
+      const observer = new MutationObserver(() => {
+        if (!found()) return;
+        const focused = document.activeElement;
+        (window as unknown as Record<string, unknown>)[key] =
+          focused?.getAttribute('data-testid') ?? focused?.tagName ?? null;
+        observer.disconnect();
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
+    },
+    { id: testId, key },
+  );
+  return () => page.evaluate((key) => (window as unknown as Record<string, string | null>)[key] ?? null, key);
+}
+
 /** Loads the tiny conductor from `modelURL` on Start and waits until it is ready. */
 export async function loadTinyConductor(page: Page, modelURL: string): Promise<void> {
   await page.goto('/#/start');

@@ -1,5 +1,12 @@
 import { expect, type Page, test } from '@playwright/test';
-import { logErrors, openStoredPlan, type StoredPlan, storePlan, useServers } from './app-steps.ts';
+import {
+  focusWhenShown,
+  logErrors,
+  openStoredPlan,
+  type StoredPlan,
+  storePlan,
+  useServers,
+} from './app-steps.ts';
 import { saveScreenshot } from './screenshots.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
@@ -89,9 +96,12 @@ test('review shows each step’s estimated price and the total; a plan over the 
   await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'review');
   expect(chats()).toBe(sentBefore);
 
-  // Agreed from the keyboard, it runs with a raised limit for this run.
+  // Agreed from the keyboard, it runs with a raised limit for this run. The confirm has focus from the
+  // moment it is shown: a key pressed as it appears acts on it, not on the plan behind it.
+  const focusedOnShow = await focusWhenShown(page, 'spend-confirm');
   await page.keyboard.press('Enter');
   await expect(confirm).toBeVisible();
+  expect(await focusedOnShow()).toBe('spend-confirm-decline');
   await page.keyboard.press('Shift+Tab');
   await expect(confirm.getByTestId('spend-confirm-run')).toBeFocused();
   await expect(confirm.getByTestId('spend-confirm-run')).toHaveText(

@@ -1,6 +1,7 @@
 import { chromium, expect, type Locator, type Page, test } from '@playwright/test';
 import { baseChromiumArgs, findChromium } from '../chromium.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
+import { focusWhenShown } from './app-steps.ts';
 
 // A load cut off from the network is told from one the service worker could serve (blocked by default:
 // playwright.config.ts).
@@ -102,9 +103,12 @@ test('switching models says the loaded one is unloaded first and asks; keeping i
   await setup.getByLabel(/Model URL/).fill(`${models!.url}?copy=2`);
   const load = setup.getByTestId('load-model');
   await expect(load).toHaveText('Switch to this model…');
+  // The question has focus from the moment it is shown, before a frame draws it.
+  const focusedOnShow = await focusWhenShown(page, 'switch-confirm');
   await load.click();
   const confirm = page.getByTestId('switch-confirm');
   await expect(confirm).toContainText('is unloaded first');
+  expect(await focusedOnShow()).toBe('confirm-switch');
   await expect(page.getByTestId('confirm-switch')).toBeFocused();
   await page.getByTestId('keep-model').click();
   await expect(confirm).toHaveCount(0);
