@@ -4,7 +4,8 @@
  * main thread (delivering it, resolving the read, the counting stream's pull): for a five-step run that
  * was more main-thread time than everything else the app does with the answer. The worker reads the
  * network; the page gets the head at once, the first bytes at once, then what arrived at most every
- * WINDOW_MS, and the end (or the error) at once, so no step's end or next request waits on the window.
+ * WINDOW_MS, and the end (or the error) at once, with the bytes gathered before it, so no step's end or next
+ * request waits on the window.
  *
  * Both sides of the protocol are here: `relayFetch` (the page's `fetch` for egress) and `serveFetches`
  * (the worker's loop, workers/fetch.worker.ts). Egress itself stays on the page: its checks, its ledger
@@ -52,7 +53,8 @@ type FromWorker =
       hasBody: boolean;
     }
   | { kind: 'bytes'; id: number; bytes: Uint8Array }
-  | { kind: 'end'; id: number }
+  /** The body's end, with the bytes gathered since the last hand-over: one task on the page, not two. */
+  | { kind: 'end'; id: number; bytes?: Uint8Array }
   | { kind: 'error'; id: number; failure: Failure };
 
 /** The part of a Worker (or a MessagePort, in tests) the relay talks through. */
@@ -164,6 +166,7 @@ export function relayFetch(port: RelayPort, direct: typeof fetch): typeof fetch 
             return;
           case 'end':
             close();
+            if (message.bytes) body?.enqueue(message.bytes);
             body?.close();
             return;
           case 'error':
@@ -247,14 +250,19 @@ export function serveFetches(scope: RelayPort & Partial<EventTarget>, fetchImpl:
     let gathered: Uint8Array[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
     let first = true;
-    const flush = () => {
-      timer = undefined;
-      if (gathered.length === 0) return;
+    /** What was gathered, as one piece of bytes and what moves it (nothing when there is nothing). */
+    const take = (): [Uint8Array, Transferable[]] | undefined => {
+      if (gathered.length === 0) return undefined;
       const bytes = gathered.length === 1 ? gathered[0]! : joined(gathered);
       gathered = [];
       // Moved, not copied, when the bytes are their buffer's only view (a network chunk's are).
       const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-      post({ kind: 'bytes', id, bytes }, whole ? [bytes.buffer as ArrayBuffer] : []);
+      return [bytes, whole ? [bytes.buffer as ArrayBuffer] : []];
+    };
+    const flush = () => {
+      timer = undefined;
+      const taken = take();
+      if (taken) post({ kind: 'bytes', id, bytes: taken[0] }, taken[1]);
     };
     try {
       for (;;) {
@@ -269,8 +277,10 @@ export function serveFetches(scope: RelayPort & Partial<EventTarget>, fetchImpl:
         }
       }
       if (timer !== undefined) clearTimeout(timer);
-      flush();
-      post({ kind: 'end', id });
+      // The last bytes and the end in one message: a step's end is one task on the page, with nothing (a
+      // draw) between its last bytes and its end.
+      const taken = take();
+      post(taken ? { kind: 'end', id, bytes: taken[0] } : { kind: 'end', id }, taken?.[1] ?? []);
     } catch (error) {
       if (timer !== undefined) clearTimeout(timer);
       flush();

@@ -16,6 +16,12 @@ beforeAll(async () => {
         behaviour: { kind: 'fixed', text: 'word '.repeat(200) },
         latency: { firstTokenMs: 50, perTokenMs: 4 },
       },
+      // 10 tokens 2 ms apart: all of it after the first bytes arrives well within one window.
+      {
+        id: 'brief',
+        behaviour: { kind: 'fixed', text: 'word '.repeat(10) },
+        latency: { firstTokenMs: 10, perTokenMs: 2 },
+      },
       {
         id: 'long',
         behaviour: { kind: 'fixed', text: 'word '.repeat(400) },
@@ -116,6 +122,19 @@ describe('fetch relay', () => {
       expect(plainChunks.length).toBeGreaterThan(100);
       expect(relayedChunks.length).toBeLessThan(plainChunks.length / 3);
       expect(r.direct).toEqual([]);
+    }));
+
+  it('hands the bytes gathered since the last hand-over over with the end, in one message', () =>
+    withRelay(async (r) => {
+      const before = r.received();
+      const response = await r.fetch(...chat('brief'));
+      const body = await response.text();
+      const plain = await (await globalThis.fetch(...chat('brief'))).text();
+      const strip = (s: string) => s.replace(/"(id|created)":[^,]+,/g, '');
+      expect(strip(body)).toBe(strip(plain));
+      expect(body).toContain('data: [DONE]');
+      // The head, the first bytes at once, then the rest of the answer and its end together.
+      expect(r.received() - before).toBe(3);
     }));
 
   it('passes the request as sent: method, headers and body', () =>
