@@ -13,11 +13,12 @@ import {
   type Candidate,
   choose,
   createBanditState,
+  NoStrategyAvailable,
   update,
 } from '../learning/bandit.ts';
 import { categoryOf, type NeighbourOutcomes } from '../learning/features.ts';
 import type { Outcome, OutcomeStore, StrategyId } from '../learning/outcome.ts';
-import { RUN_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { answersAlone, type WorkerSpec } from '../pool/types.ts';
 import { parseJson, storedValue } from './local-store.ts';
 
 /** How many similar past outcomes per strategy the chooser sees (same category, newest first). */
@@ -144,13 +145,17 @@ export function createAutoMode(services: AutoModeServices) {
     await watch();
     const labels = new Map(pool.map((w) => [w.id, w.label || w.id]));
     // The code sandbox answers a question with nothing to run: it is never the one worker for a question.
-    const singles = pool.filter((w) => w.id !== RUN_WORKER).map((w) => `single:${w.id}` as const);
+    const answering = pool.filter((w) => answersAlone(w.id));
+    const singles = answering.map((w) => `single:${w.id}` as const);
     const arms: StrategyId[] = ['conductor', 'router', ...singles];
     const candidates: Candidate[] = arms.map((arm) => {
       const n = neighboursIn(outcomes, question, arm);
       return n ? { arm, neighbours: n } : { arm };
     });
     const anySends = pool.some((w) => !keyless.has(w.id));
+    const sending = answering.filter((w) => !keyless.has(w.id));
+    if (sending.length === 0 && !(conductorLoaded && anySends))
+      throw new NoStrategyAvailable(nothingAnswers(answering, conductorLoaded));
     const choice = choose(learned.value, question, candidates, {
       slider: slider.value,
       random,
@@ -211,3 +216,20 @@ export function createAutoMode(services: AutoModeServices) {
 }
 
 export type AutoMode = ReturnType<typeof createAutoMode>;
+
+/**
+ * Why auto mode has nothing to answer with, and where to fix it, in the user's names: no worker that
+ * answers, or none of them with a key, and no conductor model to plan with.
+ */
+function nothingAnswers(answering: readonly WorkerSpec[], conductorLoaded: boolean): string {
+  const names = new Intl.ListFormat('en', { type: 'conjunction' }).format(
+    answering.map((w) => w.label || w.id),
+  );
+  const workers =
+    answering.length === 0
+      ? 'Your pool has no worker that answers questions: add one in Settings.'
+      : `${names} ${answering.length === 1 ? 'has' : 'have'} no API key saved: add one in Settings.`;
+  return conductorLoaded
+    ? `nothing can send. ${workers}`
+    : `nothing can answer yet. ${workers} No conductor model is loaded to plan with: load one on Start.`;
+}

@@ -43,4 +43,4 @@ export interface WorkerSpec {
 }
 
 /** Reserved worker ids (defined in src/shared, where the plan language reserves them too). */
-export { LOCAL_WORKER, onDevice, RUN_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
+export { answersAlone, LOCAL_WORKER, onDevice, RUN_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';

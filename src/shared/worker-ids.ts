@@ -13,6 +13,14 @@ export function labelsOf(pool: ReadonlyArray<{ id: string; label: string }>): Re
 
 export const RUN_WORKER = 'run';
 
+/**
+ * Whether a worker can answer a question on its own: the code sandbox answers only with the output of the
+ * code in the answers its step sees, so a pool of nothing else cannot answer anything.
+ */
+export function answersAlone(workerId: string): boolean {
+  return workerId !== RUN_WORKER;
+}
+
 /** Workers that answer on this device: no key, no provider, nothing sent. */
 export function onDevice(workerId: string): boolean {
   return workerId === LOCAL_WORKER || workerId === RUN_WORKER;

@@ -9,7 +9,7 @@ import type { Attachment } from '../attachments/types.ts';
 import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import type { Step } from '../shared/plan/index.ts';
-import { labelsOf } from '../shared/worker-ids.ts';
+import { answersAlone, labelsOf } from '../shared/worker-ids.ts';
 import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
 import { type AskInput, Composer } from './Composer.tsx';
@@ -144,12 +144,12 @@ export function AskScreen({ runId }: { runId?: string }) {
   const workers = runPool.value;
   const busy = view !== undefined && holdsThePage(view);
   const plannerMissing = ready ? undefined : 'Load a conductor model first (Start), or ask in Auto mode.';
-  const disabledReason =
-    workers.length === 0
-      ? 'Add a worker to your pool first (Settings).'
-      : busy
-        ? 'A run is in progress.'
-        : undefined;
+  // The code sandbox, on by default, only runs other steps' code: a pool of it alone answers nothing.
+  const disabledReason = !workers.some((w) => answersAlone(w.id))
+    ? 'Add a worker to your pool first (Settings).'
+    : busy
+      ? 'A run is in progress.'
+      : undefined;
   const shown = runId ? (view?.id === runId ? view : undefined) : view;
   // The run view draws the run a task behind, once the requests a change set off have left (drawnRun).
   const drawn = shown && drawnRun.value?.id === shown.id ? drawnRun.value : undefined;

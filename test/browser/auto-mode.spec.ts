@@ -36,6 +36,27 @@ test('Auto mode answers with one worker and no planner, and says why', async ({ 
   );
 });
 
+test('a new user, whose pool has only the code sandbox, is told to add a worker, in Auto mode too', async ({
+  page,
+}) => {
+  logErrors(page);
+  // A first visit, nothing seeded: no conductor model and no cloud worker, the code sandbox on (its default).
+  await page.goto('/#/ask');
+  const composer = page.getByTestId('composer');
+  const hint = composer.locator('#composer-hint');
+  await composer.getByLabel('Your question').fill('What is the capital of Australia?');
+  for (const mode of ['Conductor', 'Auto', 'Router']) {
+    await composer.getByLabel(mode).check();
+    await expect(hint).toHaveText('Add a worker to your pool first (Settings).');
+    await expect(page.getByTestId('ask-send')).toBeDisabled();
+  }
+  await composer.getByLabel('Auto').check();
+  await composer.getByLabel('Your question').press('Enter');
+  // Nothing was asked: no run, and the question is still in the box.
+  await expect(page.getByTestId('run')).toHaveCount(0);
+  await expect(composer.getByLabel('Your question')).toHaveValue('What is the capital of Australia?');
+});
+
 test('What Baton learned: import, export, reset, and a bad file refused with the reason', async ({
   page,
 }) => {

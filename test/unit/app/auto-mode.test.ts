@@ -6,6 +6,7 @@ import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { BenchStore } from '../../../src/evaluation/bench-store.ts';
 import { PlannerCompareStore } from '../../../src/evaluation/compare-planners-store.ts';
 import { mulberry32 } from '../../../src/evaluation/random.ts';
+import { runWorker } from '../../../src/executor/run-step.ts';
 import { openThreadStore } from '../../../src/executor/thread-store.ts';
 import type { Outcome, OutcomeStore } from '../../../src/learning/outcome.ts';
 import { keyedServices, keyedTestProvider } from './test-app-state.ts';
@@ -173,8 +174,19 @@ describe('auto mode in the app', () => {
       const choice = await auto.pick('Who wrote Hamlet?', pool, new Set(['w1']), false);
       expect(choice.strategy).toBe('single:w2');
     }
+    // Each cause named with its fix, in the user's names for the workers.
     await expect(auto.pick('Who wrote Hamlet?', pool, new Set(['w1', 'w2']), false)).rejects.toThrow(
-      /No strategy can answer/,
+      'nothing can answer yet. Parrot and Shouter have no API key saved: add one in Settings. No conductor model is loaded to plan with: load one on Start.',
+    );
+    await expect(auto.pick('Who wrote Hamlet?', pool, new Set(['w1', 'w2']), true)).rejects.toThrow(
+      'nothing can send. Parrot and Shouter have no API key saved: add one in Settings.',
+    );
+  });
+
+  it("a new user's pool (the code sandbox only) and no conductor: says to add a worker and load a model", async () => {
+    const auto = createAutoMode({ random: mulberry32(5) });
+    await expect(auto.pick('Who wrote Hamlet?', [runWorker()], new Set(), false)).rejects.toThrow(
+      'nothing can answer yet. Your pool has no worker that answers questions: add one in Settings. No conductor model is loaded to plan with: load one on Start.',
     );
   });
 });
