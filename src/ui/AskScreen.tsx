@@ -146,7 +146,7 @@ export function AskScreen({ runId }: { runId?: string }) {
   const plannerMissing = ready ? undefined : 'Load a conductor model first (Start), or ask in Auto mode.';
   // The code sandbox, on by default, only runs other steps' code: a pool of it alone answers nothing.
   const disabledReason = !workers.some((w) => answersAlone(w.id))
-    ? 'Add a worker to your pool first (Settings).'
+    ? 'Add a worker to your pool first, or offer the on-device model as one (Settings).'
     : busy
       ? 'A run is in progress.'
       : undefined;

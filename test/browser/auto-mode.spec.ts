@@ -47,7 +47,9 @@ test('a new user, whose pool has only the code sandbox, is told to add a worker,
   await composer.getByLabel('Your question').fill('What is the capital of Australia?');
   for (const mode of ['Conductor', 'Auto', 'Router']) {
     await composer.getByLabel(mode).check();
-    await expect(hint).toHaveText('Add a worker to your pool first (Settings).');
+    await expect(hint).toHaveText(
+      'Add a worker to your pool first, or offer the on-device model as one (Settings).',
+    );
     await expect(page.getByTestId('ask-send')).toBeDisabled();
   }
   await composer.getByLabel('Auto').check();
