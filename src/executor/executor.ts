@@ -338,6 +338,11 @@ class Run implements AttemptHost {
   // ---- start ----
 
   start(source: Plan | AsyncIterable<Step> | undefined): void {
+    // The run's record and its queued steps in one transaction, not one each.
+    this.persistence.batch(() => this.begin(source));
+  }
+
+  private begin(source: Plan | AsyncIterable<Step> | undefined): void {
     this.emit({
       type: 'run-started',
       limits: { maxSteps: this.maxSteps, maxDepth: this.maxDepth, maxTotalSteps: this.maxTotalSteps },

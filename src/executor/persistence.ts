@@ -1,4 +1,4 @@
-import type { RunRecord, RunStore } from './store.ts';
+import type { RunRecord, RunStore, StepRecord } from './store.ts';
 import type { StepStatus } from './types.ts';
 
 /**
@@ -69,6 +69,15 @@ export class RunPersistence {
   private runWrites = 0;
   private failing = false;
   private stopped = false;
+  /** While `batch` runs: the latest record of the run and of each step written, and their one write. */
+  private batching:
+    | {
+        run?: RunRecord;
+        steps: Map<number, StepRecord>;
+        written: Promise<void>;
+        settle: (w: Promise<void>) => void;
+      }
+    | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private retryDelay = RETRY_UNSAVED_MS;
   private readonly holdPage = (event: Event) => event.preventDefault();
@@ -95,13 +104,41 @@ export class RunPersistence {
     this.letPageGo();
   }
 
+  /**
+   * Runs `writes` (calls of writeRun and writeStep) and stores what they wrote in one transaction, begun
+   * before this returns, so it is ordered before any transaction begun after it. A run's start writes its
+   * record twice and every queued step: as separate transactions they kept the database busy just as the
+   * first requests' ledger entries were written.
+   */
+  batch(writes: () => void): void {
+    const store = this.store;
+    if (!store || this.stopped || this.batching) {
+      writes();
+      return;
+    }
+    let settle!: (write: Promise<void>) => void;
+    const written = new Promise<void>((resolve, reject) => {
+      settle = (write) => void write.then(resolve, reject);
+    });
+    const batching: NonNullable<RunPersistence['batching']> = { steps: new Map(), written, settle };
+    this.batching = batching;
+    try {
+      writes();
+    } finally {
+      this.batching = undefined;
+      const steps = [...batching.steps.values()];
+      const run = batching.run;
+      batching.settle(run || steps.length > 0 ? store.putRunAndSteps(run, steps) : Promise.resolve());
+    }
+  }
+
   /** `record()` is called now and again when a failed write is retried, so a retry writes the latest. */
   writeRun(record: () => RunRecord): void {
     const store = this.store;
     if (!store || this.stopped) return;
     const write = ++this.runWrites;
     this.track(
-      store.putRun(record()),
+      this.batching ? this.batchRun(record()) : store.putRun(record()),
       () => {
         if (write === this.runWrites) this.unsavedRun = undefined;
       },
@@ -123,8 +160,9 @@ export class RunPersistence {
     this.lastFlush.set(status.index, this.now());
     const seq = (this.stepWrites.get(status.index) ?? 0) + 1;
     this.stepWrites.set(status.index, seq);
+    const record = this.recordOf(status);
     const write = this.track(
-      store.putStep(this.recordOf(status)),
+      this.batching ? this.batchStep(record) : store.putStep(record),
       () => {
         if (this.stepWrites.get(status.index) === seq && this.unsavedSteps.get(status.index) === status)
           this.unsavedSteps.delete(status.index);
@@ -165,7 +203,20 @@ export class RunPersistence {
     return Promise.allSettled([...this.pending]).then(() => undefined);
   }
 
-  private recordOf(status: StepStatus) {
+  /** In a batch, the run's record to write (the latest wins) and the batch's write. */
+  private batchRun(record: RunRecord): Promise<void> {
+    const batching = this.batching!;
+    batching.run = record;
+    return batching.written;
+  }
+
+  private batchStep(record: StepRecord): Promise<void> {
+    const batching = this.batching!;
+    batching.steps.set(record.index, record);
+    return batching.written;
+  }
+
+  private recordOf(status: StepStatus): StepRecord {
     const record = { ...status, timings: { ...status.timings }, runId: this.runId };
     // What a step waits on is live state: stored, it would be stale on the next read.
     delete record.wait;

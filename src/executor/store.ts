@@ -236,6 +236,8 @@ function readSummary(
 export interface RunStore {
   putRun(run: RunRecord): Promise<void>;
   putStep(step: StepRecord): Promise<void>;
+  /** A run's record (if given) and steps in one transaction: a run's start writes all its queued steps. */
+  putRunAndSteps(run: RunRecord | undefined, steps: readonly StepRecord[]): Promise<void>;
   /** Throws `DamagedRunError` when the run or a step of it does not pass the schema. */
   getRun(id: string): Promise<{ run: RunRecord; steps: StepRecord[] } | undefined>;
   /** Newest first (by updatedAt); runs that do not pass the schema are left out. */
@@ -309,6 +311,15 @@ class IdbRunStore implements RunHistoryStore {
 
   async putStep(step: StepRecord): Promise<void> {
     await this.db.put('steps', step);
+  }
+
+  async putRunAndSteps(run: RunRecord | undefined, steps: readonly StepRecord[]): Promise<void> {
+    const tx = this.db.transaction(['runs', 'summaries', 'steps'], 'readwrite');
+    await Promise.all([
+      ...(run ? [tx.objectStore('runs').put(run), tx.objectStore('summaries').put(summarize(run))] : []),
+      ...steps.map((step) => tx.objectStore('steps').put(step)),
+      tx.done,
+    ]);
   }
 
   async getRun(id: string) {

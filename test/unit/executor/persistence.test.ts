@@ -313,3 +313,42 @@ describe('a step that reads another', () => {
     expect(stored?.steps.map((s) => s.state)).toEqual(['done', 'done']);
   });
 });
+
+describe("a run's start", () => {
+  it('stores the run with its plan and every queued step in one transaction, readable at once', async () => {
+    const real = await freshStore();
+    const calls: string[] = [];
+    const store = new Proxy(real, {
+      get: (target, name) => {
+        const value = Reflect.get(target, name);
+        if (typeof value !== 'function' || !String(name).startsWith('put')) return value;
+        return (...args: unknown[]) => {
+          calls.push(String(name));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const plan = {
+      steps: [
+        { worker: 'w1', task: 'first answer', sees: [] },
+        { worker: 'w1', task: 'second answer', sees: [0] },
+        { worker: 'w1', task: 'third answer', sees: [1] },
+      ],
+    };
+    const handle = startRun({ question: 'Q?', pool: [worker()], transport, store, plan });
+    // Written as it started, before anything was awaited: the record twice (without, then with its plan)
+    // and each queued step, as one write.
+    expect(calls).toEqual(['putRunAndSteps']);
+    // A read begun now comes after that write: the plan and every step are there.
+    const stored = await real.getRun(handle.runId);
+    expect(stored?.run.plan?.steps.map((s) => s.task)).toEqual([
+      'first answer',
+      'second answer',
+      'third answer',
+    ]);
+    expect(stored?.steps.map((s) => s.index)).toEqual([0, 1, 2]);
+    expect((await handle.result).status).toBe('done');
+    // Everything after the start is written as before, a record at a time.
+    expect(calls.slice(1).every((name) => name === 'putRun' || name === 'putStep')).toBe(true);
+  });
+});

@@ -56,6 +56,10 @@ function logged(store: RunStore) {
       writes.push({ at: Date.now(), step: structuredClone(step) });
       return store.putStep(step);
     },
+    putRunAndSteps: (run, steps) => {
+      for (const step of steps) writes.push({ at: Date.now(), step: structuredClone(step) });
+      return store.putRunAndSteps(run, steps);
+    },
     getRun: (id) => store.getRun(id),
     listRuns: (options) => store.listRuns(options),
     deleteRun: (id) => store.deleteRun(id),
