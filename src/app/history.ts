@@ -1,8 +1,10 @@
 import { signal } from '@preact/signals';
 import type {
   RunHistoryStore,
+  RunRecord,
   RunSummary,
   SkippedRun,
+  StepRecord,
   StoredRunStatus,
   SummaryPage,
 } from '../executor/store.ts';
@@ -113,11 +115,26 @@ export function createHistory(services: { runStore(): Promise<RunHistoryStore> }
 }
 
 /** The stored run `id`, if any, before an import; a damaged one is deleted, so the file's copy replaces it. */
-export async function storedBeforeImport(store: RunHistoryStore, id: string) {
+function storedBeforeImport(store: RunHistoryStore, id: string) {
   return store.getRun(id).catch(async () => {
     await store.deleteRun(id);
     return undefined;
   });
+}
+
+/**
+ * Stores an imported run (a run's file, or one run of a thread's) with its files and steps, unless a
+ * readable copy of it is stored already. Its files are checked against their hashes, and one left out is
+ * said on the run. Returns whether it was stored.
+ */
+export async function storeImported(
+  store: RunHistoryStore,
+  data: { run: RunRecord; steps: readonly StepRecord[]; files?: unknown[] },
+): Promise<boolean> {
+  if (await storedBeforeImport(store, data.run.id)) return false;
+  await importedFiles(store, data);
+  await store.putRunAndSteps(data.run, data.steps);
+  return true;
 }
 
 /** What the history actions on runs need: the store, the run on screen, and a way to read History again. */
@@ -156,11 +173,8 @@ export function createHistoryActions({ runStore, forget, refreshHistory }: Histo
     if (!result.ok) return result;
     const store = await runStore();
     const id = result.data.run.id;
-    const existing = await storedBeforeImport(store, id);
-    if (existing) return { ok: true, id, duplicate: true };
-    await importedFiles(store, result.data);
-    await store.putRun({ ...result.data.run, updatedAt: Date.now() });
-    for (const step of result.data.steps) await store.putStep(step);
+    const run = { ...result.data.run, updatedAt: Date.now() };
+    if (!(await storeImported(store, { ...result.data, run }))) return { ok: true, id, duplicate: true };
     await refreshHistory();
     return { ok: true, id, duplicate: false };
   }

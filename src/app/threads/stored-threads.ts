@@ -1,6 +1,6 @@
 import type { RunRecord, StepRecord } from '../../executor/store.ts';
-import { storedBeforeImport } from '../history.ts';
-import { exportedFiles, importedFiles } from '../run-files.ts';
+import { storeImported } from '../history.ts';
+import { exportedFiles } from '../run-files.ts';
 import { downloadText } from '../save-file.ts';
 import type { ThreadCore } from './thread-core.ts';
 
@@ -99,15 +99,7 @@ export function createStoredThreads(core: ThreadCore) {
     if (!parsed.ok) return parsed;
     const [threads, runStore] = await Promise.all([core.store(), services.runStore()]);
     let added = 0;
-    for (const { run, steps, files } of parsed.data.runs) {
-      const existing = await storedBeforeImport(runStore, run.id);
-      if (existing) continue;
-      // Checked against their hashes; one left out is said on its run (as a run's import does).
-      await importedFiles(runStore, { run, ...(files ? { files } : {}) });
-      await runStore.putRun(run);
-      for (const step of steps) await runStore.putStep(step);
-      added++;
-    }
+    for (const one of parsed.data.runs) if (await storeImported(runStore, one)) added++;
     const existing = await threads.getThread(parsed.data.thread.id);
     if (!existing || added > 0) await threads.putThread({ ...parsed.data.thread, updatedAt: Date.now() });
     await core.refreshList();
