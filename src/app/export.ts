@@ -4,9 +4,10 @@ import { priceCopy, type RunRecord, type StepRecord } from '../executor/store.ts
 import type { WorkerSpec } from '../pool/types.ts';
 import type { Citation } from '../providers/transport.ts';
 import { citationOf } from '../providers/web-search.ts';
+import { formatCost } from '../shared/format-cost.ts';
 import { validatePlan } from '../shared/plan/index.ts';
 import { labelsOf } from '../shared/worker-ids.ts';
-import { ESTIMATED, estimateNote, formatCost } from './format.ts';
+import { ESTIMATED, estimateNote } from './format.ts';
 import { codeBlock, inertMarkdown, inertProblems } from './inert-markdown.ts';
 import { workerName } from './worker-names.ts';
 

@@ -1,5 +1,5 @@
 /** Small display formatters shared by the screens. */
-import type { Estimator } from '../executor/types.ts';
+import type { Estimator } from '../shared/token-estimate.ts';
 
 /** 1.2 s, 850 ms, 2 min 5 s, 1 h 3 min. */
 export function formatDuration(ms: number): string {
@@ -20,29 +20,6 @@ export function formatDuration(ms: number): string {
   const h = Math.floor(minutes / 60);
   const rest = minutes % 60;
   return rest ? `${h} h ${rest} min` : `${h} h`;
-}
-
-/** Below this a cost reads "< $0.000001": more zeros help no one, and an exponent ("5.0e-7") reads as noise. */
-const SMALLEST_COST = 0.000_001;
-
-/** Two significant digits in plain decimals ("0.000012"), never an exponent as `toPrecision` gives. */
-const twoDigits = new Intl.NumberFormat('en-US', {
-  minimumSignificantDigits: 2,
-  maximumSignificantDigits: 2,
-  useGrouping: false,
-});
-
-/**
- * US dollars; sub-cent amounts keep two significant digits, since a step often costs a fraction of a cent,
- * down to a millionth of a dollar.
- */
-export function formatCost(usd: number | undefined): string {
-  if (usd === undefined || !Number.isFinite(usd)) return '—';
-  if (usd === 0) return '$0';
-  if (usd < 0) return `-${formatCost(-usd)}`;
-  if (usd < SMALLEST_COST) return '< $0.000001';
-  if (usd < 0.01) return `$${twoDigits.format(usd)}`;
-  return `$${usd.toFixed(usd < 1 ? 3 : 2)}`;
 }
 
 /** `n` with `digits` decimals, never "-0.00": a value that rounds to zero reads as zero, unsigned. */

@@ -1,6 +1,7 @@
 import { type AnswerLength, answerLengthsOf, type PlanEstimate } from '../executor/estimate.ts';
 import type { RunStore } from '../executor/store.ts';
-import { formatCost, formatTokens } from './format.ts';
+import { formatCost } from '../shared/format-cost.ts';
+import { formatTokens } from './format.ts';
 import { type WorkerLabels, workerName } from './worker-names.ts';
 
 /** How many recent runs the answer lengths are read from: enough for a stable mean, cheap to read. */

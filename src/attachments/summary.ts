@@ -4,8 +4,8 @@
  * on-device planner prefills every token of it, so the budget keeps a question with files quick to plan.
  */
 
-import { estimateTokens } from '../executor/token-estimate.ts';
 import type { AttachmentSummary } from '../shared/conductor-api.ts';
+import { estimateTokens } from '../shared/token-estimate.ts';
 import { type Attachment, imageToSend } from './types.ts';
 
 /** Tokens of text extract per file: enough to tell a CSV's columns or a contract's title. */

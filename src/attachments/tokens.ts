@@ -3,8 +3,9 @@
  * it has loaded, and said so); an image by its provider's documented rule where there is one, else a
  * stated estimate. Pure functions of the model id and the image's pixel size as sent.
  */
-import { currentEstimator, estimateTokens } from '../executor/token-estimate.ts';
-import type { Estimator } from '../executor/types.ts';
+
+import type { Estimator } from '../shared/token-estimate.ts';
+import { currentEstimator, estimateTokens } from '../shared/token-estimate.ts';
 import { type PixelSize, sendSize } from './image-size.ts';
 import { attachmentText } from './parts.ts';
 import { type Attachment, imageToSend } from './types.ts';

@@ -1,9 +1,9 @@
 import { proxy, type Remote, wrap } from 'comlink';
 import type { ConductorThreadApi } from '../../workers/conductor.worker.ts';
-import { createChannel } from '../app/async-channel.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
+import { createChannel } from '../shared/async-channel.ts';
 import type { BrowserModelHost } from '../shared/browser-model.ts';
 import { hasImages, textMessage } from '../shared/chat.ts';
 import {

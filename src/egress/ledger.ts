@@ -3,7 +3,7 @@
  * IndexedDB so the user can read and export it. Entries hold no keys and no headers.
  */
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
-import type { Estimator } from '../executor/types.ts';
+import type { Estimator } from '../shared/token-estimate.ts';
 
 /**
  * `model-download`: a file of the on-device conductor model, fetched by its Web Worker. `local-planning`:

@@ -1,4 +1,4 @@
-import { formatCost } from '../app/format.ts';
+import { formatCost } from '../shared/format-cost.ts';
 import { totalsOf } from './spend.ts';
 import type { StepStatus } from './types.ts';
 

@@ -1,12 +1,13 @@
 import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { PartsMessage } from '../shared/chat.ts';
+import type { Estimator } from '../shared/token-estimate.ts';
+import { currentEstimator, estimateTokens } from '../shared/token-estimate.ts';
 import { promptTokensOf } from './step-files.ts';
-import { currentEstimator, estimateTokens } from './token-estimate.ts';
-import type { Estimator, RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from './types.ts';
+import type { RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from './types.ts';
 
 // Estimates for what a provider did not count live with the tokenizer that makes them.
-export { estimatePromptTokens, estimateTokens } from './token-estimate.ts';
+export { estimatePromptTokens, estimateTokens } from '../shared/token-estimate.ts';
 
 /**
  * US dollars for `usage` at the worker's prices; undefined when the worker has no price. Prompt tokens

@@ -13,8 +13,9 @@ import {
 import type { Attachment } from '../attachments/types.ts';
 import type { Price, WorkerSpec } from '../pool/types.ts';
 import type { Plan } from '../shared/plan/index.ts';
+import type { Estimator } from '../shared/token-estimate.ts';
 import { check, RunRecordSchema, RunSummarySchema, StepRecordSchema } from './record-schema.ts';
-import type { Estimator, RunStatus, RunTotals, StepStatus } from './types.ts';
+import type { RunStatus, RunTotals, StepStatus } from './types.ts';
 
 export const RUNS_DB_NAME = 'baton-runs';
 /**

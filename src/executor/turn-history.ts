@@ -1,7 +1,7 @@
 import type { WorkerSpec } from '../pool/types.ts';
 import type { ChatMessage } from '../shared/chat.ts';
+import { estimateTokens } from '../shared/token-estimate.ts';
 import { truncateMiddle } from '../shared/truncate-middle.ts';
-import { estimateTokens } from './token-estimate.ts';
 import type { StepHistory } from './types.ts';
 
 /**

@@ -1,6 +1,7 @@
 import type { WorkerSpec } from '../pool/types.ts';
 import type { Citation } from '../providers/transport.ts';
 import type { Step } from '../shared/plan/index.ts';
+import type { Estimator } from '../shared/token-estimate.ts';
 
 /** What a `self` step hands the conductor: the question, the workflow so far and every answer. */
 export interface ReplanInput {
@@ -33,12 +34,6 @@ export type StepState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
  * - `cancelled`: the whole run was cancelled.
  */
 export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled' | 'partial';
-
-/**
- * What counted tokens the provider did not: the o200k tokenizer, or characters / 4 (while it loads, when it
- * cannot be loaded, and in records from before the tokenizer).
- */
-export type Estimator = 'o200k' | 'chars';
 
 export interface Usage {
   promptTokens: number;

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { formatCost, formatTime } from '../app/format.ts';
+import { formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price-text.ts';
 import { withAttachments } from '../app/run-files.ts';
 import { holdsThePage, type RunView } from '../app/runs/run-model.ts';
@@ -8,6 +8,7 @@ import { type TurnContext, turnEstimate } from '../app/turn-context.ts';
 import type { Attachment } from '../attachments/types.ts';
 import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
+import { formatCost } from '../shared/format-cost.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { answersAlone, labelsOf } from '../shared/worker-ids.ts';
 import { AttachmentChips } from './AttachmentChips.tsx';

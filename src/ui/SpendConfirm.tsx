@@ -1,8 +1,8 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { formatCost } from '../app/format.ts';
 import { estimateText, formatLimit } from '../app/price-text.ts';
 import type { SpendConfirm as Confirm } from '../app/runs/spend-confirm.ts';
 import type { WorkerLabels } from '../app/worker-names.ts';
+import { formatCost } from '../shared/format-cost.ts';
 
 /**
  * A plan estimated over the spend limit waits here for the user's OK. Focus starts on the answer that

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatCost } from '../app/format.ts';
 import type { AskMode, RunView } from '../app/runs/run-model.ts';
 import type { ThreadState } from '../app/threads/thread-core.ts';
 import type { ThreadTurn } from '../executor/thread-store.ts';
+import { formatCost } from '../shared/format-cost.ts';
 import { Answer } from './Answer.tsx';
 import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';

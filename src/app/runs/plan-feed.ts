@@ -1,6 +1,6 @@
+import { type Channel, createChannel } from '../../shared/async-channel.ts';
 import type { StepEvent } from '../../shared/conductor-api.ts';
 import type { Plan, Step } from '../../shared/plan/index.ts';
-import { type Channel, createChannel } from '../async-channel.ts';
 
 /** What to do once the conductor's final plan is known. */
 export type FeedOutcome =

@@ -1,8 +1,8 @@
 import { signal } from '@preact/signals';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import { overSpendLimit } from '../../executor/spend-limit.ts';
+import { formatCost } from '../../shared/format-cost.ts';
 import type { Step } from '../../shared/plan/index.ts';
-import { formatCost } from '../format.ts';
 import { formatLimit } from '../price-text.ts';
 import type { RunCore } from './run-core.ts';
 

@@ -1,4 +1,4 @@
-import { formatCost, formatDuration, formatTime } from '../../app/format.ts';
+import { formatDuration, formatTime } from '../../app/format.ts';
 import { namerFor } from '../../app/worker-names.ts';
 import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
@@ -10,6 +10,7 @@ import {
   type StrategySummary,
   summarize,
 } from '../../evaluation/summary.ts';
+import { formatCost } from '../../shared/format-cost.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { AccuracyCostChart, TokensByWorkerChart } from './charts.tsx';
 import { MissedItems } from './MissedItems.tsx';

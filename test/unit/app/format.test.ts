@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatCost, formatDuration, formatFixed, formatTime } from '../../../src/app/format.ts';
+import { formatDuration, formatFixed, formatTime } from '../../../src/app/format.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -26,21 +26,6 @@ describe('display formatters', () => {
 
   it('keeps the other formats', () => {
     expect(formatDuration(1500)).toBe('1.5 s');
-    expect(formatCost(0.004)).toBe('$0.0040');
-  });
-
-  it('writes small costs in plain decimals with two significant digits, never with an exponent', () => {
-    expect(formatCost(5e-7)).toBe('< $0.000001');
-    expect(formatCost(0.000_001_2)).toBe('$0.0000012');
-    expect(formatCost(0.000_012)).toBe('$0.000012');
-    expect(formatCost(0.000_42)).toBe('$0.00042');
-    expect(formatCost(0.012_3)).toBe('$0.012');
-    expect(formatCost(2.5)).toBe('$2.50');
-    for (let exponent = -12; exponent <= 3; exponent++) {
-      for (const mantissa of [1, 2.5, 5, 9.99]) {
-        expect(formatCost(mantissa * 10 ** exponent)).not.toMatch(/\de[-+]?\d/);
-      }
-    }
   });
 
   it('never writes "-0.00": a value that rounds to zero reads as zero', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attachmentSummary, EXTRACT_TOKENS, extractOf } from '../../../src/attachments/summary.ts';
-import { estimateTokens } from '../../../src/executor/token-estimate.ts';
+import { estimateTokens } from '../../../src/shared/token-estimate.ts';
 import { csvAttachment, pngAttachment } from '../../fixtures/attachments.ts';
 
 describe('what the conductor is told of a file', () => {

@@ -7,7 +7,7 @@ import {
   openaiPatches,
 } from '../../../src/attachments/tokens.ts';
 import type { ImageAttachment, TextAttachment } from '../../../src/attachments/types.ts';
-import { estimateTokens, loadTokenizer } from '../../../src/executor/token-estimate.ts';
+import { estimateTokens, loadTokenizer } from '../../../src/shared/token-estimate.ts';
 
 const size = (width: number, height: number) => ({ width, height });
 

@@ -4,8 +4,13 @@
  * page's first load; characters / 4 while it loads or when it cannot be loaded. Every estimate says which
  * of the two counted it, so the page can say so.
  */
-import type { ChatMessage } from '../shared/chat.ts';
-import type { Estimator } from './types.ts';
+import type { ChatMessage } from './chat.ts';
+
+/**
+ * What counted tokens the provider did not: the o200k tokenizer, or characters / 4 (while it loads, when it
+ * cannot be loaded, and in records from before the tokenizer).
+ */
+export type Estimator = 'o200k' | 'chars';
 
 /** About 4 characters a token for English under the common BPE tokenizers: the fallback. */
 const CHARS_PER_TOKEN = 4;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createChannel } from '../../../src/app/async-channel.ts';
+import { createChannel } from '../../../src/shared/async-channel.ts';
 
 async function readAll<T>(source: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

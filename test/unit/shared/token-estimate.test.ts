@@ -1,14 +1,14 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { requestSpend, totalsOf } from '../../../src/executor/spend.ts';
+import type { StepStatus } from '../../../src/executor/types.ts';
+import type { WorkerSpec } from '../../../src/pool/types.ts';
 import {
   currentEstimator,
   estimatePromptTokens,
   estimateTokens,
   loadTokenizer,
-} from '../../../src/executor/token-estimate.ts';
-import type { StepStatus } from '../../../src/executor/types.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
+} from '../../../src/shared/token-estimate.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 const worker: WorkerSpec = workerSpec({
