@@ -1,6 +1,6 @@
 import type { ChatMessage } from './chat.ts';
 import type { LoadProgress, ModelRef } from './model.ts';
-import type { Plan, Step } from './plan/index.ts';
+import type { Plan, PlanMode, Step } from './plan/index.ts';
 
 /**
  * Requests and results of the conductor thread, shared by the thread and the page. Types only: the page
@@ -41,8 +41,6 @@ export interface AttachmentSummary {
   /** The start of its text (a text file or a PDF's text layer), within a small token budget. */
   extract?: string;
 }
-
-export type PlanMode = 'router' | 'conductor';
 
 /**
  * Knobs common to every generation. What crosses to the thread always names its model (the bridge fills in

@@ -2,7 +2,7 @@
  * Where a graph's edges run: a curve between neighbouring rows, or a lane right of the nodes for an edge
  * that passes rows, so no edge crosses a node.
  */
-import type { GraphNode } from './layout.ts';
+import type { GraphNode } from './graph-node.ts';
 import { NODE_H } from './node-size.ts';
 
 /** An edge that passes rows runs down a lane right of the nodes; each lane this far from the last. */

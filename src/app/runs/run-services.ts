@@ -4,8 +4,7 @@ import type { RunHistoryStore, ThreadLink } from '../../executor/store.ts';
 import type { TurnHistory } from '../../executor/turn-history.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
-import type { PlanMode } from '../../shared/conductor-api.ts';
-import type { Plan, PlanLimits } from '../../shared/plan/index.ts';
+import type { Plan, PlanLimits, PlanMode } from '../../shared/plan/index.ts';
 import type { PlanPrefs } from '../prefs.ts';
 import type { SendingServices } from '../services.ts';
 

@@ -7,6 +7,7 @@ export {
 } from './json-schema.ts';
 export {
   type PlanLimits,
+  type PlanMode,
   type PoolValidateOptions,
   planLimitsFor,
   plannedPool,

@@ -1,7 +1,9 @@
-import type { PlanMode } from '../conductor-api.ts';
 import { labelsOf, RUN_WORKER, SELF_WORKER } from '../worker-ids.ts';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_STEPS } from './schema.ts';
 import type { ValidateOptions } from './validate.ts';
+
+/** How a question is planned: one step the conductor picks (`router`), or a full workflow (`conductor`). */
+export type PlanMode = 'router' | 'conductor';
 
 /**
  * The limits a first plan is written, decoded and checked under. The thread plans by them, and the page

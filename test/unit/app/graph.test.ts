@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeGraph } from '../../../src/app/graph/description.ts';
-import {
-  DEFAULT_GRAPH_WIDTH,
-  type GraphLayout,
-  type GraphNode,
-  layoutGraph,
-} from '../../../src/app/graph/layout.ts';
+import type { GraphNode } from '../../../src/app/graph/graph-node.ts';
+import { DEFAULT_GRAPH_WIDTH, type GraphLayout, layoutGraph } from '../../../src/app/graph/layout.ts';
 import { MIN_NODE_W, NODE_H } from '../../../src/app/graph/node-size.ts';
 import { dependencies, type GraphStepInput } from '../../../src/app/graph/stages.ts';
 import { workerColorIndex } from '../../../src/app/worker-color.ts';
