@@ -1,10 +1,6 @@
 import type { ChatMessage } from '../../src/shared/chat.ts';
-import type {
-  AttachmentSummary,
-  ConversationTurn,
-  PlanExample,
-  PlanMode,
-} from '../../src/shared/conductor-api.ts';
+import type { AttachmentSummary, ConversationTurn, PlanExample } from '../../src/shared/conductor-api.ts';
+import type { PlanMode } from '../../src/shared/plan/index.ts';
 import { type Plan, planLimitsFor, type Step } from '../../src/shared/plan/index.ts';
 import { truncateMiddle } from '../../src/shared/truncate-middle.ts';
 import { RUN_WORKER, SELF_WORKER } from '../../src/shared/worker-ids.ts';
