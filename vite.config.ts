@@ -182,7 +182,7 @@ export default defineConfig(({ mode }) => ({
             },
           },
           {
-            // Pyodide (src/evaluation/python-assets.ts): cached when a Python task is first scored.
+            // Pyodide (src/sandbox/python-assets.ts): cached when a Python task is first scored.
             urlPattern: PYODIDE_ASSET,
             handler: 'CacheFirst',
             options: {

@@ -1,5 +1,5 @@
 /**
- * Where the build puts the o200k tokenizer (src/executor/token-estimate.ts), shared by the build and the
+ * Where the build puts the o200k tokenizer (src/shared/token-estimate.ts), shared by the build and the
  * service worker's runtime cache. It is ~1 MB gzip and needed only when a provider sends no usage, so it
  * is not in the precached shell (a first visit would cost four times as much); it is cached the first time
  * it is loaded, and works offline from then on. Before that, offline, estimates fall back to characters / 4

@@ -34,9 +34,3 @@ export function createTheme() {
 }
 
 export type AppTheme = ReturnType<typeof createTheme>;
-
-/** The theme actually shown, resolving `system` against the media query. */
-export function resolvedTheme(choice: ThemeChoice): 'light' | 'dark' {
-  if (choice !== 'system') return choice;
-  return globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
-}

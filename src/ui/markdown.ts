@@ -125,8 +125,3 @@ export function renderMarkdown(markdown: string): string {
   const html = marked.parse(markdown, { async: false });
   return purify.sanitize(html, PURIFY_CONFIG) as string;
 }
-
-/** Any HTML string → sanitized HTML (exposed for tests of the sanitizer on its own). */
-export function sanitizeHtml(html: string): string {
-  return purify.sanitize(html, PURIFY_CONFIG) as string;
-}
