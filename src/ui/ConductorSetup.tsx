@@ -1,12 +1,13 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { modelLabel } from '../app/conductor.ts';
+import { conductorOptions, customModel, modelKey } from '../app/conductor-options.ts';
 import { BROWSER_MODEL_NEEDS } from '../conductor/prompt-api.ts';
-import { BROWSER_MODEL, BROWSER_MODEL_NAME } from '../shared/browser-model.ts';
+import { BROWSER_MODEL_NAME } from '../shared/browser-model.ts';
 import type { EngineSuggestion } from '../shared/engine-errors.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
 import { localServerUrlProblem } from '../shared/loopback.ts';
 import type { ModelRef } from '../shared/model.ts';
-import { DEFAULT_WLLAMA_MODEL, modelOptionLabel } from '../shared/model-choice.ts';
+import { modelOptionLabel } from '../shared/model-choice.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
 import { LocalServerFields } from './LocalServerFields.tsx';
@@ -21,33 +22,6 @@ import { ProgressBar } from './ProgressBar.tsx';
 
 /** The select's value for the local planner server (its fields say which server and model). */
 const LOCAL_SERVER = 'local-server';
-
-function refKey(model: ModelRef): string {
-  if (model.engine === 'local-server') return `local-server:${model.baseURL}#${model.model}`;
-  if (model.engine === 'prompt-api') return 'prompt-api';
-  return model.engine === 'webllm' ? `webllm:${model.modelId}` : `wllama:${model.url}`;
-}
-
-/** Reads a custom model from the URL box: a .gguf URL runs on the CPU engine, anything else is an MLC model. */
-export function customModel(url: string, libUrl: string): ModelRef | string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url.trim());
-  } catch {
-    return 'Enter an absolute URL (https://…).';
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'Only http(s) URLs can be loaded.';
-  if (/\.gguf$/i.test(parsed.pathname)) {
-    return {
-      engine: 'wllama',
-      url: parsed.toString(),
-      name: parsed.pathname.split('/').pop() ?? 'custom GGUF',
-    };
-  }
-  if (!libUrl.trim()) return 'A custom MLC model also needs the URL of its compiled library (.wasm).';
-  const id = parsed.pathname.split('/').filter(Boolean).pop() ?? 'custom-mlc';
-  return { engine: 'webllm', modelId: id, modelUrl: parsed.toString(), modelLibUrl: libUrl.trim() };
-}
 
 type Hint = { kind: EngineSuggestion; text: string; action?: { label: string; run: () => void } };
 
@@ -115,14 +89,12 @@ export function ConductorSetup() {
       : app.conductor.load(model, app.storage));
   const choice = app.device.modelChoice.value;
   const browserState = app.conductor.browserModelState.value;
-  const browserOffered =
-    browserState === 'available' || browserState === 'downloadable' || browserState === 'downloading';
-  const browserDownload = browserState === 'downloadable' || browserState === 'downloading';
-  const options: ModelRef[] = choice
-    ? [choice.model, ...(browserOffered ? [BROWSER_MODEL] : []), ...choice.alternatives, ...choice.byHand]
-    : [];
-  // What a plan moves to when Chrome's model cannot take it: the device's own recommendation.
-  const fallbackCandidate = options.find((o) => o.engine !== 'prompt-api');
+  const {
+    models: options,
+    browserDownload,
+    fallbackCandidate,
+    cpuModel,
+  } = conductorOptions(choice, browserState);
   const fallback = app.conductor.fallback.value;
   const [selected, setSelected] = useState<string>('');
   const [customUrl, setCustomUrl] = useState('');
@@ -141,7 +113,7 @@ export function ConductorSetup() {
   }, [switchTo]);
   const loaded = app.conductor.loadedModel.value;
   const selectedKey =
-    selected || (loaded?.engine === 'local-server' ? LOCAL_SERVER : choice ? refKey(choice.model) : '');
+    selected || (loaded?.engine === 'local-server' ? LOCAL_SERVER : choice ? modelKey(choice.model) : '');
   const loading = state.status === 'loading';
   const custom =
     selectedKey === 'custom'
@@ -154,9 +126,8 @@ export function ConductorSetup() {
       ? typeof custom === 'object'
         ? custom
         : undefined
-      : options.find((o) => refKey(o) === selectedKey);
-  const selectedIsLoaded = !!loaded && !!selectedModel && refKey(loaded) === refKey(selectedModel);
-  const cpuModel = options.find((o) => o.engine === 'wllama') ?? DEFAULT_WLLAMA_MODEL;
+      : options.find((o) => modelKey(o) === selectedKey);
+  const selectedIsLoaded = !!loaded && !!selectedModel && modelKey(loaded) === modelKey(selectedModel);
 
   const start = () => {
     if (typeof custom === 'string') {
@@ -172,7 +143,7 @@ export function ConductorSetup() {
     setServerError(undefined);
     const model = selectedModel;
     if (!model) return;
-    if (loaded && refKey(loaded) !== refKey(model)) setSwitchTo(model);
+    if (loaded && modelKey(loaded) !== modelKey(model)) setSwitchTo(model);
     else load(model);
   };
   const confirmSwitch = () => {
@@ -188,7 +159,7 @@ export function ConductorSetup() {
     state.status === 'error' &&
     !!state.model &&
     !!selectedModel &&
-    refKey(state.model) === refKey(selectedModel) &&
+    modelKey(state.model) === modelKey(selectedModel) &&
     hints.some((hint) => hint.kind === 'retry' && hint.action);
 
   return (
@@ -214,7 +185,7 @@ export function ConductorSetup() {
             }}
           >
             {options.map((o, i) => (
-              <option key={refKey(o)} value={refKey(o)}>
+              <option key={modelKey(o)} value={modelKey(o)}>
                 {modelOptionLabel(o)}
                 {i === 0 ? ' — recommended' : ''}
                 {o.engine === 'prompt-api' && browserDownload ? ' — Chrome downloads it first' : ''}
@@ -248,7 +219,7 @@ export function ConductorSetup() {
               <input
                 type="checkbox"
                 data-testid="browser-model-fallback"
-                checked={!!fallback && refKey(fallback) === refKey(fallbackCandidate)}
+                checked={!!fallback && modelKey(fallback) === modelKey(fallbackCandidate)}
                 onChange={(e) =>
                   app.conductor.allowFallback(e.currentTarget.checked ? fallbackCandidate : undefined)
                 }
