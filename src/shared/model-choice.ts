@@ -181,6 +181,14 @@ export function listConductorModels(): readonly ConductorModelInfo[] {
   return TABLE;
 }
 
+/**
+ * Whether a model thinks aloud unless told not to: the table says so for our candidates; a custom MLC model
+ * (a URL the user gave) is judged by its name, Qwen3 and Qwen3.5 being the families that do.
+ */
+export function thinksAloud(modelId: string): boolean {
+  return conductorModelInfo(modelId)?.thinking ?? /^Qwen3(\.5)?-/.test(modelId);
+}
+
 /** The table entry for a prebuilt id, if it is one of our candidates. */
 export function conductorModelInfo(modelId: string): ConductorModelInfo | undefined {
   return TABLE.find((m) => m.modelId === modelId);

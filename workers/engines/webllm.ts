@@ -10,7 +10,7 @@ import type {
 export type CacheBackend = NonNullable<AppConfig['cacheBackend']>;
 
 import { EngineError } from '../../src/shared/engine-errors.ts';
-import { conductorModelInfo } from '../../src/shared/model-choice.ts';
+import { thinksAloud } from '../../src/shared/model-choice.ts';
 import { downloadStatusError } from './download-failure.ts';
 import {
   type ConductorEngine,
@@ -371,7 +371,7 @@ export function createWebLlmEngine(deps: WebLlmDeps = {}): WebLlmEngine {
       }
       // Qwen3 and Qwen3.5 think aloud unless told not to; a planner under a JSON constraint should not.
       // web-llm then writes an empty <think></think> block after the assistant header itself.
-      if (conductorModelInfo(ref.modelId)?.thinking || /^Qwen3(\.5)?-/.test(ref.modelId)) {
+      if (thinksAloud(ref.modelId)) {
         body.extra_body = { enable_thinking: false };
       }
       let text = '';

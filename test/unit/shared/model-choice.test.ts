@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { Capabilities, GpuInfo } from '../../../src/shared/capabilities.ts';
 import {
   chooseConductorModel,
+  conductorModelInfo,
   DEFAULT_WLLAMA_MODEL,
   listConductorModels,
   modelOptionLabel,
   QWEN35_WLLAMA_MODEL,
+  thinksAloud,
 } from '../../../src/shared/model-choice.ts';
 
 const GiB = 2 ** 30;
@@ -259,5 +261,17 @@ describe('modelOptionLabel', () => {
     );
     expect(modelOptionLabel({ engine: 'webllm', modelId: 'my-custom-MLC' })).toBe('my-custom-MLC (WebGPU)');
     expect(modelOptionLabel(DEFAULT_WLLAMA_MODEL)).toBe(`${DEFAULT_WLLAMA_MODEL.name} (CPU)`);
+  });
+});
+
+describe('thinksAloud', () => {
+  it('follows the table for a candidate and the name for a custom Qwen3 model', () => {
+    expect(thinksAloud('Qwen3-1.7B-q4f32_1-MLC')).toBe(true);
+    expect(conductorModelInfo('Llama-3.2-3B-Instruct-q4f32_1-MLC')?.thinking).toBe(false);
+    expect(thinksAloud('Llama-3.2-3B-Instruct-q4f32_1-MLC')).toBe(false);
+    // Not in the table: a custom MLC build of a Qwen3.5 model thinks, any other does not.
+    expect(conductorModelInfo('Qwen3.5-4B-custom-MLC')).toBeUndefined();
+    expect(thinksAloud('Qwen3.5-4B-custom-MLC')).toBe(true);
+    expect(thinksAloud('Phi-3-custom-MLC')).toBe(false);
   });
 });
