@@ -1,28 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Bench } from '../../app/bench/bench.ts';
+import { type BenchServices, benchServices } from '../../app/bench/bench-services.ts';
 import { modelLabel } from '../../app/conductor.ts';
-import type { PlannerComparison } from '../../app/planner-comparison.ts';
-import { transports } from '../../app/services.ts';
-import type { StatsConductor } from '../../evaluation/compare-planners-run.ts';
-import type { Planner } from '../../evaluation/strategies.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
-import type { ChatTransport } from '../../providers/transport.ts';
 import { useAppState } from '../app-context.ts';
 import { BenchScreen } from './BenchScreen.tsx';
-import { plannerFromConductor } from './planner.ts';
-
-interface Services {
-  bench: Bench;
-  comparison: PlannerComparison;
-  transport: (worker: WorkerSpec) => ChatTransport;
-  planner?: Planner;
-  conductor?: StatsConductor;
-}
 
 /**
- * The bench wired to the app's services: the enabled pool, per-worker transports (egress-backed cloud
- * transport with the vault's keys, or the on-device model for `local`), and the conductor bridge as the
- * planner once a model is loaded. Import it lazily (`import('./bench/BenchRoute.tsx')`).
+ * The Bench screen over the app's services (src/app/bench/bench-services.ts). Import it lazily
+ * (`import('./bench/BenchRoute.tsx')`).
  */
 export function BenchRoute() {
   const state = useAppState();
@@ -30,34 +14,16 @@ export function BenchRoute() {
   const conductorState = state.conductor.state.value;
   const ready = conductorState.status === 'ready';
   const model = conductorState.model ? (conductorState.label ?? modelLabel(conductorState.model)) : undefined;
-  const [services, setServices] = useState<Services | undefined>();
+  const [services, setServices] = useState<BenchServices | undefined>();
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
     let stale = false;
-    const app = { ...state.services, bridge: state.conductor.bridge };
-    Promise.all([
-      transports(workers, app),
-      ready ? app.bridge() : undefined,
-      state.benches.bench(),
-      state.benches.plannerComparison(),
-    ]).then(
-      ([transport, bridge, bench, comparison]) => {
-        if (stale) return;
-        setServices({
-          bench,
-          comparison,
-          transport,
-          ...(bridge
-            ? {
-                planner: plannerFromConductor(
-                  { plan: (request, options) => bridge.plan({ ...request, ...options }) },
-                  workers,
-                ),
-                conductor: { plan: (request) => bridge.plan(request) },
-              }
-            : {}),
-        });
-      },
+    benchServices(
+      workers,
+      { ...state.services, bridge: state.conductor.bridge, benches: state.benches },
+      ready,
+    ).then(
+      (made) => stale || setServices(made),
       (e: unknown) => setError((e as Error).message),
     );
     return () => {

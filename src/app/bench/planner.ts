@@ -1,4 +1,4 @@
-import { poolEntries } from '../../app/pool-entries.ts';
+import { poolEntries } from '../pool-entries.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
 import type { PlanResponse, PoolEntry } from '../../shared/conductor-api.ts';
