@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { withArticle } from '../app/indefinite-article.ts';
 import { type FoundKey, findKeyShapes, KEY_REMOVED, removeKeyShapes } from '../providers/key-shapes.ts';
 import { maskKey } from '../vault/redact.ts';
 
@@ -50,7 +51,7 @@ export function useKeyWarning({
 }
 
 function what(keys: readonly FoundKey[]): string {
-  const named = keys.map((k) => `a ${k.provider} key (${maskKey(k.text)})`);
+  const named = keys.map((k) => `${withArticle(k.provider)} key (${maskKey(k.text)})`);
   const unique = [...new Set(named)];
   return unique.length === 1 ? (unique[0] as string) : `${unique.length} keys: ${unique.join(', ')}`;
 }
