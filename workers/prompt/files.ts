@@ -34,7 +34,7 @@ export function filesText(
   const lines = [
     router
       ? 'Attached files (the step gets them all: "files": "all"):'
-      : 'Attached files. Each step gets only the files it names: "files": [numbers], "all", or [] for none.',
+      : 'Attached files. Each step gets only the files it names: "files": [numbers], or [] for none.',
     ...files.map(fileLine),
   ];
   if (files.some((file) => file.kind === 'image')) {
