@@ -73,6 +73,7 @@ const threadFields = {
   threadId: z.string().min(1).optional().catch(undefined),
   turn: z.number().int().nonnegative().optional().catch(undefined),
   parentRunId: z.string().min(1).optional().catch(undefined),
+  keptKey: z.literal(true).optional().catch(undefined),
 };
 
 /** What a worker was sent of the thread's earlier turns (src/executor/turn-history.ts). */

@@ -62,23 +62,33 @@ export interface RunRecord {
   turn?: number;
   /** The turn before it in its branch; absent for a thread's first turn. */
   parentRunId?: string;
+  /** The user kept the key-shaped text of its question (`ThreadLink`). */
+  keptKey?: true;
   /** The files attached to the question, by index (a step's `files`); their bytes are in `attachments`. */
   attachments?: AttachmentRef[];
   /** The content hashes of `attachments`, each once: indexed, so a file is deleted with its last run. */
   attachmentIds?: string[];
 }
 
-/** Where a run sits in its thread. */
+/** Where a run sits in its thread, and what of it later turns get. */
 export interface ThreadLink {
   threadId: string;
   turn: number;
   parentRunId?: string;
+  /**
+   * The user chose to send the key-shaped text in its question (src/ui/KeyWarning.tsx): later turns get
+   * the question as it is. Absent: key-shaped text in it goes to later turns as "[key removed]".
+   */
+  keptKey?: true;
 }
 
 /** A run's place in its thread; a run from before threads is the one turn of a thread with its own id. */
-export function threadLinkOf(run: Pick<RunRecord, 'id' | 'threadId' | 'turn' | 'parentRunId'>): ThreadLink {
+export function threadLinkOf(
+  run: Pick<RunRecord, 'id' | 'threadId' | 'turn' | 'parentRunId' | 'keptKey'>,
+): ThreadLink {
   const link: ThreadLink = { threadId: run.threadId ?? run.id, turn: run.turn ?? 0 };
   if (run.parentRunId !== undefined) link.parentRunId = run.parentRunId;
+  if (run.keptKey) link.keptKey = true;
   return link;
 }
 
@@ -116,6 +126,7 @@ export interface RunSummary {
   threadId?: string;
   turn?: number;
   parentRunId?: string;
+  keptKey?: true;
 }
 
 /** A stored run that could not be read, and why (shown to the user, never a crash). */

@@ -1,5 +1,6 @@
 import type { IDBPDatabase } from 'idb';
 import { z } from 'zod';
+import { removeKeyShapes } from '../providers/key-shapes.ts';
 import { check, RunSummarySchema } from './record-schema.ts';
 import { openRunsDatabase, RUNS_DB_NAME, type RunSummary, type RunsDB } from './store.ts';
 import type { PastTurn } from './turn-history.ts';
@@ -240,8 +241,11 @@ class IdbThreadStore implements ThreadStore {
       const turn = turnOf(row);
       // An unreadable turn is left out of the conversation: nothing of it can be shown to a worker.
       if (turn.summary) {
-        const past: PastTurn = { question: turn.summary.question };
-        if (turn.summary.answer !== undefined) past.answer = turn.summary.answer;
+        // A key the user did not choose to send stays out of later turns (a question asked before the
+        // warning, or an answer that quoted it): what goes on is "[key removed]".
+        const told = turn.summary.keptKey ? (text: string) => text : removeKeyShapes;
+        const past: PastTurn = { question: told(turn.summary.question) };
+        if (turn.summary.answer !== undefined) past.answer = told(turn.summary.answer);
         if (turn.summary.finalWorker !== undefined) past.worker = turn.summary.finalWorker;
         out.unshift(past);
       }

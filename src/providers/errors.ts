@@ -2,6 +2,8 @@
  * Errors by meaning, made from the HTTP status in one place (`errorFromStatus`), as openai-node does.
  * Messages are for people and must never contain a key.
  */
+import { removeKeyShapes } from './key-shapes.ts';
+
 export type ProviderErrorKind =
   | 'auth' // 401: bad or missing key
   | 'forbidden' // 403
@@ -72,10 +74,11 @@ export class EmptyAnswerError extends ProviderError {
 
 /**
  * Scrubs anything key-shaped from text a provider sent back (some quote part of the key): prefixed keys
- * (`sk-`, `gsk_`, `xai-`, Gemini's `AIza…`) and any 32+ character token (Together, Mistral).
+ * (`sk-`, `gsk_`, `xai-`, Gemini's `AIza…`) and any 32+ character token (Together, Mistral): the
+ * documented shapes (key-shapes.ts) first, then looser ones, since a quoted key may be cut or masked.
  */
 export function redactKeyLike(text: string): string {
-  return text
+  return removeKeyShapes(text, '[redacted]')
     .replace(/\b(?:(?:sk|pk|rk|gsk|xai|key)[-_]|AIza)[-_A-Za-z0-9*.]{6,}/gi, '[redacted]')
     .replace(/\b[A-Za-z0-9_-]{32,}\b/g, '[redacted]');
 }

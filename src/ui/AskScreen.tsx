@@ -14,6 +14,7 @@ import { answersAlone, labelsOf } from '../shared/worker-ids.ts';
 import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
 import { type AskInput, Composer } from './Composer.tsx';
+import { FilesConfirm } from './FilesConfirm.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
 import { SpendConfirm } from './SpendConfirm.tsx';
@@ -166,6 +167,7 @@ export function AskScreen({ runId }: { runId?: string }) {
     [review, question, limitUsd, shown?.thread],
   );
   const confirm = spendConfirm.value;
+  const filesAsk = app.runs.filesConfirm.value;
   const thread = useShownThread(shown);
 
   return (
@@ -226,6 +228,9 @@ export function AskScreen({ runId }: { runId?: string }) {
             if (!ok && !streaming) document.querySelector<HTMLElement>('[data-testid="run-plan"]')?.focus();
           }}
         />
+      )}
+      {filesAsk && shown?.id === filesAsk.runId && (
+        <FilesConfirm confirm={filesAsk} onAnswer={(ok, remember) => app.runs.confirmFiles(ok, remember)} />
       )}
       {shown?.chosenBy && <AutoChoiceNote view={shown} />}
       {thread && drawn && <ThreadTurns state={thread} view={drawn} />}

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AskMode } from '../app/runs/run-model.ts';
 import { fileHandlers } from './AttachmentChips.tsx';
+import { useKeyWarning } from './KeyWarning.tsx';
 
 export interface AskInput {
   question: string;
@@ -9,6 +10,8 @@ export interface AskInput {
   review: boolean;
   /** Plan and stop: the plan and its price, nothing sent (no key needed) until the user runs it. */
   planOnly?: boolean;
+  /** The user chose to send the key-shaped text the question holds (KeyWarning.tsx). */
+  keptKey?: true;
 }
 
 /**
@@ -56,11 +59,21 @@ export function Composer({
   disabled = disabled || blockedBy !== undefined;
 
   const files = fileHandlers(onFiles);
+  const box = useRef<HTMLTextAreaElement>(null);
+  const keys = useKeyWarning({ box });
   const send = (planOnly = false) => {
     const text = question.trim();
-    if (!text || disabled || filesBusy) return;
-    onAsk(planOnly ? { question: text, mode, review, planOnly } : { question: text, mode, review });
-    setQuestion('');
+    if (!text || disabled || filesBusy || keys.waiting) return;
+    keys.submit(text, (asked, keptKey) => {
+      onAsk({
+        question: asked,
+        mode,
+        review,
+        ...(planOnly ? { planOnly } : {}),
+        ...(keptKey ? { keptKey } : {}),
+      });
+      setQuestion('');
+    });
   };
 
   return (
@@ -79,6 +92,7 @@ export function Composer({
         Your question
       </label>
       <textarea
+        ref={box}
         id="question"
         rows={3}
         placeholder="Ask anything. Enter asks, Ctrl+Enter plans only, Shift+Enter adds a line."
@@ -93,6 +107,7 @@ export function Composer({
           }
         }}
       />
+      {keys.warning}
       {attachments}
       <div class="composer-bar">
         <fieldset class="segmented" style={{ padding: 0, margin: 0 }}>

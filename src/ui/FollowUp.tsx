@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { fileHandlers } from './AttachmentChips.tsx';
+import { useKeyWarning } from './KeyWarning.tsx';
 
 /**
  * The follow-up box under the last answer: Enter sends (Shift+Enter adds a line), an empty box sends
@@ -17,9 +18,13 @@ export function FollowUp({
   attachments,
   onFiles,
   filesBusy,
+  keyCheck = true,
 }: {
-  /** Sends the question; false when it was refused (the box keeps it). */
-  onSend: (question: string) => boolean | undefined;
+  /**
+   * Sends the question; false when it was refused (the box keeps it). `keptKey`: the user chose to send
+   * the key-shaped text it holds (KeyWarning.tsx).
+   */
+  onSend: (question: string, keptKey: boolean) => boolean | undefined;
   problem?: string | undefined;
   label?: string;
   initial?: string;
@@ -31,14 +36,21 @@ export function FollowUp({
   onFiles?: (files: File[]) => void;
   /** A file is still being read: sending waits. */
   filesBusy?: boolean;
+  /** Warn of a key pasted into the text before it is sent (a question; not a thread's new title). */
+  keyCheck?: boolean;
 }) {
   const [text, setText] = useState(initial);
   const files = fileHandlers(onFiles);
+  const box = useRef<HTMLTextAreaElement>(null);
+  const keys = useKeyWarning({ enabled: keyCheck, box });
   function send() {
     const question = text.trim();
-    if (!question || filesBusy) return;
-    if (onSend(question) === false) return;
-    setText('');
+    if (!question || filesBusy || keys.waiting) return;
+    keys.submit(question, (asked, keptKey) => {
+      if (onSend(asked, keptKey) !== false) setText('');
+      // Refused (the last turn still runs): the box keeps the question as it was sent, key removed or not.
+      else if (asked !== question) setText(asked);
+    });
   }
   return (
     <form
@@ -54,6 +66,7 @@ export function FollowUp({
         {label}
       </label>
       <textarea
+        ref={box}
         id={`${testId}-text`}
         rows={2}
         value={text}
@@ -68,6 +81,7 @@ export function FollowUp({
           } else if (e.key === 'Escape' && onCancel) onCancel();
         }}
       />
+      {keys.warning}
       {attachments}
       <div class="row">
         <button type="submit" class="small primary" data-testid={`${testId}-send`}>

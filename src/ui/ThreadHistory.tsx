@@ -26,6 +26,7 @@ function ThreadRow({ thread }: { thread: ThreadListing }) {
           label="Rename"
           initial={thread.title}
           testId="rename-listed-thread"
+          keyCheck={false}
           onCancel={() => setRenaming(false)}
           onSend={(title) => {
             setRenaming(false);

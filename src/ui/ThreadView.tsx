@@ -8,6 +8,7 @@ import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
 import { CopyAnswer } from './CopyAnswer.tsx';
 import { FollowUp } from './FollowUp.tsx';
+import { keptKeyOf } from './KeyWarning.tsx';
 
 /**
  * A thread on the Ask screen: its title (editable), the turns before the last (question and final answer,
@@ -96,10 +97,11 @@ function EarlierTurn({ turn, state, view }: { turn: ThreadTurn; state: ThreadSta
           initial={summary.question}
           testId="edit-turn"
           onCancel={() => setEditing(false)}
-          onSend={(question) => {
+          onSend={(question, keptKey) => {
             setEditing(false);
             const how = askedAs(state, view, app.prefs.askPrefs.value.reviewPlan);
-            void app.threads.branchAt(turn.id, { question, ...how }, app.pool.runPool.value);
+            const input = { question, ...how, ...keptKeyOf(keptKey) };
+            void app.threads.branchAt(turn.id, input, app.pool.runPool.value);
           }}
         />
       ) : (
@@ -132,6 +134,7 @@ export function ThreadTurns({ state, view }: { state: ThreadState; view: RunView
             label="Rename"
             initial={state.title}
             testId="rename-thread"
+            keyCheck={false}
             onCancel={() => setRenaming(false)}
             onSend={(title) => {
               setRenaming(false);
@@ -225,9 +228,9 @@ export function ThreadFooter({ state, view }: { state: ThreadState; view: RunVie
           initial={view.question}
           testId="edit-turn"
           onCancel={() => setEditing(false)}
-          onSend={(question) => {
+          onSend={(question, keptKey) => {
             setEditing(false);
-            void threads.branchAt(view.id, { question, ...how }, pool);
+            void threads.branchAt(view.id, { question, ...how, ...keptKeyOf(keptKey) }, pool);
           }}
         />
       )}
@@ -236,10 +239,11 @@ export function ThreadFooter({ state, view }: { state: ThreadState; view: RunVie
         attachments={<AttachmentChips state={app.followUpAttachments} />}
         onFiles={(files) => void app.followUpAttachments.add(files)}
         filesBusy={app.followUpAttachments.busy.value}
-        onSend={(question) => {
+        onSend={(question, keptKey) => {
           // Refused while the last turn runs: the question and its files stay in the box.
           if (!threads.acceptsFollowUp()) return false;
-          void threads.followUp({ question, ...how, attachments: app.followUpAttachments.take() }, pool);
+          const attachments = app.followUpAttachments.take();
+          void threads.followUp({ question, ...how, attachments, ...keptKeyOf(keptKey) }, pool);
           return true;
         }}
       />

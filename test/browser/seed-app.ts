@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { RUN_WORKER_CHOICE } from '../../src/app/pool.ts';
 import { type AppPrefs, createPrefs, type PlanPrefs, type RunPrefs } from '../../src/app/prefs.ts';
+import { knownProvidersStore, providerOf } from '../../src/app/runs/files-confirm.ts';
 import { POOL_DB, workerProblems } from '../../src/pool/store.ts';
 import type { WorkerSpec } from '../../src/pool/types.ts';
 
@@ -23,6 +24,12 @@ export interface Seed {
    * writes again, for seconds to minutes; the sandbox's own specs test it.
    */
   sandbox?: boolean;
+  /**
+   * Whether the pool's providers are new to the user's files: a plan nobody reviewed then asks before it
+   * sends them a file (src/app/runs/files-confirm.ts). Off unless asked for: the specs that are not about
+   * it seed the pool's providers as ones the user has sent files to.
+   */
+  filesNew?: boolean;
 }
 
 /** A worker on a custom OpenAI-compatible endpoint, as the Settings form saves one given only these fields. */
@@ -53,6 +60,10 @@ function prefsEntries(seed: Seed): Record<string, string> {
     if (seed.plan) prefs.planPrefs.value = { ...prefs.planPrefs.value, ...seed.plan };
     if (seed.run) prefs.runPrefs.value = { ...prefs.runPrefs.value, ...seed.run };
     written.set(RUN_WORKER_CHOICE, seed.sandbox ? '1' : '0');
+    if (!seed.filesNew) {
+      const sentTo = (seed.pool ?? []).flatMap((w) => providerOf(w)?.key ?? []);
+      knownProvidersStore().write({ sentTo: [...new Set(sentTo)], remembered: [] });
+    }
   } finally {
     if (had) Object.defineProperty(globalThis, 'localStorage', had);
     else Reflect.deleteProperty(globalThis, 'localStorage');

@@ -1,5 +1,6 @@
 import type { ConversationTurn } from '../../src/shared/conductor-api.ts';
 import { truncateMiddle } from '../../src/shared/truncate-middle.ts';
+import { fenceData } from './data-fence.ts';
 
 /**
  * A follow-up's conversation as the planner reads it. Every token here is prefilled on the device before
@@ -13,6 +14,8 @@ export const CONVERSATION_BUDGET_CHARS = 400;
 const WHOLE_QUESTION_CHARS = 140;
 /** Most characters of one earlier answer (cut in the middle, as truncateMiddle does). */
 const ANSWER_CHARS = 180;
+/** What the data fence adds around an answer. */
+const FENCE_CHARS = fenceData('').length;
 /** Less room than this for an answer: the turn is not shown (an older turn gives way first). */
 const SMALLEST_ANSWER_CHARS = 60;
 
@@ -30,9 +33,10 @@ export function conversationMessage(
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i] as ConversationTurn;
     const q = `Q: ${truncateMiddle(turn.question.trim(), WHOLE_QUESTION_CHARS)}`;
-    const room = Math.min(ANSWER_CHARS, left - q.length - 4);
+    const room = Math.min(ANSWER_CHARS, left - q.length - 4 - FENCE_CHARS);
     if (room < SMALLEST_ANSWER_CHARS) break;
-    const answer = turn.answer?.trim() ? truncateMiddle(turn.answer.trim(), room) : '(no answer)';
+    // An answer is a model's text (which may quote a file or a page): fenced as data.
+    const answer = turn.answer?.trim() ? fenceData(truncateMiddle(turn.answer.trim(), room)) : '(no answer)';
     const block = `${q}\nA: ${answer}`;
     blocks.unshift(block);
     left -= block.length + 1;

@@ -1,5 +1,6 @@
 import type { AttachmentSummary } from '../../src/shared/conductor-api.ts';
 import { formatBytes } from '../../src/shared/format-bytes.ts';
+import { fenceData } from './data-fence.ts';
 
 /**
  * What the conductor reads about the question's attached files: one line each (number, name, kind, size,
@@ -15,11 +16,12 @@ function fileLine(file: AttachmentSummary, index: number): string {
   if (file.pages !== undefined) facts.push(`${file.pages} page${file.pages === 1 ? '' : 's'}`);
   if (file.width !== undefined && file.height !== undefined) facts.push(`${file.width}x${file.height}`);
   facts.push(formatBytes(file.size));
-  // JSON-quoted: the name and extract are the user's file, kept on one line and apart from our text.
+  // Fenced as data: the name and extract are the file's own text, which may be written to steer the plan.
+  // JSON-quoted inside the fence, so each stays on one line.
   const extract = file.extract?.trim()
-    ? ` Starts: ${JSON.stringify(file.extract.trim().slice(0, EXTRACT_CHARS))}`
+    ? ` Starts: ${fenceData(JSON.stringify(file.extract.trim().slice(0, EXTRACT_CHARS)))}`
     : '';
-  return `${index}: ${JSON.stringify(file.name)} (${facts.join(', ')}).${extract}`;
+  return `${index}: ${fenceData(JSON.stringify(file.name))} (${facts.join(', ')}).${extract}`;
 }
 
 /** The files block of the last user turn, or '' when there are none. */
@@ -32,7 +34,7 @@ export function filesText(
   const lines = [
     router
       ? 'Attached files (the step gets them all: "files": "all"):'
-      : 'Attached files. Each step gets only the files it names: "files": [numbers], "all", or [] for none.',
+      : 'Attached files. Each step gets only the files it names: "files": [numbers], or [] for none.',
     ...files.map(fileLine),
   ];
   if (files.some((file) => file.kind === 'image')) {

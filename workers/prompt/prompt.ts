@@ -5,6 +5,7 @@ import { type Plan, planLimitsFor, type Step } from '../../src/shared/plan/index
 import { truncateMiddle } from '../../src/shared/truncate-middle.ts';
 import { RUN_WORKER, SELF_WORKER } from '../../src/shared/worker-ids.ts';
 import { conversationMessage } from './conversation.ts';
+import { DATA_RULE, fenceData } from './data-fence.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
 import { filesText } from './files.ts';
 
@@ -116,12 +117,14 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
         'Reply with JSON only: {"steps": [{"worker": "<id>", "task": "...", "sees": []}]}',
         'Router mode: exactly one step. Easy question: a cheap worker. Hard: the strongest one that fits.',
         taskRule(includeQuestion, 'the worker'),
+        DATA_RULE,
       ]
     : [
         'You are the conductor. Do not answer: plan a short workflow for these workers.',
         poolLines(input.pool, allowSelf, input.maxDepth),
         'Reply with a JSON workflow like the examples:',
         rules(maxSteps, includeQuestion),
+        DATA_RULE,
       ];
   const shots = router
     ? routerShots(roles, { includeQuestion })
@@ -178,8 +181,11 @@ function workflowText(steps: readonly Step[], answers: readonly (string | null)[
   return steps
     .map((step, i) => {
       const answer = answers[i];
+      // A worker's answer is data (it may quote a file, a page, a tool's output), never the planner's orders.
       const body =
-        answer === null || answer === undefined ? '(no answer)' : truncateMiddle(answer, perAnswer);
+        answer === null || answer === undefined
+          ? '(no answer)'
+          : fenceData(truncateMiddle(answer, perAnswer));
       return `Step ${i} - worker ${step.worker}, sees ${seesText(step.sees)}\nTask: ${step.task}\nAnswer: ${body}`;
     })
     .join('\n\n');
@@ -208,6 +214,7 @@ export function buildReplanMessages(input: ReplanPromptInput): ChatMessage[] {
     FORMAT,
     'Rules:',
     rules(maxSteps, input.includeQuestion ?? true, true),
+    DATA_RULE,
   ].join('\n');
   // One accepting example and one correcting example, on the real pool ids.
   const acceptExample: Plan = { thought: 'The answer is correct and complete.', steps: [] };

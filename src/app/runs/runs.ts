@@ -6,6 +6,7 @@
 import { createHistoryActions } from '../history.ts';
 import { createAsking } from './asking.ts';
 import { createRunDrawing } from './draw-timing.ts';
+import { createFilesConfirm } from './files-confirm.ts';
 import { createPlanning } from './planning.ts';
 import { createResuming } from './resuming.ts';
 import { createReview } from './review.ts';
@@ -23,7 +24,8 @@ export function createRuns(services: RunServices) {
   const unfinished = createUnfinished(services, () => [core.handle?.runId, core.currentRun.value?.id]);
   const drawing = createRunDrawing(core.currentRun, services.egress);
   const spend = createSpendConfirm(core);
-  const starts = createRunStarts(core, drawing, spend);
+  const files = createFilesConfirm(core);
+  const starts = createRunStarts(core, drawing, spend, files);
   const review = createReview(core, spend, starts);
   const planning = createPlanning(core, spend, starts, review);
   const { ask } = createAsking(core, spend, starts, review, planning);
@@ -38,6 +40,7 @@ export function createRuns(services: RunServices) {
 
   function cancelRun(): void {
     spend.settleConfirm(false, false);
+    files.settleConfirm(false, false);
     core.planAbort?.abort();
     core.handle?.cancel();
   }
@@ -55,6 +58,8 @@ export function createRuns(services: RunServices) {
     pendingReview: core.pendingReview,
     spendConfirm: spend.spendConfirm,
     confirmSpend: spend.confirmSpend,
+    filesConfirm: files.filesConfirm,
+    confirmFiles: files.confirmFiles,
     resumeProblem: unfinished.resumeProblem,
     unfinished: unfinished.unfinished,
     unfinishedElsewhere: unfinished.unfinishedElsewhere,

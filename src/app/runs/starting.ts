@@ -12,6 +12,7 @@ import { conductorOnDemand, executorModule, failoverFor, keylessWorkers, transpo
 import { turnRunOptions } from '../turn-context.ts';
 import { stillLocked } from '../vault-unlock.ts';
 import { type createRunDrawing, frameCoalescedUpdates } from './draw-timing.ts';
+import { type FilesConfirmation, fileDestinations, keptBackText } from './files-confirm.ts';
 import { withLedgerEstimates } from './ledger-estimates.ts';
 import type { RunCore } from './run-core.ts';
 import { holdWhileRunning } from './run-locks.ts';
@@ -20,7 +21,12 @@ import { declinedText, runSpendLimit, type SpendConfirmation } from './spend-con
 type RunDrawing = ReturnType<typeof createRunDrawing>;
 
 /** Starting a run (a plan, or steps as they stream), and tracking the live one. */
-export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: SpendConfirmation) {
+export function createRunStarts(
+  core: RunCore,
+  drawing: RunDrawing,
+  spend: SpendConfirmation,
+  files: FilesConfirmation,
+) {
   const { services } = core;
   const sending = {
     bridge: () => services.bridge(),
@@ -144,7 +150,8 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
 
   /**
    * Runs a whole plan nobody reviewed, with the plan checks' fixes: once the user has agreed to a plan
-   * estimated over the spend limit (declining ends the run before anything is sent).
+   * estimated over the spend limit, and to where it sends their files (declining either ends the run
+   * before anything is sent).
    */
   async function runUnreviewed(
     runId: string,
@@ -155,14 +162,21 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
     estimate: PlanEstimate,
   ): Promise<void> {
     const limitUsd = core.spendLimit();
-    if (!(await spend.approveSpend(runId, estimate, false))) {
-      core.update(runId, (v) => ({
-        ...v,
-        phase: 'cancelled',
-        error: declinedText(estimate, limitUsd ?? 0),
-        endedAt: Date.now(),
-      }));
-      return;
+    const stop = (error: string) =>
+      core.update(runId, (v) => ({ ...v, phase: 'cancelled', error, endedAt: Date.now() }));
+    if (!(await spend.approveSpend(runId, estimate, false)))
+      return stop(declinedText(estimate, limitUsd ?? 0));
+    // Its files go where it sends them only once the user has seen where (files-confirm.ts).
+    if (!(await files.approvePlan(runId, plan.steps, pool))) {
+      return stop(
+        keptBackText(
+          fileDestinations(
+            plan.steps,
+            pool,
+            core.runFiles.get(runId).map((f) => f.name),
+          ),
+        ),
+      );
     }
     await execute(runId, question, mode, plan, pool, runSpendLimit(estimate.cost, limitUsd), true);
   }
@@ -175,7 +189,15 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
     }
   }
 
-  return { execute, runUnreviewed, wiring, track, showChecks, whenIdle };
+  return {
+    execute,
+    runUnreviewed,
+    wiring,
+    track,
+    showChecks,
+    whenIdle,
+    withFileConsent: files.withFileConsent,
+  };
 }
 
 export type RunStarts = ReturnType<typeof createRunStarts>;

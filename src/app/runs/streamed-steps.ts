@@ -36,7 +36,7 @@ export function createStreamedSteps(core: RunCore, spend: SpendConfirmation, sta
       runId,
       input.question,
       input.mode,
-      spend.withinSpendLimit(feed.steps, runId, estimateOf),
+      starts.withFileConsent(spend.withinSpendLimit(feed.steps, runId, estimateOf), runId, p.enabled),
       p.enabled,
     );
     p.streamed.catch((error: unknown) => {

@@ -18,6 +18,8 @@ export interface FollowUpInput {
   review: boolean;
   /** The files attached to the question. */
   attachments?: readonly Attachment[];
+  /** The user chose to send the key-shaped text in the question (stored in its link: `ThreadLink`). */
+  keptKey?: true;
 }
 
 /** A turn that is still planned, reviewed or running: no new turn is asked beside it. */
@@ -49,7 +51,9 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
     const state = current.value;
     if (state?.id === turn.link.threadId)
       current.value = { ...state, asked: { mode: input.mode, review: input.review } };
-    await runs.ask({ ...input, thread: turn }, pool);
+    const { keptKey, ...asked } = input;
+    if (keptKey) turn.link.keptKey = true;
+    await runs.ask({ ...asked, thread: turn }, pool);
     const view = runs.currentRun.value;
     if (view?.thread?.link.threadId === turn.link.threadId)
       await core.rememberLeaf(turn.link.threadId, title, view.id);
@@ -154,7 +158,8 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
   /** Re-asks the last question: same mode, a new plan, a new branch beside the old answer. */
   async function regenerate(input: Omit<FollowUpInput, 'question'>, pool: WorkerSpec[]): Promise<void> {
     const last = lastTurn();
-    if (last) await branchAt(last.view.id, { ...input, question: last.view.question }, pool);
+    const kept = last?.link.keptKey ? { keptKey: true as const } : {};
+    if (last) await branchAt(last.view.id, { ...input, question: last.view.question, ...kept }, pool);
   }
 
   return { startThread, acceptsFollowUp, followUp, branchAt, regenerate };

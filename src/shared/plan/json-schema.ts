@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SELF_WORKER } from '../worker-ids.ts';
+import { RUN_WORKER, SELF_WORKER } from '../worker-ids.ts';
 import type { PlanFiles } from './files.ts';
 import { DEFAULT_MAX_TASK_LENGTH, DEFAULT_MAX_THOUGHT_LENGTH, PlanSchema } from './schema.ts';
 
@@ -163,17 +163,29 @@ interface FileGroup {
  * The workers split by what files they may be given: those that take images may name any file; the
  * others only the files that are not images. One group when there are no images or no such split.
  * The conductor (`self`) reads answers, not files: it is in the second group with no file it could take.
+ * The code sandbox (`run`) runs the code in answers and reads no file: it is given none.
+ *
+ * A worker step names its files one by one: `"all"` is written only where every file must go (the
+ * router's one step, `allFiles`). Sending a user's file is a choice per file and per step, so decoding
+ * does not offer a word that sends every file to whichever worker writes it (issue 38).
  */
 function fileGroups(workers: string[], options: PlanJsonSchemaOptions): FileGroup[] {
   const files = options.files;
   if (!files || files.count === 0) return [{ workers }];
+  const readers = workers.filter((id) => id !== RUN_WORKER);
+  const groups = readers.length > 0 ? readerGroups(readers, options, files) : [];
+  return workers.includes(RUN_WORKER) ? [...groups, { workers: [RUN_WORKER], files: NO_FILES }] : groups;
+}
+
+const NO_FILES: JsonObject = { type: 'array', items: { type: 'integer' }, maxItems: 0 };
+
+function readerGroups(workers: string[], options: PlanJsonSchemaOptions, files: PlanFiles): FileGroup[] {
   const every = Array.from({ length: files.count }, (_, i) => i);
   const textFiles = every.filter((i) => !files.images.includes(i));
   const filesSchema = (indices: number[]): JsonObject => {
     if (options.allFiles && indices.length === files.count) return { type: 'string', const: 'all' };
-    if (indices.length === 0) return { type: 'array', items: { type: 'integer' }, maxItems: 0 };
-    const list = { type: 'array', items: { type: 'integer', enum: indices }, maxItems: indices.length };
-    return indices.length === files.count ? { anyOf: [{ type: 'string', const: 'all' }, list] } : list;
+    if (indices.length === 0) return NO_FILES;
+    return { type: 'array', items: { type: 'integer', enum: indices }, maxItems: indices.length };
   };
   const vision = workers.filter((id) => id !== SELF_WORKER && files.visionWorkers.includes(id));
   const text = workers.filter((id) => !vision.includes(id));

@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RunConductor } from '../../../src/app/services.ts';
 import { SAME_WORKER_REASON } from '../../../src/app/stickiness.ts';
 import { BUSY_FOLLOW_UP } from '../../../src/app/threads/asking.ts';
@@ -183,7 +183,14 @@ describe('a thread of follow-ups over the real executor and the test provider', 
     expect(app.threads.acceptsFollowUp()).toBe(true);
 
     const csv = await csvAttachment('sales.csv', 'region,total\nnorth,1729\n');
-    await app.threads.followUp({ question: 'Here is the file.', ...how, attachments: [csv] }, pool);
+    const asked = app.threads.followUp({ question: 'Here is the file.', ...how, attachments: [csv] }, pool);
+    // Review is off and the provider has had no file from this user: the file waits for their OK.
+    await vi.waitFor(() =>
+      expect(app.runs.filesConfirm.value?.destinations[0]?.files).toEqual(['sales.csv']),
+    );
+    expect(chatBodies().slice(before)).toHaveLength(1);
+    app.runs.confirmFiles(true);
+    await asked;
     await app.runs.whenIdle();
     expect(app.runs.currentRun.value?.phase).toBe('done');
     const bodies = chatBodies()

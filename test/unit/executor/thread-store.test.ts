@@ -123,6 +123,30 @@ describe('the thread store', () => {
     });
   });
 
+  it('keeps a key pasted into a question out of later turns, unless the user kept it', async () => {
+    const name = dbName();
+    // Made-up keys in Groq's and Google's documented formats (src/providers/key-shapes.ts).
+    const groq = `gsk_${'aB3dE6gH9j'.repeat(5)}xy`;
+    const google = 'AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q';
+    const runs = await openRunStore(name);
+    // Turn 0: asked before the warning existed (or past it): its key and an answer quoting it are scrubbed.
+    await runs.putRun({
+      ...turnRun('k0', 'keys', 0),
+      question: `Why is ${groq} refused?`,
+      answer: `The key ${groq} has expired.`,
+    });
+    // Turn 1: the user chose "Send with the key": later turns get it as it is.
+    await runs.putRun({ ...turnRun('k1', 'keys', 1, 'k0'), question: `Try ${google}`, keptKey: true });
+    runs.close();
+    await withThreads(name, async (threads) => {
+      const past = await threads.pastTurns('k1');
+      expect(past.map((t) => [t.question, t.answer])).toEqual([
+        ['Why is [key removed] refused?', 'The key [key removed] has expired.'],
+        [`Try ${google}`, 'answer k1'],
+      ]);
+    });
+  });
+
   it('pages a 200-turn thread from its end, and pages back to its start', async () => {
     const name = dbName();
     const ids = await writeBranch(name, 'long', 200);

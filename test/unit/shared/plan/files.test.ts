@@ -86,12 +86,13 @@ describe("a step's files in the plan language", () => {
     expect(without).not.toContain('"files"');
     const withFiles = planJsonSchema({ workerIds: ['text', 'eyes'], maxSteps: 3, files });
     const steps = (withFiles.properties as Record<string, { items: { anyOf: unknown[] } }>).steps;
-    // Two kinds of step: the worker that takes images may name any file, the other only the CSV.
+    // Two kinds of step: the worker that takes images may name any file, the other only the CSV; each
+    // names its files one by one ("all" is the router's alone).
     expect(steps?.items.anyOf).toEqual([
       expect.objectContaining({
         properties: expect.objectContaining({
           worker: { type: 'string', enum: ['eyes'] },
-          files: { anyOf: [{ type: 'string', const: 'all' }, expect.objectContaining({ type: 'array' })] },
+          files: { type: 'array', items: { type: 'integer', enum: [0, 1] }, maxItems: 2 },
         }),
         required: ['worker', 'task', 'sees', 'files'],
       }),

@@ -134,6 +134,24 @@ describe('attached files under the same xgrammar', () => {
     expect(workerSteps.some((step) => step.worker === 'w2' && getsImage(step.files))).toBe(true);
   });
 
+  it('names each file it sends: never "all", and never a file for the code sandbox, which reads none', async () => {
+    const withRunner = { ...options, workerIds: ['w1', 'w2', 'run'] };
+    const plans = (await walk(planJsonSchema(withRunner), 60, 13)) as Walked[];
+    expect(plans.length).toBeGreaterThan(40);
+    const steps = plans.flatMap((plan) => plan.steps);
+    expect(steps.filter((step) => step.files === 'all')).toEqual([]);
+    expect(steps.some((step) => step.worker === 'run')).toBe(true);
+    expect(steps.filter((step) => step.worker === 'run' && step.files !== undefined)).toEqual(
+      steps.filter((step) => step.worker === 'run').map((step) => ({ ...step, files: [] })),
+    );
+    // Nothing decoding wrote of files is what validation refuses.
+    const fileIssues = plans.flatMap((plan) => {
+      const result = validatePlan(plan, withRunner);
+      return result.ok ? [] : result.issues.filter((i) => i.code.startsWith('files-'));
+    });
+    expect(fileIssues).toEqual([]);
+  });
+
   it('lets a text-only worker take the image when the worker groups are gone (what the split prevents)', async () => {
     const everyoneSees = planJsonSchema({
       ...options,

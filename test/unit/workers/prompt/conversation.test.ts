@@ -15,7 +15,9 @@ describe("the planner's view of a conversation", () => {
       'Now in Rust.',
     );
     expect(text).toContain('Q: Write a sort in Python.');
-    expect(text).toMatch(/A: answer-start x+ \[\.\.\. \d+ characters cut \.\.\.\] x+ answer-end/);
+    expect(text).toMatch(
+      /A: <data>answer-start x+ \[\.\.\. \d+ characters cut \.\.\.\] x+ answer-end<\/data>/,
+    );
     expect(text.endsWith('\n\nNew question: Now in Rust.')).toBe(true);
     expect(text).toMatch(/^Earlier in this conversation; workers see these turns too:/);
   });
@@ -48,7 +50,7 @@ describe("the planner's view of a conversation", () => {
     });
     const last = messages.at(-1);
     expect(last?.role).toBe('user');
-    expect(last?.content).toContain('Q: Explain TCP.\nA: TCP is a transport protocol.');
+    expect(last?.content).toContain('Q: Explain TCP.\nA: <data>TCP is a transport protocol.</data>');
     expect(last?.content.endsWith('New question: Shorter, please.')).toBe(true);
     // The kept prefix (system prompt and few-shots) is the same as for a first question.
     const first = buildPlanMessages({

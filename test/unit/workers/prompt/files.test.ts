@@ -28,8 +28,8 @@ describe("the conductor's prompt with attached files", () => {
     expect(messages.slice(0, -1)).toEqual(plain.slice(0, -1));
     const last = messages.at(-1)?.content ?? '';
     expect(last.startsWith('What does the chart show?\n\nAttached files.')).toBe(true);
-    expect(last).toContain('0: "sales.csv" (csv, 20 KB). Starts: "id,amount\\n1,2');
-    expect(last).toContain('1: "chart.png" (image, 800x600, 2 KB).');
+    expect(last).toContain('0: <data>"sales.csv"</data> (csv, 20 KB). Starts: <data>"id,amount\\n1,2');
+    expect(last).toContain('1: <data>"chart.png"</data> (image, 800x600, 2 KB).');
     expect(last).toContain('Only these workers take images: w2.');
     // Never the whole file, whatever the page sent.
     expect(last.length).toBeLessThan(1000);

@@ -331,7 +331,7 @@ describe('buildReplanMessages', () => {
     const last = messages.at(-1)?.content ?? '';
     expect(last).toContain('Question: Write fizzbuzz.');
     expect(last).toContain(
-      'Step 0 - worker coder, sees none\nTask: Write fizzbuzz in Python.\nAnswer: for i in range(1, 101): print(i)',
+      'Step 0 - worker coder, sees none\nTask: Write fizzbuzz in Python.\nAnswer: <data>for i in range(1, 101): print(i)</data>',
     );
     expect(last).toContain('Step 1 - worker self, sees all');
     expect(last).toContain('Answer: (no answer)');
