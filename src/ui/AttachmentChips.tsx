@@ -22,7 +22,8 @@ const ACCEPT =
 export const LIMITS_TEXT =
   `Up to ${ATTACHMENT_LIMITS.filesPerTurn} files, ${formatBytes(ATTACHMENT_LIMITS.turnBytes)} together: ` +
   `text, code, Markdown, CSV or JSON up to ${formatBytes(ATTACHMENT_LIMITS.textFileBytes)}, ` +
-  `PDFs up to ${formatBytes(ATTACHMENT_LIMITS.pdfFileBytes)}, ` +
+  `PDFs up to ${formatBytes(ATTACHMENT_LIMITS.pdfFileBytes)} (${ATTACHMENT_LIMITS.pdfPages.toLocaleString('en')} ` +
+  `pages, ${formatBytes(ATTACHMENT_LIMITS.pdfTextBytes)} of text), ` +
   `images (PNG, JPEG, WebP, GIF) up to ${formatBytes(ATTACHMENT_LIMITS.imageFileBytes)}.`;
 
 /** A line under a chip: what Baton noticed while reading the file. */
