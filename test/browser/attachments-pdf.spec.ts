@@ -55,17 +55,21 @@ test('a PDF with a password asks for it on the page: a wrong one is said, the ri
 test('a long PDF shows page n of N while it is read and can be cancelled; one past the page limit is refused at once', async ({
   page,
 }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   logErrors(page);
   await page.goto('/#/ask');
   const composer = page.getByTestId('composer');
   const input = composer.getByTestId('attach-input');
   const errors = composer.getByTestId('attach-errors');
 
-  // 50,000 empty pages (pdf.js would take minutes over them): refused before any page is read.
+  // 50,000 empty pages (pdf.js would take minutes over them): refused before any page is read. Opening
+  // it still parses its 100,000 objects, which takes seconds on a loaded machine: hence the long wait.
   await input.setInputFiles([pdf('huge.pdf', emptyPagesPdf(50_000))]);
   await expect(errors).toContainText(
     '"huge.pdf" has 50,000 pages: Baton reads at most 2,000 pages of a PDF.',
+    {
+      timeout: 90_000,
+    },
   );
 
   // 2,000 pages take seconds: the page says how far it is, and Cancel stops it; the next file is read.
