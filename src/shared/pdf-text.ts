@@ -159,12 +159,18 @@ const tooManyPages = (name: string, count: number, limit: number) =>
       'pages to PDF).',
   );
 
+/** `n` to two significant figures: a token count by characters / 4 is no more precise than that. */
+function roughly(n: number): string {
+  const unit = 10 ** Math.max(0, Math.floor(Math.log10(n)) - 1);
+  return (Math.round(n / unit) * unit).toLocaleString('en');
+}
+
 const textTooLarge = (name: string, page: number, count: number, limit: number) =>
   fail(
     'pdf-text-too-large',
     `${quotedName(name)} expands to more than ${formatBytes(limit)} of text (by page ` +
       `${page.toLocaleString('en')} of ${count.toLocaleString('en')}): a PDF's text may be at most ` +
-      `${formatBytes(limit)}, as a text file may (about ${Math.round(limit / 4).toLocaleString('en')} tokens, ` +
+      `${formatBytes(limit)}, as a text file may (about ${roughly(limit / 4)} tokens, ` +
       'whatever the worker costs). Attach only the pages you need (print a range of pages to PDF).',
   );
 
@@ -185,7 +191,7 @@ function yieldToEvents(): Promise<void> {
   });
 }
 
-/** Yields at most every `YIELD_MS` of reading: often enough for a cancel to feel immediate. */
+/** Yields once `YIELD_MS` of reading have passed since the last yield: soon enough for a cancel to feel immediate. */
 const YIELD_MS = 50;
 
 function yielder(): () => Promise<void> {

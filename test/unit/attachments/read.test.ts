@@ -101,6 +101,7 @@ describe('readAttachment', () => {
     expect(large.code).toBe('pdf-text-too-large');
     expect(large.fileName).toBe('bomb.pdf');
     expect(large.message).toContain('"bomb.pdf" expands to more than 2.0 MB of text');
+    expect(large.message).toContain('about 520,000 tokens');
     const long = await refusal(
       readAttachment(file('blank.pdf', emptyPagesPdf(ATTACHMENT_LIMITS.pdfPages + 1)), { pdf }),
     );
