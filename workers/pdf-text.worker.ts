@@ -13,7 +13,7 @@ import { extractPdfText, type PdfTextThreadApi } from '../src/shared/pdf-text.ts
 class PdfTextThread implements PdfTextThreadApi {
   private readonly reading = new Map<string, AbortController>();
 
-  async read(...[id, name, data, password, onPage]: Parameters<PdfTextThreadApi['read']>) {
+  async read(...[id, name, data, { password, limits }, onPage]: Parameters<PdfTextThreadApi['read']>) {
     const controller = new AbortController();
     this.reading.set(id, controller);
     // Each page goes on the callback's own channel: the result, on this thread's, must not overtake them.
@@ -23,6 +23,7 @@ class PdfTextThread implements PdfTextThreadApi {
         signal: controller.signal,
         onProgress: (page) => sent.push(onPage(page)),
         ...(password !== undefined ? { password } : {}),
+        ...(limits ? { limits } : {}),
       });
       await Promise.all(sent);
       // The pages went to the page one by one: the result need not carry them all again.

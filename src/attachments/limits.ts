@@ -16,6 +16,17 @@ export const ATTACHMENT_LIMITS = {
    * every preset model, so a larger one could not be sent whole anyway.
    */
   textFileBytes: 2 * MiB,
+  /**
+   * What a PDF's text may expand to, all pages together: the text file's limit, applied to what is sent,
+   * so a file's tokens are bounded whatever its worker costs (a worker with no price has no spend limit).
+   */
+  pdfTextBytes: 2 * MiB,
+  /**
+   * Pages of a PDF. pdf.js's time to read every page grows with the square of their number in a flat
+   * page tree (src/shared/pdf-text.ts), so this bounds a read to seconds; 2,000 pages of ordinary text
+   * are past the text limit anyway.
+   */
+  pdfPages: 2_000,
   /** A PDF: its text is what is sent (a 32 MB PDF is mostly images and fonts); 32 MB is Anthropic's request cap. */
   pdfFileBytes: 32 * MiB,
   /** An image as attached (before it is downscaled): OpenAI's per-image limit is 20 MB. */

@@ -82,7 +82,16 @@ export function createPdfReader(): PdfReader {
     });
     try {
       const result = await Promise.race([
-        api.read(id, name, transfer(data, [data.buffer]), options.password, onPage),
+        api.read(
+          id,
+          name,
+          transfer(data, [data.buffer]),
+          {
+            ...(options.password !== undefined ? { password: options.password } : {}),
+            ...(options.limits ? { limits: options.limits } : {}),
+          },
+          onPage,
+        ),
         died,
       ]);
       return result.ok ? { ...result, pages } : result;

@@ -8,7 +8,7 @@ import { quotedName } from '../shared/file-names.ts';
 import { contentHash } from './hash.ts';
 import { prepareImage } from './image.ts';
 import { detectKind, SNIFF_BYTES } from './kind.ts';
-import { AttachmentError, checkFileSize, checkTurn } from './limits.ts';
+import { ATTACHMENT_LIMITS, AttachmentError, checkFileSize, checkTurn } from './limits.ts';
 import type { PdfReader } from './pdf-reader.ts';
 import { decodeText } from './text.ts';
 import type { Attachment } from './types.ts';
@@ -22,6 +22,8 @@ export interface ReadOptions {
   /** Reads PDFs (pdf-reader.ts's `createPdfReader()`, kept for the page's life). */
   pdf: PdfReader;
   signal?: AbortSignal;
+  /** A signal for one file of a turn's (its own Cancel), in place of `signal`. */
+  signalFor?: (file: File) => AbortSignal;
   onProgress?: (progress: ReadProgress) => void;
   /** A PDF's password, when the user gave one. */
   password?: string;
@@ -56,6 +58,7 @@ export async function readAttachment(file: File, options: ReadOptions): Promise<
     const { pages, pagesWithoutText } = await options.pdf.read(name, bytes, {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.password !== undefined ? { password: options.password } : {}),
+      limits: { pages: ATTACHMENT_LIMITS.pdfPages, textBytes: ATTACHMENT_LIMITS.pdfTextBytes },
       onProgress: ({ page, pages: count }) =>
         options.onProgress?.({ file: name, stage: 'pdf', page, pages: count }),
     });
@@ -75,7 +78,14 @@ export interface ReadResult {
   errors: AttachmentError[];
   /** Names of files left out because the same content is already attached. */
   duplicates: string[];
+  /**
+   * PDFs that need a password (or were given a wrong one), each with why: not in `errors`, since the page
+   * asks for the password and reads them again.
+   */
+  locked: { file: File; error: AttachmentError }[];
 }
+
+const PASSWORD_CODES: readonly string[] = ['pdf-password', 'pdf-wrong-password'];
 
 /**
  * Reads the files added to a turn, given what the turn already holds: the turn's limits first (nothing
@@ -86,7 +96,7 @@ export async function readAttachments(
   already: readonly Pick<Attachment, 'id' | 'name' | 'size'>[],
   options: ReadOptions,
 ): Promise<ReadResult> {
-  const result: ReadResult = { attachments: [], errors: [], duplicates: [] };
+  const result: ReadResult = { attachments: [], errors: [], duplicates: [], locked: [] };
   try {
     checkTurn([...already, ...files]);
   } catch (error) {
@@ -96,13 +106,18 @@ export async function readAttachments(
   const ids = new Set(already.map((a) => a.id));
   for (const file of files) {
     try {
-      const attachment = await readAttachment(file, options);
+      const signal = options.signalFor?.(file) ?? options.signal;
+      const attachment = await readAttachment(file, { ...options, ...(signal ? { signal } : {}) });
       if (ids.has(attachment.id)) result.duplicates.push(file.name);
       else {
         ids.add(attachment.id);
         result.attachments.push(attachment);
       }
     } catch (error) {
+      if (error instanceof AttachmentError && PASSWORD_CODES.includes(error.code)) {
+        result.locked.push({ file, error });
+        continue;
+      }
       result.errors.push(
         error instanceof AttachmentError
           ? error

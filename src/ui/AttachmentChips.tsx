@@ -3,6 +3,7 @@ import type { AttachmentsState } from '../app/attachments-state.ts';
 import { ATTACHMENT_LIMITS } from '../attachments/limits.ts';
 import type { Attachment } from '../attachments/types.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
+import { PdfPasswordPrompt } from './PdfPasswordPrompt.tsx';
 
 const KIND_LABELS: Record<Attachment['kind'], string> = {
   text: 'text',
@@ -21,7 +22,8 @@ const ACCEPT =
 export const LIMITS_TEXT =
   `Up to ${ATTACHMENT_LIMITS.filesPerTurn} files, ${formatBytes(ATTACHMENT_LIMITS.turnBytes)} together: ` +
   `text, code, Markdown, CSV or JSON up to ${formatBytes(ATTACHMENT_LIMITS.textFileBytes)}, ` +
-  `PDFs up to ${formatBytes(ATTACHMENT_LIMITS.pdfFileBytes)}, ` +
+  `PDFs up to ${formatBytes(ATTACHMENT_LIMITS.pdfFileBytes)} (${ATTACHMENT_LIMITS.pdfPages.toLocaleString('en')} ` +
+  `pages, ${formatBytes(ATTACHMENT_LIMITS.pdfTextBytes)} of text), ` +
   `images (PNG, JPEG, WebP, GIF) up to ${formatBytes(ATTACHMENT_LIMITS.imageFileBytes)}.`;
 
 /** A line under a chip: what Baton noticed while reading the file. */
@@ -52,7 +54,8 @@ function Thumbnail({ blob }: { blob: Blob }) {
 /**
  * The question's attachments: a button to pick files (drops and pastes on the question box land here
  * too), each file as a chip (name, kind, size, a thumbnail for an image) with a button to remove it, the
- * limits, what is being read, and why a file was not attached. Names are the user's files' text: shown
+ * limits, what is being read (with a Cancel), a password prompt for a PDF that needs one, and why a file
+ * was not attached. Names are the user's files' text: shown
  * as text, never markup.
  */
 export function AttachmentChips({ state }: { state: AttachmentsState }) {
@@ -96,9 +99,21 @@ export function AttachmentChips({ state }: { state: AttachmentsState }) {
             </>
           ) : (
             `Reading ${progress.file}…`
-          )}
+          )}{' '}
+          <button
+            type="button"
+            class="link"
+            aria-label={`Cancel reading ${progress.file}`}
+            onClick={() => state.cancel()}
+            data-testid="attach-cancel"
+          >
+            Cancel
+          </button>
         </p>
       )}
+      {state.locked.value.map((entry) => (
+        <PdfPasswordPrompt key={entry.id} entry={entry} state={state} />
+      ))}
       {state.errors.value.length > 0 && (
         <ul class="alert" data-kind="error" role="alert" data-testid="attach-errors">
           {state.errors.value.map((message) => (

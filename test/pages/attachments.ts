@@ -31,6 +31,8 @@ interface ImageSummary {
 export interface ReadSummary {
   attachments: AttachmentSummary[];
   errors: { code: string; fileName: string; message: string }[];
+  /** PDFs that need a password (the page asks for it), with why. */
+  locked: { code: string; fileName: string; message: string }[];
   duplicates: string[];
   progress: ReadProgress[];
   /** From the call to the result, on the page's clock. */
@@ -91,13 +93,11 @@ const harness = {
       ...(options.password !== undefined ? { password: options.password } : {}),
     });
     const ms = performance.now() - start;
+    const said = (e: AttachmentError) => ({ code: e.code, fileName: e.fileName, message: e.message });
     return {
       attachments: await Promise.all(result.attachments.map(summary)),
-      errors: result.errors.map((e: AttachmentError) => ({
-        code: e.code,
-        fileName: e.fileName,
-        message: e.message,
-      })),
+      errors: result.errors.map(said),
+      locked: result.locked.map(({ error }) => said(error)),
       duplicates: result.duplicates,
       progress,
       ms,

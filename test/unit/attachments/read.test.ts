@@ -10,7 +10,7 @@ import { ATTACHMENT_LIMITS, AttachmentError } from '../../../src/attachments/lim
 import { pdfReaderOver } from '../../../src/attachments/pdf-reader.ts';
 import { type ReadProgress, readAttachment, readAttachments } from '../../../src/attachments/read.ts';
 import { extractPdfText } from '../../../src/shared/pdf-text.ts';
-import { manyPagesPdf, scannedPdf, textPdf } from '../../fixtures/pdf-writer.ts';
+import { emptyPagesPdf, expandingPdf, manyPagesPdf, scannedPdf, textPdf } from '../../fixtures/pdf-writer.ts';
 
 /** The page's reader over pdf.js in-process (the page's runs pdf.js in its own thread). */
 const pdf = pdfReaderOver((name, data, options) => extractPdfText(pdfjs, name, data, options));
@@ -92,6 +92,22 @@ describe('readAttachment', () => {
       (await refusal(readAttachment(file('app.exe', Uint8Array.of(0x4d, 0x5a, 0, 0)), { pdf }))).code,
     ).toBe('unsupported-type');
   });
+
+  it("limits what a PDF expands to, as a text file's bytes are: its text to 2 MB, its pages to 2,000", async () => {
+    // A few kilobytes that draw 50,000 lines of ~50 bytes: 2.5 MB of text.
+    const bomb = expandingPdf(100, 50);
+    expect(bomb.length).toBeLessThan(ATTACHMENT_LIMITS.pdfFileBytes / 1000);
+    const large = await refusal(readAttachment(file('bomb.pdf', bomb), { pdf }));
+    expect(large.code).toBe('pdf-text-too-large');
+    expect(large.fileName).toBe('bomb.pdf');
+    expect(large.message).toContain('"bomb.pdf" expands to more than 2.0 MB of text');
+    expect(large.message).toContain('about 520,000 tokens');
+    const long = await refusal(
+      readAttachment(file('blank.pdf', emptyPagesPdf(ATTACHMENT_LIMITS.pdfPages + 1)), { pdf }),
+    );
+    expect(long.code).toBe('pdf-too-many-pages');
+    expect(long.message).toContain('"blank.pdf" has 2,001 pages: Baton reads at most 2,000 pages');
+  }, 60_000);
 
   it('reads nothing once cancelled', async () => {
     const controller = new AbortController();

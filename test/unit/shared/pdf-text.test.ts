@@ -13,7 +13,10 @@ import {
   pageText,
 } from '../../../src/shared/pdf-text.ts';
 import {
+  deeplyNestedPdf,
+  emptyPagesPdf,
   encryptedPdf,
+  expandingPdf,
   manyPagesLines,
   manyPagesPdf,
   scannedPdf,
@@ -109,6 +112,79 @@ describe('extractPdfText', () => {
       }),
     );
     expect(error.code).toBe('cancelled');
+  });
+
+  it('stops when cancelled from outside the read (a timer, as a message to its thread), not at its end', async () => {
+    // pdf.js in-process answers through promises alone: the read has to let the timer run.
+    const controller = new AbortController();
+    const progress: number[] = [];
+    setTimeout(() => controller.abort(), 200);
+    const error = failure(
+      await extractPdfText(pdfjs, 'long.pdf', emptyPagesPdf(2_000), {
+        signal: controller.signal,
+        onProgress: ({ page }) => progress.push(page),
+      }),
+    );
+    expect(error.code).toBe('cancelled');
+    expect(progress.length).toBeLessThan(2_000);
+  }, 60_000);
+});
+
+describe('extractPdfText within limits', () => {
+  const roomy = { pages: 1_000, textBytes: 10_000_000 };
+
+  it('refuses a PDF of more pages than the limit before reading any page, naming the count and the limit', async () => {
+    const progress: PdfPageRead[] = [];
+    const error = failure(
+      await extractPdfText(pdfjs, 'blank.pdf', emptyPagesPdf(2_500), {
+        limits: { ...roomy, pages: 2_000 },
+        onProgress: (p) => progress.push(p),
+      }),
+    );
+    expect(error).toEqual({
+      code: 'pdf-too-many-pages',
+      message:
+        '"blank.pdf" has 2,500 pages: Baton reads at most 2,000 pages of a PDF. Attach only the pages you ' +
+        'need (print a range of pages to PDF).',
+    });
+    expect(progress).toEqual([]);
+  });
+
+  it('limits the text a PDF expands to, not its bytes: a page drawing its text 3,000 times is stopped', async () => {
+    const pdf = expandingPdf(100, 30); // 30,000 lines of ~50 bytes, from a file of a few kilobytes
+    expect(pdf.length).toBeLessThan(8_000);
+    const progress: PdfPageRead[] = [];
+    const error = failure(
+      await extractPdfText(pdfjs, 'bomb.pdf', pdf, {
+        limits: { ...roomy, textBytes: 100_000 },
+        onProgress: (p) => progress.push(p),
+      }),
+    );
+    expect(error.code).toBe('pdf-text-too-large');
+    expect(error.message).toContain('"bomb.pdf" expands to more than 98 KB of text (by page 1 of 1)');
+    expect(error.message).toContain('about 25,000 tokens, whatever the worker costs');
+    expect(progress).toEqual([]);
+    // Within the limit the same PDF reads whole: the limit is what refused it.
+    const read = await extractPdfText(pdfjs, 'bomb.pdf', expandingPdf(10, 2), { limits: roomy });
+    expect(read.ok && read.pages[0]).toContain('Line 10: this text is drawn again and again.');
+  }, 60_000);
+
+  it('counts the text of all pages together against the limit, and names the page it was passed on', async () => {
+    // Pages of about 1,700 bytes: 5,053 after page 3, 6,747 after page 4.
+    const error = failure(
+      await extractPdfText(pdfjs, 'five.pdf', manyPagesPdf(5), { limits: { ...roomy, textBytes: 6_000 } }),
+    );
+    expect(error.code).toBe('pdf-text-too-large');
+    expect(error.message).toContain('(by page 4 of 5)');
+  });
+
+  it('says a PDF nested too deeply to read is that, not "Maximum call stack size exceeded"', async () => {
+    const error = failure(await extractPdfText(pdfjs, 'deep.pdf', deeplyNestedPdf(100_000)));
+    expect(error.code).toBe('pdf-too-deep');
+    expect(error.message).toBe(
+      '"deep.pdf" could not be read: its structure is nested too deeply to read (a damaged or hostile ' +
+        'file). Save a copy through another program (print it to PDF) and attach that.',
+    );
   });
 });
 
