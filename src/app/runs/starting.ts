@@ -13,6 +13,7 @@ import { turnRunOptions } from '../turn-context.ts';
 import { stillLocked } from '../vault-unlock.ts';
 import { type createRunDrawing, frameCoalescedUpdates } from './draw-timing.ts';
 import { withLedgerEstimates } from './ledger-estimates.ts';
+import type { PlanNote } from './plan-notes.ts';
 import type { RunCore } from './run-core.ts';
 import { holdWhileRunning } from './run-locks.ts';
 import { declinedText, runSpendLimit, type SpendConfirmation } from './spend-confirm.ts';
@@ -121,6 +122,7 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
     );
     const run = startRun({
       ...(chosenBy ? { chosenBy } : {}),
+      planNote: planNoteOf(runId),
       ...turn,
       maxSteps: planLimitsFor(mode, prefs).maxSteps,
       maxDepth: prefs.maxDepth,
@@ -135,6 +137,19 @@ export function createRunStarts(core: RunCore, drawing: RunDrawing, spend: Spend
     });
     track(run);
     return run;
+  }
+
+  /**
+   * The conductor's note on the run's plan, for its record. A streamed plan's note comes once the plan is
+   * written, after the run started; the last one seen is kept when another run comes on screen.
+   */
+  function planNoteOf(runId: string): () => PlanNote | undefined {
+    let note: PlanNote | undefined;
+    return () => {
+      const view = core.currentRun.value;
+      if (view?.id === runId) note = view.planNote;
+      return note;
+    };
   }
 
   /** Starts a run, registered with the drawing (draw-timing.ts): the view waits for its first requests. */
