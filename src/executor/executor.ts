@@ -37,6 +37,7 @@ import {
   type ChosenBy,
   type RunRecord,
   type RunStore,
+  type StoredPlanNote,
   snapshotPool,
   type ThreadLink,
   threadLinkOf,
@@ -134,6 +135,11 @@ export interface RunOptions extends ExecutorOptions {
   mode?: string;
   /** Auto mode's choice, stored with the run. */
   chosenBy?: ChosenBy;
+  /**
+   * The conductor's note on its plan, stored with the run: read at each write, as a streamed plan's note is
+   * known only once the plan is written, after the run has started.
+   */
+  planNote?: () => StoredPlanNote | undefined;
   /** The run's thread and turn, stored with it. Absent: the run is a thread of its own (one turn). */
   thread?: ThreadLink;
   /** A whole plan, or steps as the incremental parser emits them: step 0 may start before step 2 exists. */
@@ -237,6 +243,7 @@ class Run implements AttemptHost {
       mode: string;
       runId: string;
       chosenBy?: ChosenBy;
+      planNote?: () => StoredPlanNote | undefined;
       thread?: ThreadLink;
     },
     initial?: Initial,
@@ -835,6 +842,8 @@ class Run implements AttemptHost {
     if (result?.answer !== undefined) record.answer = result.answer;
     if (result?.error !== undefined) record.error = result.error;
     if (this.options.chosenBy) record.chosenBy = this.options.chosenBy;
+    const note = this.options.planNote?.();
+    if (note) record.planNote = note;
     if (this.options.thread) Object.assign(record, this.options.thread);
     Object.assign(record, runFields(this.options.attachments));
     return record;
@@ -891,6 +900,7 @@ export async function resumeRun(options: ResumeOptions): Promise<RunHandle> {
       question: record.question,
       mode: record.mode,
       ...(record.chosenBy ? { chosenBy: record.chosenBy } : {}),
+      ...(record.planNote ? { planNote: () => record.planNote } : {}),
       ...(record.threadId !== undefined ? { thread: threadLinkOf(record) } : {}),
       runId: record.id,
     },

@@ -110,6 +110,12 @@ export const RunRecordSchema = z.looseObject({
     .object({ by: z.enum(['auto', 'thread']), strategy: z.string(), reason: z.string() })
     .optional()
     .catch(undefined),
+  // What the conductor changed of its plan (added after the first records): display, so a record without
+  // it opens as before and a damaged one is dropped, never the run.
+  planNote: z
+    .object({ text: z.string(), details: z.array(z.string()) })
+    .optional()
+    .catch(undefined),
   ...threadFields,
 });
 

@@ -56,6 +56,8 @@ export interface RunRecord {
   planOnly?: true;
   /** Set when auto mode chose how the question was answered: the strategy and its one-line reason. */
   chosenBy?: ChosenBy;
+  /** What the conductor's plan is not as it first wrote it (repaired, or fallen back): said when reopened. */
+  planNote?: StoredPlanNote;
   /** The thread (conversation) this run is a turn of; absent in records from before threads: its own id. */
   threadId?: string;
   /** Its place in its branch of the thread, from 0 (absent: 0). */
@@ -90,6 +92,12 @@ export function threadLinkOf(
   if (run.parentRunId !== undefined) link.parentRunId = run.parentRunId;
   if (run.keptKey) link.keptKey = true;
   return link;
+}
+
+/** The run view's note on a plan the conductor repaired or replaced: a sentence, and the validator's messages. */
+export interface StoredPlanNote {
+  text: string;
+  details: string[];
 }
 
 export interface ChosenBy {

@@ -1,9 +1,11 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { RefObject } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price-text.ts';
 import { withAttachments } from '../app/run-files.ts';
 import { holdsThePage, type RunView } from '../app/runs/run-model.ts';
 import type { PendingReview } from '../app/runs/run-services.ts';
+import type { ThreadState } from '../app/threads/thread-core.ts';
 import { type TurnContext, turnEstimate } from '../app/turn-context.ts';
 import type { Attachment } from '../attachments/types.ts';
 import { estimatePlan } from '../executor/estimate.ts';
@@ -18,7 +20,7 @@ import { FilesConfirm } from './FilesConfirm.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
 import { SpendConfirm } from './SpendConfirm.tsx';
-import { ThreadFooter, ThreadTurns, useShownThread } from './ThreadView.tsx';
+import { LaterTurns, ThreadFooter, ThreadTurns, useShownThread } from './ThreadView.tsx';
 
 /** The price column of the review: each step's estimate and the total, against the spend limit. */
 function reviewPrice(
@@ -108,6 +110,43 @@ function UnfinishedBanner() {
   );
 }
 
+/**
+ * A new turn on screen under turns before it (a follow-up, an edit, another branch, a turn opened from
+ * History in its place) is scrolled to, once its thread is drawn around it: once per run, so the page
+ * stays where the user puts it after that. A thread's first turn stays under the Ask box, where it was asked.
+ */
+function useTurnInView(
+  screen: RefObject<HTMLElement | null>,
+  view: RunView | undefined,
+  thread: ThreadState | undefined,
+): void {
+  const scrolled = useRef<string | undefined>(undefined);
+  // Drawn around it: the turn before it is the last of the earlier turns on screen (not those of the run
+  // that was on screen before it, nor none yet while they are read).
+  const parent = view?.thread?.link.parentRunId;
+  const drawnAround = parent !== undefined && thread?.earlier.at(-1)?.id === parent;
+  useEffect(() => {
+    // An interrupted run is shown under the banner that offers its resume: the banner stays in view.
+    if (!view || !drawnAround || view.phase === 'interrupted' || scrolled.current === view.id) return;
+    scrolled.current = view.id;
+    screen.current?.querySelector('[data-testid="run"]')?.scrollIntoView({ block: 'start' });
+  }, [view?.id, view?.phase, drawnAround, screen]);
+}
+
+/**
+ * After a reload, the newest unfinished turn of a thread is shown, interrupted, under the banner that offers
+ * its resume: the thread it belongs to with it, as it was when the page closed.
+ */
+function useUnfinishedThread(onAsk: boolean): void {
+  const { unfinished, unfinishedElsewhere, currentRun, openRun } = useAppState().runs;
+  const runs = unfinished.value;
+  useEffect(() => {
+    if (!onAsk || currentRun.value) return;
+    const turn = runs.find((r) => (r.turn ?? 0) > 0 && !unfinishedElsewhere.value.has(r.id));
+    if (turn) void openRun(turn.id);
+  }, [onAsk, runs]);
+}
+
 export function AskScreen({ runId }: { runId?: string }) {
   const [missing, setMissing] = useState<string | undefined>();
   const {
@@ -168,10 +207,13 @@ export function AskScreen({ runId }: { runId?: string }) {
   );
   const confirm = spendConfirm.value;
   const filesAsk = app.runs.filesConfirm.value;
-  const thread = useShownThread(shown);
+  const thread = useShownThread(shown, runId !== undefined);
+  const screen = useRef<HTMLDivElement>(null);
+  useTurnInView(screen, drawn, thread);
+  useUnfinishedThread(runId === undefined);
 
   return (
-    <div data-testid="ask-screen">
+    <div data-testid="ask-screen" ref={screen}>
       <h1 class="visually-hidden">{runId ? 'Run' : 'Ask'}</h1>
       {!runId && <UnfinishedBanner />}
       {!runId && (
@@ -258,6 +300,7 @@ export function AskScreen({ runId }: { runId?: string }) {
         />
       )}
       {thread && drawn && <ThreadFooter state={thread} view={drawn} />}
+      {thread && drawn && <LaterTurns state={thread} view={drawn} />}
     </div>
   );
 }

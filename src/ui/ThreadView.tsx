@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
+import { routeHash } from '../app/router.ts';
 import type { AskMode, RunView } from '../app/runs/run-model.ts';
+import { THREAD_PAGE_TURNS } from '../app/threads/opening.ts';
 import type { ThreadState } from '../app/threads/thread-core.ts';
 import type { ThreadTurn } from '../executor/thread-store.ts';
 import { formatCost } from '../shared/format-cost.ts';
@@ -16,15 +18,32 @@ import { keptKeyOf } from './KeyWarning.tsx';
  * branches there. The last turn itself is the run view (RunPanel), as any run.
  */
 
-/** The thread of the run on screen, when that run is a turn of it. */
-export function useShownThread(view: RunView | undefined): ThreadState | undefined {
+/**
+ * The thread of the run on screen, when that run is a turn of it. `inPlace`: the run was opened from
+ * History (`#/run/<id>`), and is shown where it stands in its thread, the turns after it below it.
+ */
+export function useShownThread(view: RunView | undefined, inPlace = false): ThreadState | undefined {
   const { threads } = useAppState();
   const state = threads.current.value;
+  const shown = state && (state.at ?? state.leafRunId);
   useEffect(() => {
     // A run of another thread came on screen (a resume, History, a link): its thread follows it.
-    if (view?.thread && view.thread.link.threadId !== state?.id) void threads.followRun(view);
-  }, [view?.id, view?.thread?.link.threadId, state?.id, threads, view]);
+    if (!view?.thread) return;
+    if (view.thread.link.threadId !== state?.id || (inPlace && view.id !== shown))
+      void threads.followRun(view, inPlace);
+  }, [view?.id, view?.thread?.link.threadId, state?.id, shown, inPlace, threads, view]);
   return state && view?.thread?.link.threadId === state.id ? state : undefined;
+}
+
+/**
+ * A turn asked or switched to from a stored run opened from History (`#/run/<id>`) is another run: the
+ * thread goes on on Ask, which shows the run on screen, as it does for a thread opened from History.
+ */
+function useOnAsk(): () => void {
+  const { router } = useAppState();
+  return () => {
+    if (router.route.value.name === 'run') router.navigate({ name: 'ask' });
+  };
 }
 
 /** How to ask the next turn: as the last one was asked, else as the Ask box is set. */
@@ -34,11 +53,14 @@ function askedAs(state: ThreadState, view: RunView, review: boolean): { mode: As
 
 function BranchSwitch({ ids, at }: { ids: readonly string[] | undefined; at: string }) {
   const { threads } = useAppState();
+  const onAsk = useOnAsk();
   if (!ids || ids.length < 2) return null;
   const i = ids.indexOf(at);
   const go = (to: number) => {
     const id = ids[to];
-    if (id) void threads.switchBranch(id);
+    if (!id) return;
+    onAsk();
+    void threads.switchBranch(id);
   };
   return (
     <span class="row small" data-testid="branch-switch">
@@ -67,14 +89,28 @@ function BranchSwitch({ ids, at }: { ids: readonly string[] | undefined; at: str
   );
 }
 
-/** One earlier turn: the question (Edit makes a branch from here), the final answer, Copy. */
-function EarlierTurn({ turn, state, view }: { turn: ThreadTurn; state: ThreadState; view: RunView }) {
+/**
+ * One turn other than the run on screen: the question, the final answer, Copy. Before it, Edit makes a
+ * branch from there; after it (`later`), Open shows that turn in its place.
+ */
+function OtherTurn({
+  turn,
+  state,
+  view,
+  later = false,
+}: {
+  turn: ThreadTurn;
+  state: ThreadState;
+  view: RunView;
+  later?: boolean;
+}) {
   const app = useAppState();
+  const onAsk = useOnAsk();
   const [editing, setEditing] = useState(false);
   const summary = turn.summary;
   if (!summary) {
     return (
-      <li class="card thread-turn" data-testid="thread-turn" data-unreadable="true">
+      <li class="card thread-turn" data-testid={later ? 'later-turn' : 'thread-turn'} data-unreadable="true">
         <p class="alert" data-kind="error">
           Turn {turn.turn + 1} cannot be read ({turn.problem}). The other turns are intact.
         </p>
@@ -82,14 +118,20 @@ function EarlierTurn({ turn, state, view }: { turn: ThreadTurn; state: ThreadSta
     );
   }
   return (
-    <li class="card thread-turn" data-testid="thread-turn">
+    <li class="card thread-turn" data-testid={later ? 'later-turn' : 'thread-turn'}>
       <div class="row">
         <strong class="small muted">Turn {turn.turn + 1}</strong>
         <BranchSwitch ids={state.branches[turn.id]} at={turn.id} />
         <span class="spacer" />
-        <button type="button" class="small" onClick={() => setEditing(true)} data-testid="edit-question">
-          Edit
-        </button>
+        {later ? (
+          <a class="small" href={routeHash({ name: 'run', id: turn.id })} data-testid="open-turn">
+            Open turn {turn.turn + 1}
+          </a>
+        ) : (
+          <button type="button" class="small" onClick={() => setEditing(true)} data-testid="edit-question">
+            Edit
+          </button>
+        )}
       </div>
       {editing ? (
         <FollowUp
@@ -99,6 +141,7 @@ function EarlierTurn({ turn, state, view }: { turn: ThreadTurn; state: ThreadSta
           onCancel={() => setEditing(false)}
           onSend={(question, keptKey) => {
             setEditing(false);
+            onAsk();
             const how = askedAs(state, view, app.prefs.askPrefs.value.reviewPlan);
             const input = { question, ...how, ...keptKeyOf(keptKey) };
             void app.threads.branchAt(turn.id, input, app.pool.runPool.value);
@@ -125,7 +168,7 @@ function EarlierTurn({ turn, state, view }: { turn: ThreadTurn; state: ThreadSta
 export function ThreadTurns({ state, view }: { state: ThreadState; view: RunView }) {
   const { threads } = useAppState();
   const [renaming, setRenaming] = useState(false);
-  const hidden = state.total - 1 - state.earlier.length;
+  const hidden = state.total - 1 - state.earlier.length - state.later.length;
   return (
     <section class="thread" aria-label="Thread" data-testid="thread">
       <div class="row">
@@ -189,9 +232,43 @@ export function ThreadTurns({ state, view }: { state: ThreadState; view: RunView
       )}
       <ol class="thread-turns">
         {state.earlier.map((turn) => (
-          <EarlierTurn key={turn.id} turn={turn} state={state} view={view} />
+          <OtherTurn key={turn.id} turn={turn} state={state} view={view} />
         ))}
       </ol>
+    </section>
+  );
+}
+
+/**
+ * Below a turn opened in its place (from History): the turns after it in its branch, a page of them, and
+ * the way to go on from the branch's last turn.
+ */
+export function LaterTurns({ state, view }: { state: ThreadState; view: RunView }) {
+  const { threads, router } = useAppState();
+  if (state.later.length === 0) return null;
+  const shown = state.later.slice(0, THREAD_PAGE_TURNS);
+  const more = state.later.length - shown.length;
+  const goOn = async () => {
+    const missing = await threads.openThread(state.id, state.leafRunId);
+    if (!missing) router.navigate({ name: 'ask' });
+  };
+  return (
+    <section class="thread" aria-label="Later turns" data-testid="later-turns">
+      <ol class="thread-turns" start={(view.thread?.link.turn ?? 0) + 2}>
+        {shown.map((turn) => (
+          <OtherTurn key={turn.id} turn={turn} state={state} view={view} later />
+        ))}
+      </ol>
+      <div class="row">
+        {more > 0 && (
+          <span class="small muted">
+            and {more} later turn{more === 1 ? '' : 's'}
+          </span>
+        )}
+        <button type="button" class="small" onClick={() => void goOn()} data-testid="go-to-last-turn">
+          Go on from the last turn
+        </button>
+      </div>
     </section>
   );
 }
@@ -200,6 +277,7 @@ export function ThreadTurns({ state, view }: { state: ThreadState; view: RunView
 export function ThreadFooter({ state, view }: { state: ThreadState; view: RunView }) {
   const app = useAppState();
   const { threads } = app;
+  const onAsk = useOnAsk();
   const [editing, setEditing] = useState(false);
   const how = askedAs(state, view, app.prefs.askPrefs.value.reviewPlan);
   const pool = app.pool.runPool.value;
@@ -215,7 +293,10 @@ export function ThreadFooter({ state, view }: { state: ThreadState; view: RunVie
         <button
           type="button"
           class="small"
-          onClick={() => void threads.regenerate(how, pool)}
+          onClick={() => {
+            onAsk();
+            void threads.regenerate(how, pool);
+          }}
           data-testid="regenerate"
         >
           Regenerate
@@ -230,23 +311,28 @@ export function ThreadFooter({ state, view }: { state: ThreadState; view: RunVie
           onCancel={() => setEditing(false)}
           onSend={(question, keptKey) => {
             setEditing(false);
+            onAsk();
             void threads.branchAt(view.id, { question, ...how, ...keptKeyOf(keptKey) }, pool);
           }}
         />
       )}
-      <FollowUp
-        problem={threads.followUpProblem.value}
-        attachments={<AttachmentChips state={app.followUpAttachments} />}
-        onFiles={(files) => void app.followUpAttachments.add(files)}
-        filesBusy={app.followUpAttachments.busy.value}
-        onSend={(question, keptKey) => {
-          // Refused while the last turn runs: the question and its files stay in the box.
-          if (!threads.acceptsFollowUp()) return false;
-          const attachments = app.followUpAttachments.take();
-          void threads.followUp({ question, ...how, attachments, ...keptKeyOf(keptKey) }, pool);
-          return true;
-        }}
-      />
+      {/* A turn opened in its place has later turns: a follow-up is asked from the last (LaterTurns). */}
+      {state.later.length === 0 && (
+        <FollowUp
+          problem={threads.followUpProblem.value}
+          attachments={<AttachmentChips state={app.followUpAttachments} />}
+          onFiles={(files) => void app.followUpAttachments.add(files)}
+          filesBusy={app.followUpAttachments.busy.value}
+          onSend={(question, keptKey) => {
+            // Refused while the last turn runs: the question and its files stay in the box.
+            if (!threads.acceptsFollowUp()) return false;
+            onAsk();
+            const attachments = app.followUpAttachments.take();
+            void threads.followUp({ question, ...how, attachments, ...keptKeyOf(keptKey) }, pool);
+            return true;
+          }}
+        />
+      )}
     </section>
   );
 }

@@ -115,3 +115,28 @@ test('History renders a page of runs at a time and searches every stored run', a
   await page.getByLabel('Search questions and answers').fill('');
   await expect(items).toHaveCount(50);
 });
+
+test("a plan's note (the conductor's plan could not be used) is shown again when its run is reopened", async ({
+  page,
+}) => {
+  const planNote = {
+    text: "The conductor's plan could not be used, so Echo answers the question alone.",
+    details: ['Step 0 is a self-check before any work to check.'],
+  };
+  await seedVersion1(
+    page,
+    [storedRun('noted', 1000, { planNote }), storedRun('plain', 2000)],
+    [storedStep('noted'), storedStep('plain')],
+  );
+  await page.goto('/#/history');
+  await page.getByRole('link', { name: 'Stored question noted' }).click();
+  await expect(page.getByTestId('final-answer')).toContainText('Stored answer noted');
+  const note = page.getByTestId('plan-note');
+  await expect(note).toContainText(planNote.text);
+  await note.locator('summary').click();
+  await expect(note).toContainText(planNote.details[0]!);
+  // A run stored without one (every record written before notes were stored) opens as before, without one.
+  await page.goto('/#/run/plain');
+  await expect(page.getByTestId('final-answer')).toContainText('Stored answer plain');
+  await expect(page.getByTestId('plan-note')).toHaveCount(0);
+});

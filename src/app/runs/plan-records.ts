@@ -27,6 +27,7 @@ function baseRecord(
     totals: totalsOf([]),
   };
   if (view.chosenBy) record.chosenBy = view.chosenBy;
+  if (view.planNote) record.planNote = view.planNote;
   // A turn of a thread stays in it, planned or failed.
   if (view.thread) Object.assign(record, view.thread.link);
   // The files it was asked with: their bytes are stored when it is (awaitReview keeps them).

@@ -21,7 +21,11 @@ export type Runs = ReturnType<typeof createRuns>;
 /** The runs' state (what is on screen, what waits for review or resume) and every action on a run. */
 export function createRuns(services: RunServices) {
   const core = createRunCore(services, () => unfinished.refreshUnfinished());
-  const unfinished = createUnfinished(services, () => [core.handle?.runId, core.currentRun.value?.id]);
+  // A run on screen is not offered for resume, unless it is shown interrupted: that one is resumed from the offer.
+  const unfinished = createUnfinished(services, () => [
+    core.handle?.runId,
+    core.currentRun.value?.phase === 'interrupted' ? undefined : core.currentRun.value?.id,
+  ]);
   const drawing = createRunDrawing(core.currentRun, services.egress);
   const spend = createSpendConfirm(core);
   const files = createFilesConfirm(core);

@@ -14,6 +14,7 @@ import { stillLocked } from '../vault-unlock.ts';
 import { type createRunDrawing, frameCoalescedUpdates } from './draw-timing.ts';
 import { type FilesConfirmation, fileDestinations, keptBackText } from './files-confirm.ts';
 import { withLedgerEstimates } from './ledger-estimates.ts';
+import type { PlanNote } from './plan-notes.ts';
 import type { RunCore } from './run-core.ts';
 import { holdWhileRunning } from './run-locks.ts';
 import { declinedText, runSpendLimit, type SpendConfirmation } from './spend-confirm.ts';
@@ -127,6 +128,7 @@ export function createRunStarts(
     );
     const run = startRun({
       ...(chosenBy ? { chosenBy } : {}),
+      planNote: planNoteOf(runId),
       ...turn,
       maxSteps: planLimitsFor(mode, prefs).maxSteps,
       maxDepth: prefs.maxDepth,
@@ -141,6 +143,19 @@ export function createRunStarts(
     });
     track(run);
     return run;
+  }
+
+  /**
+   * The conductor's note on the run's plan, for its record. A streamed plan's note comes once the plan is
+   * written, after the run started; the last one seen is kept when another run comes on screen.
+   */
+  function planNoteOf(runId: string): () => PlanNote | undefined {
+    let note: PlanNote | undefined;
+    return () => {
+      const view = core.currentRun.value;
+      if (view?.id === runId) note = view.planNote;
+      return note;
+    };
   }
 
   /** Starts a run, registered with the drawing (draw-timing.ts): the view waits for its first requests. */

@@ -32,6 +32,7 @@ export function viewFromRecord(run: RunRecord, steps: readonly StepRecord[]): Ru
   if (run.errorDetails) view.errorDetails = run.errorDetails;
   if (run.status === 'planning-failed') view.retry = { mode: run.chosenBy ? 'auto' : mode, review: false };
   if (run.chosenBy) view.chosenBy = run.chosenBy;
+  if (run.planNote) view.planNote = run.planNote;
   if (run.attachments) view.attachments = run.attachments;
   if (run.threadId !== undefined) view.thread = { link: threadLinkOf(run) };
   return view;

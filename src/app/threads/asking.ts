@@ -69,6 +69,7 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
       id: threadId,
       title: input.question,
       earlier: [],
+      later: [],
       total: 1,
       leafRunId: '',
       branches: {},
@@ -108,9 +109,12 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
     }
     const link: ThreadLink = { threadId: last.state.id, turn: last.link.turn + 1, parentRunId: last.view.id };
     const history = await turnHistory(await core.store(), last.view.id, services.historyPrefs);
+    // Asked under a turn opened in its place: the new turn starts a branch there, the later turns are not its.
+    const { at: _at, ...state } = last.state;
     current.value = {
-      ...last.state,
-      earlier: [...last.state.earlier, turnFromView(last.view, last.link)],
+      ...state,
+      earlier: [...state.earlier, turnFromView(last.view, last.link)],
+      later: [],
       total: link.turn + 1,
     };
     await askTurn({ ...input, question }, pool, { link, ...(history ? { history } : {}) }, last.state.title);
@@ -136,9 +140,11 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
     if (replaced.parentRunId !== undefined) link.parentRunId = replaced.parentRunId;
     const history = await turnHistory(await core.store(), replaced.parentRunId, services.historyPrefs);
     const siblings = state.branches[runId] ?? [runId];
+    const { at: _at, ...kept } = state;
     current.value = {
-      ...state,
+      ...kept,
       earlier: at >= 0 ? state.earlier.slice(0, at) : state.earlier,
+      later: [],
       total: replaced.turn + 1,
       branches: { ...state.branches },
     };

@@ -44,6 +44,7 @@ export function createThreadOpening(core: ThreadCore, runs: Runs) {
       id,
       title: page.thread.title,
       earlier: [],
+      later: [],
       total: page.total,
       leafRunId: page.leafRunId,
       branches: page.branches,
@@ -55,11 +56,11 @@ export function createThreadOpening(core: ThreadCore, runs: Runs) {
     return missing;
   }
 
-  /** Reads the page of turns before the last into the thread on screen (unless it changed meanwhile). */
-  async function fillEarlier(threads: ThreadStore, id: string, leafRunId: string): Promise<void> {
-    const earlier = await readEarlier(threads, id, leafRunId, leafRunId);
+  /** Reads the page of turns before `runId` into the thread on screen (unless it changed meanwhile). */
+  async function fillEarlier(threads: ThreadStore, id: string, runId: string): Promise<void> {
+    const earlier = await readEarlier(threads, id, runId, runId);
     const state = current.value;
-    if (!earlier || state?.id !== id || state.leafRunId !== leafRunId) return;
+    if (!earlier || state?.id !== id || (state.at ?? state.leafRunId) !== runId) return;
     current.value = {
       ...state,
       earlier: earlier.turns,
@@ -67,22 +68,35 @@ export function createThreadOpening(core: ThreadCore, runs: Runs) {
     };
   }
 
-  /** Shows the thread of the run on screen, when it is a turn of one that is not on screen (a resume). */
-  async function followRun(view: RunView | undefined): Promise<void> {
+  /**
+   * Shows the thread of the run on screen, when it is a turn of one that is not on screen (a resume).
+   * `inPlace` (a turn opened from History): the run is shown where it stands in its branch, the newest
+   * through it, with the turns before it and after it.
+   */
+  async function followRun(view: RunView | undefined, inPlace = false): Promise<void> {
     const threadId = view?.thread?.link.threadId;
     if (!view || !threadId) return;
     const state = current.value;
-    if (state?.id === threadId && (state.leafRunId === view.id || state.leafRunId === '')) return;
+    const shown = state && (state.at ?? state.leafRunId);
+    if (state?.id === threadId && (shown === view.id || (!inPlace && shown === ''))) return;
     const threads = await core.store();
-    const read = await threads.openThread(threadId, { limit: 1, leafRunId: view.id });
+    const leaf = inPlace ? await threads.leafUnder(threadId, view.id) : view.id;
+    const read = await threads.openThread(threadId, { limit: 1, leafRunId: leaf });
     if (!read || runs.currentRun.value?.id !== view.id) return;
+    const after = read.total - 1 - view.thread!.link.turn;
+    // The run itself too: its branches are read with the later turns'.
+    const later =
+      after > 0 ? await threads.openThread(threadId, { limit: after + 1, leafRunId: leaf }) : undefined;
+    if (runs.currentRun.value?.id !== view.id) return;
     current.value = {
       id: threadId,
       title: read.thread.title,
       earlier: [],
+      later: later?.turns.filter((t) => t.id !== view.id) ?? [],
+      ...(leaf !== view.id ? { at: view.id } : {}),
       total: read.total,
-      leafRunId: view.id,
-      branches: read.branches,
+      leafRunId: leaf,
+      branches: { ...later?.branches, ...read.branches },
     };
     await fillEarlier(threads, threadId, view.id);
   }

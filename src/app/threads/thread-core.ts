@@ -8,11 +8,18 @@ import type { AskMode } from '../runs/run-model.ts';
 export interface ThreadState {
   id: string;
   title: string;
-  /** The branch's turns before its last, oldest first, as far as paged in. */
+  /** The branch's turns before the run on screen, oldest first, as far as paged in. */
   earlier: ThreadTurn[];
+  /**
+   * The branch's turns after the run on screen, oldest first: a turn opened from History is shown in its
+   * place (`at`). Empty when the run on screen is the branch's last.
+   */
+  later: ThreadTurn[];
+  /** The run on screen when it is not the branch's last (opened from History); absent: `leafRunId`. */
+  at?: string;
   /** Turns in the branch, the last included. */
   total: number;
-  /** The branch's last run (the run view shows it). */
+  /** The branch's last run (the run view shows it, unless `at` names another). */
   leafRunId: string;
   /** Per turn with other branches there: every run at its place, oldest first (ThreadPage.branches). */
   branches: Record<string, string[]>;

@@ -79,4 +79,27 @@ describe('the plan note in a run', () => {
     expect(replaced.runs.currentRun.value?.phase).toBe('done');
     expect(replaced.runs.currentRun.value?.planNote).toBeUndefined();
   });
+
+  it('is stored with the run, streamed or reviewed, and shown again when the run is reopened', async () => {
+    for (const review of [false, true]) {
+      const name = `plan-note-stored-${review}`;
+      const services = await keyedServices(name, keyed.provider, KEY);
+      const app = testAppState({ ...services, conductor: scriptedConductor(misplaced) });
+      app.prefs.planPrefs.value = { maxSteps: 3, maxDepth: 2 };
+      const pool = [keyed.worker('w1', 'Shouter', 'upper'), keyed.worker('w2', 'Parrot', 'echo')];
+      await app.runs.ask({ question: 'Greet me.', mode: 'conductor', review }, pool);
+      if (review) await app.runs.runReviewed(app.runs.pendingReview.value!.plan);
+      await app.runs.whenIdle();
+      const shown = app.runs.currentRun.value!;
+      expect(shown.phase).toBe('done');
+      expect(shown.planNote).toBeDefined();
+      const stored = await services.runStore.getRun(shown.id);
+      expect(stored?.run.planNote).toEqual(shown.planNote);
+
+      // Another page (History, after a reload) opens the stored run: the note is there as it was.
+      const other = testAppState({ ...services, conductor: scriptedConductor(misplaced) });
+      expect(await other.runs.openRun(shown.id)).toBeUndefined();
+      expect(other.runs.currentRun.value?.planNote).toEqual(shown.planNote);
+    }
+  });
 });
