@@ -93,8 +93,10 @@ function formattedAnswer(text: string, headingOffset: number): string[] {
 }
 
 /**
- * Untrusted text on one line of Markdown (a heading, a list item): no HTML, no link or image syntax, no
- * line break that could start a block of its own.
+ * Untrusted text on one line of Markdown (a heading, a list item, a link's label): no HTML, no link or
+ * image syntax, no line break that could start a block of its own. Brackets are character references,
+ * not backslash escapes: marked drops the backslashes of a link's label before it reads the label, so
+ * `!\[x\](url)` in a source's title became a live image there; `&#91;` is text in every dialect.
  */
 export function inline(text: string): string {
   return (
@@ -104,7 +106,8 @@ export function inline(text: string): string {
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')
       .replace(/>/g, '&gt;')
-      .replace(/([[\]])/g, '\\$1')
+      .replace(/\[/g, '&#91;')
+      .replace(/\]/g, '&#93;')
       // No bare-URL autolinks either (GFM makes `http://…` and `www.…` live links).
       .replace(/:\/\//g, '\\://')
       .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`)
