@@ -8,6 +8,7 @@ import { validatePlan } from '../shared/plan/index.ts';
 import { labelsOf } from '../shared/worker-ids.ts';
 import { ESTIMATED, estimateNote, formatCost } from './format.ts';
 import { codeBlock, inertMarkdown, inertProblems } from './inert-markdown.ts';
+import { seesText } from './sees-text.ts';
 import { workerName } from './worker-names.ts';
 
 /** A run as a portable file. Keys are never part of a run; worker URLs lose credentials and queries too. */
@@ -171,13 +172,14 @@ function markdownReport(
   const name = (id: string) => inline(workerName(id, labels));
   for (const step of steps) {
     const worker = run.pool.find((w) => w.id === step.worker);
-    const sees = step.sees === 'all' ? 'all' : step.sees.length ? step.sees.join(', ') : 'none';
+    // As the step card says it: "all" on the first step is nothing.
+    const sees = seesText(step.sees, step.index);
     const model = worker ? ` (${inline(worker.model)})` : '';
     lines.push(
       `### Step ${step.index}: ${name(step.worker)}${model}`,
       '',
       `- State: ${step.state}`,
-      `- Sees: ${sees}`,
+      `- S${sees.slice(1)}`,
     );
     if (step.usage) {
       const mark = step.usage.estimated ? ESTIMATED : '';
