@@ -10,8 +10,10 @@ export interface ThreadState {
   title: string;
   /** The branch's turns before its last, oldest first, as far as paged in. */
   earlier: ThreadTurn[];
-  /** Turns in the branch, the last included. */
+  /** Turns in the branch, the last included, by its number (any missing below included). */
   total: number;
+  /** Turns at the branch's start no longer in history, once paging in reached them (ThreadPage.missing). */
+  missing?: number;
   /** The branch's last run (the run view shows it). */
   leafRunId: string;
   /** Per turn with other branches there: every run at its place, oldest first (ThreadPage.branches). */
