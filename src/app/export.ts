@@ -9,6 +9,7 @@ import { validatePlan } from '../shared/plan/index.ts';
 import { labelsOf } from '../shared/worker-ids.ts';
 import { ESTIMATED, estimateNote } from './format.ts';
 import { codeBlock, inertMarkdown, inertProblems } from './inert-markdown.ts';
+import { seesText } from './sees-text.ts';
 import { workerName } from './worker-names.ts';
 
 /** A run as a portable file. Keys are never part of a run; worker URLs lose credentials and queries too. */
@@ -94,8 +95,10 @@ function formattedAnswer(text: string, headingOffset: number): string[] {
 }
 
 /**
- * Untrusted text on one line of Markdown (a heading, a list item): no HTML, no link or image syntax, no
- * line break that could start a block of its own.
+ * Untrusted text on one line of Markdown (a heading, a list item, a link's label): no HTML, no link or
+ * image syntax, no line break that could start a block of its own. Brackets are character references,
+ * not backslash escapes: marked drops the backslashes of a link's label before it reads the label, so
+ * `!\[x\](url)` in a source's title became a live image there; `&#91;` is text in every dialect.
  */
 export function inline(text: string): string {
   return (
@@ -105,7 +108,8 @@ export function inline(text: string): string {
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')
       .replace(/>/g, '&gt;')
-      .replace(/([[\]])/g, '\\$1')
+      .replace(/\[/g, '&#91;')
+      .replace(/\]/g, '&#93;')
       // No bare-URL autolinks either (GFM makes `http://…` and `www.…` live links).
       .replace(/:\/\//g, '\\://')
       .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`)
@@ -169,13 +173,14 @@ function markdownReport(
   const name = (id: string) => inline(workerName(id, labels));
   for (const step of steps) {
     const worker = run.pool.find((w) => w.id === step.worker);
-    const sees = step.sees === 'all' ? 'all' : step.sees.length ? step.sees.join(', ') : 'none';
+    // As the step card says it: "all" on the first step is nothing.
+    const sees = seesText(step.sees, step.index);
     const model = worker ? ` (${inline(worker.model)})` : '';
     lines.push(
       `### Step ${step.index}: ${name(step.worker)}${model}`,
       '',
       `- State: ${step.state}`,
-      `- Sees: ${sees}`,
+      `- S${sees.slice(1)}`,
     );
     if (step.usage) {
       const mark = step.usage.estimated ? ESTIMATED : '';

@@ -2,6 +2,7 @@ import { check } from '../executor/record-schema.ts';
 import type { RunRecord, StepRecord } from '../executor/store.ts';
 import { THREAD_SCHEMA_VERSION, type ThreadRecord, ThreadRecordSchema } from '../executor/thread-store.ts';
 import { exportRun, exportRunMarkdown, inline, readRunExport } from './export.ts';
+import { nextTask } from './next-task.ts';
 
 /**
  * A whole thread as a portable file: its record and every run of every branch (edits and regenerations
@@ -59,11 +60,21 @@ export function exportThreadMarkdown(thread: ThreadRecord, branch: readonly Thre
 export type ThreadImportResult = { ok: true; data: ThreadExport } | { ok: false; error: string };
 
 /**
+ * Runs read between two pauses: each is checked by its schema and its plan validated, about a millisecond,
+ * so a chunk stays well under a long task (50 ms) and a 1,000-turn file no longer freezes the page.
+ */
+export const IMPORT_CHUNK_RUNS = 20;
+
+/**
  * Reads an exported thread: the thread record by its schema, each run as a run import reads it, and the
  * links between turns (each turn's previous turn must be in the file, one turn earlier), so an import
  * cannot make a branch that does not hold together. A file of another layout is refused, naming it.
+ * `pause` is awaited between chunks of runs (the page's next task by default).
  */
-export function parseThreadImport(text: string): ThreadImportResult {
+export async function parseThreadImport(
+  text: string,
+  pause: () => Promise<void> = nextTask,
+): Promise<ThreadImportResult> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -87,6 +98,7 @@ export function parseThreadImport(text: string): ThreadImportResult {
   }
   const runs: ThreadRun[] = [];
   for (const [i, entry] of file.runs.entries()) {
+    if (i > 0 && i % IMPORT_CHUNK_RUNS === 0) await pause();
     const one = readRunExport({ format: 'baton-run', version: 1, ...(entry as object) });
     if (!one.ok) return { ok: false, error: `Run ${i + 1} of the thread: ${one.error}` };
     runs.push({

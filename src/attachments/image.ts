@@ -105,6 +105,17 @@ async function thumbnailOf(source: ImageBitmap): Promise<Blob> {
   }
 }
 
+/** Whether an image is sent as a copy: more pixels or bytes than providers take, or an animated GIF. */
+export function needsCopy(size: PixelSize, bytes: Uint8Array, mime: ImageMediaType): boolean {
+  const within = sendSize(size);
+  return (
+    within.width !== size.width ||
+    within.height !== size.height ||
+    bytes.byteLength > IMAGE_LIMITS.bytes ||
+    (mime === 'image/gif' && isAnimatedGif(bytes))
+  );
+}
+
 /**
  * Reads an image of a type providers take (kind.ts checked its bytes): its pixel size, a copy within
  * `IMAGE_LIMITS` when it is larger (or an animated GIF), and a thumbnail. Throws an AttachmentError
@@ -138,14 +149,8 @@ export async function prepareImage(
   }
   try {
     const size = { width: bitmap.width, height: bitmap.height };
-    const within = sendSize(size);
-    const needsCopy =
-      within.width !== size.width ||
-      within.height !== size.height ||
-      bytes.byteLength > IMAGE_LIMITS.bytes ||
-      (mime === 'image/gif' && isAnimatedGif(bytes));
     const [downscaled, thumbnail] = await Promise.all([
-      needsCopy ? copyWithin(name, bitmap, mime) : undefined,
+      needsCopy(size, bytes, mime) ? copyWithin(name, bitmap, mime) : undefined,
       thumbnailOf(bitmap),
     ]);
     return { image: { mime, ...size, bytes }, ...(downscaled ? { downscaled } : {}), thumbnail };

@@ -50,8 +50,13 @@ export interface ThreadPage {
   thread: ThreadRecord;
   /** The page's turns, oldest first, ending with the branch's last turn (or with `before`'s parent). */
   turns: ThreadTurn[];
-  /** Turns in the branch in all. */
+  /** Turns in the branch in all, by the last turn's number (those missing below included). */
   total: number;
+  /**
+   * Turns at the branch's start that are no longer stored (a run of the thread deleted on its own): set
+   * when this page's walk from the end reached a previous turn that is gone, absent otherwise.
+   */
+  missing?: number;
   /** The branch's last turn. */
   leafRunId: string;
   /**
@@ -68,7 +73,7 @@ export interface ThreadListing {
   createdAt: number;
   /** The newest change to any of its turns (or its title). */
   updatedAt: number;
-  /** Turns of the branch on screen. */
+  /** Turns of the branch on screen that are stored (a turn deleted on its own cuts off those before it). */
   turns: number;
   /** Runs of every branch (edits and regenerations are runs too). */
   runs: number;
@@ -135,9 +140,14 @@ class IdbThreadStore implements ThreadStore {
     if (stored.ok) return stored.value as ThreadRecord;
     // No record (or a damaged one): the thread is its runs, titled by its first question. Only the
     // first turns are read, so a thread without a record opens as fast as one with.
-    const firsts = await this.db.getAllFromIndex('summaries', 'threadTurn', [id, 0]);
-    if (firsts.length === 0) return undefined;
-    const first = firstQuestion(firsts.map(turnOf));
+    const range = IDBKeyRange.bound([id, 0], [id, Number.MAX_SAFE_INTEGER]);
+    // The earliest turn stored: the first, unless its runs were deleted on their own.
+    const earliest = await this.db.transaction('summaries').store.index('threadTurn').openCursor(range);
+    if (!earliest) return undefined;
+    const earliestTurn = earliest.value.turn ?? 0;
+    const firsts = await this.db.getAllFromIndex('summaries', 'threadTurn', [id, earliestTurn]);
+    // Titled by its earliest question (firstQuestion reads turn 0's).
+    const first = firstQuestion(firsts.map((row) => ({ ...turnOf(row), turn: 0 })));
     const at = first?.createdAt ?? Math.min(...firsts.map((r) => r.updatedAt));
     return { id, schema: THREAD_SCHEMA_VERSION, title: first?.question ?? '', createdAt: at, updatedAt: at };
   }
@@ -172,14 +182,23 @@ class IdbThreadStore implements ThreadStore {
     let next: string | undefined = leafRunId;
     if (options.before) next = (await tx.store.get(options.before))?.parentRunId;
     const turns: ThreadTurn[] = [];
+    // Where the walk is: the turn number of `next`'s child (the turn `next` precedes).
+    let after = options.before ? ((await tx.store.get(options.before))?.turn ?? 0) : total;
+    let missing: number | undefined;
     // Parent by parent from the end: as many reads as turns shown, however long the thread is.
     while (next && turns.length < options.limit) {
       const row: SummaryRow | undefined = await tx.store.get(next);
-      if (!row) break;
+      if (!row) {
+        // A previous turn that is gone: every turn before it is out of this branch's reach too.
+        missing = after;
+        break;
+      }
       turns.unshift(turnOf(row));
+      after = row.turn ?? 0;
       next = row.parentRunId;
     }
-    return { thread, turns, total, leafRunId, branches: await this.branchesOf(id, turns) };
+    const page: ThreadPage = { thread, turns, total, leafRunId, branches: await this.branchesOf(id, turns) };
+    return missing === undefined ? page : { ...page, missing };
   }
 
   /** The other runs at the places of `turns`: one read of the index over the page's turns. */
@@ -283,7 +302,7 @@ class IdbThreadStore implements ThreadStore {
         title: record?.title || first?.question || '',
         createdAt: record?.createdAt ?? first?.createdAt ?? 0,
         updatedAt: Math.max(record?.updatedAt ?? 0, ...turns.map(updated)),
-        turns: leaf.turn + 1,
+        turns: turnsReached(leaf, turns),
         runs: turns.length,
         cost: turns.reduce((sum, t) => sum + (t.summary?.cost ?? 0), 0),
         leafRunId: leaf.id,
@@ -354,6 +373,16 @@ function newestBelow(from: ThreadTurn, turns: readonly ThreadTurn[]): ThreadTurn
 
 function byAge(a: ThreadTurn, b: ThreadTurn): number {
   return (a.summary?.createdAt ?? 0) - (b.summary?.createdAt ?? 0) || (a.id < b.id ? -1 : 1);
+}
+
+/** The turns of the branch ending at `leaf` that are stored: back to its first, or to a turn that is gone. */
+function turnsReached(leaf: ThreadTurn, turns: readonly ThreadTurn[]): number {
+  const byId = new Map(turns.map((t) => [t.id, t]));
+  let count = 0;
+  // At most every turn once: damaged links that loop end there.
+  for (let at: ThreadTurn | undefined = leaf; at && count < turns.length; count++)
+    at = at.parentRunId ? byId.get(at.parentRunId) : undefined;
+  return count;
 }
 
 function updated(turn: ThreadTurn): number {

@@ -2,6 +2,7 @@ import type { ReadonlySignal } from '@preact/signals';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { costText } from '../app/price-text.ts';
 import type { StepStream } from '../app/runs/draw-timing.ts';
+import { seesText } from '../app/sees-text.ts';
 import { workerName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/step-status.ts';
@@ -27,13 +28,6 @@ function HistoryNote({ step }: { step: StepStatus }) {
       {cut ? ` ${cut}` : ''}
     </p>
   );
-}
-
-function seesText(sees: StepStatus['sees'], index: number): string {
-  // "all" on the first step (or the first of a corrective batch with nothing before it) sees nothing.
-  if (sees === 'all') return index === 0 ? 'sees nothing (first step)' : 'sees all earlier steps';
-  if (sees.length === 0) return 'sees nothing';
-  return `sees ${sees.map((i) => `step ${i}`).join(', ')}`;
 }
 
 /**

@@ -168,7 +168,10 @@ function OtherTurn({
 export function ThreadTurns({ state, view }: { state: ThreadState; view: RunView }) {
   const { threads } = useAppState();
   const [renaming, setRenaming] = useState(false);
-  const hidden = state.total - 1 - state.earlier.length - state.later.length;
+  // Turns deleted from history at the branch's start are neither counted nor offered: they cannot be shown.
+  const missing = state.missing ?? 0;
+  const stored = state.total - missing;
+  const hidden = stored - 1 - state.earlier.length - state.later.length;
   return (
     <section class="thread" aria-label="Thread" data-testid="thread">
       <div class="row">
@@ -191,7 +194,7 @@ export function ThreadTurns({ state, view }: { state: ThreadState; view: RunView
         )}
         <span class="spacer" />
         <span class="small muted" data-testid="thread-turns">
-          {state.total} turn{state.total === 1 ? '' : 's'}
+          {stored} turn{stored === 1 ? '' : 's'}
         </span>
         {!renaming && (
           <button
@@ -229,6 +232,13 @@ export function ThreadTurns({ state, view }: { state: ThreadState; view: RunView
         >
           Show {hidden} earlier turn{hidden === 1 ? '' : 's'}
         </button>
+      )}
+      {missing > 0 && (
+        <p class="muted small" data-testid="thread-missing">
+          {missing === 1 ? 'Turn 1 of this thread is' : `Turns 1–${missing} of this thread are`} no longer in
+          your history (deleted from it), so {missing === 1 ? 'it is' : 'they are'} not shown here and not
+          sent with follow-ups.
+        </p>
       )}
       <ol class="thread-turns">
         {state.earlier.map((turn) => (

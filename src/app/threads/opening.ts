@@ -2,7 +2,7 @@ import type { RunHistoryStore, RunRecord, StepRecord } from '../../executor/stor
 import type { ThreadPage, ThreadStore } from '../../executor/thread-store.ts';
 import type { RunView } from '../runs/run-model.ts';
 import type { Runs } from '../runs/runs.ts';
-import type { ThreadCore } from './thread-core.ts';
+import type { ThreadCore, ThreadState } from './thread-core.ts';
 
 /** Turns a thread shows at a time (from its end); "Show earlier turns" adds as many. */
 export const THREAD_PAGE_TURNS = 20;
@@ -27,6 +27,11 @@ export async function readThreadEnd(
 /** The page of turns before `before` in the branch ending at `leafRunId`. */
 function readEarlier(threads: ThreadStore, id: string, leafRunId: string, before: string) {
   return threads.openThread(id, { limit: THREAD_PAGE_TURNS, leafRunId, before });
+}
+
+/** The turns a page found gone at the branch's start, for the thread on screen to say (none: nothing). */
+function missingOf(page: ThreadPage): Pick<ThreadState, 'missing'> {
+  return page.missing === undefined ? {} : { missing: page.missing };
 }
 
 /** A thread on screen: opened from History, followed from a resumed run, another branch, earlier turns. */
@@ -65,6 +70,7 @@ export function createThreadOpening(core: ThreadCore, runs: Runs) {
       ...state,
       earlier: earlier.turns,
       branches: { ...earlier.branches, ...state.branches },
+      ...missingOf(earlier),
     };
   }
 
@@ -119,6 +125,7 @@ export function createThreadOpening(core: ThreadCore, runs: Runs) {
       ...state,
       earlier: [...page.turns, ...state.earlier],
       branches: { ...page.branches, ...state.branches },
+      ...missingOf(page),
     };
   }
 

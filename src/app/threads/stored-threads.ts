@@ -95,7 +95,7 @@ export function createStoredThreads(core: ThreadCore) {
     text: string,
   ): Promise<{ ok: true; id: string; added: number } | { ok: false; error: string }> {
     const { parseThreadImport } = await import('../thread-export.ts');
-    const parsed = parseThreadImport(text);
+    const parsed = await parseThreadImport(text);
     if (!parsed.ok) return parsed;
     const [threads, runStore] = await Promise.all([core.store(), services.runStore()]);
     let added = 0;

@@ -17,8 +17,10 @@ export interface ThreadState {
   later: ThreadTurn[];
   /** The run on screen when it is not the branch's last (opened from History); absent: `leafRunId`. */
   at?: string;
-  /** Turns in the branch, the last included. */
+  /** Turns in the branch, the last included, by its number (any missing below included). */
   total: number;
+  /** Turns at the branch's start no longer in history, once paging in reached them (ThreadPage.missing). */
+  missing?: number;
   /** The branch's last run (the run view shows it, unless `at` names another). */
   leafRunId: string;
   /** Per turn with other branches there: every run at its place, oldest first (ThreadPage.branches). */

@@ -105,6 +105,25 @@ describe('run export and import', () => {
     expect(md).toContain('- Time: 500 ms');
   });
 
+  it('says what each step sees as its card on the page does: "all" on the first step is nothing', () => {
+    const { run } = fixture();
+    const steps = [
+      goodStep(run.id, 0, { sees: 'all' }),
+      goodStep(run.id, 1, { sees: [] }),
+      goodStep(run.id, 2, { sees: [0, 1] }),
+      goodStep(run.id, 3, { sees: 'all' }),
+    ];
+    const lines = exportRunMarkdown(run, steps)
+      .split('\n')
+      .filter((line) => line.startsWith('- Sees'));
+    expect(lines).toEqual([
+      '- Sees nothing (first step)',
+      '- Sees nothing',
+      '- Sees step 0, step 1',
+      '- Sees all earlier steps',
+    ]);
+  });
+
   it('re-imports its own export under a new id', () => {
     const { run, steps } = fixture();
     const result = parseRunImport(exportRunJson(run, steps), { newId: 'new-id' });

@@ -167,6 +167,29 @@ describe('the thread store', () => {
     });
   });
 
+  it('says how many turns are gone at the start of a branch whose earlier runs were deleted', async () => {
+    const name = dbName();
+    const ids = await writeBranch(name, 'cut', 30);
+    const runs = await openRunStore(name);
+    for (const id of ids.slice(0, 4)) await runs.deleteRun(id);
+    runs.close();
+    await withThreads(name, async (threads) => {
+      // The last 20 turns do not reach the gap: nothing is said yet.
+      const last = await threads.openThread('cut', { limit: 20 });
+      expect(last?.total).toBe(30);
+      expect(last?.missing).toBeUndefined();
+      // The page before them reaches it: the 6 turns there, and the 4 before them gone.
+      const before = await threads.openThread('cut', { limit: 20, before: last!.turns[0]!.id });
+      expect(before?.turns.map((t) => t.id)).toEqual(ids.slice(4, 10));
+      expect(before?.missing).toBe(4);
+      // Asked again before the earliest stored turn: no turns, and the same 4 gone.
+      const again = await threads.openThread('cut', { limit: 20, before: ids[4]! });
+      expect([again?.turns, again?.missing]).toEqual([[], 4]);
+      // History counts the turns that are there.
+      expect((await threads.listThreads()).find((t) => t.id === 'cut')?.turns).toBe(26);
+    });
+  });
+
   it('keeps branches: alternatives at a turn, the newest branch under a run, the branch on screen', async () => {
     const name = dbName();
     await writeBranch(name, 'br', 3); // t0 → t1 → t2

@@ -76,3 +76,36 @@ describe('removeSecrets and the streaming scrubber', () => {
     expect(scrubber.push('ong words.')).toBe('sk-strong words.');
   });
 });
+
+// The README says what redaction covers and what it does not (Settings → Pool and API keys): this keeps
+// what it says true. A saved key changed in any way but the encodings listed passes as written.
+describe('what redaction does not cover, as the README says', () => {
+  const SECRET = 'sk-proj-Readme0123456789abcdef';
+  it('leaves a key split by a space or a line break, reversed, in other case, cut short or in hex', () => {
+    const changed = [
+      `${SECRET.slice(0, 10)} ${SECRET.slice(10)}`,
+      `${SECRET.slice(0, 10)}\n${SECRET.slice(10)}`,
+      [...SECRET].reverse().join(''),
+      SECRET.toUpperCase(),
+      SECRET.slice(0, -1),
+      Buffer.from(SECRET).toString('hex'),
+    ];
+    for (const text of changed)
+      expect(removeSecrets(`x ${text} y`, [SECRET])).toEqual({ text: `x ${text} y`, removed: 0 });
+  });
+
+  it('removes it as typed, URL-encoded, JSON-escaped and in base64 (standard, unpadded, URL-safe, of :key)', () => {
+    const key = 'sk-a/b+c"d?e';
+    const b64 = (t: string) => Buffer.from(t).toString('base64');
+    const forms = [
+      key,
+      encodeURIComponent(key),
+      JSON.stringify(key).slice(1, -1),
+      b64(key),
+      b64(key).replace(/=+$/, ''),
+      b64(key).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+      b64(`:${key}`),
+    ];
+    for (const form of forms) expect(removeSecrets(`x ${form} y`, [key]).removed).toBe(1);
+  });
+});
