@@ -1,9 +1,9 @@
 /**
  * Auto mode's learned state in the app: the bandit (src/learning/bandit.ts) learned from the
  * outcomes the user marked, the "quality ↔ cost" slider, and the export/import/reset of what it learned.
- * The state is rebuilt from the outcome store whenever it changes (a re-mark replaces a mark, a removal
- * undoes it), on top of an imported base: outcomes marked after the import are added to it, earlier ones
- * are taken to be in it. Base, import time and slider are kept in localStorage; nothing of it is ever sent.
+ * The state follows the outcome store's changes one at a time (src/learning/learner.ts: a new outcome is one
+ * update; a re-mark or a removal learns the outcomes again in one pass), on top of an imported base:
+ * outcomes marked after the import are added to it, earlier ones are taken to be in it. Base, import time and slider are kept in localStorage; nothing of it is ever sent.
  */
 import { signal } from '@preact/signals';
 import { z } from 'zod';
@@ -14,15 +14,12 @@ import {
   choose,
   createBanditState,
   NoStrategyAvailable,
-  update,
 } from '../learning/bandit.ts';
-import { categoryOf, type NeighbourOutcomes } from '../learning/features.ts';
-import type { Outcome, OutcomeStore, StrategyId } from '../learning/outcome.ts';
+import { createLearner } from '../learning/learner.ts';
+import type { OutcomeChange, OutcomeStore, StrategyId } from '../learning/outcome.ts';
 import { answersAlone, type WorkerSpec } from '../pool/types.ts';
 import { parseJson, storedValue } from './local-store.ts';
 
-/** How many similar past outcomes per strategy the chooser sees (same category, newest first). */
-const NEIGHBOURS = 10;
 const DEFAULT_SLIDER = 0.3;
 
 const keptSchema = z.object({
@@ -56,24 +53,6 @@ function problemsOf(error: z.ZodError): string {
     .join('; ');
 }
 
-/** The outcomes of the same category with `strategy`, among `past`: what the chooser sees as neighbours. */
-function neighboursIn(
-  past: readonly Outcome[],
-  question: string,
-  strategy: StrategyId,
-): NeighbourOutcomes | undefined {
-  const category = categoryOf(question);
-  const same = past
-    .filter((o) => o.strategy === strategy && categoryOf(o.question) === category)
-    .slice(-NEIGHBOURS);
-  if (same.length === 0) return undefined;
-  return {
-    good: same.filter((o) => o.good).length,
-    total: same.length,
-    meanCostUsd: same.reduce((s, o) => s + o.costUsd, 0) / same.length,
-  };
-}
-
 export interface AutoChoice {
   strategy: StrategyId;
   reason: string;
@@ -90,30 +69,19 @@ export function createAutoMode(services: AutoModeServices) {
   const initial = kept.read();
   let base = initial.base;
   let since = initial.since;
-  let outcomes: Outcome[] = [];
+  const learner = createLearner(base, since);
   const learned = signal<BanditState>(base);
   const slider = signal(initial.slider);
   const random = services.random ?? Math.random;
 
   const save = () => kept.write({ base, since, slider: slider.value });
 
-  function rebuild(): void {
-    let state = base;
-    const past: Outcome[] = [];
-    for (const o of outcomes) {
-      if (o.at > since)
-        state = update(
-          state,
-          o.question,
-          o.strategy,
-          neighboursIn(past, o.question, o.strategy),
-          o.good,
-          o.costUsd,
-        );
-      past.push(o);
-    }
-    learned.value = state;
-  }
+  const apply = (change: OutcomeChange) => {
+    if (change.kind === 'put') learner.put(change.outcome);
+    else if (change.kind === 'remove') learner.remove(change.runId);
+    else learner.replaceAll([]);
+    learned.value = learner.state;
+  };
 
   let watching: Promise<void> | undefined;
   /** Reads the outcomes and follows the store's changes; once, on first use. */
@@ -121,12 +89,13 @@ export function createAutoMode(services: AutoModeServices) {
     watching ??= (async () => {
       if (!services.outcomeStore) return;
       const store = await services.outcomeStore();
-      const read = async () => {
-        outcomes = await store.list();
-        rebuild();
-      };
-      store.subscribe(() => void read());
-      await read();
+      // Changes made while the list is read are applied after it, in order: none is lost.
+      let early: OutcomeChange[] | undefined = [];
+      store.subscribe((change) => (early ? early.push(change) : apply(change)));
+      learner.replaceAll(await store.list());
+      learned.value = learner.state;
+      for (const change of early) apply(change);
+      early = undefined;
     })();
     return watching;
   }
@@ -149,7 +118,7 @@ export function createAutoMode(services: AutoModeServices) {
     const singles = answering.map((w) => `single:${w.id}` as const);
     const arms: StrategyId[] = ['conductor', 'router', ...singles];
     const candidates: Candidate[] = arms.map((arm) => {
-      const n = neighboursIn(outcomes, question, arm);
+      const n = learner.neighbours(question, arm);
       return n ? { arm, neighbours: n } : { arm };
     });
     const anySends = pool.some((w) => !keyless.has(w.id));
@@ -199,16 +168,18 @@ export function createAutoMode(services: AutoModeServices) {
     since = now;
     slider.value = parsed.data.slider;
     save();
-    rebuild();
+    learner.setBase(base, since);
+    learned.value = learner.state;
   }
 
   /** Forgets everything learned: the base, and the outcomes it was learned from. */
   async function reset(): Promise<void> {
     base = createBanditState();
     since = 0;
-    outcomes = [];
     save();
-    rebuild();
+    learner.replaceAll([]);
+    learner.setBase(base, since);
+    learned.value = learner.state;
     if (services.outcomeStore) await (await services.outcomeStore()).clear();
   }
 

@@ -5,7 +5,7 @@
  */
 import { signal } from '@preact/signals';
 import type { MemoryExample, Neighbour, PoolWorker, WorkflowMemory } from '../learning/memory.ts';
-import type { Outcome, OutcomeStore } from '../learning/outcome.ts';
+import type { Outcome, OutcomeChange, OutcomeStore } from '../learning/outcome.ts';
 import type { Plan } from '../shared/plan/index.ts';
 import { liveTotals, type RunView, runElapsed } from './runs/run-model.ts';
 
@@ -44,41 +44,53 @@ export function outcomeFromView(view: RunView, good: boolean, now: number = Date
 export type Outcomes = ReturnType<typeof createOutcomes>;
 
 export function createOutcomes(services: OutcomeServices) {
-  /** Every outcome by run id, once `load()` has read them; kept current after each change. */
-  const byRun = signal<ReadonlyMap<string, Outcome>>(new Map());
+  /**
+   * Every outcome by run id, once `load()` has read them; kept current by each change, applied in place
+   * (a bench adds one per item: copying the map for each would make a long bench quadratic). `version`
+   * is what views re-render on.
+   */
+  const byRun = new Map<string, Outcome>();
+  const version = signal(0);
   /** Why the last mark could not be saved (a full store), shown by the buttons. */
   const markError = signal<string | undefined>(undefined);
   let loading: Promise<void> | undefined;
   let memory: Promise<WorkflowMemory> | undefined;
 
-  async function read(store: OutcomeStore): Promise<void> {
-    const all = await store.list();
-    byRun.value = new Map(all.map((o) => [o.runId, o]));
+  function apply(change: OutcomeChange): void {
+    if (change.kind === 'put') byRun.set(change.outcome.runId, change.outcome);
+    else if (change.kind === 'remove') byRun.delete(change.runId);
+    else byRun.clear();
+    // The workflow memory is built again over the outcomes when next asked for, not at every change.
+    memory = undefined;
+    version.value++;
   }
 
-  /** Reads the outcomes once, then again after every change (here or through the store). */
+  /** Reads the outcomes once, then applies each change (here or through the store). */
   function load(): Promise<void> {
     loading ??= services.outcomeStore().then(async (store) => {
-      store.subscribe(() => {
-        memory = undefined;
-        void read(store);
-      });
-      await read(store);
+      // Changes made while the list is read are applied after it, in order: none is lost.
+      let early: OutcomeChange[] | undefined = [];
+      store.subscribe((change) => (early ? early.push(change) : apply(change)));
+      for (const o of await store.list()) byRun.set(o.runId, o);
+      for (const change of early) apply(change);
+      early = undefined;
+      version.value++;
     });
     return loading;
   }
 
   /** The mark of `runId` (undefined: none, or not loaded yet). Reads a signal: views re-render on a change. */
   function outcomeOf(runId: string): Outcome | undefined {
-    return byRun.value.get(runId);
+    void version.value;
+    return byRun.get(runId);
   }
 
   /** Adds or replaces an outcome (a bench item's scored result, or a mark). */
   async function record(outcome: Outcome): Promise<void> {
     const store = await services.outcomeStore();
     await store.put(outcome);
-    memory = undefined;
-    byRun.value = new Map(byRun.value).set(outcome.runId, outcome);
+    // Shown at once, also before (or without) `load()`: the store's listener may not be there yet.
+    if (byRun.get(outcome.runId) !== outcome) apply({ kind: 'put', outcome });
   }
 
   /** Marks a finished run good or bad; marking again replaces the mark. */
@@ -96,7 +108,7 @@ export function createOutcomes(services: OutcomeServices) {
   }
 
   /** Calls `listener` after every change of the outcomes. */
-  async function subscribe(listener: () => void): Promise<() => void> {
+  async function subscribe(listener: (change: OutcomeChange) => void): Promise<() => void> {
     return (await services.outcomeStore()).subscribe(listener);
   }
 
@@ -123,7 +135,6 @@ export function createOutcomes(services: OutcomeServices) {
   }
 
   return {
-    byRun,
     markError,
     load,
     outcomeOf,

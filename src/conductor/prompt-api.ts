@@ -42,6 +42,8 @@ export interface LanguageModelCreateOptions {
 
 interface PromptOptions {
   responseConstraint?: Record<string, unknown>;
+  /** Leaves the constraint's description out of the input: the decoding still follows it. */
+  omitResponseConstraintInput?: boolean;
   signal?: AbortSignal;
 }
 
@@ -276,7 +278,13 @@ export function createPromptApiHost(
         const input: string | LanguageModelMessage[] =
           rest.length === 1 && rest[0]?.role === 'user' ? rest[0].content : rest.map((m) => ({ ...m }));
         const options: PromptOptions = { signal };
-        if (request.jsonSchema) options.responseConstraint = request.jsonSchema;
+        if (request.jsonSchema) {
+          options.responseConstraint = request.jsonSchema;
+          // Chrome adds a description of the constraint to each prompt's input unless it is omitted (MDN,
+          // LanguageModel.promptStreaming()): that would be prefilled again for every question, outside the
+          // kept prefix. The prefix already says what to write ("Reply with JSON only", the example plans).
+          options.omitResponseConstraintInput = true;
+        }
         const needed = await measure(session, input, options);
         const window = contextWindow(session);
         // A clone holds only its initial prompts, which are never evicted: a prompt beyond the window is

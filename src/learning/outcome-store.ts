@@ -3,7 +3,7 @@
  * what Baton learned never touches the runs, and the runs' database can change without migrating this one.
  */
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
-import type { Outcome, OutcomeStore } from './outcome.ts';
+import type { Outcome, OutcomeChange, OutcomeStore } from './outcome.ts';
 
 export const LEARNING_DB = 'baton-learning';
 /** 1: `outcomes`, keyed by run id, indexed by the time of the mark. */
@@ -55,9 +55,9 @@ export async function openOutcomeStore(name = LEARNING_DB): Promise<OutcomeStore
     }).then(resolve, reject);
   });
   db = opened;
-  const listeners = new Set<() => void>();
-  const changed = () => {
-    for (const listener of listeners) listener();
+  const listeners = new Set<(change: OutcomeChange) => void>();
+  const changed = (change: OutcomeChange) => {
+    for (const listener of listeners) listener(change);
   };
 
   return {
@@ -67,7 +67,7 @@ export async function openOutcomeStore(name = LEARNING_DB): Promise<OutcomeStore
       } catch (error) {
         throw writeProblem(error, 'The mark');
       }
-      changed();
+      changed({ kind: 'put', outcome });
     },
     get(runId) {
       return opened.get('outcomes', runId);
@@ -77,11 +77,11 @@ export async function openOutcomeStore(name = LEARNING_DB): Promise<OutcomeStore
     },
     async remove(runId) {
       await opened.delete('outcomes', runId);
-      changed();
+      changed({ kind: 'remove', runId });
     },
     async clear() {
       await opened.clear('outcomes');
-      changed();
+      changed({ kind: 'clear' });
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -41,6 +41,12 @@ export interface OutcomeStore {
   remove(runId: string): Promise<void>;
   /** Removes every outcome (the user's "reset what Baton learned"). */
   clear(): Promise<void>;
-  /** Listeners are told after every change. */
-  subscribe(listener: () => void): () => void;
+  /** Listeners are told after every change, and what it was: each can apply it rather than read everything again. */
+  subscribe(listener: (change: OutcomeChange) => void): () => void;
 }
+
+/** One change of the outcome store: an outcome added or replaced, one removed, or all of them. */
+export type OutcomeChange =
+  | { kind: 'put'; outcome: Outcome }
+  | { kind: 'remove'; runId: string }
+  | { kind: 'clear' };

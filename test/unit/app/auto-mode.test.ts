@@ -8,7 +8,7 @@ import { PlannerCompareStore } from '../../../src/evaluation/compare-planners-st
 import { mulberry32 } from '../../../src/evaluation/random.ts';
 import { runWorker } from '../../../src/executor/run-step.ts';
 import { openThreadStore } from '../../../src/executor/thread-store.ts';
-import type { Outcome, OutcomeStore } from '../../../src/learning/outcome.ts';
+import type { Outcome, OutcomeChange, OutcomeStore } from '../../../src/learning/outcome.ts';
 import { keyedServices, keyedTestProvider } from './test-app-state.ts';
 
 const KEY = 'sk-auto-test-AAAAAAAAAAAAAAAA';
@@ -19,14 +19,14 @@ const KEY = 'sk-auto-test-AAAAAAAAAAAAAAAA';
  */
 function memoryOutcomeStore(initial: Outcome[] = []): OutcomeStore {
   const byRun = new Map(initial.map((o) => [o.runId, o]));
-  const listeners = new Set<() => void>();
-  const changed = () => {
-    for (const l of listeners) l();
+  const listeners = new Set<(change: OutcomeChange) => void>();
+  const changed = (change: OutcomeChange) => {
+    for (const l of listeners) l(change);
   };
   return {
     async put(o) {
       byRun.set(o.runId, o);
-      changed();
+      changed({ kind: 'put', outcome: o });
     },
     async get(id) {
       return byRun.get(id);
@@ -36,11 +36,11 @@ function memoryOutcomeStore(initial: Outcome[] = []): OutcomeStore {
     },
     async remove(id) {
       byRun.delete(id);
-      changed();
+      changed({ kind: 'remove', runId: id });
     },
     async clear() {
       byRun.clear();
-      changed();
+      changed({ kind: 'clear' });
     },
     subscribe(l) {
       listeners.add(l);
@@ -165,6 +165,53 @@ describe('auto mode in the app', () => {
     await outcomes.put({ ...outcome(9, 'conductor', true, 0.004), at: Date.now() + 1000 });
     await new Promise((r) => setTimeout(r, 0));
     expect(auto.learned.value.categories.facts?.conductor?.tries).toBe(6);
+  });
+
+  it('learns each new outcome on its own: no store read, and the 300th costs what the first did', async () => {
+    const outcomes = memoryOutcomeStore();
+    let lists = 0;
+    const counted: OutcomeStore = {
+      ...outcomes,
+      list: () => {
+        lists++;
+        return outcomes.list();
+      },
+    };
+    const auto = createAutoMode({ outcomeStore: async () => counted, random: mulberry32(1) });
+    await auto.watch();
+    // Work is counted as reads of an outcome's question: what learning one outcome, or scanning one, reads.
+    let reads = 0;
+    const questions = [
+      'Who wrote Hamlet?',
+      'Solve 2x + 3 = 7',
+      'Fix the bug in this python function',
+      'Write a poem about rain',
+    ];
+    const strategies = ['conductor', 'router', 'single:w1'];
+    const work: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const o = outcome(i, strategies[i % 3]!, i % 4 !== 0, 0.001 * (i % 5), questions[i % 4]);
+      const question = o.question;
+      Object.defineProperty(o, 'question', {
+        enumerable: true,
+        get: () => {
+          reads++;
+          return question;
+        },
+      });
+      const before = reads;
+      await counted.put(o);
+      await new Promise((r) => setTimeout(r, 0));
+      work.push(reads - before);
+    }
+    expect(lists).toBe(1);
+    expect(Math.max(...work.slice(-50))).toBeLessThanOrEqual(Math.max(...work.slice(0, 50)));
+    expect(auto.learned.value.categories.facts?.conductor?.tries).toBe(25);
+
+    // The same state as learning every outcome at once, from the store's list.
+    const fresh = createAutoMode({ outcomeStore: async () => outcomes, random: mulberry32(1) });
+    await fresh.watch();
+    expect(auto.learned.value).toEqual(fresh.learned.value);
   });
 
   it('never picks a worker without a key, and says so when nothing can answer', async () => {

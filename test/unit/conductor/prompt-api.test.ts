@@ -157,6 +157,8 @@ describe('planning with the browser model', () => {
     expect(stats.cachedPromptTokens).toBeGreaterThan(stats.promptTokens / 2);
     expect(stats.cachedPromptTokens).toBe((first.response as PlanResponse).stats.cachedPromptTokens);
     expect(record.prompts[1]?.input).toBe('Why is the sky blue?');
+    // It prefills the question alone: the schema's description is not input again with every question.
+    expect(stats.promptTokens - stats.cachedPromptTokens!).toBeLessThan(stats.promptTokens / 10);
   });
 
   it('stops when cancelled', async () => {
