@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { check, RunRecordSchema, StepRecordSchema } from '../executor/record-schema.ts';
-import { priceCopy, type RunRecord, type StepRecord } from '../executor/store.ts';
 import type { WorkerSpec } from '../pool/types.ts';
 import type { Citation } from '../providers/transport.ts';
 import { citationOf } from '../providers/web-search.ts';
+import { check, RunRecordSchema, StepRecordSchema } from '../records/record-schema.ts';
+import { priceCopy } from '../records/run-store.ts';
+import type { RunRecord, StepRecord } from '../records/runs-db.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import { validatePlan } from '../shared/plan/index.ts';
 import { labelsOf } from '../shared/worker-ids.ts';

@@ -1,4 +1,4 @@
-import type { RunSummary } from '../executor/store.ts';
+import type { RunSummary } from '../records/runs-db.ts';
 
 /**
  * The stored runs' questions and final answers, lower-cased once when History is first searched, newest

@@ -1,13 +1,13 @@
 import { signal } from '@preact/signals';
+import type { RunHistoryStore } from '../records/run-store.ts';
 import type {
-  RunHistoryStore,
   RunRecord,
   RunSummary,
   SkippedRun,
   StepRecord,
   StoredRunStatus,
   SummaryPage,
-} from '../executor/store.ts';
+} from '../records/runs-db.ts';
 import type { HistoryIndex } from './history-search.ts';
 import { exportedFiles, importedFiles } from './run-files.ts';
 import { downloadText } from './save-file.ts';

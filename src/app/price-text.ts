@@ -1,5 +1,5 @@
 import { type AnswerLength, answerLengthsOf, type PlanEstimate } from '../executor/estimate.ts';
-import type { RunStore } from '../executor/store.ts';
+import type { RunStore } from '../records/run-store.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import { formatTokens } from './format.ts';
 import { type WorkerLabels, workerName } from './worker-names.ts';

@@ -3,12 +3,14 @@
  * the conductor their summaries, the plan checks and estimate the files themselves, the executor the files
  * to send. Kept per app state (createRuns), never at module level.
  */
-import { refOf } from '../attachments/store.ts';
+
 import { attachmentSummary } from '../attachments/summary.ts';
 import type { Attachment } from '../attachments/types.ts';
 import { planFilesOf } from '../executor/step-files.ts';
-import type { RunHistoryStore, RunRecord } from '../executor/store.ts';
 import type { WorkerSpec } from '../pool/types.ts';
+import { refOf } from '../records/attachment-store.ts';
+import type { RunHistoryStore } from '../records/run-store.ts';
+import type { RunRecord } from '../records/runs-db.ts';
 import type { AttachmentSummary } from '../shared/conductor-api.ts';
 import type { PlanFiles } from '../shared/plan/files.ts';
 import type { AskMode } from './runs/run-model.ts';

@@ -9,13 +9,13 @@ import type { Ledger } from '../egress/ledger.ts';
 import type { BenchStore } from '../evaluation/bench-store.ts';
 import type { PlannerCompareStore } from '../evaluation/compare-planners-store.ts';
 import type { FailoverOptions } from '../executor/failover.ts';
-import type { RunHistoryStore } from '../executor/store.ts';
-import type { ThreadStore } from '../executor/thread-store.ts';
 import type { OutcomeStore } from '../learning/outcome.ts';
 import type { PoolStore } from '../pool/store.ts';
 import { LOCAL_WORKER, onDevice, type WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
 import type { ChatTransport } from '../providers/transport.ts';
+import type { RunHistoryStore } from '../records/run-store.ts';
+import type { ThreadStore } from '../records/thread-store.ts';
 import type { SandboxRunner } from '../sandbox/code-runner.ts';
 import type { Vault } from '../vault/vault.ts';
 import type { RunPrefs } from './prefs.ts';
@@ -26,7 +26,7 @@ export interface PageServices {
   ledger(): Promise<Ledger>;
   egress(): Promise<Egress>;
   runStore(): Promise<RunHistoryStore>;
-  /** Threads over the runs database (its own connection to it: src/executor/thread-store.ts). */
+  /** Threads over the runs database (its own connection to it: src/records/thread-store.ts). */
   threadStore(): Promise<ThreadStore>;
   poolStore(): Promise<PoolStore>;
   /** What the user marked good or bad, and the bench scored (src/learning/): never sent anywhere. */
@@ -56,10 +56,10 @@ export function pageServices(): PageServices {
       ([m, thread, v, l]) => m.createEgress({ vault: v, ledger: l, fetchImpl: thread.fetchThread() }),
     ),
   );
-  const runStore = once(() => import('../executor/store.ts').then((m) => m.openRunStore()));
+  const runStore = once(() => import('../records/run-store.ts').then((m) => m.openRunStore()));
   // After the run store: the first to open the database upgrades it, and the run store is opened first.
   const threadStore = once(() =>
-    runStore().then(() => import('../executor/thread-store.ts').then((m) => m.openThreadStore())),
+    runStore().then(() => import('../records/thread-store.ts').then((m) => m.openThreadStore())),
   );
   const poolStore = once(() => import('../pool/store.ts').then((m) => m.openPoolStore()));
   const outcomeStore = once(() => import('../learning/outcome-store.ts').then((m) => m.openOutcomeStore()));

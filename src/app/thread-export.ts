@@ -1,6 +1,6 @@
-import { check } from '../executor/record-schema.ts';
-import type { RunRecord, StepRecord } from '../executor/store.ts';
-import { THREAD_SCHEMA_VERSION, type ThreadRecord, ThreadRecordSchema } from '../executor/thread-store.ts';
+import { check } from '../records/record-schema.ts';
+import type { RunRecord, StepRecord } from '../records/runs-db.ts';
+import { THREAD_SCHEMA_VERSION, type ThreadRecord, ThreadRecordSchema } from '../records/thread-store.ts';
 import { exportRun, exportRunMarkdown, inline, readRunExport } from './export.ts';
 import { nextTask } from './next-task.ts';
 

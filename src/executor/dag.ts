@@ -1,5 +1,5 @@
+import type { StepState } from '../records/run-types.ts';
 import type { Sees, Step } from '../shared/plan/index.ts';
-import type { StepState } from './types.ts';
 
 /** The indices a step at `index` sees: "all" is every earlier step; a list is kept as given (sorted, unique). */
 export function resolveSees(sees: Sees | readonly number[], index: number): number[] {

@@ -1,8 +1,17 @@
-import { runFields } from '../attachments/store.ts';
 import type { Attachment } from '../attachments/types.ts';
 import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ProviderError } from '../providers/errors.ts';
 import type { ChatTransport } from '../providers/transport.ts';
+import { runFields } from '../records/attachment-store.ts';
+import { type RunStore, snapshotPool } from '../records/run-store.ts';
+import type { RunStatus, StepStatus, StepWait } from '../records/run-types.ts';
+import {
+  type ChosenBy,
+  type RunRecord,
+  type StoredPlanNote,
+  type ThreadLink,
+  threadLinkOf,
+} from '../records/runs-db.ts';
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
@@ -33,25 +42,8 @@ import { totalsOf } from './spend.ts';
 import { liveSpend, overSpendLimit, spendLimitMessage, unpricedNotice } from './spend-limit.ts';
 import { checkStepFiles, filesOfStep, planFilesOf, stepHasImages, withStepFiles } from './step-files.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './step-status.ts';
-import {
-  type ChosenBy,
-  type RunRecord,
-  type RunStore,
-  type StoredPlanNote,
-  snapshotPool,
-  type ThreadLink,
-  threadLinkOf,
-} from './store.ts';
 import { type FittedHistory, fitHistory, type TurnHistory } from './turn-history.ts';
-import type {
-  ExecutorEvent,
-  Replanner,
-  RunResult,
-  RunStatus,
-  StepEventBody,
-  StepStatus,
-  StepWait,
-} from './types.ts';
+import type { ExecutorEvent, Replanner, RunResult, StepEventBody } from './types.ts';
 
 export { PARTIAL_FLUSH_MS } from './persistence.ts';
 

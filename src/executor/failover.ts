@@ -6,9 +6,9 @@
 import { LOCAL_WORKER, onDevice, RUN_WORKER, SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { ProviderError, type ProviderErrorKind } from '../providers/errors.ts';
 
-import type { RunTotals } from './types.ts';
+import type { RunTotals } from '../records/run-types.ts';
 
-export type { Takeover } from './types.ts';
+export type { Takeover } from '../records/run-types.ts';
 
 /** How a run fails over (ExecutorOptions.failover); a run without it does not. */
 export interface FailoverOptions {

@@ -1,5 +1,6 @@
-import type { RunRecord, RunStore, StepRecord } from './store.ts';
-import type { StepStatus } from './types.ts';
+import type { RunStore } from '../records/run-store.ts';
+import type { StepStatus } from '../records/run-types.ts';
+import type { RunRecord, StepRecord } from '../records/runs-db.ts';
 
 /**
  * Partial answers are written to the store at most this often (and always when a step ends). Each write

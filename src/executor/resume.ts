@@ -1,9 +1,10 @@
 import type { WorkerSpec } from '../pool/types.ts';
+import type { RunStore } from '../records/run-store.ts';
+import type { StepStatus } from '../records/run-types.ts';
+import type { RunRecord, StepRecord } from '../records/runs-db.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
 import { dependencies, downstream } from './dag.ts';
 import { interruptedSpend } from './spend.ts';
-import type { RunRecord, RunStore, StepRecord } from './store.ts';
-import type { StepStatus } from './types.ts';
 
 /** A ledger row as resume reads it: a request that left the page (`sent`), and how far its answer came. */
 export interface SentRequest {

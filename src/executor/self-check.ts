@@ -1,7 +1,8 @@
 import { SELF_WORKER } from '../pool/types.ts';
+import type { StepStatus } from '../records/run-types.ts';
 import { type Step, type ValidateOptions, validatePlan } from '../shared/plan/index.ts';
 import { raceAbort } from './abort.ts';
-import type { Replanner, StepStatus } from './types.ts';
+import type { Replanner } from './types.ts';
 
 /** What a `self` step decided: keep the current answer, or add corrective steps after every step. */
 export type SelfCheckOutcome = { note: string; add?: Step[] };

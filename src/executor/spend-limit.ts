@@ -1,6 +1,6 @@
+import type { StepStatus } from '../records/run-types.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import { totalsOf } from './spend.ts';
-import type { StepStatus } from './types.ts';
 
 /**
  * What a run has spent so far, in US dollars: every request it has sent (`totalsOf`), where a request in

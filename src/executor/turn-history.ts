@@ -1,23 +1,15 @@
 import type { WorkerSpec } from '../pool/types.ts';
+import type { StepHistory } from '../records/run-types.ts';
+import type { PastTurn } from '../records/thread-store.ts';
 import type { ChatMessage } from '../shared/chat.ts';
 import { estimateTokens } from '../shared/token-estimate.ts';
 import { truncateMiddle } from '../shared/truncate-middle.ts';
-import type { StepHistory } from './types.ts';
 
 /**
  * What a step of a follow-up is told of its thread: the earlier turns' questions and final answers, as
  * chat turns before the question, the newest kept first within the worker's budget. Reasoning, steps and
  * plans of earlier turns are never sent: a worker sees what the user saw.
  */
-
-/** One earlier turn of a thread, as the worker sees it. */
-export interface PastTurn {
-  question: string;
-  /** The turn's final answer; a turn without one (failed, cancelled) is left out. */
-  answer?: string;
-  /** The worker that wrote the final answer (a follow-up may go back to it: auto mode's stickiness). */
-  worker?: string;
-}
 
 /** The earlier turns of a run's thread, oldest first, and each worker's history budget in tokens. */
 export interface TurnHistory {

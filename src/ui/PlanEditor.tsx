@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/worker-color.ts';
-import type { AttachmentRef } from '../attachments/store.ts';
 import { SELF_WORKER } from '../pool/types.ts';
+import type { AttachmentRef } from '../records/runs-db.ts';
 import { checkPlan } from '../shared/plan/checks.ts';
 import {
   type Files,

@@ -7,7 +7,7 @@ import { workerName as nameOf, type WorkerLabels } from '../app/worker-names.ts'
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/step-status.ts';
 import { historyCutText } from '../executor/turn-history.ts';
-import type { StepStatus } from '../executor/types.ts';
+import type { StepStatus } from '../records/run-types.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
 import { renderedOnChange } from './unchanged.ts';

@@ -1,4 +1,4 @@
-import type { AttachmentRef } from '../attachments/store.ts';
+import type { AttachmentRef } from '../records/runs-db.ts';
 import type { PlanFiles } from '../shared/plan/files.ts';
 import type { Files } from '../shared/plan/index.ts';
 

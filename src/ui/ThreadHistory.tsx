@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
-import type { RunSummary } from '../executor/store.ts';
-import type { ThreadListing } from '../executor/thread-store.ts';
+import type { RunSummary } from '../records/runs-db.ts';
+import type { ThreadListing } from '../records/thread-store.ts';
 import { useAppState } from './app-context.ts';
 import { FollowUp } from './FollowUp.tsx';
 import { DeleteButton, ListedCost } from './HistoryRowParts.tsx';

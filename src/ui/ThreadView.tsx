@@ -3,7 +3,7 @@ import { routeHash } from '../app/router.ts';
 import type { AskMode, RunView } from '../app/runs/run-model.ts';
 import { THREAD_PAGE_TURNS } from '../app/threads/opening.ts';
 import type { ThreadState } from '../app/threads/thread-core.ts';
-import type { ThreadTurn } from '../executor/thread-store.ts';
+import type { ThreadTurn } from '../records/thread-store.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import { Answer } from './Answer.tsx';
 import { AttachmentChips } from './AttachmentChips.tsx';

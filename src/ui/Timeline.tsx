@@ -2,7 +2,7 @@ import { activeAxis } from '../app/active-time.ts';
 import { formatDuration } from '../app/format.ts';
 import { workerColor } from '../app/worker-color.ts';
 import { type WorkerLabels, workerName } from '../app/worker-names.ts';
-import type { StepStatus } from '../executor/types.ts';
+import type { StepStatus } from '../records/run-types.ts';
 
 /** A stretch longer than this with no step running is cut out of the chart (a run waiting to be resumed). */
 const LONGEST_SHOWN_GAP_MS = 60_000;

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import type { RunRecord, StepRecord } from '../../src/executor/store.ts';
+import type { RunRecord, StepRecord } from '../../src/records/runs-db.ts';
 import { goodRun, goodStep } from '../fixtures/run-records.ts';
 import { writeVersion1Database } from '../fixtures/version1-runs.ts';
 

@@ -1,7 +1,7 @@
 import type { Attachment } from '../../attachments/types.ts';
 import { estimatePlan } from '../../executor/estimate.ts';
-import type { ChosenBy } from '../../executor/store.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
+import type { ChosenBy } from '../../records/runs-db.ts';
 import type { Plan, PlanMode } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { allFiles, viewFiles, withAttachments } from '../run-files.ts';

@@ -14,7 +14,8 @@
  *   come before a draw are drawn together, as the latest.
  */
 import { batch, effect, type ReadonlySignal, type Signal, signal } from '@preact/signals';
-import type { ExecutorEvent, StepStatus } from '../../executor/types.ts';
+import type { ExecutorEvent } from '../../executor/types.ts';
+import type { StepStatus } from '../../records/run-types.ts';
 import type { SendingServices } from '../services.ts';
 import { applyEvent, type RunView } from './run-model.ts';
 

@@ -1,6 +1,7 @@
 import { totalsOf } from '../../executor/step-status.ts';
-import { type RunRecord, snapshotPool } from '../../executor/store.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
+import { snapshotPool } from '../../records/run-store.ts';
+import type { RunRecord } from '../../records/runs-db.ts';
 import type { Plan } from '../../shared/plan/index.ts';
 import type { PlanningFailure } from './planning-failure.ts';
 import type { RunView } from './run-model.ts';

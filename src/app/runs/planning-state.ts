@@ -1,8 +1,8 @@
 import type { Attachment } from '../../attachments/types.ts';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import type { RunHandle } from '../../executor/executor.ts';
-import type { ChosenBy } from '../../executor/store.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
+import type { ChosenBy } from '../../records/runs-db.ts';
 import type { PlanMode, Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { viewFiles } from '../run-files.ts';

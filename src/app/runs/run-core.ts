@@ -1,7 +1,8 @@
 import { type Signal, signal } from '@preact/signals';
 import type { AnswerLength } from '../../executor/estimate.ts';
 import type { RunHandle } from '../../executor/executor.ts';
-import type { RunHistoryStore, RunRecord } from '../../executor/store.ts';
+import type { RunHistoryStore } from '../../records/run-store.ts';
+import type { RunRecord } from '../../records/runs-db.ts';
 import { loadAnswerLengths } from '../price-text.ts';
 import { createRunFiles } from '../run-files.ts';
 import type { RunView } from './run-model.ts';

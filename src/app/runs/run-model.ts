@@ -1,9 +1,9 @@
-import type { AttachmentRef } from '../../attachments/store.ts';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import { totalsOf } from '../../executor/step-status.ts';
-import type { ChosenBy, RunRecord, StepRecord } from '../../executor/store.ts';
-import type { ExecutorEvent, RunLimits, RunStatus, RunTotals, StepStatus } from '../../executor/types.ts';
+import type { ExecutorEvent, RunLimits } from '../../executor/types.ts';
 import type { WorkerSpec } from '../../pool/types.ts';
+import type { RunStatus, RunTotals, StepStatus } from '../../records/run-types.ts';
+import type { AttachmentRef, ChosenBy, RunRecord, StepRecord } from '../../records/runs-db.ts';
 import type { ConductorEvent } from '../../shared/conductor-api.ts';
 import type { PlanMode, Step } from '../../shared/plan/index.ts';
 import { activeMs, type Span } from '../active-time.ts';

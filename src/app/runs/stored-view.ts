@@ -1,6 +1,6 @@
 import { finalStepIndex } from '../../executor/step-status.ts';
-import { type RunRecord, type StepRecord, threadLinkOf } from '../../executor/store.ts';
 import { LOCAL_WORKER } from '../../pool/types.ts';
+import { type RunRecord, type StepRecord, threadLinkOf } from '../../records/runs-db.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import type { RunView } from './run-model.ts';
 

@@ -1,5 +1,5 @@
 import { signal } from '@preact/signals';
-import type { RunRecord, StepRecord } from '../../executor/store.ts';
+import type { RunRecord, StepRecord } from '../../records/runs-db.ts';
 import { runningElsewhere, whenReleased } from './run-locks.ts';
 import type { RunView } from './run-model.ts';
 import type { RunServices } from './run-services.ts';

@@ -1,5 +1,6 @@
-import type { RunHistoryStore, RunRecord, StepRecord } from '../../executor/store.ts';
-import type { ThreadPage, ThreadStore } from '../../executor/thread-store.ts';
+import type { RunHistoryStore } from '../../records/run-store.ts';
+import type { RunRecord, StepRecord } from '../../records/runs-db.ts';
+import type { ThreadPage, ThreadStore } from '../../records/thread-store.ts';
 import type { RunView } from '../runs/run-model.ts';
 import type { Runs } from '../runs/runs.ts';
 import type { ThreadCore, ThreadState } from './thread-core.ts';

@@ -1,4 +1,4 @@
-import type { RunRecord, StepRecord } from '../../executor/store.ts';
+import type { RunRecord, StepRecord } from '../../records/runs-db.ts';
 import { storeImported } from '../history.ts';
 import { exportedFiles } from '../run-files.ts';
 import { downloadText } from '../save-file.ts';

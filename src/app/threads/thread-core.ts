@@ -1,6 +1,6 @@
 import { type Signal, signal } from '@preact/signals';
-import type { RunHistoryStore } from '../../executor/store.ts';
-import type { ThreadListing, ThreadRecord, ThreadStore, ThreadTurn } from '../../executor/thread-store.ts';
+import type { RunHistoryStore } from '../../records/run-store.ts';
+import type { ThreadListing, ThreadRecord, ThreadStore, ThreadTurn } from '../../records/thread-store.ts';
 import type { HistoryPrefs } from '../history-budget.ts';
 import type { AskMode } from '../runs/run-model.ts';
 

@@ -7,8 +7,8 @@ import { BenchStore } from '../../../src/evaluation/bench-store.ts';
 import { PlannerCompareStore } from '../../../src/evaluation/compare-planners-store.ts';
 import { mulberry32 } from '../../../src/evaluation/random.ts';
 import { runWorker } from '../../../src/executor/run-step.ts';
-import { openThreadStore } from '../../../src/executor/thread-store.ts';
 import type { Outcome, OutcomeChange, OutcomeStore } from '../../../src/learning/outcome.ts';
+import { openThreadStore } from '../../../src/records/thread-store.ts';
 import { keyedServices, keyedTestProvider } from './test-app-state.ts';
 
 const KEY = 'sk-auto-test-AAAAAAAAAAAAAAAA';

@@ -7,10 +7,10 @@ import {
   exportRunMarkdown,
   parseRunImport,
 } from '../../../src/app/export.ts';
-import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
+import type { RunRecord, StepRecord } from '../../../src/records/runs-db.ts';
 import { HOSTILE_ANSWER } from '../../fixtures/hostile-answer.ts';
 import { goodRun, goodStep } from '../../fixtures/run-records.ts';
-import { badRuns, badSteps } from '../executor/damaged-records.ts';
+import { badRuns, badSteps } from '../records/damaged-records.ts';
 
 const SECRET = 'sk-test-1234567890abcdef';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HistoryIndex } from '../../../src/app/history-search.ts';
-import type { RunSummary } from '../../../src/executor/store.ts';
+import type { RunSummary } from '../../../src/records/runs-db.ts';
 
 function summary(id: string, updatedAt: number, question: string, answer?: string): RunSummary {
   const s: RunSummary = {

@@ -12,9 +12,10 @@ import {
 } from '../../../src/app/runs/run-model.ts';
 import { type RunHandle, startRun } from '../../../src/executor/executor.ts';
 import { finalStepIndex } from '../../../src/executor/step-status.ts';
-import type { ExecutorEvent, StepStatus } from '../../../src/executor/types.ts';
+import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import type { StepStatus } from '../../../src/records/run-types.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';

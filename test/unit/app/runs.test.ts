@@ -3,7 +3,7 @@ import { newRunView } from '../../../src/app/runs/run-model.ts';
 import type { RunServices } from '../../../src/app/runs/run-services.ts';
 import { createRuns } from '../../../src/app/runs/runs.ts';
 import { viewFromRecord } from '../../../src/app/runs/stored-view.ts';
-import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
+import type { RunRecord, StepRecord } from '../../../src/records/runs-db.ts';
 
 function record(status: RunRecord['status']): RunRecord {
   return {

@@ -8,8 +8,8 @@ import {
   parseThreadImport,
   type ThreadRun,
 } from '../../../src/app/thread-export.ts';
-import type { RunRecord } from '../../../src/executor/store.ts';
-import type { ThreadRecord } from '../../../src/executor/thread-store.ts';
+import type { RunRecord } from '../../../src/records/runs-db.ts';
+import type { ThreadRecord } from '../../../src/records/thread-store.ts';
 import { HOSTILE_ANSWER } from '../../fixtures/hostile-answer.ts';
 import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 

@@ -2,10 +2,10 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { createStoredThreads } from '../../../src/app/threads/stored-threads.ts';
 import { createThreadCore } from '../../../src/app/threads/thread-core.ts';
-import { refOf } from '../../../src/attachments/store.ts';
 import type { Attachment } from '../../../src/attachments/types.ts';
-import { openRunStore } from '../../../src/executor/store.ts';
-import { openThreadStore } from '../../../src/executor/thread-store.ts';
+import { refOf } from '../../../src/records/attachment-store.ts';
+import { openRunStore } from '../../../src/records/run-store.ts';
+import { openThreadStore } from '../../../src/records/thread-store.ts';
 import { csvAttachment, pngAttachment, runWithFiles } from '../../fixtures/attachments.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 

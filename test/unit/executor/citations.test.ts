@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../../src/executor/executor.ts';
-import { StepRecordSchema } from '../../../src/executor/record-schema.ts';
 import { resumedStatuses } from '../../../src/executor/resume.ts';
-import type { StepRecord } from '../../../src/executor/store.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { StepRecordSchema } from '../../../src/records/record-schema.ts';
+import type { StepRecord } from '../../../src/records/runs-db.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { SEARCH_SOURCES } from '../../provider/dialects/web-search.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';

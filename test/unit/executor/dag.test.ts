@@ -8,7 +8,7 @@ import {
   resolveSees,
   waves,
 } from '../../../src/executor/dag.ts';
-import type { StepState } from '../../../src/executor/types.ts';
+import type { StepState } from '../../../src/records/run-types.ts';
 
 const s = (sees: 'all' | number[]) => ({ sees });
 

@@ -1,7 +1,8 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { resetForRerun } from '../../../src/executor/resume.ts';
-import { openRunStore, type RunRecord, type StepRecord } from '../../../src/executor/store.ts';
+import { openRunStore } from '../../../src/records/run-store.ts';
+import type { RunRecord, StepRecord } from '../../../src/records/runs-db.ts';
 import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 
 const run: RunRecord = goodRun('r1', 10, {

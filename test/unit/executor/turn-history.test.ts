@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fitHistory, historyCutText, type PastTurn } from '../../../src/executor/turn-history.ts';
+import { fitHistory, historyCutText } from '../../../src/executor/turn-history.ts';
+import type { PastTurn } from '../../../src/records/thread-store.ts';
 
 // One token per character: the arithmetic of the budget is then plain to read.
 const chars = (text: string) => text.length;

@@ -1,8 +1,8 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { requestSpend, totalsOf } from '../../../src/executor/spend.ts';
-import type { StepStatus } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
+import type { StepStatus } from '../../../src/records/run-types.ts';
 import {
   currentEstimator,
   estimatePromptTokens,

@@ -1,4 +1,4 @@
-import type { RunRecord, StepRecord } from '../../../src/executor/store.ts';
+import type { RunRecord, StepRecord } from '../../../src/records/runs-db.ts';
 import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 import { writeVersion1Database } from '../../fixtures/version1-runs.ts';
 

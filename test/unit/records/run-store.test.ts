@@ -1,16 +1,12 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resumeRun, startRun } from '../../../src/executor/executor.ts';
-import {
-  DamagedRunError,
-  openRunStore,
-  type RunStore,
-  type StepRecord,
-  snapshotPool,
-} from '../../../src/executor/store.ts';
-import type { ExecutorEvent, StepState } from '../../../src/executor/types.ts';
+import type { ExecutorEvent } from '../../../src/executor/types.ts';
 import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { openRunStore, type RunStore, snapshotPool } from '../../../src/records/run-store.ts';
+import type { StepState } from '../../../src/records/run-types.ts';
+import { DamagedRunError, type StepRecord } from '../../../src/records/runs-db.ts';
 import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RunRecordSchema } from '../../../src/executor/record-schema.ts';
-import type { RunRecord } from '../../../src/executor/store.ts';
+import { RunRecordSchema } from '../../../src/records/record-schema.ts';
+import type { RunRecord } from '../../../src/records/runs-db.ts';
 
 const record: RunRecord = {
   id: 'r1',

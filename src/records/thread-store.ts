@@ -2,8 +2,17 @@ import type { IDBPDatabase } from 'idb';
 import { z } from 'zod';
 import { removeKeyShapes } from '../providers/key-shapes.ts';
 import { check, RunSummarySchema } from './record-schema.ts';
-import { openRunsDatabase, RUNS_DB_NAME, type RunSummary, type RunsDB } from './store.ts';
-import type { PastTurn } from './turn-history.ts';
+import { openRunsDatabase } from './run-store.ts';
+import { RUNS_DB_NAME, type RunSummary, type RunsDB } from './runs-db.ts';
+
+/** One earlier turn of a thread, as the worker sees it. */
+export interface PastTurn {
+  question: string;
+  /** The turn's final answer; a turn without one (failed, cancelled) is left out. */
+  answer?: string;
+  /** The worker that wrote the final answer (a follow-up may go back to it: auto mode's stickiness). */
+  worker?: string;
+}
 
 /**
  * Threads: a conversation is a tree of runs (each run one turn), linked by `parentRunId`; a branch is the

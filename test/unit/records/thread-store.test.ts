@@ -1,7 +1,8 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { openRunStore, type RunRecord } from '../../../src/executor/store.ts';
-import { openThreadStore, type ThreadStore } from '../../../src/executor/thread-store.ts';
+import { openRunStore } from '../../../src/records/run-store.ts';
+import type { RunRecord } from '../../../src/records/runs-db.ts';
+import { openThreadStore, type ThreadStore } from '../../../src/records/thread-store.ts';
 import { goodRun, goodStep } from '../../fixtures/run-records.ts';
 import { version2Summary, writeVersion2Database } from '../../fixtures/version2-runs.ts';
 import { badRuns, writeVersion1 } from './damaged-records.ts';

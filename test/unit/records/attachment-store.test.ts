@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { openDB } from 'idb';
 import { describe, expect, it } from 'vitest';
 import { keepRunFiles } from '../../../src/app/run-files.ts';
-import { openRunStore } from '../../../src/executor/store.ts';
+import { openRunStore } from '../../../src/records/run-store.ts';
 import { csvAttachment, pngAttachment, runWithFiles } from '../../fixtures/attachments.ts';
 
 describe('attachments in the runs database', () => {

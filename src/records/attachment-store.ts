@@ -2,36 +2,15 @@
  * Attachments in the runs database: each file once, keyed by its content hash, in its own object store; a
  * run keeps references (name, kind, size, hash) and the list of hashes it uses, indexed, so a file is
  * deleted with the last run that refers to it. The functions work inside the run store's transactions
- * (src/executor/store.ts), so a run and its files are written and deleted together.
+ * (run-store.ts), so a run and its files are written and deleted together.
  */
 import type { IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
-import { z } from 'zod';
-import type { RunsDB } from '../executor/store.ts';
-import { type Attachment, TEXT_KINDS } from './types.ts';
-
-/** What a run keeps of each of its files: enough to list it in History and to find its bytes. */
-export interface AttachmentRef {
-  id: string;
-  name: string;
-  kind: Attachment['kind'];
-  mime: string;
-  size: number;
-}
-
-/** The store's value: the attachment as read (its text, pages or image), without the name it had. */
-export type StoredAttachment = Omit<Attachment, 'name'>;
+import type { Attachment } from '../attachments/types.ts';
+import type { AttachmentRef, RunsDB, StoredAttachment } from './runs-db.ts';
 
 export const ATTACHMENTS_STORE = 'attachments';
 /** The runs index over each run's `attachmentIds` (one entry per hash). */
 export const ATTACHMENT_IDS_INDEX = 'attachmentIds';
-
-export const AttachmentRefSchema = z.looseObject({
-  id: z.string().min(1),
-  name: z.string(),
-  kind: z.enum([...TEXT_KINDS, 'pdf', 'image']),
-  mime: z.string(),
-  size: z.number().int().nonnegative(),
-});
 
 export function refOf(attachment: Attachment): AttachmentRef {
   const { id, name, kind, mime, size } = attachment;

@@ -1,8 +1,16 @@
 import { z } from 'zod';
-import { AttachmentRefSchema } from '../attachments/store.ts';
+import { TEXT_KINDS } from '../attachments/types.ts';
 import { citationOf } from '../providers/web-search.ts';
 import { FilesSchema, PlanSchema, SeesSchema } from '../shared/plan/schema.ts';
-import type { RunSummary } from './store.ts';
+import type { RunSummary } from './runs-db.ts';
+
+export const AttachmentRefSchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string(),
+  kind: z.enum([...TEXT_KINDS, 'pdf', 'image']),
+  mime: z.string(),
+  size: z.number().int().nonnegative(),
+});
 
 // One schema for every run record that comes from outside this page's memory: read back from IndexedDB
 // (written by an older version, another tab, or an import made before imports were checked) or read from an
@@ -183,8 +191,8 @@ export const RunSummarySchema = z.object({
 
 // The compiler checks that what the schemas accept is what the rest of the code reads.
 type Accepts<Schema extends z.ZodType, T> = z.output<Schema> extends T ? true : never;
-const _run: Accepts<typeof RunRecordSchema, import('./store.ts').RunRecord> = true;
-const _step: Accepts<typeof StepRecordSchema, import('./store.ts').StepRecord> = true;
+const _run: Accepts<typeof RunRecordSchema, import('./runs-db.ts').RunRecord> = true;
+const _step: Accepts<typeof StepRecordSchema, import('./runs-db.ts').StepRecord> = true;
 const _summary: Accepts<typeof RunSummarySchema, RunSummary> = true;
 void [_run, _step, _summary];
 
