@@ -599,6 +599,7 @@ class Run implements AttemptHost {
         stepTimeoutMs: this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
         ready: this.inputsStored(index),
         ...(this.options.maxAnswerChars !== undefined ? { maxAnswerChars: this.options.maxAnswerChars } : {}),
+        ...(index === finalStepIndex(this.statuses) ? { final: true } : {}),
         takenOverOnStall: async (error) =>
           Boolean(this.options.failover) &&
           !status.pin &&
