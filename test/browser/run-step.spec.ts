@@ -263,8 +263,8 @@ test('a last run step answers with the code and its output, and with no code the
   };
   const ran = await harness<{ phase: string; answer?: string }>('run', provider.baseURL, plan);
   expect(ran.phase).toBe('done');
-  expect(ran.answer).toMatch(/^Result: raised AssertionError after/);
   expect(ran.answer).toContain(`Code:\n\`\`\`python\n${BROKEN}\n\`\`\``);
+  expect(ran.answer).toMatch(/^Result: raised AssertionError after/);
   await expect(page.getByTestId('final-answer')).toContainText('def is_leap(year):');
   await expect(page.getByTestId('final-answer')).toContainText('AssertionError: 1900 is not a leap year');
 
