@@ -1,4 +1,5 @@
 import { SELF_WORKER } from '../pool/types.ts';
+import { engineErrorWords } from '../shared/engine-errors.ts';
 import { type Step, type ValidateOptions, validatePlan } from '../shared/plan/index.ts';
 import { raceAbort } from './abort.ts';
 import type { Replanner, StepStatus } from './types.ts';
@@ -40,16 +41,26 @@ export async function selfCheck(input: SelfCheckInput): Promise<SelfCheckOutcome
   if (depth >= maxDepth) {
     return { note: `Accepted the current answer: the recursion limit (${maxDepth}) is reached.` };
   }
-  const corrective = await raceAbort(
-    conductor.replan({
-      question: input.question,
-      steps: [...steps],
-      answers: statuses.map((s) => (s.state === 'done' && s.worker !== SELF_WORKER ? s.text : undefined)),
-      depth: depth + 1,
+  let corrective: Step[];
+  try {
+    corrective = await raceAbort(
+      conductor.replan({
+        question: input.question,
+        steps: [...steps],
+        answers: statuses.map((s) => (s.state === 'done' && s.worker !== SELF_WORKER ? s.text : undefined)),
+        depth: depth + 1,
+        signal,
+      }),
       signal,
-    }),
-    signal,
-  );
+    );
+  } catch (error) {
+    // The step's error is read on its card: the engine's failure in words, not llama.cpp's own text.
+    const words = signal.aborted ? undefined : engineErrorWords(error);
+    if (words === undefined) throw error;
+    throw new Error(`The self-check could not run. ${words} The answers above stand, unchecked.`, {
+      cause: error,
+    });
+  }
   if (corrective.length === 0) return { note: 'Accepted the current answer.' };
   const offset = steps.length;
   const checked = validatePlan({ steps: corrective }, { ...input.validation, offset, minSteps: 0 });
