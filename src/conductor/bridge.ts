@@ -22,6 +22,7 @@ import {
   type ReplanRequest,
   type ReplanResponse,
 } from '../shared/conductor-api.ts';
+import { engineErrorWords } from '../shared/engine-errors.ts';
 
 export interface BridgeOptions {
   /** Makes the thread (tests inject one; default: the conductor thread module). */
@@ -366,5 +367,8 @@ function toProviderError(error: unknown, signal: AbortSignal): ProviderError {
   if (signal.aborted || e.name === 'PlanCancelled') return new ProviderError('aborted', 'Cancelled');
   if (e.name === 'ThreadCrashed')
     return new ProviderError('server', `The on-device model crashed: ${e.message}`);
-  return new ProviderError('server', `The on-device model failed: ${e.message ?? String(error)}`);
+  return new ProviderError(
+    'server',
+    engineErrorWords(error) ?? `The on-device model failed: ${e.message ?? String(error)}`,
+  );
 }

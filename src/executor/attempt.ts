@@ -62,6 +62,8 @@ export interface WorkerStep {
   takenOverOnStall?: (error: ProviderError) => Promise<boolean>;
   /** The most characters of one answer the step keeps (default MAX_ANSWER_CHARS). */
   maxAnswerChars?: number;
+  /** The step's answer is the run's final answer (ChatRequest.final). */
+  final?: boolean;
 }
 
 /**
@@ -274,7 +276,13 @@ async function streamAttempt(
     () => controller.abort(firstTokenTimeout),
     firstTokenTimeoutMs,
   );
-  const request = { messages, signal: controller.signal, runId: host.runId, stepIndex: status.index };
+  const request = {
+    messages,
+    signal: controller.signal,
+    runId: host.runId,
+    stepIndex: status.index,
+    ...(step.final ? { final: true } : {}),
+  };
   // Taken a window at a time: the step's work per piece (its snapshot, spend, view, persistence) follows
   // the window, not each token.
   const iterator = streamBatches(

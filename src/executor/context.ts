@@ -1,4 +1,4 @@
-import { SELF_WORKER } from '../pool/types.ts';
+import { RUN_WORKER, SELF_WORKER } from '../pool/types.ts';
 import type { ChatMessage } from '../shared/chat.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { resolveSees } from './dag.ts';
@@ -27,6 +27,10 @@ export interface ContextInput {
  *   for each step it sees, in index order: user: that step's task / assistant: its answer
  *   user: its own task (last, so the instruction the worker must follow is the last thing it reads)
  * `self` steps and steps without an answer are left out: they have no (task, answer) pair to show.
+ *
+ * A `run` step runs the code of the answers it is given (src/executor/run-step.ts), so it is given only the
+ * answers of the steps it sees that a model wrote, never another run step's answer: that is what code
+ * printed, and a program's output must never become the next program.
  */
 export function assembleMessages(input: ContextInput): ChatMessage[] {
   const step = input.steps[input.index];
@@ -42,6 +46,7 @@ export function assembleMessages(input: ContextInput): ChatMessage[] {
     const earlier = input.steps[seen];
     const answer = input.answers[seen];
     if (!earlier || earlier.worker === SELF_WORKER || answer === undefined) continue;
+    if (step.worker === RUN_WORKER && earlier.worker === RUN_WORKER) continue;
     messages.push({ role: 'user', content: earlier.task });
     messages.push({ role: 'assistant', content: answer });
   }

@@ -598,6 +598,8 @@ class Run implements AttemptHost {
         stepTimeoutMs: this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
         ready: this.inputsStored(index),
         ...(this.options.maxAnswerChars !== undefined ? { maxAnswerChars: this.options.maxAnswerChars } : {}),
+        // Known only once the plan is complete: a streamed plan may still add the step that reads this one.
+        ...(this.planComplete && index === finalStepIndex(this.statuses) ? { final: true } : {}),
         takenOverOnStall: async (error) =>
           Boolean(this.options.failover) &&
           !status.pin &&

@@ -45,6 +45,9 @@ export const RUN_TRACEBACK_CHARS = 3000;
 export const RUN_TIME_LIMIT_MS = 10_000;
 
 export const NO_CODE_TO_RUN = 'No code to run';
+/** Why a last run step with nothing to run fails rather than answer. */
+export const NO_FINAL_ANSWER =
+  "This step gives the run's final answer, which must be code and its output, so the run has no final answer: the answers above are what the workers wrote.";
 
 export interface CodeBlock {
   /** The fence's language tag, lower case ('' when there is none). */
@@ -172,6 +175,12 @@ function block(title: string, text: string): string {
   return `${title}\n${fence}text\n${text}\n${fence}`;
 }
 
+/** Code as the model wrote it, in a block tagged with its language (a run step never runs a run step's answer). */
+function codeBlock(title: string, code: string, language: RunLanguage): string {
+  const fence = fenceFor(code);
+  return `${title}\n${fence}${language}\n${code.replace(/\n+$/, '')}\n${fence}`;
+}
+
 /** The start of `text`, and how much of it was left out (by the frame's cap and by ours). */
 function cut(text: string, dropped: number, max: number): { shown: string; total: number } {
   const total = text.length + dropped;
@@ -219,14 +228,31 @@ function seconds(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
-/** The result line: what happened, in words, first. */
-function resultLine(execution: Execution, language: RunLanguage, timeoutMs: number): string {
-  const error = execution.error ?? '';
+/**
+ * The exception's name when it is a plain (dotted) identifier: the only words of the code's own that the result
+ * line may hold. Python's `type('…', (Exception,), {})` and JavaScript's `error.name` can be any text, and a
+ * name that is not an identifier could forge a second result line.
+ */
+export function exceptionName(line: string | undefined): string | undefined {
+  return /^([A-Za-z_$][\w$.]{0,99})(?::|$)/.exec(line?.split('\n', 1)[0]?.trim() ?? '')?.[1];
+}
+
+/**
+ * The result line: what happened, in words, first. It holds nothing the code wrote but an exception's
+ * identifier-shaped name: messages go in a fenced block below it (see formatExecution).
+ */
+function resultLine(
+  execution: Execution,
+  name: string | undefined,
+  timeoutMs: number,
+  language: RunLanguage,
+): string {
+  const raised = name ?? 'an exception';
   switch (execution.outcome) {
     case 'ok':
       return `Result: ran to its end (exit status 0) in ${seconds(execution.ms)}.`;
     case 'exit':
-      return `Result: exited early with ${error || 'SystemExit'} after ${seconds(execution.ms)}.`;
+      return `Result: exited early (${name ?? 'SystemExit'}) after ${seconds(execution.ms)}.`;
     case 'timeout':
       return `Result: stopped at the time limit (${seconds(timeoutMs)}): the code did not finish; an endless loop?`;
     case 'crashed':
@@ -234,16 +260,20 @@ function resultLine(execution: Execution, language: RunLanguage, timeoutMs: numb
     case 'tampered':
       return `Result: the code altered the ${LANGUAGE_NAME[language]} interpreter the runs share; its result does not count, and a new interpreter was started.`;
     case 'exception': {
-      if (/^ModuleNotFoundError\b/.test(error))
-        return `Result: raised ${error} after ${seconds(execution.ms)} (the sandbox has Python's standard library only, and no network to install packages).`;
-      if (/^MemoryError/.test(error))
+      if (name === 'ModuleNotFoundError')
+        return `Result: raised ModuleNotFoundError after ${seconds(execution.ms)} (the sandbox has Python's standard library only, and no network to install packages).`;
+      if (name === 'MemoryError')
         return `Result: raised MemoryError after ${seconds(execution.ms)}: the code reached the sandbox's memory limit.`;
-      return `Result: raised ${error || 'an exception'} after ${seconds(execution.ms)}.`;
+      return `Result: raised ${raised} after ${seconds(execution.ms)}.`;
     }
   }
 }
 
-/** The run step's answer: the result line, then the traceback, stdout and stderr as inert text blocks. */
+/**
+ * The run step's answer: the result line, the code it ran, then the exception's message, the traceback,
+ * stdout and stderr, each in a fenced text block longer than any backtick run inside it. Everything the code produced is in a
+ * block: no message can add a line that reads as the runner's own, nor a code block of its own.
+ */
 export function formatExecution(
   execution: Execution,
   plan: Extract<RunPlan, { kind: 'run' }>,
@@ -258,12 +288,26 @@ export function formatExecution(
       : '',
     '.',
   ].join('');
-  const error = language === 'python' && execution.traceback ? exceptionLine(execution.traceback) : undefined;
-  const parts = [resultLine(error ? { ...execution, error } : execution, language, timeoutMs), what];
-  if (execution.traceback) {
-    const traceback = language === 'python' ? readableTraceback(execution.traceback) : execution.traceback;
-    if (traceback) parts.push(block('Traceback:', traceback));
-  }
+  const raisedByCode = execution.outcome === 'exception' || execution.outcome === 'exit';
+  const pythonLine =
+    language === 'python' && execution.traceback ? exceptionLine(execution.traceback) : undefined;
+  const message = raisedByCode ? (pythonLine ?? execution.error ?? '') : '';
+  const traceback = execution.traceback
+    ? language === 'python'
+      ? readableTraceback(execution.traceback)
+      : execution.traceback
+    : '';
+  // JavaScript reports the message alone; its stack's first line names the error.
+  const name = raisedByCode
+    ? exceptionName(language === 'python' ? message : traceback || undefined)
+    : undefined;
+  const parts = [resultLine(execution, name, timeoutMs, language), what];
+  // The code itself, so a step that reads this answer (a fixer added in review sees only the step before
+  // it) has the code beside its output, and a run step's answer that is the final answer shows both.
+  parts.push(codeBlock('Code:', plan.request.code, language));
+  if (plan.request.tests) parts.push(codeBlock("The task's test code:", plan.request.tests, language));
+  if (message.trim() !== '' && !traceback.includes(message)) parts.push(block('Exception:', message));
+  if (traceback) parts.push(block('Traceback:', traceback));
   parts.push(outputSection('stdout', execution.stdout, execution.stdoutDropped));
   parts.push(outputSection('stderr', execution.stderr, execution.stderrDropped));
   return parts.join('\n\n');
@@ -274,8 +318,10 @@ export type RunSandbox = () => Promise<{ execute(request: ExecuteRequest): Promi
 
 /**
  * The `run` worker's transport: answers with the run's result as one piece of text, and a usage of zero
- * tokens (nothing was sent, nothing is estimated). Code that cannot run here (the sandbox or Pyodide could
- * not load) is an answer that says so: the run goes on, and the steps after it read why.
+ * tokens (nothing was sent, nothing is estimated). With no code to run it says so, unless its answer is the
+ * run's final answer: then the step fails (the answer would be "No code to run"). Code that cannot run here
+ * (the sandbox or Pyodide could not load) is an answer that says so: the run goes on, and the steps after it
+ * read why.
  */
 export class RunStepTransport implements ChatTransport {
   constructor(
@@ -286,8 +332,11 @@ export class RunStepTransport implements ChatTransport {
   async *stream(_worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
     const plan = planRun(request.messages);
     let text: string;
-    if (plan.kind === 'nothing') text = plan.why;
-    else {
+    if (plan.kind === 'nothing') {
+      // "No code to run" is no answer to the question: as the final answer it would be offered for Copy.
+      if (request.final) throw new ProviderError('unexpected-response', `${plan.why} ${NO_FINAL_ANSWER}`);
+      text = plan.why;
+    } else {
       const running = this.sandbox().then((sandbox) =>
         sandbox.execute({ ...plan.request, timeoutMs: this.timeoutMs }),
       );

@@ -1,5 +1,6 @@
 import { SELF_WORKER } from '../pool/types.ts';
 import type { StepStatus } from '../records/run-types.ts';
+import { engineErrorWords } from '../shared/engine-errors.ts';
 import { type Step, type ValidateOptions, validatePlan } from '../shared/plan/index.ts';
 import { raceAbort } from './abort.ts';
 import type { Replanner } from './types.ts';
@@ -41,16 +42,26 @@ export async function selfCheck(input: SelfCheckInput): Promise<SelfCheckOutcome
   if (depth >= maxDepth) {
     return { note: `Accepted the current answer: the recursion limit (${maxDepth}) is reached.` };
   }
-  const corrective = await raceAbort(
-    conductor.replan({
-      question: input.question,
-      steps: [...steps],
-      answers: statuses.map((s) => (s.state === 'done' && s.worker !== SELF_WORKER ? s.text : undefined)),
-      depth: depth + 1,
+  let corrective: Step[];
+  try {
+    corrective = await raceAbort(
+      conductor.replan({
+        question: input.question,
+        steps: [...steps],
+        answers: statuses.map((s) => (s.state === 'done' && s.worker !== SELF_WORKER ? s.text : undefined)),
+        depth: depth + 1,
+        signal,
+      }),
       signal,
-    }),
-    signal,
-  );
+    );
+  } catch (error) {
+    // The step's error is read on its card: the engine's failure in words, not llama.cpp's own text.
+    const words = signal.aborted ? undefined : engineErrorWords(error);
+    if (words === undefined) throw error;
+    throw new Error(`The self-check could not run. ${words} The answers above stand, unchecked.`, {
+      cause: error,
+    });
+  }
   if (corrective.length === 0) return { note: 'Accepted the current answer.' };
   const offset = steps.length;
   const checked = validatePlan({ steps: corrective }, { ...input.validation, offset, minSteps: 0 });

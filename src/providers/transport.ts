@@ -16,6 +16,11 @@ export interface ChatRequest {
    * write, so the two writes cost one wait, not two in a row.
    */
   ready?: Promise<void>;
+  /**
+   * This step's answer is the run's final answer (as the plan stands when it is sent). A transport whose
+   * answer would only say it has none (the `run` worker with no code to run) fails instead.
+   */
+  final?: boolean;
 }
 
 /**

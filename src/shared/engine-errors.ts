@@ -110,3 +110,61 @@ export function engineFailure(error: unknown): EngineFailure {
   if (suggestions[0]) failure.suggestion = suggestions[0];
   return failure;
 }
+
+/**
+ * llama.cpp could not turn the text into tokens: the model's chat template cannot take the conversation, or
+ * its vocabulary has no token for some characters ("Failed to format input: unordered_map::at: key not
+ * found" from a vocabulary without byte tokens).
+ */
+export function unreadableText(message: string): boolean {
+  return /format input|chat template|tokeni[sz]|unordered_map/i.test(message);
+}
+
+const UNREADABLE =
+  'The on-device model could not read the text it was given: its chat template or its vocabulary cannot take some of it. Choose another conductor model on Start.';
+
+/** What failed and what to do, by the error's name (engine errors and the conductor thread's own). */
+const WORDS: Record<string, string> = {
+  DeviceLostError:
+    'The GPU stopped the on-device model. Reload the page, or choose a smaller model or the CPU engine on Start.',
+  OutOfMemoryError:
+    'The on-device model ran out of memory. Choose a smaller model, or the CPU engine, on Start.',
+  ModelFetchError:
+    "The on-device model's files could not be downloaded. Check the connection and try again, or choose another model on Start.",
+  WebGpuUnavailableError:
+    'The on-device model needs WebGPU, which this page cannot use now. Choose the CPU engine on Start.',
+  UnsupportedModelError:
+    'This GPU cannot run the on-device model. Choose a smaller model, or the CPU engine, on Start.',
+  InvalidModelError:
+    'The on-device model could not be found where it was looked for. Choose a model on Start.',
+  ServerUnreachableError:
+    'The local planner server did not answer. Start it, or let this page call it (its CORS setting), then try again.',
+  BrowserModelUnavailableError:
+    "The browser's own model cannot be used here now. Choose another conductor model on Start.",
+  InputTooLongError:
+    "The text is longer than the on-device model's context window. Choose a model with a longer context on Start.",
+  UnsupportedLanguageError:
+    "The browser's model does not take the language of the text. Choose another conductor model on Start.",
+  SessionLostError: "The browser ended the on-device model's session while it was answering. Try again.",
+  ThreadCrashed: 'The on-device model stopped unexpectedly; it has been restarted. Try again.',
+  ModelNotLoaded: 'No conductor model is loaded. Load one on Start.',
+  EngineFailure:
+    'The on-device model stopped with an error. Try again; if it fails again, reload the page or choose another model on Start.',
+};
+
+/**
+ * An on-device engine's failure in words: what failed and what to do, never the engine's own text (llama.cpp's
+ * messages name its internals; keep them for details). `undefined` for an error that is not an engine's.
+ * Errors cross the thread boundary as `{name, message}`, so the name says which failure it was.
+ */
+export function engineErrorWords(error: unknown): string | undefined {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    name?: unknown;
+    message?: unknown;
+  };
+  const name = typeof e.name === 'string' ? e.name : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  const words = WORDS[name];
+  if (words === undefined) return undefined;
+  return unreadableText(message) ? UNREADABLE : words;
+}

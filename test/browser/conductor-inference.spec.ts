@@ -106,6 +106,29 @@ test('plans with the tiny model in the thread: schema-valid, streamed token by t
   if (response.repaired) expect(trace.steps.some((s) => s.event.kind === 'restart')).toBe(true);
 });
 
+// issue 38, item 17: every self-check failed with "Failed to format input: unordered_map::at: key not found"
+// on answers that were not ASCII: the tiny model had no byte tokens to fall back to.
+test('the tiny model reads text that is not ASCII, and writes only valid text', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openHarness(page);
+  await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
+  const accented = 'Écris une fonction — « naïve » — qui additionne deux nombres ✓ 日本語, then check it.';
+  const trace = await page.evaluate((request) => globalThis.__conductor.plan(request), {
+    ...tinyPlan,
+    question: accented,
+  });
+  expect(trace.error).toBeUndefined();
+  expect(trace.ok).toBe(true);
+  const chat = await page.evaluate(
+    (text) => globalThis.__conductor.chat(text, 40),
+    `Check this answer: “${accented}” — is it right? Ünïcödé ünd émojis 🙂.`,
+  );
+  expect(chat.error).toBeUndefined();
+  const written = chat.tokens.map((t) => t.text).join('');
+  expect(written.length).toBeGreaterThan(0);
+  expect(written).not.toContain('\uFFFD');
+});
+
 test('cancel during generation stops the tokens within 500 ms and the next plan works', async ({ page }) => {
   test.setTimeout(120_000);
   await openHarness(page);

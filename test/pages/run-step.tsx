@@ -37,12 +37,19 @@ function ended(id: string): Promise<string> {
   });
 }
 
-/** Runs `plan` over a coder and a fixer of the test provider and the `run` worker; the run's id and phase. */
-async function run(baseURL: string, plan: Plan): Promise<{ id: string; phase: string; answer?: string }> {
+/**
+ * Runs `plan` over a coder and a fixer of the test provider (its models `coder` and `fixer` unless named)
+ * and the `run` worker; the run's id and phase.
+ */
+async function run(
+  baseURL: string,
+  plan: Plan,
+  models: { w1?: string; w2?: string } = {},
+): Promise<{ id: string; phase: string; answer?: string }> {
   const pool = [
-    worker('w1', 'Coder', baseURL, 'coder'),
+    worker('w1', 'Coder', baseURL, models.w1 ?? 'coder'),
     runWorker(),
-    worker('w2', 'Fixer', baseURL, 'fixer'),
+    worker('w2', 'Fixer', baseURL, models.w2 ?? 'fixer'),
   ];
   const id = crypto.randomUUID();
   currentRun.value = { ...newRunView(id, 'Write is_leap(year) in Python.', 'conductor'), phase: 'review' };

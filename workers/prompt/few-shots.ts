@@ -145,17 +145,20 @@ function searchShot(roles: Roles, thought: boolean): ShotDraft[] {
 }
 
 /**
- * The code example. With the code sandbox in the pool: write, run, fix from the real output. Without it:
- * plan, code, check. One of the two, not both: the conductor prefills every token of the examples.
+ * The code example. With the code sandbox in the pool: write, run, fix from the real output, and run the fix
+ * (a fix shown unrun may be as wrong as the first code); the last run's answer, the final one, shows the
+ * code and its output, and its fixer sees only the run, whose answer holds the code it ran. Four steps
+ * only where the limit allows them; else write, run, fix. Without the sandbox: plan, code, check. One
+ * example, not several: the conductor prefills every token of the examples.
  */
-function codeShot(roles: Roles): ShotDraft[] {
+function codeShot(roles: Roles, maxSteps: number): ShotDraft[] {
   const question = 'Write a Python function that merges overlapping intervals.';
   if (roles.runner) {
     return [
       {
         shape: 'run-fix',
         question,
-        thought: 'Code, run, fix.',
+        thought: maxSteps >= 4 ? 'Code, run, fix, run.' : 'Code, run, fix.',
         steps: [
           {
             worker: roles.coder,
@@ -164,12 +167,29 @@ function codeShot(roles: Roles): ShotDraft[] {
             sees: [],
           },
           { worker: roles.runner, task: 'Run it.', alone: 'Run it.', sees: [0] },
-          {
-            worker: roles.coder,
-            task: 'Fix any failure; give the final code.',
-            alone: 'Fix merge(intervals) if the run failed; give the final code.',
-            sees: [0, 1],
-          },
+          ...(maxSteps >= 4
+            ? [
+                {
+                  worker: roles.coder,
+                  task: 'Fix any failure; give the final code.',
+                  alone: 'Fix merge(intervals) if the run failed; give the final code.',
+                  sees: [1],
+                },
+                {
+                  worker: roles.runner,
+                  task: 'Run the final code.',
+                  alone: 'Run the final code.',
+                  sees: [2],
+                },
+              ]
+            : [
+                {
+                  worker: roles.coder,
+                  task: 'Fix any failure; give the final code.',
+                  alone: 'Fix merge(intervals) if the run failed; give the final code.',
+                  sees: [0, 1],
+                },
+              ]),
         ],
       },
     ];
@@ -226,7 +246,7 @@ export function conductorShots(
       ],
     },
     ...searchShot(roles, true),
-    ...codeShot(roles),
+    ...codeShot(roles, options.maxSteps),
     {
       shape: 'parallel',
       question: 'Monorepo or many repos for a team of five?',

@@ -11,7 +11,7 @@ import { filesText } from './files.ts';
 
 /**
  * The conductor's prompts. Runs in the thread (no DOM). Our own text is ASCII only (the tiny test model
- * rejects anything else) and compact (small models, small GPUs, short context windows).
+ * spells anything else byte by byte) and compact (small models, small GPUs, short context windows).
  */
 
 export { truncateMiddle };

@@ -1,3 +1,5 @@
+import { unreadableText } from '../../shared/engine-errors.ts';
+
 /**
  * What the user reads when the conductor could not write a plan: what failed, in words, and the
  * machinery's own message kept for Details. Errors cross the thread boundary as `{name, message}`, so
@@ -31,7 +33,7 @@ export function planningFailure(error: unknown): PlanningFailure {
   if (known) return { text: `Planning failed. ${known}`, details };
   // llama.cpp builds the prompt with the model's chat template; a template that cannot take the
   // conversation (or a tokenizer that cannot take its characters) fails here, before any planning.
-  if (/format input|chat template|tokeni[sz]/i.test(message)) {
+  if (unreadableText(message)) {
     return { text: 'Planning failed. The on-device model could not read your question.', details };
   }
   return {

@@ -48,6 +48,29 @@ describe('assembleMessages', () => {
     );
   });
 
+  // issue 38, item 6: a run step's answer is what code printed; the next run step must not run it.
+  it('gives a run step the answers of the model steps it sees, never another run step’s answer', () => {
+    const run: Step[] = [
+      { worker: 'w1', task: 'Write it.', sees: [] },
+      { worker: 'run', task: 'Run it.', sees: [0] },
+      { worker: 'w2', task: 'Fix it.', sees: [0, 1] },
+      { worker: 'run', task: 'Run the fix.', sees: 'all' },
+    ];
+    const said = [
+      '```python\nprint(1)\n```',
+      'Result: raised Error\n```python\nprint(2)\n```',
+      'fixed',
+      undefined,
+    ];
+    expect(
+      assembleMessages({ question: 'Q', steps: run, answers: said, index: 3 }).map((m) => m.content),
+    ).toEqual(['Q', 'Write it.', said[0], 'Fix it.', 'fixed', 'Run the fix.']);
+    // A model step reads the run's answer as before.
+    expect(
+      assembleMessages({ question: 'Q', steps: run, answers: said, index: 2 }).map((m) => m.content),
+    ).toEqual(['Q', 'Write it.', said[0], 'Run it.', said[1], 'Fix it.']);
+  });
+
   it('rejects an index with no step', () => {
     expect(() => assembleMessages({ question: 'Q', steps, answers, index: 9 })).toThrow(RangeError);
   });

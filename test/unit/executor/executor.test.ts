@@ -788,5 +788,31 @@ describe('executor over HTTP', () => {
       expect(result.answer).toBe('start');
       expect(result.status).toBe('partial');
     });
+
+    // issue 38, item 17: the card read "llama.cpp failed: Failed to format input: unordered_map::at: key not found".
+    it('fails a self step whose engine failed in words: what failed and what to do, not llama.cpp’s text', async () => {
+      const m = model();
+      const engine = 'llama.cpp failed: Failed to format input: unordered_map::at: key not found';
+      const failing = conductor(() => {
+        // As the error arrives from the conductor thread: a name and a message (comlink).
+        throw Object.assign(new Error(engine), { name: 'EngineFailure' });
+      });
+      const result = await run({
+        pool: [worker('w', m)],
+        conductor: failing,
+        plan: {
+          steps: [
+            { worker: 'w', task: 'start', sees: [] },
+            { worker: 'self', task: 'check', sees: 'all' },
+          ],
+        },
+      }).handle.result;
+      expect(result.steps[1]?.state).toBe('failed');
+      expect(result.steps[1]?.error).toBe(
+        'The self-check could not run. The on-device model could not read the text it was given: its chat template or its vocabulary cannot take some of it. Choose another conductor model on Start. The answers above stand, unchecked.',
+      );
+      expect(result.steps[1]?.error).not.toMatch(/llama|unordered_map/);
+      expect(result.answer).toBe('start');
+    });
   });
 });
