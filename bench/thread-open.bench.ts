@@ -5,8 +5,9 @@
 // could grow with the thread.
 import 'fake-indexeddb/auto';
 import { readThreadEnd, THREAD_PAGE_TURNS } from '../src/app/threads/opening.ts';
-import { openRunStore, type RunRecord } from '../src/executor/store.ts';
-import { openThreadStore } from '../src/executor/thread-store.ts';
+import { openRunStore } from '../src/records/run-store.ts';
+import type { RunRecord } from '../src/records/runs-db.ts';
+import { openThreadStore } from '../src/records/thread-store.ts';
 import { goodRun, goodStep } from '../test/fixtures/run-records.ts';
 import { median, quantile, round, sample } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
