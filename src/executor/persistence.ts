@@ -1,3 +1,4 @@
+import { storageErrorText } from '../shared/storage-error.ts';
 import type { RunRecord, RunStore, StepRecord } from './store.ts';
 import type { StepStatus } from './types.ts';
 
@@ -37,12 +38,6 @@ export interface PersistenceEvents {
   onFailed(reason: string): void;
   /** Every write that had failed has since been written again. */
   onRestored(): void;
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof Error)
-    return error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
-  return String(error);
 }
 
 /**
@@ -239,7 +234,7 @@ export class RunPersistence {
         if (!this.failing) {
           this.failing = true;
           this.holdPageOpen();
-          this.events.onFailed(reasonOf(error));
+          this.events.onFailed(storageErrorText(error));
         }
         this.retryLater();
       },
