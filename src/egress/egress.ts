@@ -160,6 +160,24 @@ export function createEgress(options: EgressOptions): Egress {
     }
   }
 
+  /**
+   * Why a probe got no answer, in the words a chat row uses: offline, blocked by the CSP, or (the probe
+   * being the test itself) nothing listening; undefined for a cancel.
+   */
+  async function probeFailure(
+    target: EgressTarget,
+    preset: ProviderPreset,
+    href: string,
+    error: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<ProviderError | undefined> {
+    if (signal?.aborted || (error instanceof Error && error.name === 'AbortError')) return undefined;
+    const named = await namedFailure(href, error);
+    if (named) return named;
+    const { providerId, baseURL } = target;
+    return diagnoseUnreachable({ preset, providerId, baseURL, probe: async () => false });
+  }
+
   /** A `no-cors` GET of `{baseURL}/models` without key or headers: whether any server answered. */
   async function probe(target: EgressTarget, signal?: AbortSignal): Promise<boolean> {
     try {
@@ -339,9 +357,13 @@ export function createEgress(options: EgressOptions): Egress {
       left();
     } catch (error) {
       const named = mode === 'cors' ? await explained(target, preset, href, error, signal) : undefined;
+      // A failed probe's row says what the failure means, as the chat row it explains does; the probe's
+      // caller still gets the bare failure (it is the answer "nothing answered").
+      const said =
+        named ?? (mode === 'probe' ? await probeFailure(target, preset, href, error, signal) : undefined);
       await writer.write({
         state: 'error',
-        error: errorText(named ?? error, key),
+        error: errorText(said ?? error, key),
         durationMs: Date.now() - started,
       });
       throw named ?? error;
