@@ -12,6 +12,12 @@ export interface KeyOutcome {
   text: string;
 }
 
+/** Why a new passphrase is refused when its repeat differs: one typo would lock the keys away for good. */
+export const PASSPHRASES_DIFFER =
+  'The new passphrase and its repeat differ: type the same passphrase in both fields. Nothing was changed.';
+
+const differ = (): Promise<KeyOutcome> => Promise.resolve({ kind: 'error', text: PASSPHRASES_DIFFER });
+
 function errorText(error: unknown): string {
   return (error as { message?: string }).message ?? 'Something went wrong.';
 }
@@ -69,9 +75,11 @@ export function createKeys(services: { vault(): Promise<Vault> }) {
     remove: (id: string) => act((v) => v.deleteKey(id), 'Key deleted.'),
     unlock: (passphrase: string) => act((v) => v.unlock(passphrase), 'Unlocked.'),
     lock: () => act(async (v) => v.lock(), 'Locked.'),
-    setPassphrase: (passphrase: string) => act((v) => v.setPassphrase(passphrase), 'Passphrase set.'),
-    changePassphrase: (current: string, next: string) =>
-      act((v) => v.changePassphrase(current, next), 'Passphrase changed.'),
+    /** `repeat`: the passphrase typed a second time; the vault is not touched unless the two match. */
+    setPassphrase: (passphrase: string, repeat = passphrase) =>
+      passphrase === repeat ? act((v) => v.setPassphrase(passphrase), 'Passphrase set.') : differ(),
+    changePassphrase: (current: string, next: string, repeat = next) =>
+      next === repeat ? act((v) => v.changePassphrase(current, next), 'Passphrase changed.') : differ(),
     removePassphrase: (current: string) => act((v) => v.removePassphrase(current), 'Passphrase removed.'),
   };
 }

@@ -13,6 +13,7 @@ import type { RunHistoryStore } from '../records/run-store.ts';
 import type { RunRecord } from '../records/runs-db.ts';
 import type { AttachmentSummary } from '../shared/conductor-api.ts';
 import type { PlanFiles } from '../shared/plan/files.ts';
+import { storageErrorText } from '../shared/storage-error.ts';
 import type { AskMode } from './runs/run-model.ts';
 
 export function createRunFiles() {
@@ -67,8 +68,7 @@ export async function keepRunFiles(
     await store.putAttachments(files);
     return undefined;
   } catch (error) {
-    const full = (error as { name?: string }).name === 'QuotaExceededError';
-    return `The attached files could not be saved${full ? ': the disk is full' : ` (${String(error).slice(0, 120)})`}. The run goes on with them; History will list it without their contents.`;
+    return `The attached files could not be saved: ${storageErrorText(error).slice(0, 160)}. The run goes on with them; History will list it without their contents.`;
   }
 }
 

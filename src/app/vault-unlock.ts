@@ -1,11 +1,34 @@
 /**
- * Asking for the passphrase where it is needed: a run (or a resume) whose workers may need saved keys
- * awaits `ensureUnlocked` before it starts; with the vault locked, that opens the unlock prompt
- * (src/ui/UnlockPrompt.tsx) and waits for the user.
+ * Asking for the passphrase where it is needed: a step whose worker sends a saved key awaits
+ * `ensureUnlocked` before it is sent (a whole plan, before it starts; a streamed plan, as each such step
+ * arrives); with the vault locked, that opens the unlock prompt (src/ui/UnlockPrompt.tsx) and waits for the
+ * user. Once unlocked, the vault stays so for the page's life: no later question asks again.
  */
 import { signal } from '@preact/signals';
 import { onDevice, type WorkerSpec } from '../pool/types.ts';
-import type { Vault } from '../vault/vault.ts';
+import { presetById } from '../providers/catalog.ts';
+import type { ChatTransport } from '../providers/transport.ts';
+import type { KeyInfo, Vault } from '../vault/vault.ts';
+
+/**
+ * Whether `worker`'s requests carry a saved key: its provider needs one, or one is saved for its origin.
+ * Any other worker (on the device, a local server, a custom endpoint without a key) needs no passphrase:
+ * egress sends its request while locked when the body provably holds no saved key.
+ */
+export function sendsKey(
+  worker: WorkerSpec,
+  keys: readonly Pick<KeyInfo, 'providerId' | 'origin'>[],
+): boolean {
+  if (onDevice(worker.id)) return false;
+  if (presetById(worker.providerId)?.needsKey ?? true) return true;
+  let origin: string;
+  try {
+    origin = new URL(worker.baseURL).origin;
+  } catch {
+    return false;
+  }
+  return keys.some((k) => k.providerId === worker.providerId && k.origin === origin);
+}
 
 /** What the open unlock prompt is for; undefined when none is open. */
 export interface UnlockRequest {
@@ -24,16 +47,16 @@ export function createVaultUnlock(services: { vault(): Promise<Vault> }) {
   let pending: Promise<boolean> | undefined;
 
   /**
-   * Resolves true once the vault is open (at once when it has no passphrase, holds no key, or `pool` has
-   * no cloud worker), false when the user cancels the prompt. One prompt at a time: a second caller waits
-   * on the one already open. Unlocking elsewhere (Settings, another tab) also settles it.
+   * Resolves true once the vault is open (at once when it has no passphrase, holds no key, or no worker of
+   * `workers` sends a saved key), false when the user cancels the prompt. One prompt at a time: a second
+   * caller waits on the one already open. Unlocking elsewhere (Settings, another tab) also settles it.
    */
-  async function ensureUnlocked(pool: readonly WorkerSpec[], purpose: string): Promise<boolean> {
-    if (!pool.some((w) => !onDevice(w.id))) return true;
+  async function ensureUnlocked(workers: readonly WorkerSpec[], purpose: string): Promise<boolean> {
+    if (!workers.some((w) => !onDevice(w.id))) return true;
     const vault = await services.vault();
     if (vault.state() !== 'locked') return true;
-    // Every saved key matters even to a keyless host: egress needs them all to scrub request bodies.
-    if ((await vault.listKeys()).length === 0) return true;
+    const keys = await vault.listKeys();
+    if (!workers.some((w) => sendsKey(w, keys))) return true;
     pending ??= new Promise<boolean>((resolve) => {
       const off = vault.onChange((change) => {
         if (change.kind === 'unlocked' || change.kind === 'forgotten' || change.kind === 'passphrase')
@@ -66,4 +89,25 @@ export function stillLocked(): Error {
   );
   error.name = 'VaultLocked';
   return error;
+}
+
+/**
+ * Each worker's transport, asking for the passphrase (`unlock`) before a request of a worker that may send
+ * a saved key, so a plan still streaming asks only once a step that needs a key is sent. Declined, the
+ * step fails saying so and nothing is sent.
+ */
+export function unlockingFirst(
+  transportFor: (worker: WorkerSpec) => ChatTransport,
+  unlock: (worker: WorkerSpec) => Promise<boolean>,
+): (worker: WorkerSpec) => ChatTransport {
+  return (worker) => {
+    const inner = transportFor(worker);
+    if (onDevice(worker.id)) return inner;
+    return {
+      async *stream(target, request) {
+        if (!(await unlock(target))) throw stillLocked();
+        yield* inner.stream(target, request);
+      },
+    };
+  };
 }

@@ -8,6 +8,7 @@ import { type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
 import { watchCspViolations } from '../providers/network-cause.ts';
 import type { BatonRequestInit, EgressContext } from '../providers/transport.ts';
+import { mayHoldSecretEnding } from '../vault/redact.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 import { countedResponse, EntryWriter, errorText, hasNoBody, purposeOf, sizedBody } from './metering.ts';
 import {
@@ -159,6 +160,24 @@ export function createEgress(options: EgressOptions): Egress {
     }
   }
 
+  /**
+   * Why a probe got no answer, in the words a chat row uses: offline, blocked by the CSP, or (the probe
+   * being the test itself) nothing listening; undefined for a cancel.
+   */
+  async function probeFailure(
+    target: EgressTarget,
+    preset: ProviderPreset,
+    href: string,
+    error: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<ProviderError | undefined> {
+    if (signal?.aborted || (error instanceof Error && error.name === 'AbortError')) return undefined;
+    const named = await namedFailure(href, error);
+    if (named) return named;
+    const { providerId, baseURL } = target;
+    return diagnoseUnreachable({ preset, providerId, baseURL, probe: async () => false });
+  }
+
   /** A `no-cors` GET of `{baseURL}/models` without key or headers: whether any server answered. */
   async function probe(target: EgressTarget, signal?: AbortSignal): Promise<boolean> {
     try {
@@ -181,15 +200,16 @@ export function createEgress(options: EgressOptions): Egress {
   }
 
   /**
-   * Locked, so the keys of other hosts are unknown and cannot be scrubbed. A connection test's body is
-   * Baton's own one-line probe and the model id from the form, with no answer that could quote a key: it
-   * may go when none of the other hosts' keys' last four characters is in it, as it would be if a key had
-   * been pasted into the model field. A short key (no last four on record) cannot be ruled out.
+   * Locked, so the keys of other hosts are unknown and cannot be scrubbed. A body may still go when it
+   * provably holds none of them: their last four characters (listed while locked) are in it in no form
+   * scrubbing knows (src/vault/redact.ts `mayHoldSecretEnding`). So a step for a worker that sends no key
+   * (a local server) goes without the passphrase, and a connection test's one-line probe too, unless a key
+   * was pasted into the model field or an earlier answer quotes one. A short key cannot be ruled out.
    */
   async function holdsNoSavedKey(body: BodyInit, origin: string): Promise<boolean> {
     if (typeof body !== 'string' || !vault.listKeys) return false;
     const endings = (await vault.listKeys()).filter((k) => k.origin !== origin).map((k) => k.last4);
-    return endings.every((last4) => /^[\x21-\x7e]{4}$/.test(last4) && !body.includes(last4));
+    return !mayHoldSecretEnding(body, endings);
   }
 
   async function send(
@@ -287,7 +307,7 @@ export function createEgress(options: EgressOptions): Egress {
         if (
           sized.body !== undefined &&
           sized.bytes > 0 &&
-          !(target.purpose === 'connection-test' && (await holdsNoSavedKey(sized.body, allowedOrigin)))
+          !(await holdsNoSavedKey(sized.body, allowedOrigin))
         )
           return refuse(base, uncheckedBody(preset, host, error));
         // Locked, and no body: nothing to check on the way out, and nothing known to scrub on the way in.
@@ -337,9 +357,13 @@ export function createEgress(options: EgressOptions): Egress {
       left();
     } catch (error) {
       const named = mode === 'cors' ? await explained(target, preset, href, error, signal) : undefined;
+      // A failed probe's row says what the failure means, as the chat row it explains does; the probe's
+      // caller still gets the bare failure (it is the answer "nothing answered").
+      const said =
+        named ?? (mode === 'probe' ? await probeFailure(target, preset, href, error, signal) : undefined);
       await writer.write({
         state: 'error',
-        error: errorText(named ?? error, key),
+        error: errorText(said ?? error, key),
         durationMs: Date.now() - started,
       });
       throw named ?? error;

@@ -253,6 +253,16 @@ class Run implements AttemptHost {
       onFailed: (reason) => this.emit({ type: 'persistence-failed', reason }),
       onRestored: () => this.emit({ type: 'persistence-restored' }),
     });
+    // One listener for every step, not one per step begun: a long plan whose steps wait for a provider's
+    // slot would hold one each (Node warns past 10 on one signal: MaxListenersExceededWarning).
+    const run = this.runController.signal;
+    run.addEventListener(
+      'abort',
+      () => {
+        for (const controller of this.stepControllers.values()) controller.abort(run.reason);
+      },
+      { once: true },
+    );
     this.startedAt = this.now();
     this.createdAt = initial?.createdAt ?? this.startedAt;
     this.plan = initial?.plan ?? { steps: [] };
@@ -492,8 +502,8 @@ class Run implements AttemptHost {
   private async runStep(index: number): Promise<void> {
     const controller = new AbortController();
     this.stepControllers.set(index, controller);
-    const onRunAbort = () => controller.abort(this.runController.signal.reason);
-    this.runController.signal.addEventListener('abort', onRunAbort, { once: true });
+    // The run's one abort listener (the constructor's) stops every step begun; one begun after it fired stops here.
+    if (this.runController.signal.aborted) controller.abort(this.runController.signal.reason);
     try {
       const step = this.steps[index] as Step;
       if (step.worker === SELF_WORKER) await this.runSelf(index, controller.signal);
@@ -513,7 +523,6 @@ class Run implements AttemptHost {
         this.endStep(index, 'failed', `The step took longer than its ${seconds} s limit.`);
       } else this.endStep(index, 'failed', error instanceof Error ? error.message : String(error));
     } finally {
-      this.runController.signal.removeEventListener('abort', onRunAbort);
       this.stepControllers.delete(index);
       // The steps that read this one start now; their requests wait for its write (inputsStored), the
       // run's result for every write.

@@ -1,6 +1,7 @@
 import type { RunStore } from '../records/run-store.ts';
 import type { StepStatus } from '../records/run-types.ts';
 import type { RunRecord, StepRecord } from '../records/runs-db.ts';
+import { storageErrorText } from '../shared/storage-error.ts';
 
 /**
  * Partial answers are written to the store at most this often (and always when a step ends). Each write
@@ -38,12 +39,6 @@ export interface PersistenceEvents {
   onFailed(reason: string): void;
   /** Every write that had failed has since been written again. */
   onRestored(): void;
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof Error)
-    return error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
-  return String(error);
 }
 
 /**
@@ -240,7 +235,7 @@ export class RunPersistence {
         if (!this.failing) {
           this.failing = true;
           this.holdPageOpen();
-          this.events.onFailed(reasonOf(error));
+          this.events.onFailed(storageErrorText(error));
         }
         this.retryLater();
       },

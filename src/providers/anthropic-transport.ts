@@ -10,7 +10,7 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { WorkerSpec } from '../pool/types.ts';
 import {
-  type ContentPart,
+  alternatingTurns,
   contentText,
   hasImages,
   type ImageMediaType,
@@ -80,15 +80,6 @@ export interface AnthropicRequestBody {
   tools?: (typeof ANTHROPIC_WEB_SEARCH_TOOL)[];
 }
 
-const partsOf = (content: MessageContent): readonly ContentPart[] =>
-  typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-
-/** Two turns of one role as one: strings joined by a blank line, parts in order once either has an image. */
-function joinTurns(first: MessageContent, second: MessageContent): MessageContent {
-  if (!hasImages(first) && !hasImages(second)) return `${contentText(first)}\n\n${contentText(second)}`;
-  return [...partsOf(first), ...partsOf(second)];
-}
-
 /** A turn's content on the wire: a string unless it holds an image, else blocks in the parts' order. */
 function anthropicContent(content: MessageContent): string | AnthropicBlock[] {
   if (typeof content === 'string' || !hasImages(content)) return contentText(content);
@@ -115,19 +106,16 @@ export function anthropicRequestBody(
     .filter((m) => m.role === 'system')
     .map((m) => contentText(m.content))
     .join('\n\n');
-  const turns: { role: 'user' | 'assistant'; content: MessageContent }[] = [];
-  for (const message of messages) {
-    if (message.role === 'system') continue;
-    const last = turns.at(-1);
-    if (last?.role === message.role) last.content = joinTurns(last.content, message.content);
-    else turns.push({ role: message.role, content: message.content });
-  }
+  const turns = alternatingTurns(messages.filter((m) => m.role !== 'system'));
   return {
     model,
     max_tokens: maxTokens,
     stream: true,
     ...(system ? { system } : {}),
-    messages: turns.map(({ role, content }) => ({ role, content: anthropicContent(content) })),
+    messages: turns.map(({ role, content }) => ({
+      role: role === 'assistant' ? 'assistant' : 'user',
+      content: anthropicContent(content),
+    })),
     ...(webSearch ? { tools: [ANTHROPIC_WEB_SEARCH_TOOL] } : {}),
   };
 }

@@ -49,6 +49,13 @@ export interface Dialect {
   strictFields: boolean;
   modelsShape: ModelsShape;
   webSearch: WebSearchRequest;
+  /**
+   * Whether user and assistant turns must alternate, so consecutive turns of one role are sent as one
+   * (a step's question and task are two user turns). DeepSeek's reasoner answers them with a 400
+   * "deepseek-reasoner does not support successive user or assistant messages" (quoted in
+   * deepseek-ai/DeepSeek-R1#21 and open-webui/open-webui#9266). Anthropic's wire always joins them.
+   */
+  alternatingTurns: boolean;
 }
 
 const openaiCompatible: Dialect = {
@@ -62,6 +69,7 @@ const openaiCompatible: Dialect = {
   reasoningFields: ['reasoning_content', 'reasoning'],
   strictFields: false,
   modelsShape: 'openai',
+  alternatingTurns: false,
   // A custom endpoint (a gateway, a search model behind a proxy) that searches does so by itself.
   webSearch: 'model',
 };
@@ -88,6 +96,7 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
     responseFormat: false,
     reasoningFields: [],
     modelsShape: 'anthropic',
+    alternatingTurns: true,
     // https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool
     webSearch: 'anthropic-tool',
   },
@@ -117,7 +126,15 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
   // https://api-docs.deepseek.com/guides/reasoning_model. `response_format` takes `json_object` only
   // (https://api-docs.deepseek.com/guides/json_mode): `json_schema` is a 400 "This response_format type is
   // unavailable now" (quoted in llm-exe/llm-exe#662 and UKGovernmentBEIS/inspect_ai#4916).
-  deepseek: { ...openaiCompatible, ...noSearch, id: 'deepseek', responseFormat: false },
+  // Its reasoner refuses successive user or assistant messages (`alternatingTurns`); its multi-round guide
+  // (https://api-docs.deepseek.com/guides/multi_round_chat) shows only alternating turns.
+  deepseek: {
+    ...openaiCompatible,
+    ...noSearch,
+    id: 'deepseek',
+    responseFormat: false,
+    alternatingTurns: true,
+  },
   // https://docs.together.ai/reference/chat-completions-1
   together: { ...openaiCompatible, ...noSearch, id: 'together' },
   // https://docs.x.ai/docs/api-reference#chat-completions

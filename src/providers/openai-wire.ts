@@ -3,7 +3,13 @@
  * streamed chunk holds (answer text, reasoning, usage). Pure functions, so each dialect's request and
  * stream can be checked against transcripts from the provider's own docs (test/unit/providers/).
  */
-import { contentText, hasImages, type MessageContent, type PartsMessage } from '../shared/chat.ts';
+import {
+  alternatingTurns,
+  contentText,
+  hasImages,
+  type MessageContent,
+  type PartsMessage,
+} from '../shared/chat.ts';
 import type { Dialect } from './dialects.ts';
 import type { ChatEvent } from './transport.ts';
 import type { OpenAISearchRequest } from './web-search.ts';
@@ -54,6 +60,7 @@ export function openaiContent(content: MessageContent): string | OpenAIContentPa
  * each dialect documents, so a `strictFields` dialect needs nothing removed; an optional field added later
  * (a length cap, `response_format`) must be gated on the dialect (`maxTokensField`, `responseFormat`).
  * `search`: a searching worker's fields (src/providers/web-search.ts), which its dialect documents.
+ * Where the dialect requires alternating turns, consecutive turns of one role go as one.
  */
 export function chatBody(
   model: string,
@@ -63,7 +70,7 @@ export function chatBody(
 ): ChatBody {
   const body: ChatBody = {
     model,
-    messages: messages.map(
+    messages: (dialect.alternatingTurns ? alternatingTurns(messages) : messages).map(
       (message): WireMessage =>
         message.role === 'user'
           ? { role: 'user', content: openaiContent(message.content) }

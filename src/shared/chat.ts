@@ -72,6 +72,32 @@ export function attachmentBytes(messages: readonly PartsMessage[]): number {
   return bytes;
 }
 
+const partsOf = (content: MessageContent): readonly ContentPart[] =>
+  typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+
+/** Two turns of one role as one: strings joined by a blank line, parts in order once either has an image. */
+function joinContent(first: MessageContent, second: MessageContent): MessageContent {
+  if (!hasImages(first) && !hasImages(second)) return `${contentText(first)}\n\n${contentText(second)}`;
+  return [...partsOf(first), ...partsOf(second)];
+}
+
+/**
+ * The messages with each run of consecutive user turns, or assistant turns, joined into one turn, for an API
+ * that requires user and assistant to alternate: Anthropic's Messages API, and DeepSeek's reasoner (a step
+ * sends the question, then its task: two user turns). System messages stay where they are.
+ */
+export function alternatingTurns(messages: readonly PartsMessage[]): PartsMessage[] {
+  const turns: PartsMessage[] = [];
+  for (const message of messages) {
+    const last = turns.at(-1);
+    if (message.role === 'system' || last?.role !== message.role) turns.push(message);
+    else if (last.role === 'assistant')
+      turns[turns.length - 1] = { role: 'assistant', content: `${last.content}\n\n${message.content}` };
+    else turns[turns.length - 1] = { role: 'user', content: joinContent(last.content, message.content) };
+  }
+  return turns;
+}
+
 /** A message as text (an attached file's text kept, images left out): for a model that reads text only. */
 export function textMessage(message: PartsMessage): ChatMessage {
   return { role: message.role, content: contentText(message.content) };

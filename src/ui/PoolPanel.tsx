@@ -59,10 +59,18 @@ export function PoolPanel() {
   /** What the last Add did, for screen readers (the form itself starts again). */
   const [added, setAdded] = useState<string | undefined>();
   const preset = presetById(draft.providerId);
-  const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+  /**
+   * A change the user makes to the form: what the last Add said ("already in the pool", "Added …") was
+   * about the draft before it, so it goes.
+   */
+  const change = (update: (d: Draft) => Draft) => {
+    setDraft(update);
+    setProblem(undefined);
+    setAdded(undefined);
+  };
+  const set = (patch: Partial<Draft>) => change((d) => ({ ...d, ...patch }));
   // A price the user types is theirs: a later model change must not clear it.
-  const setOwnPrice = (patch: Partial<Draft>) =>
-    setDraft(({ pricedBy: _from, ...d }) => ({ ...d, ...patch }));
+  const setOwnPrice = (patch: Partial<Draft>) => change(({ pricedBy: _from, ...d }) => ({ ...d, ...patch }));
   const unknownPrice = priceUnknown(draft);
   const checking = connections.checking.value;
   const check = connections.check.value;
@@ -236,7 +244,10 @@ export function PoolPanel() {
             <select
               id="worker-provider"
               value={draft.providerId}
-              onChange={(e) => setDraft(draftFor(e.currentTarget.value))}
+              onChange={(e) => {
+                const providerId = e.currentTarget.value;
+                change(() => draftFor(providerId));
+              }}
             >
               {CATALOG.map((p) => (
                 <option key={p.id} value={p.id}>
@@ -266,7 +277,7 @@ export function PoolPanel() {
               value={draft.model}
               onInput={(e) => {
                 const id = e.currentTarget.value;
-                setDraft((d) => withModel(d, id));
+                change((d) => withModel(d, id));
               }}
             />
             <datalist id="worker-model-options">

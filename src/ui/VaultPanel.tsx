@@ -18,8 +18,10 @@ export function VaultPanel() {
   const [key, setKey] = useState('');
   const [pass, setPass] = useState('');
   const [newPass, setNewPass] = useState('');
+  const [newRepeat, setNewRepeat] = useState('');
   const [currentPass, setCurrentPass] = useState('');
   const [nextPass, setNextPass] = useState('');
+  const [nextRepeat, setNextRepeat] = useState('');
   const [outcome, setOutcome] = useState<KeyOutcome | undefined>();
   const preset = presetById(providerId);
   const vaultOpen = keys.vault.value !== undefined;
@@ -43,6 +45,7 @@ export function VaultPanel() {
     if (!done) return;
     setCurrentPass('');
     setNextPass('');
+    setNextRepeat('');
   };
 
   const keyOrigin = preset?.baseURLEditable ? origin || preset.baseURL : (preset?.baseURL ?? origin);
@@ -170,7 +173,12 @@ export function VaultPanel() {
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              void act(keys.setPassphrase(newPass)).then(() => setNewPass(''));
+              // Refused (the repeat differs, too short): what was typed stays, to be corrected.
+              void act(keys.setPassphrase(newPass, newRepeat)).then((done) => {
+                if (!done) return;
+                setNewPass('');
+                setNewRepeat('');
+              });
             }}
           >
             <p class="small muted">
@@ -184,7 +192,17 @@ export function VaultPanel() {
               value={newPass}
               onValue={setNewPass}
             />
-            <button type="submit">Set passphrase</button>
+            <Field
+              id="new-pass-repeat"
+              label="Repeat the passphrase"
+              type="password"
+              autocomplete="new-password"
+              value={newRepeat}
+              onValue={setNewRepeat}
+            />
+            <button type="submit" disabled={!newPass || !newRepeat}>
+              Set passphrase
+            </button>
           </form>
         )}
         {hasPass && !locked && (
@@ -200,7 +218,7 @@ export function VaultPanel() {
             data-testid="change-passphrase"
             onSubmit={(e) => {
               e.preventDefault();
-              void act(keys.changePassphrase(currentPass, nextPass)).then(clearPassphrases);
+              void act(keys.changePassphrase(currentPass, nextPass, nextRepeat)).then(clearPassphrases);
             }}
           >
             <p class="small muted">
@@ -223,9 +241,17 @@ export function VaultPanel() {
                 value={nextPass}
                 onValue={setNextPass}
               />
+              <Field
+                id="next-pass-repeat"
+                label="Repeat the new passphrase"
+                type="password"
+                autocomplete="new-password"
+                value={nextRepeat}
+                onValue={setNextRepeat}
+              />
             </div>
             <div class="row">
-              <button type="submit" disabled={!currentPass || !nextPass}>
+              <button type="submit" disabled={!currentPass || !nextPass || !nextRepeat}>
                 Change passphrase
               </button>
               <button

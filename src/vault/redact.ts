@@ -123,6 +123,41 @@ function encodedForms(secret: string): string[] {
   return forms;
 }
 
+/** An ending no form `encodedForms` makes changes (URL and JSON encoding leave these characters as they are). */
+const PLAIN_ENDING = /^[A-Za-z0-9_-]{4}$/;
+
+/**
+ * Whether `text` may hold a secret ending in one of `endings` (each saved key's last four characters, which
+ * the vault lists while locked) in any form `removeSecrets` finds: plain, URL-encoded, JSON-escaped, or
+ * base64 (standard or URL-safe, with or without padding, of the key or of `:key`). False proves that none
+ * of those keys is in it, so a body may leave unscrubbed while the keys themselves cannot be read; an
+ * ending with other characters (or a short key's `••••`) can never be ruled out.
+ */
+export function mayHoldSecretEnding(text: string, endings: readonly string[]): boolean {
+  if (endings.length === 0) return false;
+  if (endings.some((ending) => !PLAIN_ENDING.test(ending) || text.includes(ending))) return true;
+  // A base64 form starts anywhere in a run of base64 characters: decoded at each of the four alignments,
+  // one of them holds the key's bytes, its last four characters among them.
+  for (const run of text.match(/[A-Za-z0-9+/_-]{6,}/g) ?? []) {
+    for (let offset = 0; offset < 4; offset++) {
+      const decoded = decodeBase64Loosely(run.slice(offset));
+      if (endings.some((ending) => decoded.includes(ending))) return true;
+    }
+  }
+  return false;
+}
+
+/** Base64 (either alphabet, padding optional) as a binary string; a trailing lone character is dropped. */
+function decodeBase64Loosely(base64: string): string {
+  const standard = base64.replace(/-/g, '+').replace(/_/g, '/');
+  const whole = standard.length % 4 === 1 ? standard.slice(0, -1) : standard;
+  try {
+    return atob(whole + '='.repeat((4 - (whole.length % 4)) % 4));
+  } catch {
+    return '';
+  }
+}
+
 function toBase64(text: string): string {
   let binary = '';
   for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);

@@ -115,6 +115,15 @@ test('passphrase lock from the settings: set, lock, wrong passphrase refused, un
   await expect(vault.getByTestId('key-last4')).toHaveText('…LOCK');
   await vault.getByText('Passphrase lock').click();
   await vault.getByLabel(/New passphrase \(8/).fill('correct horse battery');
+  // A typo in the repeat is refused, saying so: nothing is set, and both fields keep what was typed.
+  await vault.getByLabel('Repeat the passphrase').fill('correct horse batterz');
+  await vault.getByRole('button', { name: 'Set passphrase' }).click();
+  await expect(vault.getByRole('alert')).toHaveText(
+    'The new passphrase and its repeat differ: type the same passphrase in both fields. Nothing was changed.',
+  );
+  await expect(vault.getByTestId('lock')).toHaveCount(0);
+  await expect(vault.getByLabel(/New passphrase \(8/)).toHaveValue('correct horse battery');
+  await vault.getByLabel('Repeat the passphrase').fill('correct horse battery');
   await vault.getByRole('button', { name: 'Set passphrase' }).click();
   await expect(vault.getByText('Passphrase set.')).toBeVisible({ timeout: 30_000 });
   await vault.getByTestId('lock').click();

@@ -163,6 +163,7 @@ export async function saveKeyUnderPassphrase(
   await expect(keys.getByTestId('key-last4')).toHaveText(`…${key.slice(-4)}`);
   await keys.getByText('Passphrase lock').click();
   await keys.getByLabel(/New passphrase/).fill(passphrase);
+  await keys.getByLabel('Repeat the passphrase').fill(passphrase);
   await keys.getByRole('button', { name: 'Set passphrase' }).click();
   await expect(keys.getByRole('status')).toHaveText('Passphrase set.');
 }

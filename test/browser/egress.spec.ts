@@ -370,5 +370,7 @@ test.describe('Test connection in the browser', () => {
       ['done', 0, false],
       ['error', null, false],
     ]);
+    // The failed probe's row says what it means, as the chat row does, not "TypeError: Failed to fetch".
+    expect(probes[3]?.error).toContain('Nothing is listening at 127.0.0.1:1 (connection refused)');
   });
 });

@@ -88,6 +88,10 @@ test('Add to pool clears the form, and the same worker again is refused with a r
   await expect(form.getByLabel('Provider')).toHaveValue('custom');
   await expect(form.getByLabel('Model')).toHaveValue('');
   await expect(form.getByLabel('Label')).not.toHaveValue('Local echo');
+  // Another provider: "Added …" was about the worker before, and goes.
+  await form.getByLabel('Provider').selectOption('openai');
+  await expect(form.getByTestId('worker-added')).toHaveText('');
+  await form.getByLabel('Provider').selectOption('custom');
 
   // The same worker typed in again is refused, saying why; the pool keeps one.
   await form.getByLabel('Base URL').fill('http://127.0.0.1:8787/v1');
@@ -97,6 +101,9 @@ test('Add to pool clears the form, and the same worker again is refused with a r
   await expect(form.getByTestId('worker-problem')).toHaveText(
     '“Local echo” is already in the pool with this model at this address. To add another worker for it, give it a label of its own.',
   );
+  // Another provider: the refusal was about the draft before it, and goes.
+  await form.getByLabel('Provider').selectOption('openai');
+  await expect(form.getByTestId('worker-problem')).toHaveCount(0);
   await page.reload();
   await expect(page.getByTestId('pool-table').getByRole('row', { name: /Local echo/ })).toHaveCount(1);
 });

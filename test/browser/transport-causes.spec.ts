@@ -114,6 +114,14 @@ test("a step's error and its ledger row name the cause as Test connection does: 
       expect(row.error).toContain(said);
       expect(row.error).not.toMatch(/Failed to fetch/);
     }
+    // The probe that told the two apart has its own row: a failed one names the cause too.
+    const host = new URL(w.baseURL).host;
+    const probes = run.ledger.filter((e) => e.purpose === 'probe' && e.host === host);
+    expect(probes.length).toBeGreaterThan(0);
+    for (const probe of probes.filter((e) => e.state === 'error')) {
+      expect(probe.error).toContain('Nothing is listening at 127.0.0.1:1 (connection refused)');
+      expect(probe.error).not.toMatch(/Failed to fetch/);
+    }
     const tested = await page.evaluate(
       ([baseURL]) => (globalThis as unknown as Win).__egress.connection('custom', baseURL, 'echo'),
       [w.baseURL] as const,

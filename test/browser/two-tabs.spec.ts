@@ -49,11 +49,15 @@ test('a run resumed in one tab shows as running in the other, which does not off
   await first.getByTestId('unfinished-banner').getByTestId('resume-run').click();
   await expect(first.getByTestId('run')).toHaveAttribute('data-phase', 'running');
 
-  // The second tab, opened (or reloaded) while the first runs it, shows it as running there.
+  // The second tab, opened (or reloaded) while the first runs it, shows it as running there; its step,
+  // streaming in the first tab and stored as in flight, is not called paid for and lost.
+  await expect(first.getByTestId('step-card-0')).toContainText('slow words slow words');
   await second.reload();
   const banner = second.getByTestId('unfinished-banner');
   await expect(banner).toContainText('Resume me once');
   await expect(banner.getByTestId('running-elsewhere')).toHaveText('running in another tab');
+  await expect(banner.getByTestId('lost-answer')).toHaveCount(0);
+  await expect(banner).not.toContainText('paid for');
   await expect(banner.getByTestId('resume-run')).toHaveCount(0);
   await expect(banner.getByTestId('discard-run')).toHaveCount(0);
 

@@ -109,6 +109,11 @@ test('Settings changes and removes the passphrase: a wrong current one is refuse
   const next = 'a brand new passphrase';
   await change.getByLabel('Current passphrase').fill('not the passphrase');
   await change.getByLabel(/New passphrase/).fill(next);
+  // The repeat differs: refused before the current passphrase is even tried.
+  await change.getByLabel('Repeat the new passphrase').fill(`${next}!`);
+  await change.getByRole('button', { name: 'Change passphrase' }).click();
+  await expect(keys.getByRole('alert')).toContainText('The new passphrase and its repeat differ');
+  await change.getByLabel('Repeat the new passphrase').fill(next);
   await change.getByRole('button', { name: 'Change passphrase' }).click();
   await expect(keys.getByRole('alert')).toContainText('Wrong passphrase');
   await change.getByLabel('Current passphrase').fill(PASS);

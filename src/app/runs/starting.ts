@@ -10,7 +10,7 @@ import { poolEntries } from '../pool-entries.ts';
 import { checkedFiles, keepRunFiles, withAttachments } from '../run-files.ts';
 import { conductorOnDemand, executorModule, failoverFor, keylessWorkers, transports } from '../services.ts';
 import { turnRunOptions } from '../turn-context.ts';
-import { stillLocked } from '../vault-unlock.ts';
+import { unlockingFirst } from '../vault-unlock.ts';
 import { type createRunDrawing, frameCoalescedUpdates } from './draw-timing.ts';
 import { type FilesConfirmation, fileDestinations, keptBackText } from './files-confirm.ts';
 import { withLedgerEstimates } from './ledger-estimates.ts';
@@ -46,7 +46,10 @@ export function createRunStarts(
    * replanner, failover, the spend limit, and the run view (as the draw policy says, draw-timing.ts).
    */
   async function wiring(runId: string, pool: readonly WorkerSpec[], spendLimitUsd = core.spendLimit()) {
-    const [transport, failover] = await Promise.all([transports(pool, sending), failoverFor(services)]);
+    const [sendTo, failover] = await Promise.all([transports(pool, sending), failoverFor(services)]);
+    const transport = unlockingFirst(sendTo, (worker) =>
+      services.ensureUnlocked([worker], 'to run your question'),
+    );
     const viewUpdates = frameCoalescedUpdates(
       (apply) => core.update(runId, apply),
       undefined,
@@ -93,9 +96,14 @@ export function createRunStarts(
     spendLimitUsd: number | undefined = core.spendLimit(),
     fix = false,
   ): Promise<RunHandle> {
-    const unlocked = await services.ensureUnlocked(pool, 'to run your question');
     if ('steps' in plan) {
-      // Every step is known: a missing key or a locked vault fails here, naming the worker, before any send.
+      // Every step is known: the passphrase is asked for now if a step's worker sends a saved key.
+      const used = new Set(plan.steps.map((step) => step.worker));
+      const unlocked = await services.ensureUnlocked(
+        pool.filter((w) => used.has(w.id)),
+        'to run your question',
+      );
+      // A missing key or a locked vault fails here, naming the worker, before any send.
       const keyless = await keylessWorkers(pool, services);
       const check = checkPlan(plan, {
         workerLabels: labelsOf(pool),
@@ -110,7 +118,8 @@ export function createRunStarts(
         showChecks(runId, describeFindings(check.findings), check.plan.steps);
         plan = check.plan;
       }
-    } else if (!unlocked) throw stillLocked();
+    }
+    // Steps still streaming: each step whose worker sends a saved key asks as it is sent (the transport).
     const [{ startRun }, store, wired] = await Promise.all([
       executorModule(),
       services.runStore(),

@@ -37,7 +37,8 @@ export function createUnfinished(
     const here = shownHere();
     const open = (await store.findUnfinished()).filter((r) => !here.includes(r.id));
     const elsewhere = await runningElsewhere(open.map((r) => r.id));
-    unfinishedLost.value = await lostPerRun(open);
+    // A run another tab runs has lost nothing: its step in flight is still coming in there.
+    unfinishedLost.value = await lostPerRun(open.filter((r) => !elsewhere.has(r.id)));
     unfinished.value = open;
     unfinishedElsewhere.value = elsewhere;
     // "Running in another tab" is old news once that tab has let the run go.

@@ -234,32 +234,54 @@ const groq: WireDialect = {
   chunkExtras: () => ({ x_groq: { id: 'req_01test' } }),
 };
 
+/** DeepSeek's 400 body: `invalid_request_error` in OpenAI's shape, as its error docs say for a 400. */
+const deepseekRefusal = (message: string) => ({
+  status: 400,
+  body: { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_request_error' } },
+});
+
+/**
+ * The first two messages of one role in a row (user or assistant; system messages are not counted), as
+ * DeepSeek names them: their indices in the request's `messages`.
+ */
+function successiveTurns(messages: readonly Record<string, unknown>[]): [number, number] | undefined {
+  let previous: number | undefined;
+  for (const [i, m] of messages.entries()) {
+    if (m?.role !== 'user' && m?.role !== 'assistant') continue;
+    if (previous !== undefined && messages[previous]?.role === m.role) return [previous, i];
+    previous = i;
+  }
+  return undefined;
+}
+
 /**
  * DeepSeek (https://api-docs.deepseek.com/api/create-chat-completion, /guides/reasoning_model,
  * /quick_start/rate_limit): `: keep-alive` comments while a request waits; reasoning in
  * `reasoning_content`; usage (when asked) with `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`;
- * `reasoning_content` sent back in messages is a 400.
+ * `reasoning_content` sent back in messages is a 400. `deepseek-reasoner` refuses two user (or assistant)
+ * messages in a row with a 400 (https://api-docs.deepseek.com/quick_start/error_codes: "400 - Invalid
+ * Format ... modify your request body according to the hints in the error message"); the message is the
+ * one its API sends, quoted in https://github.com/deepseek-ai/DeepSeek-R1/issues/21 and
+ * https://github.com/open-webui/open-webui/issues/9266. Its multi-round guide
+ * (https://api-docs.deepseek.com/guides/multi_round_chat) shows only alternating turns.
  */
+export const DEEPSEEK_REASONER = 'deepseek-reasoner';
 const deepseek: WireDialect = {
   ...openai,
   mode: 'deepseek',
   rejectRequest(body) {
-    const messages = Array.isArray(body.messages) ? body.messages : [];
-    if (
-      !messages.some((m: Record<string, unknown>) => m && typeof m === 'object' && 'reasoning_content' in m)
-    )
-      return undefined;
-    return {
-      status: 400,
-      body: {
-        error: {
-          message: 'The reasoning_content is an intermediate result and must not be sent back in messages.',
-          type: 'invalid_request_error',
-          param: null,
-          code: 'invalid_request_error',
-        },
-      },
-    };
+    const messages = Array.isArray(body.messages) ? (body.messages as Record<string, unknown>[]) : [];
+    if (messages.some((m) => m && typeof m === 'object' && 'reasoning_content' in m))
+      return deepseekRefusal(
+        'The reasoning_content is an intermediate result and must not be sent back in messages.',
+      );
+    const successive = body.model === DEEPSEEK_REASONER ? successiveTurns(messages) : undefined;
+    if (successive)
+      return deepseekRefusal(
+        `deepseek-reasoner does not support successive user or assistant messages (messages[${successive[0]}] ` +
+          `and messages[${successive[1]}] in your input). You should interleave the user/assistant messages in the message sequence.`,
+      );
+    return undefined;
   },
   streamPlan: (asked) => ({ ...openaiPlan(asked), preamble: [': keep-alive'] }),
   // Its models read text only: an `image_url` part fails to deserialize, whatever the model (the body

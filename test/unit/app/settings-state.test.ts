@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnections } from '../../../src/app/connections.ts';
-import { createKeys } from '../../../src/app/keys.ts';
+import { createKeys, PASSPHRASES_DIFFER } from '../../../src/app/keys.ts';
 import { createLedgerView } from '../../../src/app/ledger-view.ts';
 import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
@@ -30,7 +30,13 @@ describe('keys', () => {
     });
     await expect.poll(() => keys.list.value.map((k) => k.last4)).toEqual(['1234']);
 
-    expect((await keys.setPassphrase('correct horse')).kind).toBe('ok');
+    // A repeat that differs sets nothing: one typo would have locked the keys away.
+    expect(await keys.setPassphrase('correct horse', 'correct horsr')).toEqual({
+      kind: 'error',
+      text: PASSPHRASES_DIFFER,
+    });
+    expect(vault.hasPassphrase()).toBe(false);
+    expect((await keys.setPassphrase('correct horse', 'correct horse')).kind).toBe('ok');
     await expect.poll(() => keys.hasPassphrase.value).toBe(true);
     expect((await keys.lock()).kind).toBe('ok');
     await expect.poll(() => keys.locked.value).toBe(true);

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { pageServices } from '../../../src/app/services.ts';
-import { createVaultUnlock } from '../../../src/app/vault-unlock.ts';
+import { createVaultUnlock, unlockingFirst } from '../../../src/app/vault-unlock.ts';
 import { LOCAL_WORKER, type WorkerSpec } from '../../../src/pool/types.ts';
 import { openVault } from '../../../src/vault/vault.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
@@ -73,5 +73,45 @@ describe('ensureUnlocked', () => {
     expect(a.unlockRequest.value?.purpose).toBe('to run your question');
     a.unlockRequest.value!.settle(false);
     expect(await asked).toBe(false);
+  });
+
+  it('does not ask for workers that send no saved key; a streamed step asks only when it is sent', async () => {
+    const vault = await openVault('unlock-keyless');
+    await vault.setPassphrase(PASS);
+    await vault.saveKey({ providerId: 'custom', origin: cloud.baseURL, key: 'sk-unlock-unit-0123456789' });
+    vault.lock();
+    const { ensureUnlocked, unlockRequest } = createVaultUnlock({ vault: async () => vault });
+    // A local server at another origin, with no key saved for it: nothing of the vault is sent to it.
+    const keyless = { ...cloud, id: 'w2', baseURL: 'http://127.0.0.1:9999/v1' };
+    expect(await ensureUnlocked([keyless], 'to run your question')).toBe(true);
+    expect(unlockRequest.value).toBeUndefined();
+    expect(vault.state()).toBe('locked');
+
+    // Through the run's transports: the keyless worker's request is sent at once; the keyed one's waits
+    // for the prompt, and fails saying so when it is declined.
+    const sent: string[] = [];
+    const transportFor = unlockingFirst(
+      () => ({
+        async *stream(worker) {
+          sent.push(worker.id);
+          yield { type: 'delta', text: 'ok' } as const;
+        },
+      }),
+      (worker) => ensureUnlocked([worker], 'to run your question'),
+    );
+    const drain = async (worker: WorkerSpec) => {
+      const request = { messages: [], signal: new AbortController().signal, runId: 'r', stepIndex: 0 };
+      for await (const _ of transportFor(worker).stream(worker, request));
+    };
+    await drain(keyless);
+    expect(sent).toEqual(['w2']);
+    expect(unlockRequest.value).toBeUndefined();
+    const keyed = drain(cloud);
+    await expect.poll(() => unlockRequest.value?.purpose).toBe('to run your question');
+    expect(sent).toEqual(['w2']);
+    unlockRequest.value!.settle(false);
+    await expect(keyed).rejects.toThrow('The vault is still locked');
+    expect(sent).toEqual(['w2']);
+    vault.close();
   });
 });

@@ -558,7 +558,13 @@ describe('keys by origin, with the real vault', () => {
     await vault.setPassphrase('correct horse battery staple');
     vault.lock();
     const egress = createEgress({ vault, ledger });
-    const error = await post(egress, keyless, chatBody('echo')).catch((e: unknown) => e);
+    // An earlier answer quoting the key, base64-encoded: its last four characters are not in the body as
+    // they are, but decoded they are, so the body cannot be shown to hold no key.
+    const quoted = JSON.stringify({
+      model: 'echo',
+      messages: [{ role: 'user', content: `Basic ${Buffer.from(`:${KEY_A}`).toString('base64')}` }],
+    });
+    const error = await post(egress, keyless, quoted).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'ProviderError', kind: 'refused' });
     expect((error as Error).message).toContain('locked');
     expect(keyless.requests).toHaveLength(0);
@@ -591,8 +597,11 @@ describe('keys by origin, with the real vault', () => {
     });
     expect(pasted).toMatchObject({ ok: false, problem: 'refused' });
     expect(keyless.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-    // A run's step is not a connection test: its body (earlier answers) still waits for the passphrase.
-    const step = await post(egress, keyless, chatBody('echo')).catch((e: unknown) => e);
+    // A run's step for this keyless host goes too when its body holds none of the saved keys (it needs
+    // no passphrase), and is held back when it quotes one.
+    expect(await post(egress, keyless, chatBody('echo'))).toBe(200);
+    const quoting = JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: `key ${KEY_A}` }] });
+    const step = await post(egress, keyless, quoting).catch((e: unknown) => e);
     expect(step).toMatchObject({ name: 'ProviderError', kind: 'refused' });
   });
 

@@ -174,6 +174,33 @@ describe('executor over HTTP', () => {
     expect(t(result.steps[3]).startedAt).toBeLessThan(t(limited[0]).endedAt);
   });
 
+  it('adds no abort listener per waiting step: a 50-step run warns of no listener leak', async () => {
+    // Node warns (MaxListenersExceededWarning) once an AbortSignal has more than 10 abort listeners: a
+    // run's signal had one per step begun, and a 50-step run with a provider limit keeps most waiting.
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const m = model();
+      const { handle } = run({
+        pool: [worker('w1', m, { maxConcurrency: 2 })],
+        maxSteps: 50,
+        plan: {
+          steps: Array.from({ length: 50 }, (_, i) => ({ worker: 'w1', task: `task ${i}`, sees: [] })),
+        },
+      });
+      const result = await handle.result;
+      expect(result.error).toBeUndefined();
+      expect(result.status).toBe('done');
+      expect(result.steps.every((s) => s.state === 'done')).toBe(true);
+      // A warning is emitted on the next tick.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('runs strictly one step at a time in sequential mode', async () => {
     const m = model({ latency: { firstTokenMs: 50, perTokenMs: 5 } });
     const { handle } = run({

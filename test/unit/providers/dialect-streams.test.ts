@@ -3,6 +3,7 @@ import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { ChatEvent } from '../../../src/providers/transport.ts';
+import type { PartsMessage } from '../../../src/shared/chat.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { useDialectProviders } from '../../provider/dialect-providers.ts';
 import { type DialectMode, OPENROUTER_COMMENT, openrouterCost } from '../../provider/dialects/index.ts';
@@ -18,8 +19,10 @@ const THINKER: ScriptedModel = {
   reasoning: { text: 'Two plus two: count two, then two more.' },
 };
 
+const REASONER: ScriptedModel = { ...THINKER, id: 'deepseek-reasoner' };
+
 const at = useDialectProviders(['mistral', 'gemini', 'openrouter', 'xai', 'groq', 'deepseek'], {
-  models: [THINKER],
+  models: [THINKER, REASONER],
 });
 
 function worker(mode: DialectMode, model = 'upper', providerId: string = mode): WorkerSpec {
@@ -33,10 +36,13 @@ function worker(mode: DialectMode, model = 'upper', providerId: string = mode): 
   });
 }
 
-async function collect(spec: WorkerSpec): Promise<ChatEvent[]> {
+async function collect(
+  spec: WorkerSpec,
+  messages: PartsMessage[] = [{ role: 'user', content: 'hello there world' }],
+): Promise<ChatEvent[]> {
   const events: ChatEvent[] = [];
   const stream = createOpenAITransport({ fetch: directFetch }).stream(spec, {
-    messages: [{ role: 'user', content: 'hello there world' }],
+    messages,
     signal: new AbortController().signal,
     runId: 'run-1',
     stepIndex: 0,
@@ -185,5 +191,41 @@ describe('DeepSeek', () => {
     const error = await failure(collect(worker('deepseek', 'only-thinks')));
     expect(error.kind).toBe('empty');
     expect(error.message).toMatch(/only reasoned and wrote no answer text/);
+  });
+});
+
+describe("DeepSeek's reasoner (successive user or assistant messages are a 400)", () => {
+  // A follow-up's second step as the executor assembles it (src/executor/context.ts): the earlier turn,
+  // then the question, the step it sees (task, answer) and its own task: the question and the seen task
+  // are two user turns in a row, as are the question and the task of a step that sees nothing.
+  const followUp: PartsMessage[] = [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'What is 2+2?' },
+    { role: 'assistant', content: 'Four.' },
+    { role: 'user', content: 'And 3+3?' },
+    { role: 'user', content: 'Add the numbers.' },
+    { role: 'assistant', content: 'Six.' },
+    { role: 'user', content: 'Check the sum.' },
+  ];
+
+  it('is sent one user turn for the question and the task, and answers', async () => {
+    const events = await collect(worker('deepseek', 'deepseek-reasoner'), followUp);
+    expect(answer(events)).toBe('The answer is 4.');
+    const body = lastPost('deepseek')?.body as { messages: { role: string; content: string }[] } | undefined;
+    const sent = body?.messages ?? [];
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
+    expect(sent[3]?.content).toBe('And 3+3?\n\nAdd the numbers.');
+  });
+
+  it('a step that sees nothing: the question and its task as one turn', async () => {
+    const firstStep: PartsMessage[] = [
+      { role: 'user', content: 'What is 2+2?' },
+      { role: 'user', content: 'Answer the question.' },
+    ];
+    const events = await collect(worker('deepseek', 'deepseek-reasoner'), firstStep);
+    expect(answer(events)).toBe('The answer is 4.');
+    expect(lastPost('deepseek')?.body).toMatchObject({
+      messages: [{ role: 'user', content: 'What is 2+2?\n\nAnswer the question.' }],
+    });
   });
 });

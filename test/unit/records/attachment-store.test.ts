@@ -65,7 +65,7 @@ describe('attachments in the runs database', () => {
       },
     };
     expect(await keepRunFiles(full, [csv])).toBe(
-      'The attached files could not be saved: the disk is full. The run goes on with them; History will list it without their contents.',
+      "The attached files could not be saved: this browser's storage for Baton is full. The run goes on with them; History will list it without their contents.",
     );
     expect(await keepRunFiles(full, [])).toBeUndefined();
   });

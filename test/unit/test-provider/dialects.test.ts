@@ -11,6 +11,11 @@ const at = useDialectProviders(['openai', 'mistral', 'gemini', 'openrouter', 'xa
   cors: 'open',
   models: [
     { id: 'thinker', behaviour: { kind: 'fixed', text: 'Four.' }, reasoning: { text: 'Two and two.' } },
+    {
+      id: 'deepseek-reasoner',
+      behaviour: { kind: 'fixed', text: 'Four.' },
+      reasoning: { text: 'Two and two.' },
+    },
   ],
 });
 
@@ -178,6 +183,40 @@ describe('groq and deepseek', () => {
       ],
     });
     expect(sentBack.status).toBe(400);
+  });
+
+  it('deepseek-reasoner: two user or assistant messages in a row are a 400 naming them; another model takes them', async () => {
+    const successive = {
+      messages: [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'the question' },
+        { role: 'user', content: 'the task' },
+      ],
+    };
+    const refused = await post('deepseek', { model: 'deepseek-reasoner', ...successive });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error: {
+        message:
+          'deepseek-reasoner does not support successive user or assistant messages (messages[1] and ' +
+          'messages[2] in your input). You should interleave the user/assistant messages in the message sequence.',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_request_error',
+      },
+    });
+    const answers = await post('deepseek', {
+      model: 'deepseek-reasoner',
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'a' },
+        { role: 'assistant', content: 'b' },
+      ],
+    });
+    expect(((await answers.json()) as { error: { message: string } }).error.message).toContain(
+      '(messages[1] and messages[2] in your input)',
+    );
+    expect((await post('deepseek', { model: 'upper', ...successive })).status).toBe(200);
   });
 });
 

@@ -3,6 +3,7 @@ import {
   createSecretScrubber,
   lastFour,
   maskKey,
+  mayHoldSecretEnding,
   redactSecrets,
   removeSecrets,
 } from '../../../src/vault/redact.ts';
@@ -107,5 +108,38 @@ describe('what redaction does not cover, as the README says', () => {
       b64(`:${key}`),
     ];
     for (const form of forms) expect(removeSecrets(`x ${form} y`, [key]).removed).toBe(1);
+  });
+});
+
+describe('mayHoldSecretEnding (what a locked vault can prove of a body)', () => {
+  const KEY = 'sk-locked-proof-0123WXyz';
+  const ending = lastFour(KEY);
+
+  it('finds every form removeSecrets removes, whatever precedes it', () => {
+    const b64 = (s: string) => Buffer.from(s).toString('base64');
+    const forms = [
+      KEY,
+      encodeURIComponent(KEY),
+      JSON.stringify(KEY),
+      b64(KEY),
+      b64(`:${KEY}`),
+      b64(KEY).replace(/=+$/, ''),
+      b64(KEY).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+    ];
+    for (const form of forms)
+      for (const before of ['', ' ', 'Basic ', 'x', 'xy', 'xyz', 'abcd'])
+        expect(
+          mayHoldSecretEnding(`{"content":"${before}${form} after"}`, [ending]),
+          `${before}${form}`,
+        ).toBe(true);
+  });
+
+  it('proves a body free of keys, and never rules out an ending it cannot search for', () => {
+    const body = JSON.stringify({ messages: [{ role: 'user', content: 'What is 2+2? aGVsbG8gd29ybGQ=' }] });
+    expect(mayHoldSecretEnding(body, [ending])).toBe(false);
+    expect(mayHoldSecretEnding(body, [])).toBe(false);
+    // A short key has no ending on record; an ending JSON or URL encoding would change cannot be searched.
+    expect(mayHoldSecretEnding(body, ['••••'])).toBe(true);
+    expect(mayHoldSecretEnding(body, ['ab"c'])).toBe(true);
   });
 });
