@@ -7,6 +7,7 @@
 import { signal } from '@preact/signals';
 import { onDevice, type WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
+import { ProviderError } from '../providers/errors.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import type { KeyInfo, Vault } from '../vault/vault.ts';
 
@@ -105,7 +106,8 @@ export function unlockingFirst(
     if (onDevice(worker.id)) return inner;
     return {
       async *stream(target, request) {
-        if (!(await unlock(target))) throw stillLocked();
+        // A refusal, not a cut stream: a stream's failure is tried again, which asked again at once.
+        if (!(await unlock(target))) throw new ProviderError('refused', stillLocked().message);
         yield* inner.stream(target, request);
       },
     };

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { scriptedConductor } from './scripted-conductor.ts';
 import { keyedServices, keyedTestProvider, testAppState } from './test-app-state.ts';
 
-// Ask with review off on a locked vault: the plan runs as it streams, so the passphrase is asked for where
-// the run starts, before any request. (Run and Resume on a locked vault: test/browser/vault-unlock.spec.ts.)
+// Ask with review off on a locked vault: the plan runs as it streams, so the passphrase is asked for when
+// the first step that sends a saved key is about to be sent, before any request. (Run and Resume on a locked vault: test/browser/vault-unlock.spec.ts.)
 
 const KEY = 'sk-ask-locked-AAAAAAAAAAAAAAAA';
 const PASS = 'correct horse battery staple';
@@ -29,7 +29,9 @@ describe('ask() without review on a locked vault', () => {
     await app.runs.whenIdle();
     const failed = app.runs.currentRun.value!;
     expect(failed.phase).toBe('failed');
-    expect(failed.error).toContain('The vault is still locked');
+    // The step that needed the key fails saying so, once: declining is not a failure to try again.
+    expect(failed.steps[0]?.error).toContain('The vault is still locked');
+    expect(app.unlock.unlockRequest.value).toBeUndefined();
     expect(chats()).toEqual([]);
     expect((await ledger.list({ runId: failed.id })).filter((e) => e.sent)).toEqual([]);
     expect(vault.state()).toBe('locked');
