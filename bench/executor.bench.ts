@@ -4,9 +4,9 @@
 import { criticalPath, dependencies } from '../src/executor/dag.ts';
 import { type RunOptions, startRun } from '../src/executor/executor.ts';
 import type { RunResult } from '../src/executor/types.ts';
-import type { WorkerSpec } from '../src/pool/types.ts';
 import { createOpenAITransport } from '../src/providers/openai-transport.ts';
 import type { Plan } from '../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../src/shared/worker-spec.ts';
 import { BRANCHES } from '../test/fixtures/branches-plan.ts';
 import { stepsFromTokens } from '../test/fixtures/plan-stream.ts';
 import { directFetch } from '../test/provider/direct-fetch.ts';

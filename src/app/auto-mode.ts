@@ -17,7 +17,8 @@ import {
 } from '../learning/bandit.ts';
 import { createLearner } from '../learning/learner.ts';
 import type { OutcomeChange, OutcomeStore, StrategyId } from '../learning/outcome.ts';
-import { answersAlone, type WorkerSpec } from '../pool/types.ts';
+import { answersAlone } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { parseJson, storedValue } from './local-store.ts';
 
 const DEFAULT_SLIDER = 0.3;

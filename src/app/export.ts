@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { WorkerSpec } from '../pool/types.ts';
 import type { Citation } from '../providers/transport.ts';
 import { citationOf } from '../providers/web-search.ts';
 import { check, RunRecordSchema, StepRecordSchema } from '../records/record-schema.ts';
@@ -8,6 +7,7 @@ import type { RunRecord, StepRecord } from '../records/runs-db.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import { validatePlan } from '../shared/plan/index.ts';
 import { labelsOf } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { ESTIMATED, estimateNote } from './format.ts';
 import { codeBlock, inertMarkdown, inertProblems } from './inert-markdown.ts';
 import { seesText } from './sees-text.ts';

@@ -1,5 +1,5 @@
-import type { WorkerSpec } from '../pool/types.ts';
 import { contextWindowOf } from '../providers/context-windows.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 /**
  * How much of a thread's earlier turns a worker is sent with each step of a follow-up (Settings →

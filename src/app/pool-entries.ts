@@ -1,5 +1,5 @@
-import type { WorkerSpec } from '../pool/types.ts';
 import type { PoolEntry } from '../shared/conductor-api.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 /** What the conductor is told about the pool: ids, the user's labels, strengths, cost tiers, who searches, who takes images. */
 export function poolEntries(pool: readonly WorkerSpec[]): PoolEntry[] {

@@ -1,6 +1,7 @@
 import { computed, signal } from '@preact/signals';
 import type { PoolStore } from '../pool/store.ts';
-import { LOCAL_WORKER, type WorkerSpec } from '../pool/types.ts';
+import { LOCAL_WORKER } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { storedValue } from './local-store.ts';
 import { runWorker } from './run-worker.ts';
 

@@ -7,13 +7,13 @@
 import { attachmentSummary } from '../attachments/summary.ts';
 import type { Attachment } from '../attachments/types.ts';
 import { planFilesOf } from '../executor/step-files.ts';
-import type { WorkerSpec } from '../pool/types.ts';
 import { refOf } from '../records/attachment-store.ts';
 import type { RunHistoryStore } from '../records/run-store.ts';
 import type { RunRecord } from '../records/runs-db.ts';
 import type { AttachmentSummary } from '../shared/conductor-api.ts';
 import type { PlanFiles } from '../shared/plan/files.ts';
 import { storageErrorText } from '../shared/storage-error.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import type { AskMode } from './runs/run-model.ts';
 
 export function createRunFiles() {

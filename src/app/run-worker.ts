@@ -1,6 +1,7 @@
 import { type RunSandbox, RunStepTransport, runWorker } from '../executor/run-step.ts';
-import { RUN_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ChatTransport } from '../providers/transport.ts';
+import { RUN_WORKER } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 /** The code sandbox as a worker (src/executor/run-step.ts). */
 export { runWorker };

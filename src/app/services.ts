@@ -11,12 +11,13 @@ import type { PlannerCompareStore } from '../evaluation/compare-planners-store.t
 import type { FailoverOptions } from '../executor/failover.ts';
 import type { OutcomeStore } from '../learning/outcome.ts';
 import type { PoolStore } from '../pool/store.ts';
-import { LOCAL_WORKER, onDevice, type WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import type { RunHistoryStore } from '../records/run-store.ts';
 import type { ThreadStore } from '../records/thread-store.ts';
 import type { SandboxRunner } from '../sandbox/code-runner.ts';
+import { LOCAL_WORKER, onDevice } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import type { Vault } from '../vault/vault.ts';
 import type { RunPrefs } from './prefs.ts';
 import { withRunStep } from './run-worker.ts';

@@ -1,5 +1,5 @@
 import { categoryOf } from '../learning/features.ts';
-import type { WorkerSpec } from '../pool/types.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import type { AskMode } from './runs/run-model.ts';
 import type { TurnContext } from './turn-context.ts';
 

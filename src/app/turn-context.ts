@@ -1,9 +1,9 @@
 import type { TurnHistory } from '../executor/turn-history.ts';
-import type { WorkerSpec } from '../pool/types.ts';
 import type { ThreadLink } from '../records/runs-db.ts';
 import type { PastTurn, ThreadStore } from '../records/thread-store.ts';
 import type { ConversationTurn } from '../shared/conductor-api.ts';
 import { truncateMiddle } from '../shared/truncate-middle.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { type HistoryPrefs, historyBudget } from './history-budget.ts';
 
 /**

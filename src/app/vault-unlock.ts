@@ -5,10 +5,11 @@
  * user. Once unlocked, the vault stays so for the page's life: no later question asks again.
  */
 import { signal } from '@preact/signals';
-import { onDevice, type WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatTransport } from '../providers/transport.ts';
+import { onDevice } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import type { KeyInfo, Vault } from '../vault/vault.ts';
 
 /**

@@ -1,6 +1,6 @@
 /** The names the run view shows for workers: the user's labels, never bare ids when a label is known. */
 
-import { LOCAL_WORKER, RUN_WORKER, SELF_WORKER } from '../pool/types.ts';
+import { LOCAL_WORKER, RUN_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
 
 /** Labels by worker id, as the run's pool gave them. */
 export type WorkerLabels = Readonly<Record<string, string>>;

@@ -1,6 +1,5 @@
 import { proxy, type Remote, wrap } from 'comlink';
 import type { ConductorThreadApi } from '../../workers/conductor.worker.ts';
-import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
 import { createChannel } from '../shared/async-channel.ts';
@@ -23,6 +22,7 @@ import {
   type ReplanResponse,
 } from '../shared/conductor-api.ts';
 import { engineErrorWords } from '../shared/engine-errors.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 export interface BridgeOptions {
   /** Makes the thread (tests inject one; default: the conductor thread module). */

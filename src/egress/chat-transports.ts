@@ -1,8 +1,8 @@
-import type { WorkerSpec } from '../pool/types.ts';
 import { createAnthropicTransport } from '../providers/anthropic-transport.ts';
 import { dialectOf } from '../providers/dialects.ts';
 import { createOpenAITransport } from '../providers/openai-transport.ts';
 import type { ChatTransport } from '../providers/transport.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import type { Egress } from './egress.ts';
 
 /**

@@ -6,10 +6,10 @@
  * a model and still refuse every step (a field it rejects, a header its preflight does not allow).
  */
 
-import type { WorkerSpec } from '../pool/types.ts';
 import { isLoopback, type ProviderPreset, presetById } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { BatonRequestInit, ChatTransport } from '../providers/transport.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { chatTransports } from './chat-transports.ts';
 import { listModels } from './discovery.ts';
 import type { Egress } from './egress.ts';

@@ -1,8 +1,8 @@
 import { DEFAULT_ANSWER_TOKENS } from '../executor/estimate.ts';
 import type { ExecutorOptions } from '../executor/executor.ts';
 import { totalsOf } from '../executor/spend.ts';
-import type { WorkerSpec } from '../pool/types.ts';
 import { formatCost } from '../shared/format-cost.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { type CodeRunner, scoreAnswer } from './score.ts';
 import { type Planner, runStrategy, type Strategy } from './strategies.ts';
 import type { Task } from './taskset.ts';

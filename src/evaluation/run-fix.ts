@@ -1,5 +1,5 @@
-import { RUN_WORKER } from '../pool/types.ts';
 import type { Plan } from '../shared/plan/index.ts';
+import { RUN_WORKER } from '../shared/worker-ids.ts';
 import type { Task } from './taskset.ts';
 
 /**

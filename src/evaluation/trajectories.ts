@@ -1,4 +1,4 @@
-import type { WorkerSpec } from '../pool/types.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { type BenchItemResult, isScored } from './bench-runner.ts';
 import type { Strategy } from './strategies.ts';
 import type { Task } from './taskset.ts';

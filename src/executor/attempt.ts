@@ -1,10 +1,10 @@
-import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
 import { withCitation } from '../providers/web-search.ts';
 import type { RequestSpend, StepStatus, StepWait } from '../records/run-types.ts';
 import type { PartsMessage } from '../shared/chat.ts';
 import { loadTokenizer, TokenTally } from '../shared/token-estimate.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
 import { decideRetry, type RetryPolicy } from './retry.ts';
 import { inFlightSpend, needsEstimate, requestSpend, streamingSpend } from './spend.ts';

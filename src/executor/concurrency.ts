@@ -1,4 +1,4 @@
-import type { WorkerSpec } from '../pool/types.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 /** A FIFO counting semaphore whose waiters can give up. */
 export class Semaphore {

@@ -1,6 +1,6 @@
-import { RUN_WORKER, SELF_WORKER } from '../pool/types.ts';
 import type { ChatMessage } from '../shared/chat.ts';
 import type { Step } from '../shared/plan/index.ts';
+import { RUN_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
 import { resolveSees } from './dag.ts';
 
 export interface ContextInput {

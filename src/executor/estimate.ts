@@ -1,6 +1,7 @@
 import type { Attachment } from '../attachments/types.ts';
-import { LOCAL_WORKER, SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { Step } from '../shared/plan/index.ts';
+import { LOCAL_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { assembleMessages } from './context.ts';
 import { priceOf } from './spend.ts';
 import { filesOfStep, promptTokensOf, withStepFiles } from './step-files.ts';

@@ -1,5 +1,4 @@
 import type { Attachment } from '../attachments/types.ts';
-import { SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
 import type { ProviderError } from '../providers/errors.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import { runFields } from '../records/attachment-store.ts';
@@ -21,6 +20,8 @@ import {
   validatePlan,
   validateStep,
 } from '../shared/plan/index.ts';
+import { SELF_WORKER } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import {
   CANCEL_REASON,
   type CancelCause,

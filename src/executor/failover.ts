@@ -3,10 +3,11 @@
  * the step over. Pure choices (no network, no vault): the executor asks `failoverCause` whether an error is
  * worth a takeover and `chooseSubstitute` for the worker, handing in how to know that a worker has a key.
  */
-import { LOCAL_WORKER, onDevice, RUN_WORKER, SELF_WORKER, type WorkerSpec } from '../pool/types.ts';
-import { ProviderError, type ProviderErrorKind } from '../providers/errors.ts';
 
+import { ProviderError, type ProviderErrorKind } from '../providers/errors.ts';
 import type { RunTotals } from '../records/run-types.ts';
+import { LOCAL_WORKER, onDevice, RUN_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 export type { Takeover } from '../records/run-types.ts';
 

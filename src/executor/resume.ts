@@ -1,8 +1,8 @@
-import type { WorkerSpec } from '../pool/types.ts';
 import type { RunStore } from '../records/run-store.ts';
 import type { StepStatus } from '../records/run-types.ts';
 import type { RunRecord, StepRecord } from '../records/runs-db.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { dependencies, downstream } from './dag.ts';
 import { interruptedSpend } from './spend.ts';
 

@@ -1,8 +1,9 @@
-import { RUN_WORKER, type WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
 import type { ExecuteRequest, Execution } from '../sandbox/code-runner.ts';
 import { contentText, type PartsMessage } from '../shared/chat.ts';
+import { RUN_WORKER } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { raceAbort } from './abort.ts';
 
 /**

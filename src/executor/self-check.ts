@@ -1,7 +1,7 @@
-import { SELF_WORKER } from '../pool/types.ts';
 import type { StepStatus } from '../records/run-types.ts';
 import { engineErrorWords } from '../shared/engine-errors.ts';
 import { type Step, type ValidateOptions, validatePlan } from '../shared/plan/index.ts';
+import { SELF_WORKER } from '../shared/worker-ids.ts';
 import { raceAbort } from './abort.ts';
 import type { Replanner } from './types.ts';
 

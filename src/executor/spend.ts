@@ -1,9 +1,9 @@
-import type { WorkerSpec } from '../pool/types.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from '../records/run-types.ts';
 import type { PartsMessage } from '../shared/chat.ts';
 import type { Estimator } from '../shared/token-estimate.ts';
 import { currentEstimator, estimateTokens } from '../shared/token-estimate.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { promptTokensOf } from './step-files.ts';
 
 // Estimates for what a provider did not count live with the tokenizer that makes them.

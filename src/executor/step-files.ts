@@ -6,12 +6,12 @@
 import { attachmentParts } from '../attachments/parts.ts';
 import { imageTokenRule, imageTokens } from '../attachments/tokens.ts';
 import type { Attachment } from '../attachments/types.ts';
-import type { WorkerSpec } from '../pool/types.ts';
 import { type ChatMessage, type ContentPart, type PartsMessage, textMessage } from '../shared/chat.ts';
 import { type PlanFiles, resolveFiles } from '../shared/plan/files.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { estimatePromptTokens } from '../shared/token-estimate.ts';
 import { SELF_WORKER } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 /** The question's files as the plan language checks them: which are images, and who takes images. */
 export function planFilesOf(attachments: readonly Attachment[], pool: readonly WorkerSpec[]): PlanFiles {

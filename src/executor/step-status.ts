@@ -1,6 +1,6 @@
-import { SELF_WORKER } from '../pool/types.ts';
 import type { StepStatus } from '../records/run-types.ts';
 import type { Step } from '../shared/plan/index.ts';
+import { SELF_WORKER } from '../shared/worker-ids.ts';
 
 // Totals are spend: they live with the rest of the spend rules.
 export { totalsOf } from './spend.ts';

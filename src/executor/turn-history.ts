@@ -1,9 +1,9 @@
-import type { WorkerSpec } from '../pool/types.ts';
 import type { StepHistory } from '../records/run-types.ts';
 import type { PastTurn } from '../records/thread-store.ts';
 import type { ChatMessage } from '../shared/chat.ts';
 import { estimateTokens } from '../shared/token-estimate.ts';
 import { truncateMiddle } from '../shared/truncate-middle.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 /**
  * What a step of a follow-up is told of its thread: the earlier turns' questions and final answers, as

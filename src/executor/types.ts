@@ -1,4 +1,3 @@
-import type { WorkerSpec } from '../pool/types.ts';
 import type {
   RequestSpend,
   RunStatus,
@@ -9,6 +8,7 @@ import type {
   Usage,
 } from '../records/run-types.ts';
 import type { Step } from '../shared/plan/index.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 /** What a `self` step hands the conductor: the question, the workflow so far and every answer. */
 export interface ReplanInput {

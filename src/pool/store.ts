@@ -4,7 +4,8 @@
  */
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 import { CATALOG, type ProviderPreset, presetById } from '../providers/catalog.ts';
-import { LOCAL_WORKER, RUN_WORKER, SELF_WORKER, type WorkerSpec } from './types.ts';
+import { LOCAL_WORKER, RUN_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 export const POOL_DB = 'baton-pool';
 export const RESERVED_IDS: readonly string[] = [SELF_WORKER, LOCAL_WORKER, RUN_WORKER];

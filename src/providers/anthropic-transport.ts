@@ -8,7 +8,6 @@
  * (events), https://docs.anthropic.com/en/api/errors (error types and statuses).
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import type { WorkerSpec } from '../pool/types.ts';
 import {
   alternatingTurns,
   contentText,
@@ -17,6 +16,7 @@ import {
   type MessageContent,
   type PartsMessage,
 } from '../shared/chat.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { redirectError } from './answer-response.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike, retryAfterMs } from './errors.ts';
 import {

@@ -3,7 +3,7 @@
  * needs or must not send, default models with editable price estimates, and the hosts the CSP allows.
  * Pure data and small helpers: no DOM, no network (the worker and the Vite config may import it).
  */
-import type { Price } from '../pool/types.ts';
+import type { Price } from '../shared/worker-spec.ts';
 
 /** How the key travels: `Authorization: Bearer <key>`, `x-api-key: <key>`, or not at all. */
 export type AuthStyle = 'bearer' | 'x-api-key' | 'none';

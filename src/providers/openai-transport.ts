@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import type { WorkerSpec } from '../pool/types.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { answerChunks, refusingRedirects } from './answer-response.ts';
 import { type Dialect, dialectOf } from './dialects.ts';
 import { errorMessageOf, errorMessageOfText } from './error-body.ts';

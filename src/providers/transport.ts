@@ -1,5 +1,5 @@
-import type { WorkerSpec } from '../pool/types.ts';
 import { attachmentBytes, hasImages, type PartsMessage } from '../shared/chat.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { ProviderError } from './errors.ts';
 
 /** What the executor sends for one attempt of one step. */

@@ -3,7 +3,7 @@
  * request adds, and the sources a provider's answer cites, read from each wire's documented shape. Pure: no
  * DOM, no network. A source is only ever a link the user may follow: Baton never fetches it.
  */
-import type { WorkerSpec } from '../pool/types.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { presetById } from './catalog.ts';
 import { type Dialect, dialectOf } from './dialects.ts';
 import type { Citation } from './transport.ts';

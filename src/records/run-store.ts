@@ -1,6 +1,6 @@
 import { type IDBPDatabase, type IDBPTransaction, openDB, type StoreNames } from 'idb';
 import type { Attachment } from '../attachments/types.ts';
-import type { Price, WorkerSpec } from '../pool/types.ts';
+import type { Price, WorkerSpec } from '../shared/worker-spec.ts';
 // Attached files: stored by content hash beside the runs (attachment-store.ts).
 import {
   ATTACHMENTS_STORE,

@@ -5,9 +5,9 @@
  */
 import type { DBSchema } from 'idb';
 import type { Attachment } from '../attachments/types.ts';
-import type { WorkerSpec } from '../pool/types.ts';
 import type { Plan } from '../shared/plan/index.ts';
 import type { Estimator } from '../shared/token-estimate.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import type { RunStatus, RunTotals, StepStatus } from './run-types.ts';
 
 /** What a run keeps of each of its files: enough to list it in History and to find its bytes. */

@@ -1,6 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
 import { workerColor } from '../app/worker-color.ts';
-import { SELF_WORKER } from '../pool/types.ts';
 import type { AttachmentRef } from '../records/runs-db.ts';
 import { checkPlan } from '../shared/plan/checks.ts';
 import {
@@ -11,6 +10,7 @@ import {
   type Step,
   validatePlan,
 } from '../shared/plan/index.ts';
+import { SELF_WORKER } from '../shared/worker-ids.ts';
 import { PlanWarnings } from './PlanWarnings.tsx';
 import { planFilesFrom, StepFilesField } from './StepFilesField.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';

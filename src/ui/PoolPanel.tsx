@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
-import type { WorkerSpec } from '../pool/types.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
 import { offersWebSearch } from '../providers/web-search.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { useAppState } from './app-context.ts';
 import { ConnectSrcHint } from './ConnectSrcHint.tsx';
 import {

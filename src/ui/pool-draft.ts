@@ -1,8 +1,8 @@
 /** The add/edit-worker form's state and its rules, kept pure so they are unit-tested. */
 
-import type { WorkerSpec } from '../pool/types.ts';
 import { presetById } from '../providers/catalog.ts';
 import { offersWebSearch } from '../providers/web-search.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 export type CostTier = NonNullable<WorkerSpec['costTier']>;
 

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
-import type { WorkerSpec } from '../../src/pool/types.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import {
   addModelWorker,
   answerAtOnce,

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import type { WorkerSpec } from '../../src/pool/types.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import {
   type ProviderOptions,

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, type Page, type Request, test } from '@playwright/test';
 import type { LedgerEntry } from '../../src/egress/ledger.ts';
-import type { WorkerSpec } from '../../src/pool/types.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import type { EgressHarness } from '../pages/egress.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 

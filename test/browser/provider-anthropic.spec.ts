@@ -1,6 +1,6 @@
 import { expect, type Page, type Request, test } from '@playwright/test';
 import type { LedgerEntry } from '../../src/egress/ledger.ts';
-import type { WorkerSpec } from '../../src/pool/types.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import type { EgressHarness } from '../pages/egress.ts';
 import { countPromptTokens, startProvider, type TestProvider, tokenize } from '../provider/server.ts';
 import { sampleRunExport } from './app-fixtures.ts';

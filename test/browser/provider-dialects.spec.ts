@@ -1,8 +1,8 @@
 import { expect, type Page, test } from '@playwright/test';
 import { priceOf } from '../../src/executor/spend.ts';
-import type { WorkerSpec } from '../../src/pool/types.ts';
 import { formatCost } from '../../src/shared/format-cost.ts';
 import type { Plan } from '../../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import type { DialectMode } from '../provider/dialects/index.ts';
 import { openrouterCost } from '../provider/dialects/index.ts';
 import {

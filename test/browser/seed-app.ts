@@ -3,7 +3,7 @@ import { RUN_WORKER_CHOICE } from '../../src/app/pool.ts';
 import { type AppPrefs, createPrefs, type PlanPrefs, type RunPrefs } from '../../src/app/prefs.ts';
 import { knownProvidersStore, providerOf } from '../../src/app/runs/files-confirm.ts';
 import { POOL_DB, workerProblems } from '../../src/pool/store.ts';
-import type { WorkerSpec } from '../../src/pool/types.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 
 // The state a spec needs but does not test (a pool, planning limits), written where the app keeps it
 // before the app starts: a page visit and form fills per worker cost seconds each, and the forms have their

@@ -1,5 +1,5 @@
 import { expect, type Locator, type Page, test } from '@playwright/test';
-import type { WorkerSpec } from '../../src/pool/types.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import { logErrors, useServers } from './app-steps.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';

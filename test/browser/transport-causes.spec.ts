@@ -1,6 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import type { LedgerEntry } from '../../src/egress/ledger.ts';
-import type { WorkerSpec } from '../../src/pool/types.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import type { EgressHarness } from '../pages/egress.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 

@@ -1,9 +1,9 @@
 import { render } from 'preact';
 import type { CodeRunner } from '../../src/evaluation/score.ts';
 import type { Planner } from '../../src/evaluation/strategies.ts';
-import type { WorkerSpec } from '../../src/pool/types.ts';
 import { createOpenAITransport } from '../../src/providers/openai-transport.ts';
 import { createSandboxRunner } from '../../src/sandbox/code-runner.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import { directFetch } from '../provider/direct-fetch.ts';
 import '../../src/ui/styles.css';
 

@@ -10,10 +10,10 @@ import { createEgress, type Egress } from '../../src/egress/egress.ts';
 import { fetchThread } from '../../src/egress/fetch-thread.ts';
 import { type Ledger, type LedgerEntry, openLedger } from '../../src/egress/ledger.ts';
 import { startRun } from '../../src/executor/executor.ts';
-import type { WorkerSpec } from '../../src/pool/types.ts';
 import { type ProviderPreset, presetById } from '../../src/providers/catalog.ts';
 import type { ChatEvent } from '../../src/providers/transport.ts';
 import type { Plan } from '../../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import { openVault, type Vault } from '../../src/vault/vault.ts';
 
 /**

@@ -3,10 +3,10 @@ import { scoreAnswer } from '../../src/evaluation/score.ts';
 import { runStrategy } from '../../src/evaluation/strategies.ts';
 import type { Task } from '../../src/evaluation/taskset.ts';
 import { RunStepTransport, runWorker } from '../../src/executor/run-step.ts';
-import type { WorkerSpec } from '../../src/pool/types.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../../src/providers/transport.ts';
 import { createSandboxRunner } from '../../src/sandbox/code-runner.ts';
 import { contentText } from '../../src/shared/chat.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 
 // Harness for bench/run-step.bench.ts (P19, P20): the real executor, run step and sandbox (Pyodide from this
 // build), with scripted workers in the page: a writer whose code has a seeded bug, and a fixer that fixes it

@@ -3,9 +3,9 @@ import { createAppState, pageServices } from '../../src/app/app-state.ts';
 import { runWorker } from '../../src/app/run-worker.ts';
 import { isActive, newRunView } from '../../src/app/runs/run-model.ts';
 import { planRun, RunStepTransport } from '../../src/executor/run-step.ts';
-import type { WorkerSpec } from '../../src/pool/types.ts';
 import type { Execution } from '../../src/sandbox/code-runner.ts';
 import type { Plan } from '../../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import { RunPanel } from '../../src/ui/RunPanel.tsx';
 import '../../src/ui/styles.css';
 

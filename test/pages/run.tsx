@@ -2,7 +2,7 @@ import { options, render } from 'preact';
 import { createAppState, pageServices } from '../../src/app/app-state.ts';
 import { isActive, newRunView } from '../../src/app/runs/run-model.ts';
 import { dependencies } from '../../src/executor/dag.ts';
-import type { WorkerSpec } from '../../src/pool/types.ts';
+import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import { RunPanel } from '../../src/ui/RunPanel.tsx';
 import { StepCard } from '../../src/ui/StepCard.tsx';
 import { BRANCHES } from '../fixtures/branches-plan.ts';

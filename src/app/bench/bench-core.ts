@@ -4,7 +4,7 @@ import type { BenchRunRecord, BenchStore } from '../../evaluation/bench-store.ts
 import type { CodeRunner } from '../../evaluation/score.ts';
 import type { FailoverOptions } from '../../executor/failover.ts';
 import type { Outcome } from '../../learning/outcome.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import type { StoreSource } from '../screen-store.ts';
 
 /** A bench run and its results, as a results panel shows it. */

@@ -1,8 +1,8 @@
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import { missingWorkers, type Planner, type Strategy } from '../../evaluation/strategies.ts';
 import type { Task } from '../../evaluation/taskset.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 
 /** What a bench runs with: the app's pool, its transports, and the conductor when one is loaded. */
 export interface BenchEnvironment {

@@ -6,8 +6,8 @@
 import type { ConductorBridge } from '../../conductor/bridge.ts';
 import type { StatsConductor } from '../../evaluation/compare-planners-run.ts';
 import type { Planner } from '../../evaluation/strategies.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import type { createBenchState } from '../bench-state.ts';
 import type { PlannerComparison } from '../planner-comparison.ts';
 import { type SendingServices, transports } from '../services.ts';

@@ -1,7 +1,7 @@
 import { type BenchController, type BenchItemResult, runBench } from '../../evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import type { FailoverOptions } from '../../executor/failover.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import type { BenchCore, ShownBench } from './bench-core.ts';
 import { type BenchEnvironment, type BenchForm, benchFromForm } from './bench-form.ts';
 import { benchOutcome } from './bench-outcome.ts';

@@ -1,8 +1,8 @@
 import type { Planner } from '../../evaluation/strategies.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import type { PlanResponse, PoolEntry } from '../../shared/conductor-api.ts';
 import type { PlanMode } from '../../shared/plan/index.ts';
 import { planLimitsFor } from '../../shared/plan/index.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { poolEntries } from '../pool-entries.ts';
 
 /** The part of the conductor bridge (src/conductor/bridge.ts) a bench planner needs. */

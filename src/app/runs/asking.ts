@@ -1,9 +1,9 @@
 import type { Attachment } from '../../attachments/types.ts';
 import { estimatePlan } from '../../executor/estimate.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
 import type { Plan, PlanMode } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { allFiles, viewFiles, withAttachments } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { SAME_WORKER_REASON, stickyWorker } from '../stickiness.ts';

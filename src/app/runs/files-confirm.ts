@@ -1,8 +1,9 @@
 import { signal } from '@preact/signals';
-import { onDevice, type WorkerSpec } from '../../pool/types.ts';
 import { presetById } from '../../providers/catalog.ts';
 import { resolveFiles } from '../../shared/plan/files.ts';
 import type { Step } from '../../shared/plan/index.ts';
+import { onDevice } from '../../shared/worker-ids.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { parseJson, type StoredValue, storedValue } from '../local-store.ts';
 import type { RunCore } from './run-core.ts';
 

@@ -1,8 +1,8 @@
 import { totalsOf } from '../../executor/step-status.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import { snapshotPool } from '../../records/run-store.ts';
 import type { RunRecord } from '../../records/runs-db.ts';
 import type { Plan } from '../../shared/plan/index.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import type { PlanningFailure } from './planning-failure.ts';
 import type { RunView } from './run-model.ts';
 

@@ -1,10 +1,10 @@
 import type { Attachment } from '../../attachments/types.ts';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import type { RunHandle } from '../../executor/executor.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
 import type { PlanMode, Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { viewFiles } from '../run-files.ts';
 import { type TurnContext, turnView } from '../turn-context.ts';
 import type { PlanFeed } from './plan-feed.ts';

@@ -1,10 +1,10 @@
 import { estimatePlan, type PlanEstimate } from '../../executor/estimate.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
 import type { ConductorEvent, PlanRequest, PlanResponse } from '../../shared/conductor-api.ts';
 import { planLimitsFor, type Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { poolEntries } from '../pool-entries.ts';
 import { planRequestFiles, withAttachments } from '../run-files.ts';
 import { conversationOf, turnEstimate } from '../turn-context.ts';

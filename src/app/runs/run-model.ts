@@ -1,11 +1,11 @@
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import { totalsOf } from '../../executor/step-status.ts';
 import type { ExecutorEvent, RunLimits } from '../../executor/types.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import type { RunStatus, RunTotals, StepStatus } from '../../records/run-types.ts';
 import type { AttachmentRef, ChosenBy, RunRecord, StepRecord } from '../../records/runs-db.ts';
 import type { ConductorEvent } from '../../shared/conductor-api.ts';
 import type { PlanMode, Step } from '../../shared/plan/index.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { activeMs, type Span } from '../active-time.ts';
 import type { TurnContext } from '../turn-context.ts';
 import type { PlanNote } from './plan-notes.ts';

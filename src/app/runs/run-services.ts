@@ -2,10 +2,10 @@ import type { Ledger } from '../../egress/ledger.ts';
 import type { AnswerLength } from '../../executor/estimate.ts';
 import type { TurnHistory } from '../../executor/turn-history.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import type { RunHistoryStore } from '../../records/run-store.ts';
 import type { ThreadLink } from '../../records/runs-db.ts';
 import type { Plan, PlanLimits, PlanMode } from '../../shared/plan/index.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import type { PlanPrefs } from '../prefs.ts';
 import type { SendingServices } from '../services.ts';
 

@@ -1,11 +1,11 @@
 import { type ReplanContext, replannerFor } from '../../conductor/replanner.ts';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import type { RunHandle, RunOptions } from '../../executor/executor.ts';
-import { onDevice, type WorkerSpec } from '../../pool/types.ts';
 import { checkPlan, describeFindings } from '../../shared/plan/checks.ts';
 import type { PlanMode } from '../../shared/plan/index.ts';
 import { type Plan, planLimitsFor, type Step } from '../../shared/plan/index.ts';
-import { labelsOf } from '../../shared/worker-ids.ts';
+import { labelsOf, onDevice } from '../../shared/worker-ids.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { poolEntries } from '../pool-entries.ts';
 import { checkedFiles, keepRunFiles, withAttachments } from '../run-files.ts';
 import { conductorOnDemand, executorModule, failoverFor, keylessWorkers, transports } from '../services.ts';

@@ -1,7 +1,6 @@
 import { finalStepIndex } from '../../executor/step-status.ts';
-import { LOCAL_WORKER } from '../../pool/types.ts';
 import { type RunRecord, type StepRecord, threadLinkOf } from '../../records/runs-db.ts';
-import { labelsOf } from '../../shared/worker-ids.ts';
+import { LOCAL_WORKER, labelsOf } from '../../shared/worker-ids.ts';
 import type { RunView } from './run-model.ts';
 
 /** A stored run as the Watch screen shows it. */

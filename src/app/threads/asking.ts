@@ -1,7 +1,7 @@
 import type { Attachment } from '../../attachments/types.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import type { ThreadLink } from '../../records/runs-db.ts';
 import type { ThreadTurn } from '../../records/thread-store.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { type AskMode, holdsThePage, isActive, type RunView } from '../runs/run-model.ts';
 import type { Runs } from '../runs/runs.ts';
 import { type TurnContext, turnHistory } from '../turn-context.ts';

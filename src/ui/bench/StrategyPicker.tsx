@@ -6,8 +6,8 @@ import {
   type StrategyConfig,
   strategyLabel,
 } from '../../evaluation/strategies.ts';
-import type { WorkerSpec } from '../../pool/types.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
+import type { WorkerSpec } from '../../shared/worker-spec.ts';
 
 type Kind = StrategyConfig['kind'];
 

@@ -8,8 +8,8 @@ import {
 import { applyEvent, newRunView, type RunView } from '../../../src/app/runs/run-model.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 

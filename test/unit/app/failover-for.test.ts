@@ -4,7 +4,7 @@ import { readRunPrefs } from '../../../src/app/prefs.ts';
 import { failoverFor } from '../../../src/app/services.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { openVault } from '../../../src/vault/vault.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 

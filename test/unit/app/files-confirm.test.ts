@@ -8,8 +8,8 @@ import {
 } from '../../../src/app/runs/files-confirm.ts';
 import type { RunCore } from '../../../src/app/runs/run-core.ts';
 import type { Attachment } from '../../../src/attachments/types.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import type { Step } from '../../../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 
 const worker = (id: string, providerId: string, baseURL: string, label = id): WorkerSpec => ({
   id,

@@ -5,7 +5,7 @@ import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import { startRun } from '../../../src/executor/executor.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 

@@ -4,7 +4,7 @@ import { outcomeFromView } from '../../../src/app/outcomes.ts';
 import type { RunView } from '../../../src/app/runs/run-model.ts';
 import type { BenchItemResult } from '../../../src/evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../../src/evaluation/bench-store.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 function spec(id: string, model: string): WorkerSpec {

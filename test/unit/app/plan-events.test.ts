@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyPlanEvent, newRunView, type RunView } from '../../../src/app/runs/run-model.ts';
 import { estimatePlan } from '../../../src/executor/estimate.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import type { Step } from '../../../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 
 const pool: WorkerSpec[] = [
   {

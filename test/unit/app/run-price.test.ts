@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateText } from '../../../src/app/price-text.ts';
 import { declinedText, raisedLimit, runSpendLimit } from '../../../src/app/runs/spend-confirm.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 import { scriptedConductor } from './scripted-conductor.ts';

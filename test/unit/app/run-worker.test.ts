@@ -6,9 +6,10 @@ import { rankSubstitutes } from '../../../src/executor/failover.ts';
 import { RunStepTransport } from '../../../src/executor/run-step.ts';
 import type { PoolStore } from '../../../src/pool/store.ts';
 import { workerIdProblem } from '../../../src/pool/store.ts';
-import { RUN_WORKER, type WorkerSpec } from '../../../src/pool/types.ts';
 import { errorFromStatus } from '../../../src/providers/errors.ts';
 import type { ChatTransport } from '../../../src/providers/transport.ts';
+import { RUN_WORKER } from '../../../src/shared/worker-ids.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 const cloud: WorkerSpec = workerSpec({

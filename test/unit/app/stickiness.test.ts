@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stickyWorker } from '../../../src/app/stickiness.ts';
 import type { TurnContext } from '../../../src/app/turn-context.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 const worker = (id: string): WorkerSpec =>

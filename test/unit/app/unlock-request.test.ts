@@ -2,7 +2,8 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { pageServices } from '../../../src/app/services.ts';
 import { createVaultUnlock, unlockingFirst } from '../../../src/app/vault-unlock.ts';
-import { LOCAL_WORKER, type WorkerSpec } from '../../../src/pool/types.ts';
+import { LOCAL_WORKER } from '../../../src/shared/worker-ids.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { openVault } from '../../../src/vault/vault.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 

@@ -2,8 +2,10 @@
  * Imports go one way (ARCHITECTURE.md): the page (src/ outside src/shared/) and the thread (workers/) each
  * import src/shared/, never each other, except the page's `import type` of the thread's API; src/shared/
  * imports neither side, so it compiles under both `lib: dom` and `lib: webworker`. And src/providers/ does
- * not import src/egress/, which is built on it. Read with Vite's parser (oxc), so a type-only import is
- * told from one that loads code.
+ * not import src/egress/, which is built on it. The core (what runs a question: executor, evaluation,
+ * conductor, egress, providers, shared, attachments, records) never imports the app or its views, and no
+ * two folders import each other, directly or round a loop, so each folder can be read knowing only those
+ * below it. Read with Vite's parser (oxc), so a type-only import is told from one that loads code.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -16,6 +18,18 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 const THREAD_API = 'workers/conductor.worker.ts';
 
 type Side = 'page' | 'thread' | 'shared' | 'build' | 'outside';
+
+/** What runs a question, below the app and its views. */
+const CORE = [
+  'src/executor/',
+  'src/evaluation/',
+  'src/conductor/',
+  'src/egress/',
+  'src/providers/',
+  'src/shared/',
+  'src/attachments/',
+  'src/records/',
+];
 
 function sideOf(path: string): Side {
   if (path.startsWith('build/')) return 'build';
@@ -84,6 +98,9 @@ function ruleBroken(from: string, to: string, typeOnly: boolean): string | undef
   if ((a === 'page' || a === 'thread' || a === 'shared') && b === 'build') {
     return 'code that runs in the browser imports build/, which only the build (vite.config.ts) runs';
   }
+  if (CORE.some((dir) => from.startsWith(dir)) && (to.startsWith('src/app/') || to.startsWith('src/ui/'))) {
+    return 'the core imports the app (src/app/, src/ui/), which is built on it: move what both need down';
+  }
   if (from.startsWith('src/providers/') && to.startsWith('src/egress/')) {
     return 'src/providers/ imports src/egress/, which is built on it (requests made through egress live in src/egress/)';
   }
@@ -101,6 +118,72 @@ function violations(files: Record<string, string>): string[] {
       if (why) found.push(`${file}:${ref.line} → ${target}: ${why}`);
     }
   }
+  return found;
+}
+
+/**
+ * The folder of `src/` (or `workers`) a file belongs to, subfolders included: a folder's parts may use each
+ * other, but two folders may not.
+ */
+function folderOf(path: string): string {
+  const parts = path.split('/');
+  if (parts[0] === 'src') return parts.length > 2 ? `src/${parts[1]}` : 'src';
+  return parts[0] ?? path;
+}
+
+/**
+ * Every loop between groups of files (folders with `folderOf`, files with the identity), each as one
+ * import per hop round it ("a.ts:3 → b.ts"), so the message says which import to move. Type-only imports
+ * count: they tie the two ends' meaning as much.
+ */
+function loops(files: Record<string, string>, groupOf: (path: string) => string): string[][] {
+  const hops = new Map<string, Map<string, string>>();
+  for (const [file, code] of Object.entries(files)) {
+    for (const ref of importsOf(file, code)) {
+      if (!ref.specifier.startsWith('.')) continue;
+      const target = join(dirname(file), ref.specifier).split('?')[0] ?? '';
+      const [a, b] = [groupOf(file), groupOf(target)];
+      if (a === b) continue;
+      const out = hops.get(a) ?? new Map<string, string>();
+      if (!out.has(b)) out.set(b, `${file}:${ref.line} → ${target}`);
+      hops.set(a, out);
+    }
+  }
+  // Tarjan's strongly connected components: a component of more than one folder is a loop.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next);
+    next += 1;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of hops.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = stack.pop()) {
+      onStack.delete(w);
+      component.push(w);
+      if (w === v) break;
+    }
+    if (component.length < 2) return;
+    const inside = new Set(component);
+    found.push(
+      component
+        .sort()
+        .flatMap((a) => [...(hops.get(a) ?? [])].filter(([b]) => inside.has(b)).map(([, hop]) => hop)),
+    );
+  };
+  for (const v of [...hops.keys()].sort()) if (!index.has(v)) visit(v);
   return found;
 }
 
@@ -128,6 +211,47 @@ describe('import directions', () => {
     expect(Object.keys(files)).toContain('src/main.ts');
     expect(Object.keys(files)).toContain(THREAD_API);
     expect(violations(files)).toEqual([]);
+  });
+
+  it('make no loop between folders, nor between files', () => {
+    const files = tree();
+    expect(loops(files, folderOf)).toEqual([]);
+    expect(loops(files, (path) => path)).toEqual([]);
+  });
+
+  it('find a loop between folders, however long, and name an import of each hop', () => {
+    const found = loops(
+      {
+        'src/executor/store.ts': "import { AttachmentRefSchema } from '../attachments/store.ts';",
+        'src/attachments/store.ts': "import type { RunsDB } from '../egress/db.ts';",
+        'src/egress/db.ts': "import { x } from '../executor/types.ts';",
+        'src/pool/store.ts': "import { CATALOG } from '../providers/catalog.ts';",
+        'src/providers/catalog.ts': "import { y } from '../shared/plan/schema.ts';",
+      },
+      folderOf,
+    );
+    expect(found).toEqual([
+      [
+        'src/attachments/store.ts:1 → src/egress/db.ts',
+        'src/egress/db.ts:1 → src/executor/types.ts',
+        'src/executor/store.ts:1 → src/attachments/store.ts',
+      ],
+    ]);
+  });
+
+  it('keep the core from importing the app and its views', () => {
+    const found = violations({
+      'src/executor/spend-limit.ts': "import { formatCost } from '../app/format.ts';",
+      'src/conductor/bridge.ts': "import type { Channel } from '../app/async-channel.ts';",
+      'src/records/runs.ts': "import { x } from '../ui/StepCard.tsx';",
+      'src/app/format.ts': "import type { Estimator } from '../shared/token-estimate.ts';",
+    });
+    expect(found.map((line) => line.split(' → ')[0])).toEqual([
+      'src/executor/spend-limit.ts:1',
+      'src/conductor/bridge.ts:1',
+      'src/records/runs.ts:1',
+    ]);
+    expect(found[0]).toContain('the core imports the app');
   });
 
   it('keep build-time code (build/) out of the page and the thread', () => {

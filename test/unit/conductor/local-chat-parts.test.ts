@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LocalChatTransport } from '../../../src/conductor/bridge.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import type { ChatMessage, PartsMessage } from '../../../src/shared/chat.ts';
 import type { LocalChatRequest, LocalChatResponse } from '../../../src/shared/conductor-api.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 const local: WorkerSpec = workerSpec({

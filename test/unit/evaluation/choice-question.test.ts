@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_TASKS } from '../../../src/evaluation/sample-tasks.ts';
 import { scoreAnswer } from '../../../src/evaluation/score.ts';
 import { runStrategy } from '../../../src/evaluation/strategies.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 

@@ -5,7 +5,7 @@ import { BenchStore } from '../../../src/evaluation/bench-store.ts';
 import type { Strategy } from '../../../src/evaluation/strategies.ts';
 import { summarize } from '../../../src/evaluation/summary.ts';
 import { exportTrajectories, rewardOf } from '../../../src/evaluation/trajectories.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 
 function item(over: Partial<BenchItemResult>): BenchItemResult {
   return {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../../src/executor/executor.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { StepStatus } from '../../../src/records/run-types.ts';
 import type { Plan } from '../../../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';

@@ -7,8 +7,8 @@ import {
   estimatePlan,
 } from '../../../src/executor/estimate.ts';
 import { estimatePromptTokens } from '../../../src/executor/spend.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import type { Step } from '../../../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 function worker(id: string, extra: Partial<WorkerSpec> = {}): WorkerSpec {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunOptions, startRun } from '../../../src/executor/executor.ts';
 import type { ExecutorEvent, ReplanInput, Replanner } from '../../../src/executor/types.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { StepStatus } from '../../../src/records/run-types.ts';
 import type { Plan, Step } from '../../../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { stepsFromTokens } from '../../fixtures/plan-stream.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';

@@ -6,8 +6,8 @@ import {
   type SubstituteQuery,
   strengthSimilarity,
 } from '../../../src/executor/failover.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError } from '../../../src/providers/errors.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 function worker(id: string, extra: Partial<WorkerSpec> = {}): WorkerSpec {

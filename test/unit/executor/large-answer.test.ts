@@ -7,9 +7,9 @@ import { UsageSniffer } from '../../../src/egress/metering.ts';
 import { MAX_ANSWER_CHARS } from '../../../src/executor/attempt.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import type { ExecutorEvent } from '../../../src/executor/types.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { openRunStore } from '../../../src/records/run-store.ts';
 import { estimateTokens, loadTokenizer, TokenTally } from '../../../src/shared/token-estimate.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 

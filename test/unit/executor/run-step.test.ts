@@ -10,10 +10,10 @@ import {
   readableTraceback,
   taskLanguage,
 } from '../../../src/executor/run-step.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import type { ChatEvent } from '../../../src/providers/transport.ts';
 import type { ExecuteRequest, Execution } from '../../../src/sandbox/code-runner.ts';
 import type { PartsMessage } from '../../../src/shared/chat.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 
 // The run step reads its context as src/executor/context.ts assembles it: the question, then each seen
 // step's task and answer, then its own task.

@@ -8,8 +8,8 @@ import {
   workerIdProblem,
   workerProblems,
 } from '../../../src/pool/store.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { CATALOG, presetById } from '../../../src/providers/catalog.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 
 let n = 0;
 const fresh = () => openPoolStore(`pool-test-${n++}`);

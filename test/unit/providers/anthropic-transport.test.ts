@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import {
   anthropicRequestBody,
   createAnthropicTransport,
@@ -15,6 +14,7 @@ import { dialectOf } from '../../../src/providers/dialects.ts';
 import { EmptyAnswerError, ProviderError } from '../../../src/providers/errors.ts';
 import type { BatonRequestInit, ChatEvent, EgressContext } from '../../../src/providers/transport.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { TEST_THINKING } from '../../provider/dialects/anthropic.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';

@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import {
   anthropicRequestBody,
   createAnthropicTransport,
@@ -17,6 +16,7 @@ import { createOpenAITransport } from '../../../src/providers/openai-transport.t
 import { chatBody } from '../../../src/providers/openai-wire.ts';
 import type { BatonRequestInit, ChatTransport } from '../../../src/providers/transport.ts';
 import { attachmentBytes, type PartsMessage } from '../../../src/shared/chat.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { writePng } from '../../fixtures/png-writer.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import type { DialectMode } from '../../provider/dialects/index.ts';

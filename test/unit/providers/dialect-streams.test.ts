@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
 import type { ChatEvent } from '../../../src/providers/transport.ts';
 import type { PartsMessage } from '../../../src/shared/chat.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { useDialectProviders } from '../../provider/dialect-providers.ts';
 import { type DialectMode, OPENROUTER_COMMENT, openrouterCost } from '../../provider/dialects/index.ts';

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
 import type { ChatEvent, ChatTransport } from '../../../src/providers/transport.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 

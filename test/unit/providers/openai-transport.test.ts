@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { EmptyAnswerError, ProviderError } from '../../../src/providers/errors.ts';
 import { createOpenAITransport, PLACEHOLDER_API_KEY } from '../../../src/providers/openai-transport.ts';
 import type { BatonRequestInit, ChatEvent, EgressContext } from '../../../src/providers/transport.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { createAnthropicTransport } from '../../../src/providers/anthropic-transport.ts';
 import { CATALOG, presetById } from '../../../src/providers/catalog.ts';
 import { ProviderError } from '../../../src/providers/errors.ts';
@@ -15,6 +14,7 @@ import {
   offersWebSearch,
   withCitation,
 } from '../../../src/providers/web-search.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import type { DialectMode } from '../../provider/dialects/index.ts';
 import { SEARCH_SOURCES, SEARCHER } from '../../provider/dialects/web-search.ts';

@@ -1,7 +1,6 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { requestSpend, totalsOf } from '../../../src/executor/spend.ts';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import type { StepStatus } from '../../../src/records/run-types.ts';
 import {
   currentEstimator,
@@ -9,6 +8,7 @@ import {
   estimateTokens,
   loadTokenizer,
 } from '../../../src/shared/token-estimate.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 
 const worker: WorkerSpec = workerSpec({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkerSpec } from '../../../src/pool/types.ts';
 import { presetById } from '../../../src/providers/catalog.ts';
+import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import {
   draftFor,
   draftFromWorker,

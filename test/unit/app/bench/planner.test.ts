@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type PlanningConductor, plannerFromConductor } from '../../../../src/app/bench/planner.ts';
-import type { WorkerSpec } from '../../../../src/pool/types.ts';
 import type { Plan } from '../../../../src/shared/plan/index.ts';
+import type { WorkerSpec } from '../../../../src/shared/worker-spec.ts';
 
 describe('the conductor as the bench planner', () => {
   const pool: WorkerSpec[] = [

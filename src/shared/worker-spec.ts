@@ -1,3 +1,7 @@
+/**
+ * A worker of the user's pool as everything that sends to it sees it (the pool stores them: src/pool/).
+ * Its reserved ids are in worker-ids.ts.
+ */
 /** Prices in US dollars per million tokens. */
 export interface Price {
   inputPerM: number;
@@ -41,6 +45,3 @@ export interface WorkerSpec {
   vision?: boolean;
   enabled: boolean;
 }
-
-/** Reserved worker ids (defined in src/shared, where the plan language reserves them too). */
-export { answersAlone, LOCAL_WORKER, onDevice, RUN_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
