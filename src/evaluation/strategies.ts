@@ -1,6 +1,6 @@
 import type { ExecutorOptions } from '../executor/executor.ts';
 import { startRun } from '../executor/executor.ts';
-import { runWorker } from '../executor/run-step.ts';
+import { codeRunnerWorker } from '../executor/run-step.ts';
 import type { RunResult } from '../executor/types.ts';
 import type { Plan, PlanMode, Step } from '../shared/plan/index.ts';
 import { RUN_WORKER } from '../shared/worker-ids.ts';
@@ -217,7 +217,7 @@ export async function runStrategy(
     plan.steps.some((s) => s.worker === RUN_WORKER) && !executor.pool.some((w) => w.id === RUN_WORKER);
   const handle = startRun({
     ...executor,
-    ...(runs ? { pool: [...executor.pool, runWorker()] } : {}),
+    ...(runs ? { pool: [...executor.pool, codeRunnerWorker()] } : {}),
     ...(runId ? { runId } : {}),
     question: questionOf(task),
     mode: config.kind,

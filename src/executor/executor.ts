@@ -508,7 +508,7 @@ class Run implements AttemptHost {
     try {
       const step = this.steps[index] as Step;
       if (step.worker === SELF_WORKER) await this.runSelf(index, controller.signal);
-      else await this.runWorker(index, controller.signal);
+      else await this.askWorker(index, controller.signal);
     } catch (error) {
       const cause = error instanceof StopSignal ? error.why : undefined;
       if (cause === 'abandon') return;
@@ -540,7 +540,7 @@ class Run implements AttemptHost {
     return Promise.all(deps.map((d) => this.persistence.stepWritten(d))).then(() => undefined);
   }
 
-  private async runWorker(index: number, signal: AbortSignal): Promise<void> {
+  private async askWorker(index: number, signal: AbortSignal): Promise<void> {
     const status = this.statuses[index] as StepStatus;
     // The step's worker now: the plan's, or (on resume) the one that had taken it over.
     let worker = this.workers.get(status.worker);

@@ -21,7 +21,7 @@ import { raceAbort } from './abort.ts';
  * The code sandbox as a worker: a step given to it runs the code of the answers it sees on this device
  * (src/executor/run-step.ts) and answers with what happened. No key, no network, no tokens.
  */
-export function runWorker(): WorkerSpec {
+export function codeRunnerWorker(): WorkerSpec {
   return {
     id: RUN_WORKER,
     label: 'Code runner',

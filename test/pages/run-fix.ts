@@ -2,7 +2,7 @@ import { runFixPlan } from '../../src/evaluation/run-fix.ts';
 import { scoreAnswer } from '../../src/evaluation/score.ts';
 import { runStrategy } from '../../src/evaluation/strategies.ts';
 import type { Task } from '../../src/evaluation/taskset.ts';
-import { RunStepTransport, runWorker } from '../../src/executor/run-step.ts';
+import { codeRunnerWorker, RunStepTransport } from '../../src/executor/run-step.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../../src/providers/transport.ts';
 import { createSandboxRunner } from '../../src/sandbox/code-runner.ts';
 import { contentText } from '../../src/shared/chat.ts';
@@ -89,7 +89,8 @@ async function runStepTimes(item: SeededTask, runs: number, warmup: number) {
   const step = async () => {
     let text = '';
     const request = { messages, signal: new AbortController().signal, runId: 'p19', stepIndex: 1 };
-    for await (const e of transport.stream(runWorker(), request)) if (e.type === 'delta') text += e.text;
+    for await (const e of transport.stream(codeRunnerWorker(), request))
+      if (e.type === 'delta') text += e.text;
     if (!text.startsWith('Result: ran to its end')) throw new Error(`the run step failed: ${text}`);
   };
   const score = async () => {

@@ -1,8 +1,7 @@
 import { render } from 'preact';
 import { createAppState, pageServices } from '../../src/app/app-state.ts';
-import { runWorker } from '../../src/app/run-worker.ts';
 import { isActive, newRunView } from '../../src/app/runs/run-model.ts';
-import { planRun, RunStepTransport } from '../../src/executor/run-step.ts';
+import { codeRunnerWorker, planRun, RunStepTransport } from '../../src/executor/run-step.ts';
 import type { Execution } from '../../src/sandbox/code-runner.ts';
 import type { Plan } from '../../src/shared/plan/index.ts';
 import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
@@ -48,7 +47,7 @@ async function run(
 ): Promise<{ id: string; phase: string; answer?: string }> {
   const pool = [
     worker('w1', 'Coder', baseURL, models.w1 ?? 'coder'),
-    runWorker(),
+    codeRunnerWorker(),
     worker('w2', 'Fixer', baseURL, models.w2 ?? 'fixer'),
   ];
   const id = crypto.randomUUID();
@@ -87,7 +86,7 @@ async function answerOf(answer: string, task: string, timeoutMs: number): Promis
   ];
   let text = '';
   const request = { messages, signal: new AbortController().signal, runId: 'probe', stepIndex: 1 };
-  for await (const event of transport.stream(runWorker(), request))
+  for await (const event of transport.stream(codeRunnerWorker(), request))
     if (event.type === 'delta') text += event.text;
   return text;
 }

@@ -6,7 +6,7 @@ import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { BenchStore } from '../../../src/evaluation/bench-store.ts';
 import { PlannerCompareStore } from '../../../src/evaluation/compare-planners-store.ts';
 import { mulberry32 } from '../../../src/evaluation/random.ts';
-import { runWorker } from '../../../src/executor/run-step.ts';
+import { codeRunnerWorker } from '../../../src/executor/run-step.ts';
 import type { Outcome, OutcomeChange, OutcomeStore } from '../../../src/learning/outcome.ts';
 import { openThreadStore } from '../../../src/records/thread-store.ts';
 import { keyedServices, keyedTestProvider } from './test-app-state.ts';
@@ -232,7 +232,7 @@ describe('auto mode in the app', () => {
 
   it("a new user's pool (the code sandbox only) and no conductor: says to add a worker and load a model", async () => {
     const auto = createAutoMode({ random: mulberry32(5) });
-    await expect(auto.pick('Who wrote Hamlet?', [runWorker()], new Set(), false)).rejects.toThrow(
+    await expect(auto.pick('Who wrote Hamlet?', [codeRunnerWorker()], new Set(), false)).rejects.toThrow(
       'nothing can answer yet. Your pool has no worker that answers questions: add one in Settings. No conductor model is loaded to plan with: load one on Start.',
     );
   });

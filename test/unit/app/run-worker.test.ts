@@ -1,9 +1,9 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPool } from '../../../src/app/pool.ts';
-import { runWorker, withRunStep } from '../../../src/app/run-worker.ts';
+import { withRunStep } from '../../../src/app/run-worker.ts';
 import { keylessWorkers } from '../../../src/app/services.ts';
 import { rankSubstitutes } from '../../../src/executor/failover.ts';
-import { RunStepTransport } from '../../../src/executor/run-step.ts';
+import { codeRunnerWorker, RunStepTransport } from '../../../src/executor/run-step.ts';
 import type { PoolStore } from '../../../src/pool/store.ts';
 import { workerIdProblem } from '../../../src/pool/store.ts';
 import { errorFromStatus } from '../../../src/providers/errors.ts';
@@ -47,16 +47,18 @@ describe('the run worker in the pool', () => {
   it('reserves its id, needs no key, and has no substitute nor stands in for one', async () => {
     expect(workerIdProblem('Run')).toMatch(/reserved for the code sandbox/);
     const egress = { hasKey: async () => false };
-    const keyless = await keylessWorkers([runWorker(), cloud], { egress: async () => egress as never });
+    const keyless = await keylessWorkers([codeRunnerWorker(), cloud], {
+      egress: async () => egress as never,
+    });
     expect([...keyless]).toEqual(['w1']);
     const cause = errorFromStatus(503, 'down');
-    const pool = [runWorker(), cloud];
-    expect(rankSubstitutes({ failed: runWorker(), cause, pool, failedInRun: new Set([RUN_WORKER]) })).toEqual(
-      {
-        candidates: [],
-        excluded: ['a step of the code runner has no substitute'],
-      },
-    );
+    const pool = [codeRunnerWorker(), cloud];
+    expect(
+      rankSubstitutes({ failed: codeRunnerWorker(), cause, pool, failedInRun: new Set([RUN_WORKER]) }),
+    ).toEqual({
+      candidates: [],
+      excluded: ['a step of the code runner has no substitute'],
+    });
     const other = { ...cloud, id: 'w2' };
     const ranking = rankSubstitutes({
       failed: other,
@@ -73,7 +75,7 @@ describe('the run worker in the pool', () => {
       () => own,
       async () => ({ execute: async () => ({}) as never }),
     );
-    expect(pick(runWorker())).toBeInstanceOf(RunStepTransport);
+    expect(pick(codeRunnerWorker())).toBeInstanceOf(RunStepTransport);
     expect(pick(cloud)).toBe(own);
   });
 });
