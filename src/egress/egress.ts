@@ -134,8 +134,9 @@ export function createEgress(options: EgressOptions): Egress {
 
   /**
    * Why a request failed without an answer, where it can be told: offline, or blocked by the app's CSP
-   * (network-cause.ts), else nothing listening or no CORS (a no-cors probe, unreachable.ts, as "Test
-   * connection" says for the same host); undefined for a cancel, or when nothing more can be said.
+   * (network-cause.ts), else nothing listening or no CORS, asked with `probe` (a no-cors probe,
+   * unreachable.ts, as "Test connection" says for the same host; a probe that failed is itself the answer
+   * "nothing answered"); undefined for a cancel, or when nothing more can be said.
    */
   async function explained(
     target: EgressTarget,
@@ -143,6 +144,7 @@ export function createEgress(options: EgressOptions): Egress {
     href: string,
     error: unknown,
     signal: AbortSignal | undefined,
+    probe: () => Promise<boolean>,
   ): Promise<ProviderError | undefined> {
     if (signal?.aborted || (error instanceof Error && error.name === 'AbortError')) return undefined;
     const named = await namedFailure(href, error);
@@ -152,30 +154,11 @@ export function createEgress(options: EgressOptions): Egress {
         preset,
         providerId: target.providerId,
         baseURL: target.baseURL,
-        // Its own ledger row, of no run or step: it is no request of the step's (and paid nothing).
-        probe: () => probe({ providerId: target.providerId, baseURL: target.baseURL }, signal),
+        probe,
       });
     } catch {
       return undefined; // cancelled while probing: the cancel is what happened
     }
-  }
-
-  /**
-   * Why a probe got no answer, in the words a chat row uses: offline, blocked by the CSP, or (the probe
-   * being the test itself) nothing listening; undefined for a cancel.
-   */
-  async function probeFailure(
-    target: EgressTarget,
-    preset: ProviderPreset,
-    href: string,
-    error: unknown,
-    signal: AbortSignal | undefined,
-  ): Promise<ProviderError | undefined> {
-    if (signal?.aborted || (error instanceof Error && error.name === 'AbortError')) return undefined;
-    const named = await namedFailure(href, error);
-    if (named) return named;
-    const { providerId, baseURL } = target;
-    return diagnoseUnreachable({ preset, providerId, baseURL, probe: async () => false });
   }
 
   /** A `no-cors` GET of `{baseURL}/models` without key or headers: whether any server answered. */
@@ -356,11 +339,17 @@ export function createEgress(options: EgressOptions): Egress {
       // Its head is back: the request has reached the provider (see `idle`).
       left();
     } catch (error) {
-      const named = mode === 'cors' ? await explained(target, preset, href, error, signal) : undefined;
+      // Its own ledger row, of no run or step: it is no request of the step's (and paid nothing).
+      const probeAgain = () => probe({ providerId: target.providerId, baseURL: target.baseURL }, signal);
+      const named =
+        mode === 'cors' ? await explained(target, preset, href, error, signal, probeAgain) : undefined;
       // A failed probe's row says what the failure means, as the chat row it explains does; the probe's
       // caller still gets the bare failure (it is the answer "nothing answered").
       const said =
-        named ?? (mode === 'probe' ? await probeFailure(target, preset, href, error, signal) : undefined);
+        named ??
+        (mode === 'probe'
+          ? await explained(target, preset, href, error, signal, async () => false)
+          : undefined);
       await writer.write({
         state: 'error',
         error: errorText(said ?? error, key),
