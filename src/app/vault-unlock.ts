@@ -79,7 +79,18 @@ export function createVaultUnlock(services: { vault(): Promise<Vault> }) {
     return pending;
   }
 
-  return { unlockRequest, ensureUnlocked };
+  /**
+   * The prompt's answer: unlocks the vault with `passphrase` and settles the open request. A wrong
+   * passphrase throws (the vault's own error, which says so) and leaves the request open.
+   */
+  async function answer(passphrase: string): Promise<void> {
+    const request = unlockRequest.value;
+    const vault = await services.vault();
+    await vault.unlock(passphrase);
+    request?.settle(true);
+  }
+
+  return { unlockRequest, ensureUnlocked, answer };
 }
 
 export type VaultUnlock = ReturnType<typeof createVaultUnlock>;

@@ -37,10 +37,8 @@ export function UnlockPrompt() {
     setBusy(true);
     setError(undefined);
     try {
-      const vault = await app.services.vault();
-      await vault.unlock(pass);
+      await app.unlock.answer(pass);
       setPass('');
-      request.settle(true);
     } catch (caught) {
       setError((caught as { message?: string }).message ?? 'The vault could not be unlocked.');
       input.current?.select();

@@ -115,4 +115,21 @@ describe('ensureUnlocked', () => {
     expect(sent).toEqual(['w2']);
     vault.close();
   });
+
+  it('answers the prompt: a wrong passphrase says so and keeps it open; the right one unlocks and settles it', async () => {
+    const vault = await openVault(`unlock-answer-${crypto.randomUUID()}`);
+    const { ensureUnlocked, unlockRequest, answer } = createVaultUnlock({ vault: async () => vault });
+    await vault.setPassphrase(PASS);
+    await vault.saveKey({ providerId: 'custom', origin: cloud.baseURL, key: 'sk-unlock-answer-0123456789' });
+    vault.lock();
+    const asked = ensureUnlocked([cloud], 'to run your question');
+    await expect.poll(() => unlockRequest.value?.purpose).toBe('to run your question');
+    await expect(answer('not the passphrase')).rejects.toThrow();
+    expect(unlockRequest.value).toBeDefined();
+    expect(vault.state()).toBe('locked');
+    await answer(PASS);
+    expect(await asked).toBe(true);
+    expect(unlockRequest.value).toBeUndefined();
+    expect(vault.state()).toBe('unlocked');
+  });
 });
