@@ -1,4 +1,4 @@
-import { codeRunnerWorker, type RunSandbox, RunStepTransport } from '../executor/run-step.ts';
+import { type RunSandbox, RunStepTransport } from '../executor/run-step.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import { RUN_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
