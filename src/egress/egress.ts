@@ -108,6 +108,58 @@ function requestOf(baton: EgressContext): Pick<EgressTarget, 'runId' | 'stepInde
   };
 }
 
+/** What a fetch call asks for, from its input and init as `fetch` reads them (a Request's own first). */
+async function requestParts(input: RequestInfo | URL, init: RequestInit) {
+  let urlText: string;
+  let method = (init.method ?? 'GET').toUpperCase();
+  let clientHeaders: HeadersInit | undefined = init.headers;
+  let rawBody: BodyInit | null | undefined = init.body;
+  let signal = init.signal ?? undefined;
+  if (typeof Request !== 'undefined' && input instanceof Request) {
+    urlText = input.url;
+    if (init.method === undefined) method = input.method.toUpperCase();
+    if (init.headers === undefined) clientHeaders = input.headers;
+    if (init.body === undefined && method !== 'GET' && method !== 'HEAD') rawBody = await input.arrayBuffer();
+    signal ??= input.signal;
+  } else {
+    urlText = String(input);
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(urlText);
+  } catch {
+    url = undefined;
+  }
+  return { url, method, clientHeaders, rawBody, signal };
+}
+
+/** A request's ledger row before anything is decided: nothing sent yet, no key attached. */
+function pendingEntry(
+  target: EgressTarget,
+  mode: 'cors' | 'probe',
+  url: URL | undefined,
+  method: string,
+  started: number,
+): Omit<LedgerEntry, 'id'> {
+  return {
+    time: started,
+    ...(target.runId !== undefined ? { runId: target.runId } : {}),
+    ...(target.stepIndex !== undefined ? { stepIndex: target.stepIndex } : {}),
+    ...(target.workerId !== undefined ? { workerId: target.workerId } : {}),
+    ...(target.workerLabel ? { worker: target.workerLabel } : {}),
+    purpose: mode === 'probe' ? 'probe' : (target.purpose ?? purposeOf(url?.pathname ?? '')),
+    providerId: target.providerId,
+    host: url?.host ?? '(invalid URL)',
+    method,
+    path: url?.pathname ?? '',
+    sent: false,
+    keyAttached: false,
+    state: 'pending',
+    bytesOut: 0,
+    bytesIn: 0,
+  };
+}
+
 export function createEgress(options: EgressOptions): Egress {
   const presetFor = options.presetFor ?? presetById;
   const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
@@ -219,45 +271,8 @@ export function createEgress(options: EgressOptions): Egress {
     left: () => void,
   ): Promise<Response> {
     const started = Date.now();
-    let urlText: string;
-    let method = (init.method ?? 'GET').toUpperCase();
-    let clientHeaders: HeadersInit | undefined = init.headers;
-    let rawBody: BodyInit | null | undefined = init.body;
-    let signal = init.signal ?? undefined;
-    if (typeof Request !== 'undefined' && input instanceof Request) {
-      urlText = input.url;
-      if (init.method === undefined) method = input.method.toUpperCase();
-      if (init.headers === undefined) clientHeaders = input.headers;
-      if (init.body === undefined && method !== 'GET' && method !== 'HEAD')
-        rawBody = await input.arrayBuffer();
-      signal ??= input.signal;
-    } else {
-      urlText = String(input);
-    }
-
-    let url: URL | undefined;
-    try {
-      url = new URL(urlText);
-    } catch {
-      url = undefined;
-    }
-    const base: Omit<LedgerEntry, 'id'> = {
-      time: started,
-      ...(target.runId !== undefined ? { runId: target.runId } : {}),
-      ...(target.stepIndex !== undefined ? { stepIndex: target.stepIndex } : {}),
-      ...(target.workerId !== undefined ? { workerId: target.workerId } : {}),
-      ...(target.workerLabel ? { worker: target.workerLabel } : {}),
-      purpose: mode === 'probe' ? 'probe' : (target.purpose ?? purposeOf(url?.pathname ?? '')),
-      providerId: target.providerId,
-      host: url?.host ?? '(invalid URL)',
-      method,
-      path: url?.pathname ?? '',
-      sent: false,
-      keyAttached: false,
-      state: 'pending',
-      bytesOut: 0,
-      bytesIn: 0,
-    };
+    const { url, method, clientHeaders, rawBody, signal } = await requestParts(input, init);
+    const base = pendingEntry(target, mode, url, method, started);
 
     const preset = presetFor(target.providerId);
     if (!preset) return refuse(base, unknownProvider(target.providerId));
@@ -358,27 +373,23 @@ export function createEgress(options: EgressOptions): Egress {
       throw named ?? error;
     }
 
-    const redirect = mode === 'cors' ? refusedRedirect(response) : undefined;
-    if (redirect) {
+    // A redirect, or a key asked for that Baton has none of: the answer is not the provider's.
+    const refused =
+      mode !== 'cors'
+        ? undefined
+        : (refusedRedirect(response) ??
+          (!key && preset.auth !== 'none' && response.status === 401
+            ? keyAskedFor(preset, host)
+            : undefined));
+    if (refused) {
+      await response.body?.cancel().catch(() => undefined);
       await writer.write({
         state: 'error',
         status: response.status,
-        error: redirect.message,
+        error: refused.message,
         durationMs: Date.now() - started,
       });
-      throw redirect;
-    }
-
-    if (mode === 'cors' && !key && preset.auth !== 'none' && response.status === 401) {
-      await response.body?.cancel().catch(() => undefined);
-      const error = keyAskedFor(preset, host);
-      await writer.write({
-        state: 'error',
-        status: 401,
-        error: error.message,
-        durationMs: Date.now() - started,
-      });
-      throw error;
+      throw refused;
     }
 
     if (hasNoBody(response)) {
