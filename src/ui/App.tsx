@@ -9,6 +9,7 @@ import { LedgerScreen } from './LedgerScreen.tsx';
 import { Logo } from './Logo.tsx';
 import { ScreenBoundary } from './ScreenBoundary.tsx';
 import { SettingsScreen } from './SettingsScreen.tsx';
+import { Shortcuts } from './Shortcuts.tsx';
 import { StartScreen } from './StartScreen.tsx';
 import { UnlockPrompt } from './UnlockPrompt.tsx';
 
@@ -125,6 +126,7 @@ export function App() {
         </ScreenBoundary>
       </main>
       <UnlockPrompt />
+      <Shortcuts />
     </>
   );
 }
