@@ -41,7 +41,7 @@ const PHASE_TEXT: Record<RunView['phase'], string> = {
   done: 'Done',
   partial: 'Done (some steps failed)',
   failed: 'Failed',
-  cancelled: 'Cancelled',
+  cancelled: 'Stopped',
 };
 
 /** The graph is laid out again only when its steps' workers, tasks, inputs or states change. */

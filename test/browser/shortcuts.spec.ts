@@ -67,6 +67,9 @@ test('Esc stops a live run: the done step and its answer are kept, nothing more 
   await expect(page.getByTestId('step-card-0').locator('.answer')).toHaveText(firstAnswer ?? '');
   await expect(page.getByTestId('step-card-1')).toHaveAttribute('data-state', 'cancelled');
   await expect(page.getByTestId('step-card-2')).toHaveAttribute('data-state', 'cancelled');
+  // Said in words, as a run stopped at its spend limit says it.
+  await expect(page.getByTestId('run-phase')).toHaveText('Stopped');
+  await expect(page.getByTestId('step-card-1')).toContainText('Not finished: you stopped the run.');
   // Two requests left (steps 0 and 1), none after the Stop: the last step was never sent.
   const sent = chatPosts().slice(before);
   expect(sent).toHaveLength(2);
