@@ -20,7 +20,7 @@ const STATUS_TEXT: Record<StoredRunStatus, string> = {
   done: 'done',
   partial: 'done, some steps failed',
   failed: 'failed',
-  cancelled: 'cancelled',
+  cancelled: 'stopped',
   planned: 'plan not run yet',
   'planning-failed': 'planning failed',
 };

@@ -10,7 +10,7 @@ export type StopCause =
 /** Why a step stopped by a cancel ends `cancelled`, as its error says. */
 export const CANCEL_REASON = {
   'cancel-step': 'Cancelled.',
-  'cancel-run': 'The run was cancelled.',
+  'cancel-run': 'Not finished: you stopped the run.',
   'plan-error': 'The plan could not be read.',
   'spend-limit': 'Not finished: the run stopped at its spend limit.',
 } as const;

@@ -9,6 +9,7 @@ import { LedgerScreen } from './LedgerScreen.tsx';
 import { Logo } from './Logo.tsx';
 import { ScreenBoundary } from './ScreenBoundary.tsx';
 import { SettingsScreen } from './SettingsScreen.tsx';
+import { Shortcuts } from './Shortcuts.tsx';
 import { StartScreen } from './StartScreen.tsx';
 import { UnlockPrompt } from './UnlockPrompt.tsx';
 
@@ -84,12 +85,14 @@ export function App() {
   const mainRef = useRef<HTMLElement>(null);
   const first = useRef(true);
   // Move focus to the new screen on navigation (not on first load), so keyboard and screen-reader users
-  // land at its start.
+  // land at its start; unless a field of it has it already (a shortcut went there: Ctrl+K).
   useEffect(() => {
     if (first.current) {
       first.current = false;
       return;
     }
+    if (mainRef.current?.contains(document.activeElement) && document.activeElement !== mainRef.current)
+      return;
     mainRef.current?.focus();
   }, [current.name, current.name === 'run' ? current.id : '']);
   // A stored run is opened from History, the ledger from Settings: their nav item stays marked.
@@ -125,6 +128,7 @@ export function App() {
         </ScreenBoundary>
       </main>
       <UnlockPrompt />
+      <Shortcuts />
     </>
   );
 }

@@ -225,6 +225,7 @@ export function AskScreen({ runId }: { runId?: string }) {
           attachments={<AttachmentChips state={app.attachments} />}
           onFiles={(files) => void app.attachments.add(files)}
           filesBusy={app.attachments.busy.value}
+          recall={view?.question}
           // A question the conductor could not plan comes back to the box, to ask again or change.
           {...(view?.retry ? { restore: { text: view.question, key: view.id } } : {})}
           disabled={disabledReason !== undefined}

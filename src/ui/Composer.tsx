@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AskMode } from '../app/runs/run-model.ts';
 import { fileHandlers } from './AttachmentChips.tsx';
 import { useKeyWarning } from './KeyWarning.tsx';
+import { recallKey } from './key-targets.ts';
 
 export interface AskInput {
   question: string;
@@ -30,6 +31,7 @@ export function Composer({
   attachments,
   onFiles,
   filesBusy,
+  recall,
 }: {
   onAsk: (input: AskInput) => void;
   disabled?: boolean;
@@ -48,6 +50,8 @@ export function Composer({
   onFiles?: (files: File[]) => void;
   /** Files are still being read: asking waits for them. */
   filesBusy?: boolean;
+  /** The last question asked here: ↑ in the empty box puts it back to edit. */
+  recall?: string | undefined;
 }) {
   const [question, setQuestion] = useState('');
   useEffect(() => {
@@ -104,6 +108,9 @@ export function Composer({
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
             send(e.ctrlKey || e.metaKey);
+          } else if (recall && recallKey(e, question)) {
+            e.preventDefault();
+            setQuestion(recall);
           }
         }}
       />

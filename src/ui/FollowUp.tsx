@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { fileHandlers } from './AttachmentChips.tsx';
 import { useKeyWarning } from './KeyWarning.tsx';
+import { recallKey } from './key-targets.ts';
 
 /**
  * The follow-up box under the last answer: Enter sends (Shift+Enter adds a line), an empty box sends
@@ -19,6 +20,8 @@ export function FollowUp({
   onFiles,
   filesBusy,
   keyCheck = true,
+  onRecall,
+  autoFocus = false,
 }: {
   /**
    * Sends the question; false when it was refused (the box keeps it). `keptKey`: the user chose to send
@@ -38,11 +41,21 @@ export function FollowUp({
   filesBusy?: boolean;
   /** Warn of a key pasted into the text before it is sent (a question; not a thread's new title). */
   keyCheck?: boolean;
+  /** ↑ in the empty box: edit the last question (the thread's Edit question). */
+  onRecall?: () => void;
+  /** Take the focus when shown, the caret after the text (an edit opened from the keyboard). */
+  autoFocus?: boolean;
 }) {
   const [text, setText] = useState(initial);
   const files = fileHandlers(onFiles);
   const box = useRef<HTMLTextAreaElement>(null);
   const keys = useKeyWarning({ enabled: keyCheck, box });
+  useEffect(() => {
+    const element = box.current;
+    if (!autoFocus || !element) return;
+    element.focus();
+    element.setSelectionRange(element.value.length, element.value.length);
+  }, []);
   function send() {
     const question = text.trim();
     if (!question || filesBusy || keys.waiting) return;
@@ -78,7 +91,14 @@ export function FollowUp({
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
             send();
-          } else if (e.key === 'Escape' && onCancel) onCancel();
+          } else if (e.key === 'Escape' && onCancel) {
+            // Closes this box only: the page's Esc (stop the run) is not meant.
+            e.preventDefault();
+            onCancel();
+          } else if (onRecall && recallKey(e, text)) {
+            e.preventDefault();
+            onRecall();
+          }
         }}
       />
       {keys.warning}

@@ -8,6 +8,7 @@ import { workerColor } from '../app/worker-color.ts';
 import { workerName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
+import { focusAfterStop, typing } from './key-targets.ts';
 import { Notice } from './Notice.tsx';
 import { RunFiles, stepFilesText } from './RunFiles.tsx';
 import { StepCard } from './StepCard.tsx';
@@ -40,7 +41,7 @@ const PHASE_TEXT: Record<RunView['phase'], string> = {
   done: 'Done',
   partial: 'Done (some steps failed)',
   failed: 'Failed',
-  cancelled: 'Cancelled',
+  cancelled: 'Stopped',
 };
 
 /** The graph is laid out again only when its steps' workers, tasks, inputs or states change. */
@@ -128,11 +129,6 @@ function MarkButtons({ mark, onMark }: { mark: RunMark; onMark: (good: boolean) 
 }
 
 /** Whether a key press is typing (in a field), not a shortcut. */
-function typing(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null;
-  return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
-}
-
 /** "Drew on 2 past runs: …", each a link that opens the run. */
 function DrewOn({ runs }: { runs: NonNullable<RunView['drewOn']> }) {
   return (
@@ -194,14 +190,10 @@ export function RunPanel({
   const approx = totals.estimated ? ESTIMATED : '';
   const estimateTitle = totals.estimated ? `In part ${estimateNote(totals.estimator)}` : undefined;
   const titleRef = useRef<HTMLHeadingElement>(null);
-  // The Cancel button disappears with the run it stops: without this, focus would fall to the body. The
-  // question box is where a keyboard user goes next (ask again); without one (a run opened from History),
-  // the run's own heading, next to its status.
   const cancelRun = actions.cancelRun
     ? () => {
         actions.cancelRun?.();
-        const question = document.getElementById('question');
-        (question ?? titleRef.current)?.focus();
+        focusAfterStop(titleRef.current);
       }
     : undefined;
 
@@ -239,8 +231,15 @@ export function RunPanel({
           <span class="badge">{view.mode}</span>
           <span class="spacer" />
           {active && cancelRun && (
-            <button type="button" class="danger" onClick={cancelRun} data-testid="cancel-run">
-              Cancel run
+            <button
+              type="button"
+              class="danger"
+              onClick={cancelRun}
+              aria-keyshortcuts="Escape"
+              title="Stop the run (Esc): the steps done are kept, nothing more is sent"
+              data-testid="cancel-run"
+            >
+              Stop
             </button>
           )}
           {/* These read the store; while it is not saving, the banner's export (from the page) is the one. */}

@@ -318,6 +318,7 @@ export function ThreadFooter({ state, view }: { state: ThreadState; view: RunVie
           label="Send as a new branch"
           initial={view.question}
           testId="edit-turn"
+          autoFocus
           onCancel={() => setEditing(false)}
           onSend={(question, keptKey) => {
             setEditing(false);
@@ -330,6 +331,7 @@ export function ThreadFooter({ state, view }: { state: ThreadState; view: RunVie
       {state.later.length === 0 && (
         <FollowUp
           problem={threads.followUpProblem.value}
+          onRecall={() => setEditing(true)}
           attachments={<AttachmentChips state={app.followUpAttachments} />}
           onFiles={(files) => void app.followUpAttachments.add(files)}
           filesBusy={app.followUpAttachments.busy.value}

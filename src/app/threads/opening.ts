@@ -1,7 +1,7 @@
 import type { RunHistoryStore } from '../../records/run-store.ts';
 import type { RunRecord, StepRecord } from '../../records/runs-db.ts';
 import type { ThreadPage, ThreadStore } from '../../records/thread-store.ts';
-import type { RunView } from '../runs/run-model.ts';
+import { holdsThePage, type RunView } from '../runs/run-model.ts';
 import type { Runs } from '../runs/runs.ts';
 import type { ThreadCore, ThreadState } from './thread-core.ts';
 
@@ -130,5 +130,17 @@ export function createThreadOpening(core: ThreadCore, runs: Runs) {
     };
   }
 
-  return { openThread, followRun, switchBranch, showEarlier };
+  /**
+   * A new thread (Ctrl+Shift+O): the Ask box under no turn. A run still going or waiting for its review
+   * holds the page instead (it is not dropped); false then.
+   */
+  function newThread(): boolean {
+    const view = runs.currentRun.value;
+    if (view && holdsThePage(view)) return false;
+    runs.currentRun.value = undefined;
+    current.value = undefined;
+    return true;
+  }
+
+  return { openThread, followRun, switchBranch, showEarlier, newThread };
 }

@@ -30,6 +30,7 @@ export function createThreads(runs: Runs, services: ThreadServices) {
     followRun: opening.followRun,
     switchBranch: opening.switchBranch,
     showEarlier: opening.showEarlier,
+    newThread: opening.newThread,
     rename: stored.rename,
     loadList: stored.loadList,
     deleteThread: stored.deleteThread,
