@@ -19,4 +19,12 @@ void app.runs.refreshUnfinished().catch((error: unknown) => console.warn('histor
 // Asking Chrome whether it has a model of its own costs nothing and downloads nothing.
 void app.conductor.probeBrowserModel();
 void app.conductor.restore(app.storage);
+// A key or pointer press is a use of the page: the vault locks after the idle time chosen in Settings.
+app.startLockWhenIdle((used) => {
+  const events = ['keydown', 'pointerdown'] as const;
+  for (const event of events) document.addEventListener(event, used, { capture: true, passive: true });
+  return () => {
+    for (const event of events) document.removeEventListener(event, used, { capture: true });
+  };
+});
 registerServiceWorker();

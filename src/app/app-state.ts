@@ -1,3 +1,4 @@
+import { computed } from '@preact/signals';
 /**
  * The app's state and actions, built from the services they use (preact-www's `createAppState`): the page
  * builds one from the real services (IndexedDB, egress, the conductor thread) and provides it through
@@ -11,6 +12,7 @@ import { createCapabilityProbe } from './capability-probe.ts';
 import { type ConductorServices, createConductor } from './conductor.ts';
 import { createConnections } from './connections.ts';
 import { createHistory } from './history.ts';
+import { startIdleLock } from './idle-lock.ts';
 import { createKeys } from './keys.ts';
 import { createLedgerView } from './ledger-view.ts';
 import { createModelCache } from './model-cache.ts';
@@ -84,10 +86,18 @@ export function createAppState(services: AppServices) {
     // Bench items fail over as the app's runs do, by the same Settings switch.
     failover: () => failoverFor({ egress: services.egress, runPrefs: () => prefs.runPrefs.value }),
   });
+  /** Locks the vault after the idle time chosen in Settings; `onUse` reports each use of the page. */
+  const startLockWhenIdle = (onUse: (used: () => void) => () => void) =>
+    startIdleLock({
+      vault: services.vault,
+      minutes: computed(() => prefs.vaultPrefs.value.lockAfterMinutes),
+      onUse,
+    });
   return {
     services,
     benches,
     unlock,
+    startLockWhenIdle,
     keys,
     storage,
     theme,

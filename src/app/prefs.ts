@@ -107,6 +107,22 @@ export function parseSpendLimit(
   return { ok: true, limit };
 }
 
+export interface VaultPrefs {
+  /** Minutes without use before an unlocked vault locks itself; absent: it stays unlocked until the tab closes. */
+  lockAfterMinutes?: number;
+}
+
+export function readVaultPrefs(raw: string | null | undefined): VaultPrefs {
+  try {
+    const minutes = (JSON.parse(raw ?? '{}') as { lockAfterMinutes?: unknown }).lockAfterMinutes;
+    return typeof minutes === 'number' && Number.isInteger(minutes) && minutes > 0
+      ? { lockAfterMinutes: minutes }
+      : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
  * The planning limits, spend limit, failover, Ask choices and whether the start screen was passed, for one app state: read from localStorage when it is built, and
  * written back on every change.
@@ -129,6 +145,11 @@ export function createPrefs() {
   const historyPrefs = signal(storedHistoryPrefs.read());
   effect(() => storedHistoryPrefs.write(historyPrefs.value));
 
+  // Minutes without use before the vault locks itself (src/app/idle-lock.ts); absent: never.
+  const storedVaultPrefs = storedValue('baton.vaultPrefs', readVaultPrefs);
+  const vaultPrefs = signal<VaultPrefs>(storedVaultPrefs.read());
+  effect(() => storedVaultPrefs.write(vaultPrefs.value));
+
   const storedRunPrefs = storedValue(RUN_KEY, readRunPrefs);
   const runPrefs = signal<RunPrefs>(storedRunPrefs.read());
   effect(() => storedRunPrefs.write(runPrefs.value));
@@ -143,7 +164,7 @@ export function createPrefs() {
   const isOnboarded = (): boolean => onboarded.read();
   const markOnboarded = (): void => onboarded.write(true);
 
-  return { planPrefs, askPrefs, runPrefs, spendPrefs, historyPrefs, isOnboarded, markOnboarded };
+  return { planPrefs, askPrefs, runPrefs, spendPrefs, historyPrefs, vaultPrefs, isOnboarded, markOnboarded };
 }
 
 export type AppPrefs = ReturnType<typeof createPrefs>;

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
+import { IDLE_LOCK_MINUTES } from '../app/idle-lock.ts';
 import { withArticle } from '../app/indefinite-article.ts';
 import type { KeyOutcome } from '../app/keys.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
@@ -12,7 +13,9 @@ import { Field } from './Field.tsx';
  * panel keeps only what is being typed and the last action's message.
  */
 export function VaultPanel() {
-  const keys = useAppState().keys;
+  const app = useAppState();
+  const keys = app.keys;
+  const lockAfter = app.prefs.vaultPrefs.value.lockAfterMinutes;
   const [providerId, setProviderId] = useState(CATALOG[0]?.id ?? 'openai');
   const [origin, setOrigin] = useState('');
   const [key, setKey] = useState('');
@@ -210,6 +213,27 @@ export function VaultPanel() {
             <button type="button" onClick={() => void act(keys.lock())} data-testid="lock">
               Lock now
             </button>
+          </div>
+        )}
+        {hasPass && (
+          <div class="field">
+            <label for="lock-after">Lock the vault after</label>
+            <select
+              id="lock-after"
+              data-testid="lock-after"
+              value={String(lockAfter ?? '')}
+              onChange={(e) => {
+                const minutes = Number(e.currentTarget.value);
+                app.prefs.vaultPrefs.value = minutes > 0 ? { lockAfterMinutes: minutes } : {};
+              }}
+            >
+              <option value="">never: unlocked until this tab closes</option>
+              {IDLE_LOCK_MINUTES.map((m) => (
+                <option key={m} value={String(m)}>
+                  {m} minutes without use
+                </option>
+              ))}
+            </select>
           </div>
         )}
         {hasPass && (
