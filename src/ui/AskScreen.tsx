@@ -2,13 +2,12 @@ import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price-text.ts';
-import { withAttachments } from '../app/run-files.ts';
+import { estimateRun } from '../app/runs/run-estimate.ts';
 import { holdsThePage, type RunView } from '../app/runs/run-model.ts';
 import type { PendingReview } from '../app/runs/run-services.ts';
 import type { ThreadState } from '../app/threads/thread-core.ts';
-import { type TurnContext, turnEstimate } from '../app/turn-context.ts';
+import type { TurnContext } from '../app/turn-context.ts';
 import type { Attachment } from '../attachments/types.ts';
-import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import type { Step } from '../shared/plan/index.ts';
@@ -32,14 +31,13 @@ function reviewPrice(
 ): (steps: readonly Step[]) => PlanPrice {
   const labels = labelsOf(review.pool);
   return (steps) => {
-    const estimate = estimatePlan({
+    const estimate = estimateRun({
       question,
       steps,
       pool: review.pool,
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
-      // A follow-up's steps carry the earlier turns: the price counts them.
-      ...turnEstimate(turn),
-      ...withAttachments(files),
+      turn,
+      files,
     });
     const price: PlanPrice = {
       steps: estimate.steps.map(stepPriceText),

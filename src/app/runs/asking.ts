@@ -1,16 +1,16 @@
 import type { Attachment } from '../../attachments/types.ts';
-import { estimatePlan } from '../../executor/estimate.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
 import type { Plan, PlanMode } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
-import { allFiles, viewFiles, withAttachments } from '../run-files.ts';
+import { allFiles, viewFiles } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { SAME_WORKER_REASON, stickyWorker } from '../stickiness.ts';
-import { type TurnContext, turnEstimate, turnView } from '../turn-context.ts';
+import { type TurnContext, turnView } from '../turn-context.ts';
 import type { PlanningActions } from './planning.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
+import { estimateRun } from './run-estimate.ts';
 import { type AskMode, newRunView } from './run-model.ts';
 import type { SpendConfirmation } from './spend-confirm.ts';
 import type { RunStarts } from './starting.ts';
@@ -83,13 +83,13 @@ export function createAsking(
     };
     core.runFiles.set(runId, input.attachments);
     const pastLengths = await core.answerLengths();
-    const estimate = estimatePlan({
+    const estimate = estimateRun({
       question: input.question,
       steps: plan.steps,
       pool: enabled,
       answerLengths: pastLengths,
-      ...turnEstimate(input.thread),
-      ...withAttachments(core.runFiles.get(runId)),
+      turn: input.thread,
+      files: core.runFiles.get(runId),
     });
     currentRun.value = {
       ...newRunView(runId, input.question, 'router'),
