@@ -16,7 +16,13 @@ import {
   NoStrategyAvailable,
 } from '../learning/bandit.ts';
 import { createLearner } from '../learning/learner.ts';
-import type { OutcomeChange, OutcomeStore, StrategyId } from '../learning/outcome.ts';
+import {
+  type OutcomeChange,
+  type OutcomeStore,
+  type StrategyId,
+  singleStrategy,
+  singleWorkerOf,
+} from '../learning/outcome.ts';
 import { answersAlone } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { parseJson, storedValue } from './local-store.ts';
@@ -116,7 +122,7 @@ export function createAutoMode(services: AutoModeServices) {
     const labels = new Map(pool.map((w) => [w.id, w.label || w.id]));
     // The code sandbox answers a question with nothing to run: it is never the one worker for a question.
     const answering = pool.filter((w) => answersAlone(w.id));
-    const singles = answering.map((w) => `single:${w.id}` as const);
+    const singles = answering.map((w) => singleStrategy(w.id));
     const arms: StrategyId[] = ['conductor', 'router', ...singles];
     const candidates: Candidate[] = arms.map((arm) => {
       const n = learner.neighbours(question, arm);
@@ -129,16 +135,17 @@ export function createAutoMode(services: AutoModeServices) {
     const choice = choose(learned.value, question, candidates, {
       slider: slider.value,
       random,
-      available: (arm) =>
-        arm.startsWith('single:')
-          ? labels.has(arm.slice(7)) && !keyless.has(arm.slice(7))
-          : conductorLoaded && anySends,
-      labelOf: (arm) =>
-        arm.startsWith('single:')
-          ? (labels.get(arm.slice(7)) ?? arm.slice(7))
-          : arm === 'router'
-            ? 'the router'
-            : 'the conductor',
+      available: (arm) => {
+        const worker = singleWorkerOf(arm);
+        return worker !== undefined
+          ? labels.has(worker) && !keyless.has(worker)
+          : conductorLoaded && anySends;
+      },
+      labelOf: (arm) => {
+        const worker = singleWorkerOf(arm);
+        if (worker !== undefined) return labels.get(worker) ?? worker;
+        return arm === 'router' ? 'the router' : 'the conductor';
+      },
     });
     return { strategy: choice.arm, reason: choice.reason };
   }

@@ -9,6 +9,7 @@ import type { ThreadState } from '../app/threads/thread-core.ts';
 import type { TurnContext } from '../app/turn-context.ts';
 import type { Attachment } from '../attachments/types.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
+import { singleWorkerOf } from '../learning/outcome.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { answersAlone, labelsOf } from '../shared/worker-ids.ts';
@@ -317,7 +318,7 @@ function retryQuestion(
 /** Auto mode's choice for the run on screen, and its one-line reason. */
 function AutoChoiceNote({ view }: { view: RunView }) {
   const chosen = view.chosenBy!;
-  const id = chosen.strategy.startsWith('single:') ? chosen.strategy.slice('single:'.length) : undefined;
+  const id = singleWorkerOf(chosen.strategy);
   const what =
     id !== undefined
       ? `${view.workerLabels?.[id] ?? id}, directly (no planning)`

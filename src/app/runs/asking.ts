@@ -1,4 +1,5 @@
 import type { Attachment } from '../../attachments/types.ts';
+import { singleStrategy, singleWorkerOf } from '../../learning/outcome.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
 import type { Plan, PlanMode } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
@@ -48,7 +49,7 @@ export function createAsking(
     const sticky = stickyWorker(input, enabled, (id) => services.markedBad?.(id) ?? false);
     if (sticky) {
       const by = input.mode === 'auto' ? 'auto' : 'thread';
-      return { by, strategy: `single:${sticky.id}`, reason: SAME_WORKER_REASON };
+      return { by, strategy: singleStrategy(sticky.id), reason: SAME_WORKER_REASON };
     }
     try {
       if (!services.chooseStrategy) throw new Error('Auto mode is not available on this page.');
@@ -131,9 +132,8 @@ export function createAsking(
     const chosenBy = await autoChoice(runId, input, enabled);
     if (!chosenBy) return;
     const { strategy } = chosenBy;
-    const worker = strategy.startsWith('single:')
-      ? enabled.find((w) => w.id === strategy.slice('single:'.length))
-      : undefined;
+    const single = singleWorkerOf(strategy);
+    const worker = single !== undefined ? enabled.find((w) => w.id === single) : undefined;
     if (worker) return askOne(runId, input, worker, enabled, chosenBy);
     const mode: PlanMode = strategy === 'router' ? 'router' : 'conductor';
     return planning.askPlanned({ ...input, mode }, pool, chosenBy);
