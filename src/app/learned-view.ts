@@ -3,7 +3,7 @@
 import type { Category } from '../learning/features.ts';
 import { type StrategyId, singleWorkerOf } from '../learning/outcome.ts';
 import { formatFixed } from './format.ts';
-import { type WorkerLabels, workerName } from './worker-names.ts';
+import { type WorkerLabels, workerDisplayName } from './worker-names.ts';
 
 /** Strategies the bench scores besides conductor, router and one worker; its outcomes name them by kind. */
 const STRATEGY_NAMES: Readonly<Record<string, string>> = {
@@ -17,7 +17,7 @@ const STRATEGY_NAMES: Readonly<Record<string, string>> = {
 /** "Conductor", "Mixture-of-Agents", "Parrot (directly)": the user's worker label, never a bare id when known. */
 export function strategyName(arm: StrategyId, labels: WorkerLabels = {}): string {
   const worker = singleWorkerOf(arm);
-  if (worker !== undefined) return `${workerName(worker, labels)} (directly)`;
+  if (worker !== undefined) return `${workerDisplayName(worker, labels)} (directly)`;
   return Object.hasOwn(STRATEGY_NAMES, arm) ? STRATEGY_NAMES[arm]! : arm;
 }
 
