@@ -23,7 +23,7 @@ import {
   singleStrategy,
   singleWorkerOf,
 } from '../learning/outcome.ts';
-import { answersAlone } from '../shared/worker-ids.ts';
+import { answersAlone, labelOf } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { parseJson, storedValue } from './local-store.ts';
 
@@ -119,7 +119,7 @@ export function createAutoMode(services: AutoModeServices) {
     conductorLoaded: boolean,
   ): Promise<AutoChoice> {
     await watch();
-    const labels = new Map(pool.map((w) => [w.id, w.label || w.id]));
+    const labels = new Map(pool.map((w) => [w.id, labelOf(w)]));
     // The code sandbox answers a question with nothing to run: it is never the one worker for a question.
     const answering = pool.filter((w) => answersAlone(w.id));
     const singles = answering.map((w) => singleStrategy(w.id));
@@ -201,9 +201,7 @@ export type AutoMode = ReturnType<typeof createAutoMode>;
  * answers, or none of them with a key, and no conductor model to plan with.
  */
 function nothingAnswers(answering: readonly WorkerSpec[], conductorLoaded: boolean): string {
-  const names = new Intl.ListFormat('en', { type: 'conjunction' }).format(
-    answering.map((w) => w.label || w.id),
-  );
+  const names = new Intl.ListFormat('en', { type: 'conjunction' }).format(answering.map(labelOf));
   const workers =
     answering.length === 0
       ? 'Your pool has no worker that answers questions: add one in Settings.'

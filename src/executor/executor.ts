@@ -20,7 +20,7 @@ import {
   validatePlan,
   validateStep,
 } from '../shared/plan/index.ts';
-import { SELF_WORKER } from '../shared/worker-ids.ts';
+import { labelOf, SELF_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import {
   CANCEL_REASON,
@@ -573,7 +573,7 @@ class Run implements AttemptHost {
     const { endpoint, semaphore } = this.limits.for(worker);
     // The limit counts only what it can price: said on the step, not passed over in silence.
     if (this.spendLimit !== undefined && !worker.price && !status.notice) {
-      status.notice = unpricedNotice(worker.label || worker.id, this.spendLimit);
+      status.notice = unpricedNotice(labelOf(worker), this.spendLimit);
       this.emitStep(status, { type: 'step-notice', notice: status.notice });
     }
     if (semaphore.full) this.setWait(status, { kind: 'slot', endpoint, limit: semaphore.limit });
@@ -636,7 +636,7 @@ class Run implements AttemptHost {
     if (!cause) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     const failed = /[.!?]$/.test(reason) ? reason : `${reason}.`;
-    const name = worker.label || worker.id;
+    const name = labelOf(worker);
     if (status.pin) throw new Error(`${failed} The step is pinned to ${name}, so no other worker took over.`);
     this.failedWorkers.set(worker.id, { cause, reason });
     const choice = await this.substituteFor(worker, cause, status.index);
