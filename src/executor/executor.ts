@@ -15,6 +15,7 @@ import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
   type Plan,
+  poolValidateOptions,
   type Step,
   type ValidateOptions,
   validatePlan,
@@ -391,16 +392,14 @@ class Run implements AttemptHost {
 
   /** What every step of a plan is checked against (the first plan's and each corrective one's). */
   private planRules(): ValidateOptions {
-    const rules = { workerIds: [...this.workers.keys()], allowSelf: true, maxSteps: this.maxSteps };
+    const { workerLabels, ...rules } = poolValidateOptions(this.options.pool, {
+      maxSteps: this.maxSteps,
+      allowSelf: true,
+    });
     const attachments = this.options.attachments ?? [];
     if (attachments.length === 0) return rules;
     // The files' rules name workers by the user's labels: the message is the run's error, for the user.
-    return {
-      ...rules,
-      files: planFilesOf(attachments, this.options.pool),
-      workerLabels: Object.fromEntries(this.options.pool.map((w) => [w.id, w.label])),
-      labelsOnly: true,
-    };
+    return { ...rules, files: planFilesOf(attachments, this.options.pool), workerLabels, labelsOnly: true };
   }
 
   private async consume(source: AsyncIterable<Step>): Promise<void> {
