@@ -1,4 +1,3 @@
-import type { Attachment } from '../../attachments/types.ts';
 import { singleStrategy, singleWorkerOf } from '../../learning/outcome.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
 import type { Plan, PlanMode } from '../../shared/plan/index.ts';
@@ -7,26 +6,14 @@ import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { allFiles, viewFiles } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { SAME_WORKER_REASON, stickyWorker } from '../stickiness.ts';
-import { type TurnContext, turnView } from '../turn-context.ts';
+import { turnView } from '../turn-context.ts';
 import type { PlanningActions } from './planning.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
 import { estimateRun } from './run-estimate.ts';
-import { type AskMode, newRunView } from './run-model.ts';
+import { type AskInput, newRunView } from './run-model.ts';
 import type { SpendConfirmation } from './spend-confirm.ts';
 import type { RunStarts } from './starting.ts';
-
-/** A question as the user asked it on the Ask screen. */
-export interface AskInput {
-  question: string;
-  mode: AskMode;
-  review: boolean;
-  planOnly?: boolean;
-  /** A follow-up: the thread it continues (src/app/turn-context.ts). */
-  thread?: TurnContext;
-  /** The files attached to the question. */
-  attachments?: readonly Attachment[];
-}
 
 /** Asking a question: in the mode the user picked, or the one auto mode picks. */
 export function createAsking(
