@@ -5,9 +5,9 @@
 // per-category success rates, so a uniform-random chooser's regret is exact, not sampled.
 
 import { mulberry32, shuffled } from '../src/evaluation/random.ts';
-import { choose, createBanditState, lambdaOf, skipsPlanner, update } from '../src/learning/bandit.ts';
+import { choose, createBanditState, lambdaOf, update } from '../src/learning/bandit.ts';
 import { categoryOf, type NeighbourOutcomes } from '../src/learning/features.ts';
-import type { StrategyId } from '../src/learning/outcome.ts';
+import { type StrategyId, singleWorkerOf } from '../src/learning/outcome.ts';
 import { startProvider, type TestProvider } from '../test/provider/server.ts';
 import { round } from './stats.ts';
 import type { Benchmark } from './types.ts';
@@ -199,7 +199,7 @@ async function simulate(env: Environment, seed: number): Promise<SeedResult> {
       out.regret += best - m[choice.arm]!;
       out.randomRegret += best - ARMS.reduce((s, a) => s + m[a]!, 0) / ARMS.length;
       out.reward += reward(good, choice.arm);
-      if (skipsPlanner(choice.arm)) out.skipped++;
+      if (singleWorkerOf(choice.arm) !== undefined) out.skipped++;
       const per = out.choices[q.category] ?? {};
       per[choice.arm] = (per[choice.arm] ?? 0) + 1;
       out.choices[q.category] = per;

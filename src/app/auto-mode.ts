@@ -16,8 +16,14 @@ import {
   NoStrategyAvailable,
 } from '../learning/bandit.ts';
 import { createLearner } from '../learning/learner.ts';
-import type { OutcomeChange, OutcomeStore, StrategyId } from '../learning/outcome.ts';
-import { answersAlone } from '../shared/worker-ids.ts';
+import {
+  type OutcomeChange,
+  type OutcomeStore,
+  type StrategyId,
+  singleStrategy,
+  singleWorkerOf,
+} from '../learning/outcome.ts';
+import { answersAlone, labelOf } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { parseJson, storedValue } from './local-store.ts';
 
@@ -113,10 +119,10 @@ export function createAutoMode(services: AutoModeServices) {
     conductorLoaded: boolean,
   ): Promise<AutoChoice> {
     await watch();
-    const labels = new Map(pool.map((w) => [w.id, w.label || w.id]));
+    const labels = new Map(pool.map((w) => [w.id, labelOf(w)]));
     // The code sandbox answers a question with nothing to run: it is never the one worker for a question.
     const answering = pool.filter((w) => answersAlone(w.id));
-    const singles = answering.map((w) => `single:${w.id}` as const);
+    const singles = answering.map((w) => singleStrategy(w.id));
     const arms: StrategyId[] = ['conductor', 'router', ...singles];
     const candidates: Candidate[] = arms.map((arm) => {
       const n = learner.neighbours(question, arm);
@@ -129,16 +135,17 @@ export function createAutoMode(services: AutoModeServices) {
     const choice = choose(learned.value, question, candidates, {
       slider: slider.value,
       random,
-      available: (arm) =>
-        arm.startsWith('single:')
-          ? labels.has(arm.slice(7)) && !keyless.has(arm.slice(7))
-          : conductorLoaded && anySends,
-      labelOf: (arm) =>
-        arm.startsWith('single:')
-          ? (labels.get(arm.slice(7)) ?? arm.slice(7))
-          : arm === 'router'
-            ? 'the router'
-            : 'the conductor',
+      available: (arm) => {
+        const worker = singleWorkerOf(arm);
+        return worker !== undefined
+          ? labels.has(worker) && !keyless.has(worker)
+          : conductorLoaded && anySends;
+      },
+      labelOf: (arm) => {
+        const worker = singleWorkerOf(arm);
+        if (worker !== undefined) return labels.get(worker) ?? worker;
+        return arm === 'router' ? 'the router' : 'the conductor';
+      },
     });
     return { strategy: choice.arm, reason: choice.reason };
   }
@@ -194,9 +201,7 @@ export type AutoMode = ReturnType<typeof createAutoMode>;
  * answers, or none of them with a key, and no conductor model to plan with.
  */
 function nothingAnswers(answering: readonly WorkerSpec[], conductorLoaded: boolean): string {
-  const names = new Intl.ListFormat('en', { type: 'conjunction' }).format(
-    answering.map((w) => w.label || w.id),
-  );
+  const names = new Intl.ListFormat('en', { type: 'conjunction' }).format(answering.map(labelOf));
   const workers =
     answering.length === 0
       ? 'Your pool has no worker that answers questions: add one in Settings.'

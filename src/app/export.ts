@@ -11,7 +11,7 @@ import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { ESTIMATED, estimateNote } from './format.ts';
 import { codeBlock, inertMarkdown, inertProblems } from './inert-markdown.ts';
 import { seesText } from './sees-text.ts';
-import { workerName } from './worker-names.ts';
+import { workerDisplayName } from './worker-names.ts';
 
 /** A run as a portable file. Keys are never part of a run; worker URLs lose credentials and queries too. */
 export interface RunExport {
@@ -171,7 +171,7 @@ function markdownReport(
   if (run.answer !== undefined) lines.push('## Answer', '', ...answerLines(run.answer, 2), '');
   lines.push('## Steps', '');
   const labels = labelsOf(run.pool);
-  const name = (id: string) => inline(workerName(id, labels));
+  const name = (id: string) => inline(workerDisplayName(id, labels));
   for (const step of steps) {
     const worker = run.pool.find((w) => w.id === step.worker);
     // As the step card says it: "all" on the first step is nothing.

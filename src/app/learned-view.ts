@@ -1,9 +1,9 @@
 /** How "What Baton learned" names what it learned: strategies and question kinds in words, rewards as numbers. */
 
 import type { Category } from '../learning/features.ts';
-import type { StrategyId } from '../learning/outcome.ts';
+import { type StrategyId, singleWorkerOf } from '../learning/outcome.ts';
 import { formatFixed } from './format.ts';
-import { type WorkerLabels, workerName } from './worker-names.ts';
+import { type WorkerLabels, workerDisplayName } from './worker-names.ts';
 
 /** Strategies the bench scores besides conductor, router and one worker; its outcomes name them by kind. */
 const STRATEGY_NAMES: Readonly<Record<string, string>> = {
@@ -16,7 +16,8 @@ const STRATEGY_NAMES: Readonly<Record<string, string>> = {
 
 /** "Conductor", "Mixture-of-Agents", "Parrot (directly)": the user's worker label, never a bare id when known. */
 export function strategyName(arm: StrategyId, labels: WorkerLabels = {}): string {
-  if (arm.startsWith('single:')) return `${workerName(arm.slice('single:'.length), labels)} (directly)`;
+  const worker = singleWorkerOf(arm);
+  if (worker !== undefined) return `${workerDisplayName(worker, labels)} (directly)`;
   return Object.hasOwn(STRATEGY_NAMES, arm) ? STRATEGY_NAMES[arm]! : arm;
 }
 

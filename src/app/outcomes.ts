@@ -5,7 +5,7 @@
  */
 import { signal } from '@preact/signals';
 import type { MemoryExample, Neighbour, PoolWorker, WorkflowMemory } from '../learning/memory.ts';
-import type { Outcome, OutcomeChange, OutcomeStore } from '../learning/outcome.ts';
+import { type Outcome, type OutcomeChange, type OutcomeStore, singleWorkerOf } from '../learning/outcome.ts';
 import type { Plan } from '../shared/plan/index.ts';
 import { liveTotals, type RunView, runElapsed } from './runs/run-model.ts';
 
@@ -29,7 +29,7 @@ export function outcomeFromView(view: RunView, good: boolean, now: number = Date
     question: view.question,
     strategy,
     // A direct call to one worker ran no workflow: nothing for the memory to offer the conductor.
-    ...(strategy.startsWith('single:') ? {} : { plan }),
+    ...(singleWorkerOf(strategy) !== undefined ? {} : { plan }),
     workerIds,
     good,
     source: 'user',

@@ -2,7 +2,7 @@ import { type AnswerLength, answerLengthsOf, type PlanEstimate } from '../execut
 import type { RunStore } from '../records/run-store.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import { formatTokens } from './format.ts';
-import { type WorkerLabels, workerName } from './worker-names.ts';
+import { type WorkerLabels, workerDisplayName } from './worker-names.ts';
 
 /** How many recent runs the answer lengths are read from: enough for a stable mean, cheap to read. */
 const RECENT_RUNS = 20;
@@ -61,7 +61,7 @@ export function estimateText(estimate: PlanEstimate, labels: WorkerLabels = {}):
     parts.push(`≈ ${estimate.defaultAnswerTokens} tokens per answer where a worker has no history yet`);
   }
   if (estimate.unpriced.length > 0) {
-    const names = estimate.unpriced.map((w) => workerName(w, labels)).join(', ');
+    const names = estimate.unpriced.map((w) => workerDisplayName(w, labels)).join(', ');
     parts.push(
       `${names} ${estimate.unpriced.length === 1 ? 'has' : 'have'} no price: not counted, nor by the spend limit`,
     );

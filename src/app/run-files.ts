@@ -14,7 +14,7 @@ import type { AttachmentSummary } from '../shared/conductor-api.ts';
 import type { PlanFiles } from '../shared/plan/files.ts';
 import { storageErrorText } from '../shared/storage-error.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
-import type { AskMode } from './runs/run-model.ts';
+import type { AskInput } from './runs/run-model.ts';
 
 export function createRunFiles() {
   const byRun = new Map<string, readonly Attachment[]>();
@@ -98,16 +98,7 @@ export async function importedFiles(
   if (problems.length > 0) data.run.error = [data.run.error, ...problems].filter(Boolean).join(' ');
 }
 
-/** A question as the user asks it, with the files attached to it. */
-export interface AskRequest {
-  question: string;
-  mode: AskMode;
-  review: boolean;
-  planOnly?: boolean;
-  attachments?: readonly Attachment[];
-}
-
 /** A one-step plan made on the page answers the question with every file. */
-export function allFiles(input: Pick<AskRequest, 'attachments'>): { files?: 'all' } {
+export function allFiles(input: Pick<AskInput, 'attachments'>): { files?: 'all' } {
   return input.attachments && input.attachments.length > 0 ? { files: 'all' } : {};
 }

@@ -12,12 +12,12 @@ const RESERVED: WorkerLabels = {
 };
 
 /** The label of `worker`; its id when the pool did not name it (an imported or edited plan may). */
-export function workerName(worker: string, labels: WorkerLabels = {}): string {
+export function workerDisplayName(worker: string, labels: WorkerLabels = {}): string {
   const label = Object.hasOwn(labels, worker) ? labels[worker]?.trim() : undefined;
   return label || (Object.hasOwn(RESERVED, worker) ? RESERVED[worker]! : worker);
 }
 
 /** A namer over one pool, for the graph's layout and descriptions. */
 export function namerFor(labels: WorkerLabels = {}): (worker: string) => string {
-  return (worker) => workerName(worker, labels);
+  return (worker) => workerDisplayName(worker, labels);
 }

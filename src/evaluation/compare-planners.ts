@@ -1,6 +1,6 @@
 import { dependencies } from '../executor/dag.ts';
 import type { GenerationStats } from '../shared/conductor-api.ts';
-import { DEFAULT_MAX_STEPS, type Step, validatePlan } from '../shared/plan/index.ts';
+import { DEFAULT_MAX_STEPS, poolValidateOptions, type Step, validatePlan } from '../shared/plan/index.ts';
 import { SELF_WORKER } from '../shared/worker-ids.ts';
 import { type PlannerQuestion, type PlanShape, REFERENCE_POOL, type ReferenceWorker } from './planner-set.ts';
 
@@ -94,11 +94,8 @@ export function scorePlan(
   if (attempt.kind === 'failed') return miss(attempt.error);
   if (attempt.fallback !== undefined) return miss(`fallback: ${attempt.fallback}`);
   const checked = validatePlan(attempt.plan, {
-    workerIds: pool.map((w) => w.id),
-    workerLabels: Object.fromEntries(pool.map((w) => [w.id, w.label])),
-    allowSelf: true,
+    ...poolValidateOptions(pool, { maxSteps, allowSelf: true }),
     selfOnlyLast: true,
-    maxSteps,
   });
   if (!checked.ok) return miss(checked.message);
   const steps = checked.plan.steps;

@@ -15,12 +15,13 @@ import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
   type Plan,
+  poolValidateOptions,
   type Step,
   type ValidateOptions,
   validatePlan,
   validateStep,
 } from '../shared/plan/index.ts';
-import { SELF_WORKER } from '../shared/worker-ids.ts';
+import { labelOf, SELF_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import {
   CANCEL_REASON,
@@ -391,16 +392,14 @@ class Run implements AttemptHost {
 
   /** What every step of a plan is checked against (the first plan's and each corrective one's). */
   private planRules(): ValidateOptions {
-    const rules = { workerIds: [...this.workers.keys()], allowSelf: true, maxSteps: this.maxSteps };
+    const { workerLabels, ...rules } = poolValidateOptions(this.options.pool, {
+      maxSteps: this.maxSteps,
+      allowSelf: true,
+    });
     const attachments = this.options.attachments ?? [];
     if (attachments.length === 0) return rules;
     // The files' rules name workers by the user's labels: the message is the run's error, for the user.
-    return {
-      ...rules,
-      files: planFilesOf(attachments, this.options.pool),
-      workerLabels: Object.fromEntries(this.options.pool.map((w) => [w.id, w.label])),
-      labelsOnly: true,
-    };
+    return { ...rules, files: planFilesOf(attachments, this.options.pool), workerLabels, labelsOnly: true };
   }
 
   private async consume(source: AsyncIterable<Step>): Promise<void> {
@@ -573,7 +572,7 @@ class Run implements AttemptHost {
     const { endpoint, semaphore } = this.limits.for(worker);
     // The limit counts only what it can price: said on the step, not passed over in silence.
     if (this.spendLimit !== undefined && !worker.price && !status.notice) {
-      status.notice = unpricedNotice(worker.label || worker.id, this.spendLimit);
+      status.notice = unpricedNotice(labelOf(worker), this.spendLimit);
       this.emitStep(status, { type: 'step-notice', notice: status.notice });
     }
     if (semaphore.full) this.setWait(status, { kind: 'slot', endpoint, limit: semaphore.limit });
@@ -636,7 +635,7 @@ class Run implements AttemptHost {
     if (!cause) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     const failed = /[.!?]$/.test(reason) ? reason : `${reason}.`;
-    const name = worker.label || worker.id;
+    const name = labelOf(worker);
     if (status.pin) throw new Error(`${failed} The step is pinned to ${name}, so no other worker took over.`);
     this.failedWorkers.set(worker.id, { cause, reason });
     const choice = await this.substituteFor(worker, cause, status.index);

@@ -6,7 +6,7 @@
 
 import { ProviderError, type ProviderErrorKind } from '../providers/errors.ts';
 import type { RunTotals } from '../records/run-types.ts';
-import { LOCAL_WORKER, onDevice, RUN_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
+import { LOCAL_WORKER, labelOf, onDevice, RUN_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 export type { Takeover } from '../records/run-types.ts';
@@ -131,7 +131,7 @@ export interface Ranking {
 }
 
 function labels(workers: readonly WorkerSpec[]): string {
-  return workers.map((w) => w.label || w.id).join(', ');
+  return workers.map(labelOf).join(', ');
 }
 
 /**
@@ -213,7 +213,7 @@ export async function chooseSubstitute(options: ChooseOptions): Promise<Choice> 
     }
     const refusal = options.allow?.(worker);
     if (refusal === undefined) return { worker };
-    refused.push(`${worker.label || worker.id}: ${refusal}`);
+    refused.push(`${labelOf(worker)}: ${refusal}`);
   }
   const why = [...excluded];
   if (keyless.length > 0)

@@ -10,7 +10,7 @@ import { type ChatMessage, type ContentPart, type PartsMessage, textMessage } fr
 import { type PlanFiles, resolveFiles } from '../shared/plan/files.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { estimatePromptTokens } from '../shared/token-estimate.ts';
-import { SELF_WORKER } from '../shared/worker-ids.ts';
+import { labelOf, SELF_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 /** The question's files as the plan language checks them: which are images, and who takes images. */
@@ -82,7 +82,7 @@ export function checkStepFiles(
   const files = filesOfStep(step, attachments);
   const images = files.filter((file) => file.kind === 'image');
   if (images.length === 0 || worker?.vision === true) return;
-  const name = worker ? worker.label || worker.id : step.worker;
+  const name = worker ? labelOf(worker) : step.worker;
   const which = images.map((file) => `“${file.name}”`).join(', ');
   throw new StepFilesError(
     index,

@@ -19,7 +19,7 @@ import {
   featuresFor,
   type NeighbourOutcomes,
 } from './features.ts';
-import type { StrategyId } from './outcome.ts';
+import { type StrategyId, singleWorkerOf } from './outcome.ts';
 
 /**
  * λ at the slider's "cost" end, in reward points per US dollar: there a cent of spend weighs as much as a
@@ -243,8 +243,7 @@ export function update(
 export function defaultLabel(arm: StrategyId): string {
   if (arm === 'conductor') return 'the conductor';
   if (arm === 'router') return 'the router';
-  if (arm.startsWith('single:')) return arm.slice('single:'.length);
-  return arm;
+  return singleWorkerOf(arm) ?? arm;
 }
 
 const FRACTIONS: Record<number, string> = {
@@ -305,6 +304,3 @@ function explain(
 
 const meanCost = (s: ArmStats | undefined) => (s && s.tries > 0 ? s.costUsd / s.tries : undefined);
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-
-/** True when a strategy answers without the on-device planner (a direct call to one worker). */
-export const skipsPlanner = (arm: StrategyId): boolean => arm.startsWith('single:');

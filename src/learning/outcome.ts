@@ -7,6 +7,16 @@ import type { Plan } from '../shared/plan/index.ts';
 /** How a question was answered: the conductor's plan, the router's pick, one worker directly, or another. */
 export type StrategyId = 'conductor' | 'router' | `single:${string}` | (string & {});
 
+const SINGLE = 'single:';
+
+/** The strategy of a direct call to one worker: the question goes to it alone, and the planner does not run. */
+export const singleStrategy = (workerId: string): `single:${string}` => `${SINGLE}${workerId}`;
+
+/** The worker a direct-call strategy sends the question to; undefined for a strategy that plans. */
+export function singleWorkerOf(strategy: StrategyId): string | undefined {
+  return strategy.startsWith(SINGLE) ? strategy.slice(SINGLE.length) : undefined;
+}
+
 export interface Outcome {
   /** The run (or bench item run) it is about; one outcome per run, the latest mark wins. */
   runId: string;

@@ -1,4 +1,5 @@
 import { attachmentBytes, hasImages, type PartsMessage } from '../shared/chat.ts';
+import { labelOf } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { ProviderError } from './errors.ts';
 
@@ -48,7 +49,7 @@ export function refuseImagesFor(worker: WorkerSpec, request: Pick<ChatRequest, '
   if (!request.messages.some((message) => hasImages(message.content))) return;
   throw new ProviderError(
     'bad-request',
-    `${worker.label || worker.id} takes no images (${worker.model} is not marked as taking image input): ` +
+    `${labelOf(worker)} takes no images (${worker.model} is not marked as taking image input): ` +
       'the request was not sent.',
   );
 }

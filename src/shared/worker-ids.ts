@@ -6,6 +6,11 @@
 export const SELF_WORKER = 'self';
 export const LOCAL_WORKER = 'local';
 
+/** What a message calls a worker of the pool: its label, or its id while the user has not named it. */
+export function labelOf(worker: { id: string; label: string }): string {
+  return worker.label || worker.id;
+}
+
 /** `{ id: label }` for a pool: how both threads name its workers to the user. */
 export function labelsOf(pool: ReadonlyArray<{ id: string; label: string }>): Record<string, string> {
   return Object.fromEntries(pool.map((w) => [w.id, w.label]));

@@ -2,20 +2,20 @@ import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price-text.ts';
-import { withAttachments } from '../app/run-files.ts';
-import { holdsThePage, type RunView } from '../app/runs/run-model.ts';
+import { estimateRun } from '../app/runs/run-estimate.ts';
+import { type AskInput, holdsThePage, type RunView } from '../app/runs/run-model.ts';
 import type { PendingReview } from '../app/runs/run-services.ts';
 import type { ThreadState } from '../app/threads/thread-core.ts';
-import { type TurnContext, turnEstimate } from '../app/turn-context.ts';
+import type { TurnContext } from '../app/turn-context.ts';
 import type { Attachment } from '../attachments/types.ts';
-import { estimatePlan } from '../executor/estimate.ts';
 import { overSpendLimit } from '../executor/spend-limit.ts';
+import { singleWorkerOf } from '../learning/outcome.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import type { Step } from '../shared/plan/index.ts';
 import { answersAlone, labelsOf } from '../shared/worker-ids.ts';
 import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
-import { type AskInput, Composer } from './Composer.tsx';
+import { Composer } from './Composer.tsx';
 import { FilesConfirm } from './FilesConfirm.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
@@ -32,14 +32,13 @@ function reviewPrice(
 ): (steps: readonly Step[]) => PlanPrice {
   const labels = labelsOf(review.pool);
   return (steps) => {
-    const estimate = estimatePlan({
+    const estimate = estimateRun({
       question,
       steps,
       pool: review.pool,
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
-      // A follow-up's steps carry the earlier turns: the price counts them.
-      ...turnEstimate(turn),
-      ...withAttachments(files),
+      turn,
+      files,
     });
     const price: PlanPrice = {
       steps: estimate.steps.map(stepPriceText),
@@ -320,7 +319,7 @@ function retryQuestion(
 /** Auto mode's choice for the run on screen, and its one-line reason. */
 function AutoChoiceNote({ view }: { view: RunView }) {
   const chosen = view.chosenBy!;
-  const id = chosen.strategy.startsWith('single:') ? chosen.strategy.slice('single:'.length) : undefined;
+  const id = singleWorkerOf(chosen.strategy);
   const what =
     id !== undefined
       ? `${view.workerLabels?.[id] ?? id}, directly (no planning)`

@@ -1,19 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { AskMode } from '../app/runs/run-model.ts';
+import type { AskInput, AskMode } from '../app/runs/run-model.ts';
 import { fileHandlers } from './AttachmentChips.tsx';
 import { useKeyWarning } from './KeyWarning.tsx';
 import { recallKey } from './key-targets.ts';
-
-export interface AskInput {
-  question: string;
-  mode: AskMode;
-  review: boolean;
-  /** Plan and stop: the plan and its price, nothing sent (no key needed) until the user runs it. */
-  planOnly?: boolean;
-  /** The user chose to send the key-shaped text the question holds (KeyWarning.tsx). */
-  keptKey?: true;
-}
 
 /**
  * The question box: Enter asks, Ctrl+Enter (⌘+Enter) plans only, Shift+Enter adds a line; mode

@@ -10,7 +10,7 @@ import {
   type Step,
   validatePlan,
 } from '../shared/plan/index.ts';
-import { SELF_WORKER } from '../shared/worker-ids.ts';
+import { labelsOf, SELF_WORKER } from '../shared/worker-ids.ts';
 import { PlanWarnings } from './PlanWarnings.tsx';
 import { planFilesFrom, StepFilesField } from './StepFilesField.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
@@ -109,7 +109,7 @@ export function PlanEditor({
   const [thought] = useState(plan.thought);
   const [steps, setSteps] = useState<DraftStep[]>(() => toDraft(plan));
   const workerIds = workers.map((w) => w.id);
-  const labels = Object.fromEntries(workers.map((w) => [w.id, w.label]));
+  const labels = labelsOf(workers);
   const result = useMemo(
     () =>
       validatePlan(

@@ -5,7 +5,7 @@ import type { StepStreams } from '../app/runs/draw-timing.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/runs/run-model.ts';
 import { downloadText } from '../app/save-file.ts';
 import { workerColor } from '../app/worker-color.ts';
-import { workerName } from '../app/worker-names.ts';
+import { workerDisplayName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
 import { focusAfterStop, typing } from './key-targets.ts';
@@ -403,7 +403,7 @@ export function RunPanel({
                 key={step.index}
                 step={step}
                 color={workerColor(step.worker, workerOrder)}
-                workerName={workerName(step.worker, labels)}
+                workerName={workerDisplayName(step.worker, labels)}
                 filesText={stepFilesText(step.files, view.attachments)}
                 labels={labels}
                 final={step.index === finalIndex}

@@ -3,7 +3,7 @@ import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/fo
 import { costText } from '../app/price-text.ts';
 import type { StepStream } from '../app/runs/draw-timing.ts';
 import { seesText } from '../app/sees-text.ts';
-import { workerName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
+import { workerDisplayName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/step-status.ts';
 import { historyCutText } from '../executor/turn-history.ts';

@@ -1,7 +1,7 @@
 import { activeAxis } from '../app/active-time.ts';
 import { formatDuration } from '../app/format.ts';
 import { workerColor } from '../app/worker-color.ts';
-import { type WorkerLabels, workerName } from '../app/worker-names.ts';
+import { type WorkerLabels, workerDisplayName } from '../app/worker-names.ts';
 import type { StepStatus } from '../records/run-types.ts';
 
 /** A stretch longer than this with no step running is cut out of the chart (a run waiting to be resumed). */
@@ -42,7 +42,7 @@ export function Timeline({
         const left = (from / span) * 100;
         const width = Math.max(0.5, ((to - from) / span) * 100);
         const color = workerColor(step.worker, workerOrder);
-        const name = workerName(step.worker, workerLabels);
+        const name = workerDisplayName(step.worker, workerLabels);
         const text = `Step ${step.index} (${name}): from ${formatDuration(from)} to ${formatDuration(to)}${step.timings.endedAt === undefined ? ', running' : ''}`;
         return (
           <div key={step.index} style={{ display: 'contents' }}>

@@ -1,6 +1,6 @@
 import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
-import type { Outcome } from '../../learning/outcome.ts';
+import { type Outcome, singleStrategy } from '../../learning/outcome.ts';
 
 /**
  * A scored bench item as an outcome: its scorer's verdict is the mark. One per bench, task and strategy,
@@ -15,7 +15,8 @@ export function benchOutcome(record: BenchRunRecord, result: BenchItemResult): O
   return {
     runId: `bench:${record.id}:${result.taskId}:${result.strategyId}`,
     question: task.question,
-    strategy: strategy.config.kind === 'single' ? `single:${strategy.config.worker}` : strategy.config.kind,
+    strategy:
+      strategy.config.kind === 'single' ? singleStrategy(strategy.config.worker) : strategy.config.kind,
     plan: result.plan,
     workerIds,
     workerModels: Object.fromEntries(

@@ -1,31 +1,19 @@
-import type { Attachment } from '../../attachments/types.ts';
-import { estimatePlan } from '../../executor/estimate.ts';
+import { singleStrategy, singleWorkerOf } from '../../learning/outcome.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
 import type { Plan, PlanMode } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
-import { allFiles, viewFiles, withAttachments } from '../run-files.ts';
+import { allFiles, viewFiles } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { SAME_WORKER_REASON, stickyWorker } from '../stickiness.ts';
-import { type TurnContext, turnEstimate, turnView } from '../turn-context.ts';
+import { turnView } from '../turn-context.ts';
 import type { PlanningActions } from './planning.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
-import { type AskMode, newRunView } from './run-model.ts';
+import { estimateRun } from './run-estimate.ts';
+import { type AskInput, newRunView } from './run-model.ts';
 import type { SpendConfirmation } from './spend-confirm.ts';
 import type { RunStarts } from './starting.ts';
-
-/** A question as the user asked it on the Ask screen. */
-export interface AskInput {
-  question: string;
-  mode: AskMode;
-  review: boolean;
-  planOnly?: boolean;
-  /** A follow-up: the thread it continues (src/app/turn-context.ts). */
-  thread?: TurnContext;
-  /** The files attached to the question. */
-  attachments?: readonly Attachment[];
-}
 
 /** Asking a question: in the mode the user picked, or the one auto mode picks. */
 export function createAsking(
@@ -48,7 +36,7 @@ export function createAsking(
     const sticky = stickyWorker(input, enabled, (id) => services.markedBad?.(id) ?? false);
     if (sticky) {
       const by = input.mode === 'auto' ? 'auto' : 'thread';
-      return { by, strategy: `single:${sticky.id}`, reason: SAME_WORKER_REASON };
+      return { by, strategy: singleStrategy(sticky.id), reason: SAME_WORKER_REASON };
     }
     try {
       if (!services.chooseStrategy) throw new Error('Auto mode is not available on this page.');
@@ -83,13 +71,13 @@ export function createAsking(
     };
     core.runFiles.set(runId, input.attachments);
     const pastLengths = await core.answerLengths();
-    const estimate = estimatePlan({
+    const estimate = estimateRun({
       question: input.question,
       steps: plan.steps,
       pool: enabled,
       answerLengths: pastLengths,
-      ...turnEstimate(input.thread),
-      ...withAttachments(core.runFiles.get(runId)),
+      turn: input.thread,
+      files: core.runFiles.get(runId),
     });
     currentRun.value = {
       ...newRunView(runId, input.question, 'router'),
@@ -131,9 +119,8 @@ export function createAsking(
     const chosenBy = await autoChoice(runId, input, enabled);
     if (!chosenBy) return;
     const { strategy } = chosenBy;
-    const worker = strategy.startsWith('single:')
-      ? enabled.find((w) => w.id === strategy.slice('single:'.length))
-      : undefined;
+    const single = singleWorkerOf(strategy);
+    const worker = single !== undefined ? enabled.find((w) => w.id === single) : undefined;
     if (worker) return askOne(runId, input, worker, enabled, chosenBy);
     const mode: PlanMode = strategy === 'router' ? 'router' : 'conductor';
     return planning.askPlanned({ ...input, mode }, pool, chosenBy);

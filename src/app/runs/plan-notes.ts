@@ -1,6 +1,6 @@
 import type { PlanResponse } from '../../shared/conductor-api.ts';
 import type { Plan } from '../../shared/plan/index.ts';
-import { type WorkerLabels, workerName } from '../worker-names.ts';
+import { type WorkerLabels, workerDisplayName } from '../worker-names.ts';
 
 /**
  * What the run view says when the conductor's plan is not the one it first wrote: one sentence in the
@@ -28,8 +28,8 @@ export function planNote(
     const text = !added
       ? `The conductor's plan could not be used in full: only the ${written} it had written ${kept === 1 ? 'runs' : 'run'}.`
       : kept === 0
-        ? `The conductor's plan could not be used, so ${workerName(added.worker, labels)} answers the question alone.`
-        : `The conductor's plan could not be used in full, so ${workerName(added.worker, labels)} answers after the ${written} already running.`;
+        ? `The conductor's plan could not be used, so ${workerDisplayName(added.worker, labels)} answers the question alone.`
+        : `The conductor's plan could not be used in full, so ${workerDisplayName(added.worker, labels)} answers after the ${written} already running.`;
     return { text, details: response.fallback.issues ?? [response.fallback.reason] };
   }
   if (response.repaired) {

@@ -1,4 +1,3 @@
-import type { Attachment } from '../../attachments/types.ts';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import type { RunHandle } from '../../executor/executor.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
@@ -6,29 +5,18 @@ import type { PlanMode, Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { viewFiles } from '../run-files.ts';
-import { type TurnContext, turnView } from '../turn-context.ts';
+import { turnView } from '../turn-context.ts';
 import type { PlanFeed } from './plan-feed.ts';
 import type { RunCore } from './run-core.ts';
-import { newRunView } from './run-model.ts';
+import { type AskInput, newRunView } from './run-model.ts';
 import type { SpendConfirmation } from './spend-confirm.ts';
-
-/** A question to plan, as the user asked it. */
-export interface PlanInput {
-  question: string;
-  mode: PlanMode;
-  review: boolean;
-  planOnly?: boolean;
-  /** A follow-up: the thread it continues (src/app/turn-context.ts). */
-  thread?: TurnContext;
-  /** The files attached to the question. */
-  attachments?: readonly Attachment[];
-}
 
 /** One planning under way: its run, the pool it plans for, and how what it plans is run. */
 export interface Planning {
   /** The run's id; a new one when what streamed is dropped and the final plan runs anew. */
   runId: string;
-  input: PlanInput;
+  /** The question, in a mode that plans (auto mode has picked one). */
+  input: AskInput<PlanMode>;
   enabled: WorkerSpec[];
   chosenBy?: ChosenBy;
   abort: AbortController;
@@ -47,7 +35,7 @@ export interface Planning {
 export function beginPlanning(
   core: RunCore,
   spend: SpendConfirmation,
-  input: PlanInput,
+  input: AskInput<PlanMode>,
   pool: WorkerSpec[],
   chosenBy?: ChosenBy,
 ): Planning {

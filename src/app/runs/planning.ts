@@ -1,18 +1,19 @@
-import { estimatePlan, type PlanEstimate } from '../../executor/estimate.ts';
+import type { PlanEstimate } from '../../executor/estimate.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
 import type { ConductorEvent, PlanRequest, PlanResponse } from '../../shared/conductor-api.ts';
-import { planLimitsFor, type Step } from '../../shared/plan/index.ts';
+import { type PlanMode, planLimitsFor, type Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { poolEntries } from '../pool-entries.ts';
-import { planRequestFiles, withAttachments } from '../run-files.ts';
-import { conversationOf, turnEstimate } from '../turn-context.ts';
+import { planRequestFiles } from '../run-files.ts';
+import { conversationOf } from '../turn-context.ts';
 import { planNote } from './plan-notes.ts';
-import { beginPlanning, type PlanInput, type Planning } from './planning-state.ts';
+import { beginPlanning, type Planning } from './planning-state.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
-import { applyPlanEvent, type RunView } from './run-model.ts';
+import { estimateRun } from './run-estimate.ts';
+import { type AskInput, applyPlanEvent, type RunView } from './run-model.ts';
 import type { SpendConfirmation } from './spend-confirm.ts';
 import type { RunStarts } from './starting.ts';
 import { createStoppedPlanning } from './stopped-planning.ts';
@@ -66,7 +67,11 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
   }
 
   /** Resolves once the plan is written (the run itself goes on; `whenIdle` waits for it). */
-  async function askPlanned(input: PlanInput, pool: WorkerSpec[], chosenBy?: ChosenBy): Promise<void> {
+  async function askPlanned(
+    input: AskInput<PlanMode>,
+    pool: WorkerSpec[],
+    chosenBy?: ChosenBy,
+  ): Promise<void> {
     const p = beginPlanning(core, spend, input, pool, chosenBy);
     try {
       const prefs = services.planPrefs();
@@ -81,13 +86,13 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
         core.update(p.runId, (v) => ({ ...v, drewOn }));
       }
       const estimateOf = (steps: readonly Step[]) =>
-        estimatePlan({
+        estimateRun({
           question: input.question,
           steps,
           pool: p.enabled,
           answerLengths: pastLengths,
-          ...turnEstimate(input.thread),
-          ...withAttachments(input.attachments ?? []),
+          turn: input.thread,
+          files: input.attachments,
         });
       p.estimateOf = estimateOf;
       await streamSteps(p, estimateOf);

@@ -1,11 +1,10 @@
-import { estimatePlan } from '../../executor/estimate.ts';
 import { type Plan, planLimitsFor } from '../../shared/plan/index.ts';
-import { keepRunFiles, withAttachments } from '../run-files.ts';
+import { keepRunFiles } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
-import { turnEstimate } from '../turn-context.ts';
 import { samePlan } from './plan-notes.ts';
 import { plannedRecord } from './plan-records.ts';
 import type { RunCore } from './run-core.ts';
+import { estimateRun } from './run-estimate.ts';
 import { enterReview, leaveReview, type RunView } from './run-model.ts';
 import type { ReviewInput } from './run-services.ts';
 import type { SpendConfirmation } from './spend-confirm.ts';
@@ -57,13 +56,13 @@ export function createReview(core: RunCore, spend: SpendConfirmation, starts: Ru
     const view = currentRun.value;
     const review = pendingReview.value;
     if (!view || !review) return;
-    const estimate = estimatePlan({
+    const estimate = estimateRun({
       question: view.question,
       steps: plan.steps,
       pool: review.pool,
       ...(review.answerLengths ? { answerLengths: review.answerLengths } : {}),
-      ...turnEstimate(view.thread),
-      ...withAttachments(core.runFiles.get(view.id)),
+      turn: view.thread,
+      files: core.runFiles.get(view.id),
     });
     if (!(await spend.approveSpend(view.id, estimate, false))) return;
     // The review may have been left while the confirm was open (a new question, a discard).

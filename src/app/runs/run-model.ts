@@ -1,3 +1,4 @@
+import type { Attachment } from '../../attachments/types.ts';
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import { totalsOf } from '../../executor/step-status.ts';
 import type { ExecutorEvent, RunLimits } from '../../executor/types.ts';
@@ -12,6 +13,24 @@ import type { PlanNote } from './plan-notes.ts';
 
 /** What the user picks on the Ask screen: a mode, or auto mode choosing one per question. */
 export type AskMode = PlanMode | 'auto';
+
+/**
+ * A question as the user asks it: the one shape every way of asking takes, from the question box, a
+ * follow-up, a branch or a retry to auto mode's pick and the planner (which takes only the modes that plan).
+ */
+export interface AskInput<Mode extends AskMode = AskMode> {
+  question: string;
+  mode: Mode;
+  review: boolean;
+  /** Plan and stop: the plan and its price, nothing sent (no key needed) until the user runs it. */
+  planOnly?: boolean;
+  /** The files attached to the question. */
+  attachments?: readonly Attachment[];
+  /** A follow-up: the thread it continues (src/app/turn-context.ts). */
+  thread?: TurnContext;
+  /** The user chose to send the key-shaped text the question holds (KeyWarning.tsx; kept in `ThreadLink`). */
+  keptKey?: true;
+}
 
 /**
  * Where a run is, from the page's point of view: planning and review come before the executor's states;

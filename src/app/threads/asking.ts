@@ -1,8 +1,7 @@
-import type { Attachment } from '../../attachments/types.ts';
 import type { ThreadLink } from '../../records/runs-db.ts';
 import type { ThreadTurn } from '../../records/thread-store.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
-import { type AskMode, holdsThePage, isActive, type RunView } from '../runs/run-model.ts';
+import { type AskInput, holdsThePage, isActive, type RunView } from '../runs/run-model.ts';
 import type { Runs } from '../runs/runs.ts';
 import { type TurnContext, turnHistory } from '../turn-context.ts';
 import type { ThreadCore, ThreadState } from './thread-core.ts';
@@ -10,17 +9,6 @@ import type { ThreadCore, ThreadState } from './thread-core.ts';
 /** What a follow-up that cannot be sent now says (it is refused, not queued: the user decides what next). */
 export const BUSY_FOLLOW_UP =
   'The last turn is still running: wait for its answer, or cancel it, then send your follow-up.';
-
-/** How a follow-up is asked: the mode and review choice of the turn before carry over. */
-export interface FollowUpInput {
-  question: string;
-  mode: AskMode;
-  review: boolean;
-  /** The files attached to the question. */
-  attachments?: readonly Attachment[];
-  /** The user chose to send the key-shaped text in the question (stored in its link: `ThreadLink`). */
-  keptKey?: true;
-}
 
 /** A turn that is still planned, reviewed or running: no new turn is asked beside it. */
 /** A turn as the thread lists it, from its run view. */
@@ -46,7 +34,7 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
   const { current, followUpProblem, services } = core;
 
   /** Asks in the thread at `link` (a new one, a follow-up, a branch) and records the branch on screen. */
-  async function askTurn(input: FollowUpInput, pool: WorkerSpec[], turn: TurnContext, title: string) {
+  async function askTurn(input: AskInput, pool: WorkerSpec[], turn: TurnContext, title: string) {
     followUpProblem.value = undefined;
     const state = current.value;
     if (state?.id === turn.link.threadId)
@@ -60,10 +48,7 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
   }
 
   /** Ask: a new thread, its first turn. */
-  async function startThread(
-    input: FollowUpInput & { planOnly?: boolean },
-    pool: WorkerSpec[],
-  ): Promise<void> {
+  async function startThread(input: AskInput, pool: WorkerSpec[]): Promise<void> {
     const threadId = crypto.randomUUID();
     current.value = {
       id: threadId,
@@ -98,7 +83,7 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
    * A follow-up under the last answer: a new turn after it, whose planner and workers see the turns
    * before. Empty: nothing happens. While the last turn runs: refused, saying why (`followUpProblem`).
    */
-  async function followUp(input: FollowUpInput, pool: WorkerSpec[]): Promise<void> {
+  async function followUp(input: AskInput, pool: WorkerSpec[]): Promise<void> {
     const question = input.question.trim();
     if (!question) return;
     const last = lastTurn();
@@ -124,7 +109,7 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
    * Asks `question` in place of the turn `runId`: a new branch from the turn before it (the old branch is
    * kept, and can be switched back to). Regenerate is this with the last question as it was.
    */
-  async function branchAt(runId: string, input: FollowUpInput, pool: WorkerSpec[]): Promise<void> {
+  async function branchAt(runId: string, input: AskInput, pool: WorkerSpec[]): Promise<void> {
     const question = input.question.trim();
     const state = current.value;
     if (!question || !state) return;
@@ -162,7 +147,7 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
   }
 
   /** Re-asks the last question: same mode, a new plan, a new branch beside the old answer. */
-  async function regenerate(input: Omit<FollowUpInput, 'question'>, pool: WorkerSpec[]): Promise<void> {
+  async function regenerate(input: Omit<AskInput, 'question'>, pool: WorkerSpec[]): Promise<void> {
     const last = lastTurn();
     const kept = last?.link.keptKey ? { keptKey: true as const } : {};
     if (last) await branchAt(last.view.id, { ...input, question: last.view.question, ...kept }, pool);

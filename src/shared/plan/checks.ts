@@ -2,7 +2,7 @@ import { RUN_WORKER, SELF_WORKER } from '../worker-ids.ts';
 import { quote } from './describe.ts';
 import { imagesRefused, type PlanFiles } from './files.ts';
 import type { Plan, Sees, Step } from './schema.ts';
-import { workerName } from './validate.ts';
+import { issueWorkerName } from './validate.ts';
 
 /**
  * Checks of a valid plan before it runs, deterministic and pure: the plan is well formed (validate.ts),
@@ -92,7 +92,8 @@ function without(steps: readonly Step[], drop: ReadonlySet<number>): Step[] {
 export function checkPlan(plan: Plan, options: PlanCheckOptions = {}): PlanCheck {
   const findings: PlanFinding[] = [];
   // What the checks find is read by the user: workers by their labels alone.
-  const name = (id: string) => workerName(id, { workerLabels: options.workerLabels ?? {}, labelsOnly: true });
+  const name = (id: string) =>
+    issueWorkerName(id, { workerLabels: options.workerLabels ?? {}, labelsOnly: true });
   const steps = plan.steps.map((step) => ({ ...step }));
   const last = steps.length - 1;
 

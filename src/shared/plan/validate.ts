@@ -130,7 +130,7 @@ function capIssues(issues: PlanIssue[]): PlanIssue[] {
  * (`"Claude" (w1)`), the conductor as itself, else the id as the plan wrote it (bounded: it may be
  * model text).
  */
-export function workerName(
+export function issueWorkerName(
   id: string,
   options: Pick<ValidateOptions, 'workerLabels' | 'labelsOnly'>,
 ): string {
@@ -192,7 +192,7 @@ export function validateStep(
   } else {
     const allowed = allowedWorkers(options);
     if (!allowed.includes(worker)) {
-      const names = allowed.slice(0, MAX_ISSUES).map((id) => workerName(id, options));
+      const names = allowed.slice(0, MAX_ISSUES).map((id) => issueWorkerName(id, options));
       if (allowed.length > names.length) names.push(`${count(allowed.length - names.length)} more`);
       const pool = allowed.length > 0 ? `(${names.join(', ')})` : '(the pool is empty)';
       const selfNote =
@@ -344,7 +344,7 @@ function validateFiles(
       const name = planFiles.names?.[file];
       add(
         'image-to-text-worker',
-        `Step ${index} gives ${workerName(worker, options)} the image ${name !== undefined ? quote(name) : `file ${file}`}, but that worker takes no images: give the image to a worker that takes images, or leave it out of this step.`,
+        `Step ${index} gives ${issueWorkerName(worker, options)} the image ${name !== undefined ? quote(name) : `file ${file}`}, but that worker takes no images: give the image to a worker that takes images, or leave it out of this step.`,
       );
     }
   }

@@ -6,6 +6,7 @@ import {
   type StrategyConfig,
   strategyLabel,
 } from '../../evaluation/strategies.ts';
+import { singleStrategy } from '../../learning/outcome.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
 
@@ -25,7 +26,7 @@ const KINDS: { kind: Kind; label: string; needsPlanner?: boolean }[] = [
 export function strategyId(config: StrategyConfig): string {
   switch (config.kind) {
     case 'single':
-      return `single:${config.worker}`;
+      return singleStrategy(config.worker);
     case 'router':
     case 'conductor':
       return config.kind;
