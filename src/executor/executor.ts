@@ -112,6 +112,8 @@ export interface ExecutorOptions {
    * worker's budget (src/executor/turn-history.ts). Absent: a thread's first turn, or a run of its own.
    */
   history?: TurnHistory;
+  /** The thread's standing instructions: sent to every worker step with its system prompt (context.ts). */
+  instructions?: string;
   /**
    * The question's attached files, by index: a step is sent only those its `files` names
    * (src/executor/step-files.ts), and a plan that gives an image to a worker that takes none is refused
@@ -591,6 +593,7 @@ class Run implements AttemptHost {
           question: this.options.question,
           includeQuestion: this.options.includeQuestion ?? true,
           systemPrompt: worker.systemPrompt,
+          ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
           steps: this.steps,
           answers: this.statuses.map((s) => (s.state === 'done' ? s.text : undefined)),
           index,
