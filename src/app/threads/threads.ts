@@ -31,6 +31,7 @@ export function createThreads(runs: Runs, services: ThreadServices) {
     switchBranch: opening.switchBranch,
     showEarlier: opening.showEarlier,
     rename: stored.rename,
+    setInstructions: stored.setInstructions,
     loadList: stored.loadList,
     deleteThread: stored.deleteThread,
     exportThread: stored.exportThread,
