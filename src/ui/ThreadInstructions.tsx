@@ -14,11 +14,9 @@ export function ThreadInstructions({ state }: { state: ThreadState }) {
   const saved = state.instructions ?? '';
   const [draft, setDraft] = useState(saved);
   const [status, setStatus] = useState<string | undefined>(undefined);
-  // Another thread, or the same one opened again: the box shows what is stored.
-  useEffect(() => {
-    setDraft(saved);
-    setStatus(undefined);
-  }, [state.id, saved]);
+  // Another thread on screen: the box shows what it stores, and no word of the last one's save.
+  useEffect(() => setStatus(undefined), [state.id]);
+  useEffect(() => setDraft(saved), [state.id, saved]);
 
   const save = () => {
     if (draft.trim() === saved) return;
