@@ -39,7 +39,7 @@ import { RunPersistence } from './persistence.ts';
 import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { type RetryPolicy, retryPolicy } from './retry.ts';
 import { selfCheck } from './self-check.ts';
-import { totalsOf } from './spend.ts';
+import { instructionsSpend, totalsOf } from './spend.ts';
 import { liveSpend, overSpendLimit, spendLimitMessage, unpricedNotice } from './spend-limit.ts';
 import { checkStepFiles, filesOfStep, planFilesOf, stepHasImages, withStepFiles } from './step-files.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './step-status.ts';
@@ -584,6 +584,10 @@ class Run implements AttemptHost {
       const history = this.historyFor(worker);
       if (history.history) status.history = history.history;
       else delete status.history;
+      // Said on the step card: large instructions are paid for in every step.
+      const instructions = this.options.instructions?.trim();
+      if (instructions) status.instructions = instructionsSpend(worker, instructions);
+      else delete status.instructions;
       const step = this.steps[index] as Step;
       const attachments = this.options.attachments ?? [];
       // Refused before the request: the worker (a substitute, or one changed since planning) takes no images.

@@ -45,6 +45,7 @@ test("a thread's instructions go to its workers from the next turn on, survive a
   await page.getByTestId('follow-up-text').press('Enter');
   await expect(page.getByTestId('thread-turn')).toHaveCount(1);
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  await expect(page.getByTestId('step-instructions-0')).toContainText("Sent the thread's instructions (");
   const turn2 = chats().slice(sent);
   expect(turn2.length).toBeGreaterThan(0);
   for (const body of turn2) {
@@ -73,4 +74,5 @@ test("a thread's instructions go to its workers from the next turn on, survive a
   const turn3 = chats().slice(before);
   expect(turn3.length).toBeGreaterThan(0);
   for (const body of turn3) expect(systemOf(body)).toEqual([]);
+  await expect(page.getByTestId('step-instructions-0')).toHaveCount(0);
 });

@@ -279,6 +279,8 @@ describe('executor over HTTP', () => {
       { role: 'system', content: `Be brief.\n\n${instructions}` },
     ]);
     expect(messagesOf(requestsFor(u)[0])[0]).toEqual({ role: 'system', content: instructions });
+    // Each step says what they added to its input (the step card shows it).
+    for (const step of result.steps) expect(step.instructions?.tokens).toBeGreaterThan(3);
   });
 
   it('leaves the question out when includeQuestion is false', async () => {
