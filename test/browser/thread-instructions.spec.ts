@@ -1,5 +1,7 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { logErrors, useServers } from './app-steps.ts';
+import { saveScreenshot } from './screenshots.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // A thread's standing instructions in the built app, against the local test provider over real HTTP and
@@ -18,7 +20,7 @@ const INSTRUCTIONS = 'Answer as a pirate would.\nNever more than three sentences
 
 test("a thread's instructions go to its workers from the next turn on, survive a reload, and can be removed", async ({
   page,
-}) => {
+}, testInfo) => {
   test.setTimeout(180_000);
   logErrors(page);
   servers.provider.setModel({ id: 'talk', behaviour: { kind: 'fixed', text: 'Arr, an answer.' } });
@@ -39,6 +41,12 @@ test("a thread's instructions go to its workers from the next turn on, survive a
   await page.getByTestId('thread-instructions-text').blur();
   await expect(page.getByTestId('thread-instructions-status')).toContainText('Saved');
   await expect(page.getByTestId('thread-instructions-cost')).toContainText('tokens in each worker step');
+  await saveScreenshot(page, testInfo, 'thread-instructions.png');
+  const axe = await new AxeBuilder({ page })
+    .include('[data-testid="thread-instructions"]')
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21aa'])
+    .analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 
   const sent = chats().length;
   await page.getByTestId('follow-up-text').fill('And Macbeth?');
