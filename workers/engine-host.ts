@@ -111,6 +111,7 @@ export function planPrompt(request: PlanRequest) {
     ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
     ...(request.examples ? { examples: request.examples } : {}),
     ...(request.conversation ? { conversation: request.conversation } : {}),
+    ...(request.instructions ? { instructions: request.instructions } : {}),
     ...(request.attachments?.length ? { attachments: request.attachments } : {}),
   });
   return { messages, jsonSchema, schemaFor, limits, pool };

@@ -25,7 +25,7 @@ import { failoverFor, type PageServices } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
 import { createTheme } from './theme.ts';
 import { createThreads } from './threads/threads.ts';
-import { turnHistory } from './turn-context.ts';
+import { threadInstructions, turnHistory } from './turn-context.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
 
 export { pageServices } from './services.ts';
@@ -73,6 +73,7 @@ export function createAppState(services: AppServices) {
     markedBad: (runId) => outcomes.outcomeOf(runId)?.good === false,
     turnHistory: async (link) =>
       turnHistory(await services.threadStore(), link.parentRunId, () => prefs.historyPrefs.value),
+    threadInstructions: async (link) => threadInstructions(await services.threadStore(), link),
   });
   const threads = createThreads(runs, {
     threadStore: services.threadStore,

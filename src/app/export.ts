@@ -81,7 +81,7 @@ export function exportRunJson(
 }
 
 /** Untrusted text as an inert fenced block: a viewer that renders HTML shows it as text. */
-function fenced(text: string): string[] {
+export function fenced(text: string): string[] {
   return [codeBlock(text, 'text')];
 }
 

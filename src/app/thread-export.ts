@@ -1,7 +1,7 @@
 import { check } from '../records/record-schema.ts';
 import type { RunRecord, StepRecord } from '../records/runs-db.ts';
 import { THREAD_SCHEMA_VERSION, type ThreadRecord, ThreadRecordSchema } from '../records/thread-store.ts';
-import { exportRun, exportRunMarkdown, inline, readRunExport } from './export.ts';
+import { exportRun, exportRunMarkdown, fenced, inline, readRunExport } from './export.ts';
 import { nextTask } from './next-task.ts';
 
 /**
@@ -51,6 +51,9 @@ export function exportThreadJson(thread: ThreadRecord, runs: readonly ThreadRun[
  */
 export function exportThreadMarkdown(thread: ThreadRecord, branch: readonly ThreadRun[]): string {
   const lines = [`# ${inline(thread.title || 'Thread')}`, '', `- Turns: ${branch.length}`, ''];
+  // The thread's instructions went to every worker: fenced as written, inert as any text of the report.
+  if (thread.instructions)
+    lines.push('Instructions for every worker:', '', ...fenced(thread.instructions), '');
   branch.forEach(({ run, steps }, i) => {
     lines.push('---', '', `Turn ${i + 1} of ${branch.length}`, '', exportRunMarkdown(run, steps), '');
   });

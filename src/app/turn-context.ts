@@ -15,6 +15,8 @@ export interface TurnContext {
   link: ThreadLink;
   /** The earlier turns and each worker's budget; absent until read (a stored run opened from History). */
   history?: TurnHistory;
+  /** The thread's standing instructions when the turn was asked; absent: none, or not read yet. */
+  instructions?: string;
 }
 
 /** Earlier turns the planner is handed (it shows fewer: workers/prompt/conversation.ts has the budget). */
@@ -43,16 +45,30 @@ export function turnView(turn: TurnContext | undefined): { thread?: TurnContext 
   return turn ? { thread: turn } : {};
 }
 
-/** An estimate's share: the history each step will carry. */
-export function turnEstimate(turn: TurnContext | undefined): { history?: TurnHistory } {
-  return turn?.history ? { history: turn.history } : {};
+/** An estimate's share: the history and the instructions each step will carry. */
+export function turnEstimate(turn: TurnContext | undefined): {
+  history?: TurnHistory;
+  instructions?: string;
+} {
+  return { ...(turn?.history ? { history: turn.history } : {}), ...instructionsOf(turn) };
 }
 
-/** The plan request's share: the conversation so far, for the planner's compact view of it. */
-export function conversationOf(turn: TurnContext | undefined): { conversation?: ConversationTurn[] } {
+function instructionsOf(turn: TurnContext | undefined): { instructions?: string } {
+  return turn?.instructions ? { instructions: turn.instructions } : {};
+}
+
+/**
+ * The plan request's share: the conversation so far, for the planner's compact view of it, and the
+ * thread's instructions (the planner shows one short line of them: workers/prompt/instructions.ts).
+ */
+export function conversationOf(turn: TurnContext | undefined): {
+  conversation?: ConversationTurn[];
+  instructions?: string;
+} {
   const turns = turn?.history?.turns ?? [];
-  if (turns.length === 0) return {};
+  if (turns.length === 0) return instructionsOf(turn);
   return {
+    ...instructionsOf(turn),
     conversation: turns.slice(-PLANNER_TURNS).map((t) => {
       const entry: ConversationTurn = { question: t.question };
       if (t.answer !== undefined) entry.answer = truncateMiddle(t.answer, PLANNER_ANSWER_CHARS);
@@ -61,15 +77,31 @@ export function conversationOf(turn: TurnContext | undefined): { conversation?: 
   };
 }
 
+/** How the executor's share is read from the thread when the view does not hold it. */
+export interface TurnReads {
+  turnHistory?(link: ThreadLink): Promise<TurnHistory | undefined>;
+  threadInstructions?(link: ThreadLink): Promise<string | undefined>;
+}
+
 /**
- * The executor's share: the run's link, and its earlier turns (read from the thread when the view does
- * not hold them: a planned follow-up opened from History, a resume).
+ * The executor's share: the run's link, its earlier turns and the thread's instructions (read from the
+ * thread when the view does not hold them: a planned follow-up opened from History, a resume).
  */
 export async function turnRunOptions(
   turn: TurnContext | undefined,
-  readHistory: ((link: ThreadLink) => Promise<TurnHistory | undefined>) | undefined,
-): Promise<{ thread?: ThreadLink; history?: TurnHistory }> {
+  reads: TurnReads,
+): Promise<{ thread?: ThreadLink; history?: TurnHistory; instructions?: string }> {
   if (!turn) return {};
-  const history = turn.history ?? (await readHistory?.(turn.link).catch(() => undefined));
-  return { thread: turn.link, ...(history ? { history } : {}) };
+  const history = turn.history ?? (await reads.turnHistory?.(turn.link).catch(() => undefined));
+  const instructions =
+    turn.instructions ?? (await reads.threadInstructions?.(turn.link).catch(() => undefined));
+  return { thread: turn.link, ...(history ? { history } : {}), ...(instructions ? { instructions } : {}) };
+}
+
+/** The instructions of the thread a turn at `link` belongs to, as stored now. */
+export async function threadInstructions(
+  threads: Pick<ThreadStore, 'getThread'>,
+  link: ThreadLink,
+): Promise<string | undefined> {
+  return (await threads.getThread(link.threadId))?.instructions || undefined;
 }

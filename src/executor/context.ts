@@ -9,6 +9,8 @@ export interface ContextInput {
   includeQuestion?: boolean;
   /** The worker's system prompt, if it has one. */
   systemPrompt?: string;
+  /** The thread's standing instructions, if it has them: after the worker's own system prompt. */
+  instructions?: string;
   /** Every step of the workflow (global indices). */
   steps: readonly Step[];
   /** Answers by step index: the answer text only, never the model's reasoning (StepStatus.reasoning). */
@@ -21,7 +23,7 @@ export interface ContextInput {
 
 /**
  * The messages for one step:
- *   [system prompt]
+ *   [system: the worker's system prompt, then the thread's instructions, as one system message]
  *   in a follow-up, the thread's earlier turns that fit: user: a question / assistant: its final answer
  *   user: the question, word for word (so the worker reads it as the user wrote it)
  *   for each step it sees, in index order: user: that step's task / assistant: its answer
@@ -36,7 +38,8 @@ export function assembleMessages(input: ContextInput): ChatMessage[] {
   const step = input.steps[input.index];
   if (!step) throw new RangeError(`There is no step ${input.index}.`);
   const messages: ChatMessage[] = [];
-  const system = input.systemPrompt?.trim();
+  // One system message: some providers take only one, and each dialect places it (Anthropic's `system`).
+  const system = [input.systemPrompt?.trim(), input.instructions?.trim()].filter(Boolean).join('\n\n');
   if (system) messages.push({ role: 'system', content: system });
   if (input.history) messages.push(...input.history);
   if ((input.includeQuestion ?? true) && input.question.trim()) {

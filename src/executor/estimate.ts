@@ -70,6 +70,8 @@ export interface EstimateInput {
   defaultAnswerTokens?: number;
   /** A follow-up's earlier turns: each step's input includes its worker's share of them, as the executor sends it. */
   history?: TurnHistory;
+  /** The thread's standing instructions: in every worker step's input, so huge ones show in the price. */
+  instructions?: string;
 }
 
 /**
@@ -112,6 +114,7 @@ export function estimatePlan(input: EstimateInput): PlanEstimate {
         question: input.question,
         includeQuestion: input.includeQuestion ?? true,
         systemPrompt: worker?.systemPrompt,
+        ...(input.instructions ? { instructions: input.instructions } : {}),
         steps: input.steps,
         answers,
         index,

@@ -40,7 +40,7 @@ import { RunPersistence } from './persistence.ts';
 import { resumedStatuses, type SentRequests, sentPerStep } from './resume.ts';
 import { type RetryPolicy, retryPolicy } from './retry.ts';
 import { selfCheck } from './self-check.ts';
-import { totalsOf } from './spend.ts';
+import { instructionsSpend, totalsOf } from './spend.ts';
 import { liveSpend, overSpendLimit, spendLimitMessage, unpricedNotice } from './spend-limit.ts';
 import { checkStepFiles, filesOfStep, planFilesOf, stepHasImages, withStepFiles } from './step-files.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './step-status.ts';
@@ -113,6 +113,8 @@ export interface ExecutorOptions {
    * worker's budget (src/executor/turn-history.ts). Absent: a thread's first turn, or a run of its own.
    */
   history?: TurnHistory;
+  /** The thread's standing instructions: sent to every worker step with its system prompt (context.ts). */
+  instructions?: string;
   /**
    * The question's attached files, by index: a step is sent only those its `files` names
    * (src/executor/step-files.ts), and a plan that gives an image to a worker that takes none is refused
@@ -581,6 +583,10 @@ class Run implements AttemptHost {
       const history = this.historyFor(worker);
       if (history.history) status.history = history.history;
       else delete status.history;
+      // Said on the step card: large instructions are paid for in every step.
+      const instructions = this.options.instructions?.trim();
+      if (instructions) status.instructions = instructionsSpend(worker, instructions);
+      else delete status.instructions;
       const step = this.steps[index] as Step;
       const attachments = this.options.attachments ?? [];
       // Refused before the request: the worker (a substitute, or one changed since planning) takes no images.
@@ -590,6 +596,7 @@ class Run implements AttemptHost {
           question: this.options.question,
           includeQuestion: this.options.includeQuestion ?? true,
           systemPrompt: worker.systemPrompt,
+          ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
           steps: this.steps,
           answers: this.statuses.map((s) => (s.state === 'done' ? s.text : undefined)),
           index,

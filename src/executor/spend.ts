@@ -3,6 +3,7 @@ import type { RequestOutcome, RequestSpend, RunTotals, StepStatus, Usage } from 
 import type { PartsMessage } from '../shared/chat.ts';
 import type { Estimator } from '../shared/token-estimate.ts';
 import { currentEstimator, estimateTokens } from '../shared/token-estimate.ts';
+import { LOCAL_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { promptTokensOf } from './step-files.ts';
 
@@ -204,4 +205,15 @@ export function totalsOf(steps: readonly StepStatus[]): RunTotals {
   }
   if (reasoningTokens > 0) totals.reasoningTokens = reasoningTokens;
   return totals;
+}
+
+/** What a thread's instructions add to one step's input: their tokens (estimated), priced as input. */
+export function instructionsSpend(
+  worker: WorkerSpec,
+  instructions: string,
+): { tokens: number; cost?: number } {
+  const tokens = estimateTokens(instructions);
+  const cost =
+    worker.id === LOCAL_WORKER ? 0 : priceOf(worker, { promptTokens: tokens, completionTokens: 0 });
+  return cost === undefined ? { tokens } : { tokens, cost };
 }

@@ -162,6 +162,11 @@ export const StepRecordSchema = z.looseObject({
   pin: z.literal(true).optional().catch(undefined),
   // What the step was sent of the thread's earlier turns: display, so dropped if damaged.
   history: StepHistorySchema.optional().catch(undefined),
+  // What the thread's instructions added to the step's input: display, so dropped if damaged.
+  instructions: z
+    .object({ tokens: z.number().int().nonnegative(), cost: z.number().nonnegative().optional() })
+    .optional()
+    .catch(undefined),
   timings: z.looseObject({
     queuedAt: epochMs.optional(),
     startedAt: epochMs.optional(),

@@ -128,6 +128,11 @@ export interface StepStatus {
   pin?: true;
   /** In a thread's follow-up: what the step's worker was sent of the earlier turns, and what was cut. */
   history?: StepHistory;
+  /**
+   * In a thread with standing instructions: the tokens of them the step was sent (estimated) and what they
+   * cost at its worker's input price (absent: no price).
+   */
+  instructions?: { tokens: number; cost?: number };
   timings: StepTimings;
   attempts: number;
   error?: string;

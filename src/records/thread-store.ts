@@ -34,6 +34,11 @@ export interface ThreadRecord {
   updatedAt: number;
   /** The last turn of the branch on screen; absent: the newest turn of the deepest branch. */
   leafRunId?: string;
+  /**
+   * Standing instructions (a system prompt) for every worker step of every turn, and one short line for
+   * the planner. Absent in records written before there were any: those open as threads without.
+   */
+  instructions?: string;
 }
 
 export const ThreadRecordSchema = z.looseObject({
@@ -44,6 +49,7 @@ export const ThreadRecordSchema = z.looseObject({
   createdAt: z.number().finite(),
   updatedAt: z.number().finite(),
   leafRunId: z.string().min(1).optional().catch(undefined),
+  instructions: z.string().optional().catch(undefined),
 });
 
 /** One turn of a branch: its summary, or why it cannot be read (the thread opens with the rest intact). */

@@ -101,6 +101,11 @@ export interface PlanRequest extends GenerationOptions {
    * carry them. Only the on-device conductor sees this prompt.
    */
   conversation?: ConversationTurn[];
+  /**
+   * The thread's standing instructions. The prompt shows one short line of them, fenced as data
+   * (workers/prompt/instructions.ts); every worker step is sent them whole (src/executor/context.ts).
+   */
+  instructions?: string;
 }
 
 /** One earlier turn of a thread, as the planner is shown it. */

@@ -30,6 +30,18 @@ function HistoryNote({ step }: { step: StepStatus }) {
   );
 }
 
+/** What the thread's standing instructions added to the step's input, and what that cost at its price. */
+function InstructionsNote({ step }: { step: StepStatus }) {
+  const sent = step.instructions;
+  if (!sent) return null;
+  const cost = sent.cost === undefined ? '' : `, about ${costText(sent.cost)}`;
+  return (
+    <p class="muted small" data-testid={`step-instructions-${step.index}`}>
+      Sent the thread's instructions ({formatTokens(sent.tokens)} tokens{cost}).
+    </p>
+  );
+}
+
 /**
  * The model's reasoning, collapsed: its token count (the provider's, else an estimate marked ~), and its
  * text as plain text (Preact escapes it: never HTML, never markdown), apart from the answer.
@@ -161,6 +173,7 @@ function StepCardView({
         </p>
       ))}
       {step.history && <HistoryNote step={step} />}
+      {step.instructions && <InstructionsNote step={step} />}
       {step.notice && (
         <p class="alert" data-kind="warn" data-testid={`step-notice-${step.index}`}>
           {step.notice}

@@ -11,6 +11,7 @@ import { useAppState } from './app-context.ts';
 import { CopyAnswer } from './CopyAnswer.tsx';
 import { FollowUp } from './FollowUp.tsx';
 import { keptKeyOf } from './KeyWarning.tsx';
+import { ThreadInstructions } from './ThreadInstructions.tsx';
 
 /**
  * A thread on the Ask screen: its title (editable), the turns before the last (question and final answer,
@@ -223,6 +224,7 @@ export function ThreadTurns({ state, view }: { state: ThreadState; view: RunView
           Export thread (Markdown)
         </button>
       </div>
+      <ThreadInstructions state={state} />
       {hidden > 0 && (
         <button
           type="button"

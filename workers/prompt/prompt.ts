@@ -8,6 +8,7 @@ import { conversationMessage } from './conversation.ts';
 import { DATA_RULE, fenceData } from './data-fence.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
 import { filesText } from './files.ts';
+import { instructionsLine } from './instructions.ts';
 
 /**
  * The conductor's prompts. Runs in the thread (no DOM). Our own text is ASCII only (the tiny test model
@@ -36,6 +37,8 @@ export interface PlanPromptInput {
   conversation?: readonly ConversationTurn[];
   /** The question's attached files (summaries), listed after the question. */
   attachments?: readonly AttachmentSummary[];
+  /** The thread's standing instructions: one short line before the question (instructions.ts). */
+  instructions?: string;
 }
 
 function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
@@ -135,11 +138,20 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
     ...exampleTurns(input.examples ?? [], router),
     {
       role: 'user',
-      content: input.conversation?.length
-        ? conversationMessage(input.conversation, questionWithFiles(input, router))
-        : questionWithFiles(input, router),
+      content: withInstructions(
+        input.instructions,
+        input.conversation?.length
+          ? conversationMessage(input.conversation, questionWithFiles(input, router))
+          : questionWithFiles(input, router),
+      ),
     },
   ];
+}
+
+/** The thread's instructions line, then the rest of the turn (unchanged when the thread has none). */
+function withInstructions(instructions: string | undefined, content: string): string {
+  const line = instructionsLine(instructions);
+  return line ? `${line}\n\n${content}` : content;
 }
 
 /** The question, then (when it carries files) what the conductor may know of them. */

@@ -97,7 +97,7 @@ export function createResuming(core: RunCore, starts: RunStarts, review: Review,
       ledger,
       ...(await starts.wiring(id, stored.run.pool)),
       // A turn of a thread: its workers get the earlier turns again.
-      ...(await turnRunOptions(viewFromRecord(stored.run, []).thread, services.turnHistory)),
+      ...(await turnRunOptions(viewFromRecord(stored.run, []).thread, services)),
     });
     starts.track(run);
     return run;

@@ -43,6 +43,8 @@ export interface RunServices extends SendingServices {
   markedBad?(runId: string): boolean;
   /** A thread's earlier turns before a turn at `link` (src/app/turn-context.ts). Absent: no threads. */
   turnHistory?(link: ThreadLink): Promise<TurnHistory | undefined>;
+  /** The instructions of the thread of a turn at `link`, as stored (a resume, a planned turn started later). */
+  threadInstructions?(link: ThreadLink): Promise<string | undefined>;
 }
 
 /** A plan waiting for the user's review, with the pool and the limits it was written for. */

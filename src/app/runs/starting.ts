@@ -133,7 +133,7 @@ export function createRunStarts(
     // A turn of a thread: stored with its link, its workers sent the earlier turns.
     const turn = await turnRunOptions(
       core.currentRun.value?.id === runId ? core.currentRun.value.thread : undefined,
-      services.turnHistory,
+      services,
     );
     const run = startRun({
       ...(chosenBy ? { chosenBy } : {}),

@@ -37,8 +37,10 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
   async function askTurn(input: AskInput, pool: WorkerSpec[], turn: TurnContext, title: string) {
     followUpProblem.value = undefined;
     const state = current.value;
-    if (state?.id === turn.link.threadId)
+    if (state?.id === turn.link.threadId) {
       current.value = { ...state, asked: { mode: input.mode, review: input.review } };
+      if (state.instructions) turn.instructions = state.instructions;
+    }
     const { keptKey, ...asked } = input;
     if (keptKey) turn.link.keptKey = true;
     await runs.ask({ ...asked, thread: turn }, pool);

@@ -35,6 +35,11 @@ function missingOf(page: ThreadPage): Pick<ThreadState, 'missing'> {
   return page.missing === undefined ? {} : { missing: page.missing };
 }
 
+/** The thread's instructions, for the thread on screen (none: nothing). */
+function instructionsOf(page: ThreadPage): Pick<ThreadState, 'instructions'> {
+  return page.thread.instructions ? { instructions: page.thread.instructions } : {};
+}
+
 /** A thread on screen: opened from History, followed from a resumed run, another branch, earlier turns. */
 export function createThreadOpening(core: ThreadCore, runs: Runs) {
   const { current, services } = core;
@@ -54,6 +59,7 @@ export function createThreadOpening(core: ThreadCore, runs: Runs) {
       total: page.total,
       leafRunId: page.leafRunId,
       branches: page.branches,
+      ...instructionsOf(page),
     };
     if (leaf) await core.rememberLeaf(id, page.thread.title, leaf);
     const missing = await runs.openRun(page.leafRunId);
@@ -104,6 +110,7 @@ export function createThreadOpening(core: ThreadCore, runs: Runs) {
       total: read.total,
       leafRunId: leaf,
       branches: { ...later?.branches, ...read.branches },
+      ...instructionsOf(read),
     };
     await fillEarlier(threads, threadId, view.id);
   }

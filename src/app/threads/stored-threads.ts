@@ -19,6 +19,31 @@ export function createStoredThreads(core: ThreadCore) {
     await core.refreshList();
   }
 
+  /**
+   * Sets the thread's standing instructions (blank: none). The next turn asked carries them; a turn already
+   * running keeps what it was started with. A thread whose record is not written yet (its first turn still
+   * starting) gets one now, which that turn's own write then keeps.
+   */
+  async function setInstructions(id: string, text: string): Promise<void> {
+    const instructions = text.trim();
+    const threads = await core.store();
+    const now = Date.now();
+    const thread = (await threads.getThread(id)) ?? {
+      id,
+      schema: 1 as const,
+      title: current.value?.id === id ? current.value.title : '',
+      createdAt: now,
+      updatedAt: now,
+    };
+    const { instructions: _old, ...rest } = thread;
+    await threads.putThread({ ...rest, ...(instructions ? { instructions } : {}), updatedAt: now });
+    const state = current.value;
+    if (state?.id === id) {
+      const { instructions: _was, ...kept } = state;
+      current.value = instructions ? { ...kept, instructions } : kept;
+    }
+  }
+
   async function loadList(): Promise<void> {
     listing.value = await (await core.store()).listThreads();
   }
@@ -106,5 +131,5 @@ export function createStoredThreads(core: ThreadCore) {
     return { ok: true, id: parsed.data.thread.id, added };
   }
 
-  return { rename, loadList, deleteThread, threadJson, exportThread, importThread };
+  return { rename, setInstructions, loadList, deleteThread, threadJson, exportThread, importThread };
 }

@@ -25,6 +25,8 @@ export interface ThreadState {
   leafRunId: string;
   /** Per turn with other branches there: every run at its place, oldest first (ThreadPage.branches). */
   branches: Record<string, string[]>;
+  /** The thread's standing instructions (ThreadRecord.instructions): every turn asked here carries them. */
+  instructions?: string;
   /** How the last turn here was asked: a follow-up is asked the same way (absent: opened from History). */
   asked?: { mode: AskMode; review: boolean };
 }

@@ -48,6 +48,16 @@ describe('thread export and import', () => {
     expect(parsed.data.runs[1]?.steps[0]?.runId).toBe('r1');
   });
 
+  it("carries the thread's instructions out and back in, and reads a file written before there were any", async () => {
+    const instructions = 'Answer as a pirate would.\nNever more than three sentences.';
+    const parsed = await parseThreadImport(exportThreadJson({ ...thread, instructions }, [turn('r0', 0)]));
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(parsed.data.thread.instructions).toBe(instructions);
+    const older = await parseThreadImport(exportThreadJson(thread, [turn('r0', 0)]));
+    if (!older.ok) throw new Error(older.error);
+    expect(older.data.thread).not.toHaveProperty('instructions');
+  });
+
   it('refuses a thread of an unknown schema version, naming the version', async () => {
     const file = JSON.parse(exportThreadJson(thread, [turn('r0', 0)])) as Record<string, unknown>;
     const result = await parseThreadImport(JSON.stringify({ ...file, version: 7 }));
@@ -72,7 +82,11 @@ describe('thread export and import', () => {
   });
 
   it('writes the branch as an inert Markdown report, turn after turn', async () => {
-    const hostile = { ...thread, title: '<img src=x onerror=alert(1)> [x](javascript:alert(1))' };
+    const hostile = {
+      ...thread,
+      title: '<img src=x onerror=alert(1)> [x](javascript:alert(1))',
+      instructions: `Be brief.\n${HOSTILE_ANSWER}`,
+    };
     const branch = [
       turn('r0', 0, undefined, { question: HOSTILE_ANSWER, answer: HOSTILE_ANSWER }),
       turn('r1', 1, 'r0', { question: 'Shorter?', answer: 'Yes, **shorter**.' }),
@@ -83,6 +97,8 @@ describe('thread export and import', () => {
     expect(html).not.toMatch(/<(script|img|iframe|svg|style)\b/i);
     expect(html).not.toMatch(/(href|src)="\s*(javascript|data):/i);
     expect(md.indexOf('Turn 1 of 2')).toBeLessThan(md.indexOf('Turn 2 of 2'));
+    expect(md.indexOf('Instructions for every worker:')).toBeLessThan(md.indexOf('Turn 1 of 2'));
+    expect(md).toContain('Be brief.');
     expect(html).toContain('<strong>shorter</strong>');
   });
 

@@ -41,6 +41,23 @@ describe('assembleMessages', () => {
     ]);
   });
 
+  it("sends the thread's instructions after the worker's system prompt, in one system message", () => {
+    const messages = assembleMessages({
+      question: 'Q',
+      systemPrompt: 'Be brief.',
+      instructions: '  Answer in French.  ',
+      steps,
+      answers,
+      index: 0,
+    });
+    expect(messages[0]).toEqual({ role: 'system', content: 'Be brief.\n\nAnswer in French.' });
+    expect(messages.filter((m) => m.role === 'system')).toHaveLength(1);
+    // A worker without a system prompt still gets the thread's instructions.
+    expect(
+      assembleMessages({ question: 'Q', instructions: 'Answer in French.', steps, answers, index: 1 })[0],
+    ).toEqual({ role: 'system', content: 'Answer in French.' });
+  });
+
   it('shows only the steps a step sees', () => {
     const only: Step[] = [...steps.slice(0, 2), { worker: 'w3', task: 'Use the research.', sees: [1] }];
     expect(assembleMessages({ question: 'Q', steps: only, answers, index: 2 }).map((m) => m.content)).toEqual(

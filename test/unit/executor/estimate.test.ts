@@ -77,6 +77,16 @@ describe('estimatePlan', () => {
     expect(withHistory.cost).toBeLessThan(without.cost);
   });
 
+  it("counts the thread's instructions in every worker step's input, so huge ones show in the price", () => {
+    const instructions = 'Always answer in formal English. '.repeat(500);
+    const without = estimatePlan({ question, steps: plan, pool });
+    const withInstructions = estimatePlan({ question, steps: plan, pool, instructions });
+    const extra = withInstructions.steps.map((s, i) => s.inputTokens - (without.steps[i]?.inputTokens ?? 0));
+    // About 3,000 tokens more in each of the three steps, not once for the plan.
+    for (const tokens of extra) expect(tokens).toBeGreaterThan(2_500);
+    expect(withInstructions.cost).toBeGreaterThan(without.cost);
+  });
+
   it('leaves the question out of every input when the question is not sent', () => {
     const sent = estimatePlan({ question, steps: plan, pool });
     const notSent = estimatePlan({ question, steps: plan, pool, includeQuestion: false });

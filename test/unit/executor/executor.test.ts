@@ -253,6 +253,36 @@ describe('executor over HTTP', () => {
     ]);
   });
 
+  it("sends the thread's instructions in the request body of every worker step", async () => {
+    const e = model();
+    const u = model({ text: 'FIXED ANSWER' });
+    const instructions = 'Answer as a pirate would.';
+    const pool = [worker('echo', e, { systemPrompt: 'Be brief.' }), worker('fixed', u)];
+    const result = await run({
+      question: 'Why is the sky blue?',
+      pool,
+      instructions,
+      plan: {
+        steps: [
+          { worker: 'echo', task: 'alpha', sees: [] },
+          { worker: 'fixed', task: 'beta', sees: [0] },
+          { worker: 'echo', task: 'gamma', sees: [1] },
+        ],
+      },
+    }).handle.result;
+    expect(result.status).toBe('done');
+    const bodies = [...requestsFor(e), ...requestsFor(u)].map(messagesOf);
+    expect(bodies).toHaveLength(3);
+    for (const messages of bodies) expect(messages.filter((m) => m.role === 'system')).toHaveLength(1);
+    expect(requestsFor(e).map((r) => messagesOf(r)[0])).toEqual([
+      { role: 'system', content: `Be brief.\n\n${instructions}` },
+      { role: 'system', content: `Be brief.\n\n${instructions}` },
+    ]);
+    expect(messagesOf(requestsFor(u)[0])[0]).toEqual({ role: 'system', content: instructions });
+    // Each step says what they added to its input (the step card shows it).
+    for (const step of result.steps) expect(step.instructions?.tokens).toBeGreaterThan(3);
+  });
+
   it('leaves the question out when includeQuestion is false', async () => {
     const e = model();
     await run({

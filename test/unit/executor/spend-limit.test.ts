@@ -119,6 +119,26 @@ describe('a run with a spend limit', () => {
     expect(result.totals.cost).toBeGreaterThan(0.5);
   });
 
+  it("counts a thread's instructions in every step's spend: large ones stop a run that would pass without", async () => {
+    const m = model('Done.');
+    const plan = {
+      steps: [
+        { worker: 'w1', task: 'Write.', sees: [] },
+        { worker: 'w1', task: 'Improve it.', sees: [0] },
+      ],
+    };
+    const options = { question: 'Q?', transport, pool: [worker(m)], spendLimitUsd: 0.5, plan };
+    const plain = await startRun(options).result;
+    expect(plain.status).toBe('done');
+    expect(plain.totals.cost).toBeLessThan(0.1);
+    // About 300 tokens, $0.30 of prompt in each step: the second step takes the run past $0.50.
+    const instructions = 'Be precise. '.repeat(150);
+    const heavy = await startRun({ ...options, instructions }).result;
+    expect(heavy.steps.map((s) => s.state)).toEqual(['done', 'cancelled']);
+    expect(heavy.error).toMatch(/^Stopped at your \$0\.50 spend limit per run/);
+    expect(heavy.steps[0]?.usage?.promptTokens).toBeGreaterThan(250);
+  });
+
   it('stops an answer while it streams once it passes the limit', async () => {
     const m = model(LONG, 5);
     const handle = startRun({

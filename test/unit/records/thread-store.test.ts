@@ -248,4 +248,30 @@ describe('the thread store', () => {
     expect(await runs.getRun('k0')).toBeDefined();
     runs.close();
   });
+
+  it("keeps a thread's instructions, and opens a record written before there were any (or a damaged field)", async () => {
+    const name = dbName();
+    await writeBranch(name, 'in', 2);
+    await withThreads(name, async (threads) => {
+      // As the version before instructions wrote it: no such field.
+      const old = {
+        id: 'in',
+        schema: 1 as const,
+        title: 'Old thread',
+        createdAt: 1,
+        updatedAt: 2,
+        leafRunId: 't1',
+      };
+      await threads.putThread(old);
+      expect(await threads.getThread('in')).toEqual(old);
+      expect((await threads.openThread('in', { limit: 5 }))?.turns.map((t) => t.id)).toEqual(['t0', 't1']);
+      await threads.putThread({ ...old, instructions: 'Answer in French.' });
+      expect((await threads.getThread('in'))?.instructions).toBe('Answer in French.');
+      // A field that is not text (a damaged or foreign record) is dropped; the thread keeps its title.
+      await threads.putThread({ ...old, instructions: 42 } as unknown as typeof old);
+      const read = await threads.getThread('in');
+      expect(read?.title).toBe('Old thread');
+      expect(read?.instructions).toBeUndefined();
+    });
+  });
 });
