@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayFetch, serveFetches } from '../../../src/shared/fetch-relay.ts';
+import { relayFetch, serveFetches, WINDOW_MS } from '../../../src/shared/fetch-relay.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
 
 // Both sides of egress's fetch relay, joined by a real MessageChannel, the worker side fetching from the
@@ -109,18 +109,22 @@ const text = (chunks: Uint8Array[]) => Buffer.concat(chunks).toString('utf8');
 describe('fetch relay', () => {
   it('gives the same status, headers and bytes as fetch, in far fewer pieces', () =>
     withRelay(async (r) => {
+      const started = performance.now();
       const relayed = await r.fetch(...chat('many'));
       const plain = await globalThis.fetch(...chat('many'));
       expect(relayed.status).toBe(200);
       expect(relayed.ok).toBe(true);
       expect(relayed.headers.get('content-type')).toBe(plain.headers.get('content-type'));
       const [relayedChunks, plainChunks] = await Promise.all([chunksOf(relayed), chunksOf(plain)]);
+      const elapsed = performance.now() - started;
       const strip = (s: string) => s.replace(/"(id|created)":[^,]+,/g, '');
       expect(strip(text(relayedChunks))).toBe(strip(text(plainChunks)));
       expect(text(relayedChunks)).toContain('data: [DONE]');
-      // ~1 s of tokens 4 ms apart in 50 ms windows: about 20 pieces where fetch gave about 200.
-      expect(plainChunks.length).toBeGreaterThan(100);
-      expect(relayedChunks.length).toBeLessThan(plainChunks.length / 3);
+      // ~1 s of tokens 4 ms apart: fetch gave about 200 pieces on an idle machine (fewer on a loaded one,
+      // which joins reads, so that count is no yardstick), the relay at most one a window (WINDOW_MS) plus
+      // the first bytes and the end, however long the answer took to come.
+      expect(relayedChunks.length).toBeLessThanOrEqual(Math.ceil(elapsed / WINDOW_MS) + 2);
+      expect(relayedChunks.length).toBeLessThan(50);
       expect(r.direct).toEqual([]);
     }));
 
