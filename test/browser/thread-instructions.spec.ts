@@ -52,6 +52,7 @@ test("a thread's instructions go to its workers from the next turn on, survive a
   await page.getByTestId('follow-up-text').fill('And Macbeth?');
   await page.getByTestId('follow-up-text').press('Enter');
   await expect(page.getByTestId('thread-turn')).toHaveCount(1);
+  await expect.poll(() => chats().length, { timeout: 60_000 }).toBeGreaterThan(sent);
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
   await expect(page.getByTestId('step-instructions-0')).toContainText("Sent the thread's instructions (");
   const turn2 = chats().slice(sent);
@@ -78,6 +79,8 @@ test("a thread's instructions go to its workers from the next turn on, survive a
   await page.getByTestId('follow-up-text').fill('Which is longer?');
   await page.getByTestId('follow-up-text').press('Enter');
   await expect(page.getByTestId('thread-turn')).toHaveCount(2, { timeout: 30_000 });
+  // The earlier turn moves up before the new one's request leaves: wait for the request, then its end.
+  await expect.poll(() => chats().length, { timeout: 60_000 }).toBeGreaterThan(before);
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
   const turn3 = chats().slice(before);
   expect(turn3.length).toBeGreaterThan(0);
