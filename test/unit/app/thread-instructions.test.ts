@@ -1,10 +1,8 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { RunConductor } from '../../../src/app/services.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
 import type { ModelRef } from '../../../src/shared/model.ts';
-import { EngineHost } from '../../../workers/engine-host.ts';
-import { scriptedEngine } from './scripted-conductor.ts';
+import { recordingConductor } from './scripted-conductor.ts';
 import { keyedServices, keyedTestProvider, testAppState } from './test-app-state.ts';
 
 const KEY = 'sk-thread-instructions-CCCCCCCCCCCC';
@@ -12,30 +10,8 @@ const keyed = keyedTestProvider(KEY);
 
 const PLAN =
   '{"thought":"draft, then improve","steps":[{"worker":"w1","task":"Draft it.","sees":[]},{"worker":"w2","task":"Improve the draft.","sees":[0]}]}';
-const model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
+const _model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
 const INSTRUCTIONS = `Answer as a pirate would. ${'Keep every sentence short. '.repeat(100)}END-OF-INSTRUCTIONS`;
-
-/** The real host over a scripted engine that keeps every prompt it was given (the planner's prompts). */
-function recordingConductor(): { conductor: RunConductor; prompts: ChatMessage[][] } {
-  const prompts: ChatMessage[][] = [];
-  const engine = scriptedEngine(PLAN);
-  const host = new EngineHost(async () => ({
-    ...engine,
-    generate(request) {
-      prompts.push(request.messages);
-      return engine.generate(request);
-    },
-  }));
-  let n = 0;
-  return {
-    prompts,
-    conductor: {
-      plan: (request, onEvent) => host.plan({ ...request, model, requestId: `plan-${++n}` }, onEvent),
-      replan: (request, onEvent) => host.replan({ ...request, model, requestId: `replan-${++n}` }, onEvent),
-      chat: () => Promise.reject(new Error('no on-device worker here')),
-    },
-  };
-}
 
 type Body = { messages: { role: string; content: string }[] };
 const chatBodies = () =>
@@ -47,7 +23,7 @@ describe("a thread's standing instructions", () => {
     keyed.provider.setModel({ id: 'drafts', behaviour: { kind: 'fixed', text: 'A draft.' } });
     keyed.provider.setModel({ id: 'better', behaviour: { kind: 'fixed', text: 'A better draft.' } });
     const services = await keyedServices('thread-instructions', keyed.provider, KEY);
-    const { conductor, prompts } = recordingConductor();
+    const { conductor, prompts } = recordingConductor(PLAN);
     const app = testAppState({ ...services, conductor });
     app.prefs.planPrefs.value = { maxSteps: 3, maxDepth: 0 };
     const pool = [keyed.worker('w1', 'Drafter', 'drafts'), keyed.worker('w2', 'Editor', 'better')];

@@ -1,42 +1,17 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it, vi } from 'vitest';
-import type { RunConductor } from '../../../src/app/services.ts';
 import { SAME_WORKER_REASON } from '../../../src/app/stickiness.ts';
 import { BUSY_FOLLOW_UP } from '../../../src/app/threads/asking.ts';
-import type { ChatMessage } from '../../../src/shared/chat.ts';
 import type { ModelRef } from '../../../src/shared/model.ts';
-import { EngineHost } from '../../../workers/engine-host.ts';
 import { csvAttachment } from '../../fixtures/attachments.ts';
-import { scriptedEngine } from './scripted-conductor.ts';
+import { recordingConductor } from './scripted-conductor.ts';
 import { keyedServices, keyedTestProvider, testAppState } from './test-app-state.ts';
 
 const KEY = 'sk-threads-test-BBBBBBBBBBBBBBBB';
 const keyed = keyedTestProvider(KEY);
 
 const PLAN = '{"thought":"one worker","steps":[{"worker":"w1","task":"Answer the question.","sees":[]}]}';
-const model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
-
-/** The real host over a scripted engine that keeps every prompt it was given (the planner's prompts). */
-function recordingConductor(plan = PLAN): { conductor: RunConductor; prompts: ChatMessage[][] } {
-  const prompts: ChatMessage[][] = [];
-  const engine = scriptedEngine(plan);
-  const host = new EngineHost(async () => ({
-    ...engine,
-    generate(request) {
-      prompts.push(request.messages);
-      return engine.generate(request);
-    },
-  }));
-  let n = 0;
-  return {
-    prompts,
-    conductor: {
-      plan: (request, onEvent) => host.plan({ ...request, model, requestId: `plan-${++n}` }, onEvent),
-      replan: (request, onEvent) => host.replan({ ...request, model, requestId: `replan-${++n}` }, onEvent),
-      chat: () => Promise.reject(new Error('no on-device worker here')),
-    },
-  };
-}
+const _model: ModelRef = { engine: 'wllama', url: 'http://127.0.0.1/tiny.gguf' };
 
 type Body = { messages: { role: string; content: string }[] };
 const chatBodies = () =>
@@ -51,7 +26,7 @@ describe('a thread of follow-ups over the real executor and the test provider', 
       latency: { firstTokenMs: 300, perTokenMs: 0 },
     });
     const services = await keyedServices('threads', keyed.provider, KEY);
-    const { conductor, prompts } = recordingConductor();
+    const { conductor, prompts } = recordingConductor(PLAN);
     const app = testAppState({ ...services, conductor });
     app.prefs.planPrefs.value = { maxSteps: 3, maxDepth: 0 };
     const pool = [keyed.worker('w1', 'Writer', 'answers')];
@@ -142,7 +117,7 @@ describe('a thread of follow-ups over the real executor and the test provider', 
   it("sends a router-mode follow-up straight back to the last turn's worker, without planning, and says so", async () => {
     keyed.provider.setModel({ id: 'answers', behaviour: { kind: 'fixed', text: 'def f(): pass' } });
     const services = await keyedServices('threads-sticky', keyed.provider, KEY);
-    const { conductor, prompts } = recordingConductor();
+    const { conductor, prompts } = recordingConductor(PLAN);
     const app = testAppState({ ...services, conductor });
     const pool = [keyed.worker('w1', 'Writer', 'answers'), keyed.worker('w2', 'Other', 'answers')];
     await app.threads.startThread(
