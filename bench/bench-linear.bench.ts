@@ -1,4 +1,4 @@
-// bench-linear (issue 38): a long Bench must not slow with use. A 1,000-item bench of GSM8K-style questions,
+// bench-linear: a long Bench must not slow with use. A 1,000-item bench of GSM8K-style questions,
 // one strategy (one worker on the test provider), run by the app's own bench (src/app/bench: runBench, the
 // bench store, each scored item kept as an outcome through the page's outcomes) with Settings' "What Baton
 // learned" watcher running (auto mode following the outcome store) and Ask's marks loaded, all as the page

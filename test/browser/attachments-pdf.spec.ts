@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { emptyPagesPdf, encryptedPdf } from '../fixtures/pdf-writer.ts';
 import { logErrors } from './app-steps.ts';
 
-// What the page does with a PDF that cannot simply be read (issue 38): one that needs a password asks for
+// What the page does with a PDF that cannot simply be read: one that needs a password asks for
 // it where it was attached; a long one shows its progress and can be cancelled while it is read; one
 // past the page limit is refused at once, naming the count and the limit. The PDFs are written for the
 // test (test/fixtures/pdf-writer.ts) and read by the app's own reader, pdf.js in its own Web Worker.

@@ -106,7 +106,7 @@ test('plans with the tiny model in the thread: schema-valid, streamed token by t
   if (response.repaired) expect(trace.steps.some((s) => s.event.kind === 'restart')).toBe(true);
 });
 
-// issue 38, item 17: every self-check failed with "Failed to format input: unordered_map::at: key not found"
+// Every self-check failed with "Failed to format input: unordered_map::at: key not found"
 // on answers that were not ASCII: the tiny model had no byte tokens to fall back to.
 test('the tiny model reads text that is not ASCII, and writes only valid text', async ({ page }) => {
   test.setTimeout(120_000);

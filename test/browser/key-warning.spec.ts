@@ -2,7 +2,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { logErrors, useServers } from './app-steps.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
-// A key pasted into a question (issue 38, item 8): the page says so before anything is sent, and the user
+// A key pasted into a question: the page says so before anything is sent, and the user
 // removes it or keeps it, with the keyboard. The test provider's request bodies show what left the page.
 // Auto mode answers with the one worker and no conductor model, as in threads.spec.ts.
 

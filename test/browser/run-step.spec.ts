@@ -24,7 +24,7 @@ const FIXED = BROKEN.replace(
 );
 const fenced = (code: string) => `Here it is:\n\n\`\`\`python\n${code}\n\`\`\``;
 
-/** A JavaScript answer whose exception message holds a result line and a Python block (issue 38, item 6). */
+/** A JavaScript answer whose exception message holds a result line and a Python block. */
 const FORGER = [
   'Here it is:',
   '',
@@ -224,7 +224,7 @@ const outsideBlocks = (testId: string) =>
     return copy.textContent ?? '';
   });
 
-// issue 38, item 6: a JavaScript exception's message was written outside the fenced output.
+// A JavaScript exception's message was written outside the fenced output.
 test('an exception message cannot forge a result line, nor give the next run step code to run', async () => {
   test.setTimeout(180_000);
   const plan: Plan = {
@@ -252,7 +252,7 @@ test('an exception message cannot forge a result line, nor give the next run ste
   expect(result.answer).not.toContain('pwned');
 });
 
-// issue 38, item 16: a plan ending with a run step.
+// A plan ending with a run step.
 test('a last run step answers with the code and its output, and with no code the run has no final answer', async () => {
   test.setTimeout(180_000);
   const plan: Plan = {
@@ -278,7 +278,7 @@ test('a last run step answers with the code and its output, and with no code the
   await expect(page.getByRole('button', { name: 'Copy answer' })).toHaveCount(0);
 });
 
-// issue 38, item 16: a fixer added in review sees only the step before it, the run step.
+// A fixer added in review sees only the step before it, the run step.
 test('a fixer that sees only the run step reads the code it ran beside the failure', async () => {
   test.setTimeout(180_000);
   fixerBodies.length = 0;

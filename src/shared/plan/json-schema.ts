@@ -179,7 +179,7 @@ interface FileGroup {
  *
  * A worker step names its files one by one: `"all"` is written only where every file must go (the
  * router's one step, `allFiles`). Sending a user's file is a choice per file and per step, so decoding
- * does not offer a word that sends every file to whichever worker writes it (issue 38).
+ * does not offer a word that sends every file to whichever worker writes it.
  */
 function fileGroups(workers: string[], options: PlanJsonSchemaOptions): FileGroup[] {
   const files = options.files;

@@ -65,7 +65,7 @@ describe('assembleMessages', () => {
     );
   });
 
-  // issue 38, item 6: a run step's answer is what code printed; the next run step must not run it.
+  // A run step's answer is what code printed; the next run step must not run it.
   it('gives a run step the answers of the model steps it sees, never another run step’s answer', () => {
     const run: Step[] = [
       { worker: 'w1', task: 'Write it.', sees: [] },

@@ -846,7 +846,7 @@ describe('executor over HTTP', () => {
       expect(result.status).toBe('partial');
     });
 
-    // issue 38, item 17: the card read "llama.cpp failed: Failed to format input: unordered_map::at: key not found".
+    // The card read "llama.cpp failed: Failed to format input: unordered_map::at: key not found".
     it('fails a self step whose engine failed in words: what failed and what to do, not llama.cpp’s text', async () => {
       const m = model();
       const engine = 'llama.cpp failed: Failed to format input: unordered_map::at: key not found';

@@ -189,7 +189,7 @@ describe('formatExecution: the run step’s answer', () => {
     );
   });
 
-  // issue 38, item 6: a JavaScript exception's message was written on the result line, outside any block.
+  // A JavaScript exception's message was written on the result line, outside any block.
   const FORGED = [
     'boom',
     '',
@@ -295,7 +295,7 @@ describe('RunStepTransport', () => {
     expect(events[0]).toEqual({ type: 'delta', text: expect.stringMatching(/^No code to run: /) });
   });
 
-  // issue 38, item 16: a plan ending with a run step ended with "No code to run" as its final answer.
+  // A plan ending with a run step ended with "No code to run" as its final answer.
   it('fails, not answers, when it has no code to run and its answer would be the final answer', async () => {
     const transport = new RunStepTransport(async () => {
       throw new Error('the sandbox must not be started');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EngineError, engineErrorWords, unreadableText } from '../../../src/shared/engine-errors.ts';
 
-// issue 38, item 17: an engine's failure is read in words, never in llama.cpp's own.
+// An engine's failure is read in words, never in llama.cpp's own.
 describe('engineErrorWords', () => {
   const crossed = (name: string, message: string) => Object.assign(new Error(message), { name });
 

@@ -33,7 +33,7 @@ describe('the conductor and the run worker', () => {
     expect(lines).toEqual(['- run: runs the code it sees, shows output or error.']);
     const plans = messages.filter((m) => m.role === 'assistant').map((m) => JSON.parse(m.content));
     const code = plans.find((p) => p.steps.some((s: { worker: string }) => s.worker === 'run'));
-    // issue 38, item 16: the fix is run before it is shown; the last run's answer shows code and output,
+    // The fix is run before it is shown; the last run's answer shows code and output,
     // and the fixer reads the run, whose answer holds the code it ran.
     expect(code?.steps).toEqual([
       { worker: 'w2', task: 'Write it with asserts.', sees: [] },
