@@ -11,6 +11,7 @@ import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { ESTIMATED, estimateNote } from './format.ts';
 import { codeBlock, inertMarkdown, inertProblems } from './inert-markdown.ts';
 import { seesText } from './sees-text.ts';
+import { statusText } from './status-text.ts';
 import { workerDisplayName } from './worker-names.ts';
 
 /** A run as a portable file. Keys are never part of a run; worker URLs lose credentials and queries too. */
@@ -158,7 +159,7 @@ function markdownReport(
   const approx = run.totals.estimated ? ESTIMATED : '';
   lines.push(
     `- Mode: ${inline(run.mode)}`,
-    `- Status: ${run.status}`,
+    `- Status: ${statusText(run.status)}`,
     `- Started: ${new Date(run.createdAt).toISOString()}`,
     `- Tokens: ${approx}${run.totals.promptTokens} in, ${approx}${run.totals.completionTokens} out`,
     `- Cost: ${approx}${formatCost(run.totals.cost)}`,

@@ -1,34 +1,12 @@
 import { signal } from '@preact/signals';
 import type { RunHistoryStore } from '../records/run-store.ts';
-import type {
-  RunRecord,
-  RunSummary,
-  SkippedRun,
-  StepRecord,
-  StoredRunStatus,
-  SummaryPage,
-} from '../records/runs-db.ts';
+import type { RunRecord, RunSummary, SkippedRun, StepRecord, SummaryPage } from '../records/runs-db.ts';
 import type { HistoryIndex } from './history-search.ts';
 import { exportedFiles, importedFiles } from './run-files.ts';
 import { downloadText } from './save-file.ts';
 
 /** Runs History shows at a time; "Show more" adds as many. */
 export const HISTORY_PAGE_SIZE = 50;
-
-const STATUS_TEXT: Record<StoredRunStatus, string> = {
-  running: 'running',
-  done: 'done',
-  partial: 'done, some steps failed',
-  failed: 'failed',
-  cancelled: 'stopped',
-  planned: 'plan not run yet',
-  'planning-failed': 'planning failed',
-};
-
-/** What History says of a run's status, in words. */
-export function statusText(status: StoredRunStatus): string {
-  return STATUS_TEXT[status];
-}
 
 export interface HistoryList {
   /** Newest first, as far as paged in. */

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { estimateNote, formatTime } from '../app/format.ts';
-import { HISTORY_PAGE_SIZE, statusText } from '../app/history.ts';
+import { HISTORY_PAGE_SIZE } from '../app/history.ts';
+import { statusText } from '../app/status-text.ts';
 import type { RunSummary, SkippedRun } from '../records/runs-db.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';

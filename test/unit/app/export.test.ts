@@ -87,6 +87,15 @@ describe('run export and import', () => {
     expect(plain).not.toContain('≈');
   });
 
+  it("writes a run's status in the words History and the run view use: a stopped run is stopped", () => {
+    const { run, steps } = fixture();
+    expect(exportRunMarkdown(run, steps)).toContain('- Status: done\n');
+    run.status = 'cancelled';
+    expect(exportRunMarkdown(run, steps)).toContain('- Status: stopped\n');
+    run.status = 'partial';
+    expect(exportRunMarkdown(run, steps)).toContain('- Status: done, some steps failed\n');
+  });
+
   it('never exports a key, even one left in a worker or its URL', () => {
     const { run, steps } = fixture();
     const json = exportRunJson(run, steps);
