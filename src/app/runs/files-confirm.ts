@@ -169,9 +169,17 @@ export function createFilesConfirm(
     settle?.(ok);
   }
 
-  /** A whole plan nobody reviewed: true when its files may go where it sends them. */
-  function approvePlan(runId: string, steps: readonly Step[], pool: readonly WorkerSpec[]) {
-    return approveFiles(runId, fileDestinations(steps, pool, fileNames(runId)), false);
+  /**
+   * A whole plan nobody reviewed: undefined when its files may go where it sends them, else what the run
+   * says of the files kept back.
+   */
+  async function approvePlan(
+    runId: string,
+    steps: readonly Step[],
+    pool: readonly WorkerSpec[],
+  ): Promise<string | undefined> {
+    const destinations = fileDestinations(steps, pool, fileNames(runId));
+    return (await approveFiles(runId, destinations, false)) ? undefined : keptBackText(destinations);
   }
 
   /**

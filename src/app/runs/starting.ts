@@ -12,7 +12,7 @@ import { conductorOnDemand, executorModule, failoverFor, keylessWorkers, transpo
 import { turnRunOptions } from '../turn-context.ts';
 import { unlockingFirst } from '../vault-unlock.ts';
 import { type createRunDrawing, frameCoalescedUpdates } from './draw-timing.ts';
-import { type FilesConfirmation, fileDestinations, keptBackText } from './files-confirm.ts';
+import type { FilesConfirmation } from './files-confirm.ts';
 import { withLedgerEstimates } from './ledger-estimates.ts';
 import type { PlanNote } from './plan-notes.ts';
 import type { RunCore } from './run-core.ts';
@@ -191,17 +191,8 @@ export function createRunStarts(
     if (!(await spend.approveSpend(runId, estimate, false)))
       return stop(declinedText(estimate, limitUsd ?? 0));
     // Its files go where it sends them only once the user has seen where (files-confirm.ts).
-    if (!(await files.approvePlan(runId, plan.steps, pool))) {
-      return stop(
-        keptBackText(
-          fileDestinations(
-            plan.steps,
-            pool,
-            core.runFiles.get(runId).map((f) => f.name),
-          ),
-        ),
-      );
-    }
+    const keptBack = await files.approvePlan(runId, plan.steps, pool);
+    if (keptBack) return stop(keptBack);
     await execute(runId, question, mode, plan, pool, runSpendLimit(estimate.cost, limitUsd), true);
   }
 
