@@ -92,9 +92,11 @@ export async function turnRunOptions(
   reads: TurnReads,
 ): Promise<{ thread?: ThreadLink; history?: TurnHistory; instructions?: string }> {
   if (!turn) return {};
-  const history = turn.history ?? (await reads.turnHistory?.(turn.link).catch(() => undefined));
-  const instructions =
-    turn.instructions ?? (await reads.threadInstructions?.(turn.link).catch(() => undefined));
+  // Both at once: this is on the way from Run to the first request.
+  const [history, instructions] = await Promise.all([
+    turn.history ?? reads.turnHistory?.(turn.link).catch(() => undefined),
+    turn.instructions ?? reads.threadInstructions?.(turn.link).catch(() => undefined),
+  ]);
   return { thread: turn.link, ...(history ? { history } : {}), ...(instructions ? { instructions } : {}) };
 }
 
