@@ -1,8 +1,9 @@
 import type { StoredRunStatus } from '../records/runs-db.ts';
 
 /**
- * A run's status in words, as History lists it and the Markdown export writes it: a run the user stopped
- * is "stopped" wherever it is shown (the run view says "Stopped").
+ * A run's status in words, as History lists it, a thread shows an earlier turn without an answer, and the
+ * Markdown export writes it: a run the user stopped is "stopped" wherever it is shown (the run view says
+ * "Stopped").
  */
 const STATUS_TEXT: Record<StoredRunStatus, string> = {
   running: 'running',

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { routeHash } from '../app/router.ts';
 import type { AskMode, RunView } from '../app/runs/run-model.ts';
+import { statusText } from '../app/status-text.ts';
 import { THREAD_PAGE_TURNS } from '../app/threads/opening.ts';
 import type { ThreadState } from '../app/threads/thread-core.ts';
 import type { ThreadTurn } from '../records/thread-store.ts';
@@ -159,7 +160,7 @@ function OtherTurn({
           <CopyAnswer text={summary.answer} testId="copy-turn-answer" />
         </>
       ) : (
-        <p class="muted small">No answer ({summary.status}).</p>
+        <p class="muted small">No answer ({statusText(summary.status)}).</p>
       )}
     </li>
   );
