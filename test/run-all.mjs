@@ -56,17 +56,30 @@ const results = {
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+// Named again at the end: a CI log is often read from its tail, far below the failure itself.
+const failures = [];
 if (existsSync('test-results/vitest.json')) {
   const v = JSON.parse(readFileSync('test-results/vitest.json', 'utf8'));
   passed += v.numPassedTests;
   failed += v.numFailedTests;
   skipped += v.numPendingTests + v.numTodoTests;
+  for (const file of v.testResults)
+    for (const test of file.assertionResults)
+      if (test.status === 'failed') failures.push(`unit: ${file.name} › ${test.fullName}`);
 }
 if (existsSync('test-results/playwright.json')) {
-  const p = JSON.parse(readFileSync('test-results/playwright.json', 'utf8')).stats;
+  const report = JSON.parse(readFileSync('test-results/playwright.json', 'utf8'));
+  const p = report.stats;
   passed += p.expected + p.flaky;
   failed += p.unexpected;
   skipped += p.skipped;
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? [])
+      for (const test of spec.tests)
+        if (test.status === 'unexpected') failures.push(`browser: ${spec.file}:${spec.line} › ${spec.title}`);
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of report.suites) walk(suite);
 }
 for (const [name, ok] of Object.entries(results))
   if (!ok && name !== 'unit' && name !== 'browser') failed += 1;
@@ -75,5 +88,6 @@ console.log(
     .map(([n, ok]) => `${n} ${ok ? 'ok' : 'FAILED'}`)
     .join(', ')}`,
 );
+for (const failure of failures) console.log(`failed: ${failure}`);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(Object.values(results).every(Boolean) ? 0 : 1);
