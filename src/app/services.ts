@@ -54,7 +54,7 @@ export function pageServices(): PageServices {
   const ledger = once(() => import('../egress/ledger.ts').then((m) => m.openLedger()));
   const egress = once(() =>
     Promise.all([import('../egress/egress.ts'), import('../egress/fetch-thread.ts'), vault(), ledger()]).then(
-      ([m, thread, v, l]) => m.createEgress({ vault: v, ledger: l, fetchImpl: thread.fetchThread() }),
+      ([m, fetching, v, l]) => m.createEgress({ vault: v, ledger: l, fetchImpl: fetching.fetchThread() }),
     ),
   );
   const runStore = once(() => import('../records/run-store.ts').then((m) => m.openRunStore()));
