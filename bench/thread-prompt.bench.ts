@@ -2,7 +2,7 @@
 // against the first, with the real Qwen3 tokenizer on the layout web-llm writes (as the prompt benchmarks
 // count it, bench/prompt-tokens.bench.ts). The earlier turns are shown under a fixed budget, so planning a
 // follow-up costs about what planning a first question does, however long the thread.
-import { suggestPool } from '../src/pool/store.ts';
+import { suggestPool } from '../src/pool/worker-rules.ts';
 import type { ConversationTurn, PlanRequest } from '../src/shared/conductor-api.ts';
 import { planPrompt } from '../workers/engine-host.ts';
 import { countTokens, qwen3ChatText } from './prompt-tokens.bench.ts';

@@ -10,7 +10,7 @@
  * The local planner server's requests are reported the same way, marked as local planning
  * (`localPlanningFetch`), so the ledger tells them from downloads.
  */
-import type { ModelDownloadReport, ThreadRequestPurpose } from '../src/shared/conductor-api.ts';
+import type { ConductorRequestPurpose, ModelDownloadReport } from '../src/shared/conductor-api.ts';
 import { watchCspViolations } from '../src/shared/csp-violations.ts';
 
 type Listener = (report: ModelDownloadReport) => unknown;
@@ -52,7 +52,7 @@ function textBytes(body: BodyInit | null | undefined): number {
 /** `fetch`, reporting each request as `purpose`; without a listener it is the plain `fetch`. */
 export function reportingFetch(
   inner: typeof fetch,
-  purpose: ThreadRequestPurpose = 'model-download',
+  purpose: ConductorRequestPurpose = 'model-download',
 ): typeof fetch {
   return async (input, init) => {
     const report = listener;

@@ -168,6 +168,11 @@ export function createConductor(services: ConductorServices) {
 
   let loadSeq = 0;
 
+  /** Loads the model the user picked. Chrome's may have to be downloaded first: that starts in this call. */
+  function loadPicked(model: ModelRef, storage: Pick<AppStorage, 'requestPersistence'>): Promise<boolean> {
+    return model.engine === 'prompt-api' ? useBrowserModel(storage) : load(model, storage);
+  }
+
   /**
    * Downloads (or reads from the cache) and loads a model in the conductor thread, publishing progress
    * (bytes, percent, speed, time left) to `state`. Asks for persistent storage first, so the browser keeps
@@ -237,6 +242,7 @@ export function createConductor(services: ConductorServices) {
     bridge,
     savedModel,
     load,
+    loadPicked,
     cancelLoad,
     unload,
     restore,

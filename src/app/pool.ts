@@ -1,6 +1,6 @@
 import { computed, signal } from '@preact/signals';
 import { codeRunnerWorker } from '../executor/run-step.ts';
-import type { PoolStore } from '../pool/store.ts';
+import type { PoolStore } from '../records/pool-store.ts';
 import { LOCAL_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { storedValue } from './local-store.ts';

@@ -10,9 +10,9 @@ import type { BenchStore } from '../evaluation/bench-store.ts';
 import type { PlannerCompareStore } from '../evaluation/compare-planners-store.ts';
 import type { FailoverOptions } from '../executor/failover.ts';
 import type { OutcomeStore } from '../learning/outcome.ts';
-import type { PoolStore } from '../pool/store.ts';
 import { presetById } from '../providers/catalog.ts';
 import type { ChatTransport } from '../providers/transport.ts';
+import type { PoolStore } from '../records/pool-store.ts';
 import type { RunHistoryStore } from '../records/run-store.ts';
 import type { ThreadStore } from '../records/thread-store.ts';
 import type { SandboxRunner } from '../sandbox/code-runner.ts';
@@ -54,7 +54,7 @@ export function pageServices(): PageServices {
   const ledger = once(() => import('../egress/ledger.ts').then((m) => m.openLedger()));
   const egress = once(() =>
     Promise.all([import('../egress/egress.ts'), import('../egress/fetch-thread.ts'), vault(), ledger()]).then(
-      ([m, thread, v, l]) => m.createEgress({ vault: v, ledger: l, fetchImpl: thread.fetchThread() }),
+      ([m, fetching, v, l]) => m.createEgress({ vault: v, ledger: l, fetchImpl: fetching.fetchThread() }),
     ),
   );
   const runStore = once(() => import('../records/run-store.ts').then((m) => m.openRunStore()));
@@ -62,8 +62,8 @@ export function pageServices(): PageServices {
   const threadStore = once(() =>
     runStore().then(() => import('../records/thread-store.ts').then((m) => m.openThreadStore())),
   );
-  const poolStore = once(() => import('../pool/store.ts').then((m) => m.openPoolStore()));
-  const outcomeStore = once(() => import('../learning/outcome-store.ts').then((m) => m.openOutcomeStore()));
+  const poolStore = once(() => import('../records/pool-store.ts').then((m) => m.openPoolStore()));
+  const outcomeStore = once(() => import('../records/outcome-store.ts').then((m) => m.openOutcomeStore()));
   const codeSandbox = once(() => import('../sandbox/code-runner.ts').then((m) => m.createSandboxRunner()));
   const benchStore = once(() => import('../evaluation/bench-store.ts').then((m) => m.BenchStore.open()));
   const plannerCompareStore = once(() =>

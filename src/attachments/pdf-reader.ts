@@ -39,14 +39,14 @@ export function pdfReaderOver(
   };
 }
 
-interface Thread {
+interface ReaderThread {
   worker: Worker;
   api: Remote<PdfTextThreadApi>;
   /** Rejects when the thread fails to start or dies (its script did not load, say, offline). */
   died: Promise<never>;
 }
 
-function startThread(): Thread {
+function startReaderThread(): ReaderThread {
   const worker = new Worker(new URL('../../workers/pdf-text.worker.ts', import.meta.url), {
     type: 'module',
     name: 'pdf-text',
@@ -62,16 +62,16 @@ function startThread(): Thread {
 
 /** The page's reader: its thread started on the first PDF and kept for the next ones. */
 export function createPdfReader(): PdfReader {
-  let thread: Thread | undefined;
+  let readerThread: ReaderThread | undefined;
   let reads = 0;
   const stop = () => {
-    thread?.api[releaseProxy]();
-    thread?.worker.terminate();
-    thread = undefined;
+    readerThread?.api[releaseProxy]();
+    readerThread?.worker.terminate();
+    readerThread = undefined;
   };
   async function extract(name: string, data: Uint8Array, options: PdfReadOptions): Promise<PdfTextResult> {
-    thread ??= startThread();
-    const { api, died } = thread;
+    readerThread ??= startReaderThread();
+    const { api, died } = readerThread;
     const id = `pdf-${++reads}`;
     const cancel = () => void api.cancel(id);
     options.signal?.addEventListener('abort', cancel, { once: true });

@@ -1,14 +1,10 @@
 /**
- * What an attachment costs in prompt tokens. Text by the project's o200k estimator (characters / 4 until
- * it has loaded, and said so); an image by its provider's documented rule where there is one, else a
- * stated estimate. Pure functions of the model id and the image's pixel size as sent.
+ * What an attached image costs in prompt tokens: by its provider's documented rule where there is one, else
+ * a stated estimate. Pure functions of the model id and the image's pixel size as sent. A file's text is
+ * counted with the rest of the request it is sent in (src/executor/step-files.ts, `promptTokensOf`).
  */
 
-import type { Estimator } from '../shared/token-estimate.ts';
-import { currentEstimator, estimateTokens } from '../shared/token-estimate.ts';
 import { type PixelSize, sendSize } from './image-size.ts';
-import { attachmentText } from './parts.ts';
-import { type Attachment, imageToSend } from './types.ts';
 
 export type ImageTokenRule =
   /** Scale to fit 2048 × 2048, then the short side to 768; `base` + `perTile` per 512-px tile. */
@@ -100,25 +96,4 @@ export function imageTokens(size: PixelSize, rule: ImageTokenRule): ImageTokens 
     case 'estimate':
       return { tokens: anthropicArea(size), documented: false };
   }
-}
-
-/** Tokens of an attachment for a model, and how they were counted. */
-export interface AttachmentTokens {
-  tokens: number;
-  /** The estimator that counted its text (o200k, or characters / 4 before it loaded). */
-  estimator: Estimator;
-  /** An image: whether its provider documents the rule (false: a stated estimate). */
-  documented?: boolean;
-}
-
-/**
- * The prompt tokens an attachment adds to a request to `model`: its text as it is sent (parts.ts: inside
- * its `<file>` tag), or its image as sent (the downscaled copy when there is one) plus the tag naming it.
- */
-export function attachmentTokens(attachment: Attachment, model: string): AttachmentTokens {
-  const textTokens = estimateTokens(attachmentText(attachment));
-  if (attachment.kind !== 'image') return { tokens: textTokens, estimator: currentEstimator() };
-  const { width, height } = imageToSend(attachment);
-  const image = imageTokens({ width, height }, imageTokenRule(model));
-  return { tokens: image.tokens + textTokens, estimator: currentEstimator(), documented: image.documented };
 }

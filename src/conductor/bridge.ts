@@ -26,7 +26,7 @@ import type { WorkerSpec } from '../shared/worker-spec.ts';
 
 export interface BridgeOptions {
   /** Makes the thread (tests inject one; default: the conductor thread module). */
-  createThread?: () => Worker;
+  createConductorThread?: () => Worker;
   /**
    * The model a request runs on when it names none: read from the loaded model's owner (the app's state),
    * so that a thread restarted after a crash reloads what the page believes is loaded. Default: none.
@@ -72,7 +72,7 @@ function sameRef(a: ModelRef, b: ModelRef): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function defaultThread(): Worker {
+function defaultConductorThread(): Worker {
   return new Worker(new URL('../../workers/conductor.worker.ts', import.meta.url), {
     type: 'module',
     name: 'baton-conductor',
@@ -94,7 +94,7 @@ export class ConductorBridge implements ConductorService {
   private readonly cancelGraceMs: number;
   private readonly pingIntervalMs: number;
   private readonly pingTimeoutMs: number;
-  private readonly createThread: () => Worker;
+  private readonly createConductorThread: () => Worker;
   private readonly loadedModel: () => ModelRef | undefined;
   private readonly onModelDownload: ((report: ModelDownloadReport) => unknown) | undefined;
   private readonly browserModel: BrowserModelHost | undefined;
@@ -102,7 +102,7 @@ export class ConductorBridge implements ConductorService {
   private restarts = 0;
 
   constructor(options: BridgeOptions = {}) {
-    this.createThread = options.createThread ?? defaultThread;
+    this.createConductorThread = options.createConductorThread ?? defaultConductorThread;
     this.loadedModel = options.loadedModel ?? (() => undefined);
     this.cancelGraceMs = options.cancelGraceMs ?? 1500;
     this.pingIntervalMs = options.pingIntervalMs ?? 5000;
@@ -119,7 +119,7 @@ export class ConductorBridge implements ConductorService {
 
   private start(): Live {
     if (this.live && !this.live.isDead) return this.live;
-    const thread = this.createThread();
+    const thread = this.createConductorThread();
     const api = wrap<ConductorThreadApi>(thread);
     let reject!: (error: Error) => void;
     const dead = new Promise<never>((_, r) => {
@@ -322,7 +322,7 @@ export class ConductorBridge implements ConductorService {
   }
 
   /** For tests: the current thread, to kill it from outside. */
-  get threadForTests(): Worker | undefined {
+  get conductorThreadForTests(): Worker | undefined {
     return this.live?.thread;
   }
 }

@@ -1,4 +1,4 @@
-import { type BenchItemResult, isScored } from './bench-runner.ts';
+import { type BenchItemResult, isScored } from './bench-item.ts';
 import { scoreText } from './score.ts';
 import type { Task } from './taskset.ts';
 

@@ -1,51 +1,9 @@
 import { DEFAULT_ANSWER_TOKENS } from '../executor/estimate.ts';
-import type { ExecutorOptions } from '../executor/executor.ts';
-import { totalsOf } from '../executor/spend.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
-import { type CodeRunner, scoreAnswer } from './score.ts';
-import { type Planner, runStrategy, type Strategy } from './strategies.ts';
+import { type BenchItemResult, type BenchItemSetup, runItem } from './bench-item.ts';
+import type { Strategy } from './strategies.ts';
 import type { Task } from './taskset.ts';
-
-/**
- * One (task, strategy) result: everything needed for the tables, the charts and a trajectory. `status`:
- * `done` (an answer, scored), `failed` (no answer: the run broke), `unscored` (an answer that could not be
- * scored here, `notScored` says why: no verdict, so it counts neither right nor wrong).
- */
-export interface BenchItemResult {
-  taskId: string;
-  strategyId: string;
-  status: 'done' | 'failed' | 'unscored';
-  /** The scorer's verdict; false when there was none (`failed`, `unscored`). */
-  correct: boolean;
-  /** False when the conductor's plan did not parse (the paper's reward 0). */
-  parsed: boolean;
-  answer?: string;
-  extracted?: string;
-  /** What the scorer found: a failed test's error, what a program printed against what was expected. */
-  scoreDetail?: string;
-  /** Why the answer could not be scored here (status `unscored`). */
-  notScored?: string;
-  error?: string;
-  promptTokens: number;
-  completionTokens: number;
-  tokensByWorker: Record<string, number>;
-  cost: number;
-  latencyMs: number;
-  plan: { thought?: string; steps: { worker: string; task: string; sees: 'all' | number[] }[] };
-  steps: {
-    worker: string;
-    task: string;
-    sees: 'all' | number[];
-    answer?: string;
-    state: string;
-    /** Whether this step's own answer would have scored right (see src/evaluation/attribution.ts). */
-    correct?: boolean;
-    /** The plan's worker, when it was unavailable and `worker` took the step over (failover). */
-    takenOverFrom?: string;
-  }[];
-  finishedAt: number;
-}
 
 export interface BenchProgress {
   total: number;
@@ -61,16 +19,9 @@ export interface BenchProgress {
 
 export type BenchState = 'running' | 'paused' | 'cancelled' | 'capped' | 'done';
 
-/** Whether an item has a verdict (right or wrong): an unscored one is left out of accuracy and comparisons. */
-export const isScored = (result: Pick<BenchItemResult, 'status'>): boolean => result.status !== 'unscored';
-
-export interface BenchOptions {
+export interface BenchOptions extends BenchItemSetup {
   tasks: readonly Task[];
   strategies: readonly Strategy[];
-  pool: readonly WorkerSpec[];
-  transport: ExecutorOptions['transport'];
-  planner?: Planner;
-  codeRunner?: CodeRunner;
   /** Items (task × strategy) in flight at once (default 2). */
   concurrency?: number;
   /** US dollars: no item starts when the spend so far plus its estimated cost would pass this. */
@@ -79,14 +30,6 @@ export interface BenchOptions {
   done?: readonly BenchItemResult[];
   onResult?: (result: BenchItemResult) => void | Promise<void>;
   onProgress?: (progress: BenchProgress) => void;
-  /**
-   * Executor settings shared by every item (timeouts, retry, failover). With `failover`, a step whose
-   * worker stays unavailable goes to another worker, as in a run, except in single-worker strategies:
-   * their steps are pinned, since their worker is what they measure.
-   */
-  executor?: Partial<
-    Pick<ExecutorOptions, 'firstTokenTimeoutMs' | 'stepTimeoutMs' | 'retry' | 'includeQuestion' | 'failover'>
-  >;
   now?: () => number;
 }
 
@@ -188,100 +131,6 @@ export function runBench(options: BenchOptions): BenchController {
     }
   };
 
-  async function runItem(
-    task: Task,
-    strategy: Strategy,
-    controller: AbortController,
-  ): Promise<BenchItemResult> {
-    const started = now();
-    try {
-      const run = await runStrategy(strategy.config, task, {
-        ...options.executor,
-        pool: options.pool,
-        transport: options.transport,
-        ...(options.planner ? { planner: options.planner } : {}),
-        signal: controller.signal,
-      });
-      const tokensByWorker: Record<string, number> = {};
-      for (const step of run.result.steps) {
-        // Every request of the step (failed and cancelled attempts too), as the run's totals count them.
-        const used = totalsOf([step]);
-        tokensByWorker[step.worker] =
-          (tokensByWorker[step.worker] ?? 0) + used.promptTokens + used.completionTokens;
-      }
-      const score =
-        run.answer !== undefined
-          ? await scoreAnswer(task, run.answer, options.codeRunner)
-          : { correct: false, extracted: '' };
-      const unscored = score.unscored === true;
-      // Each step's own answer is scored too, to tell a lost right answer from one no step had.
-      const stepScores = await Promise.all(
-        run.result.steps.map(async (s) => {
-          if (s.state !== 'done' || unscored) return undefined;
-          if (s.text === run.answer) return score;
-          return scoreAnswer(task, s.text, options.codeRunner);
-        }),
-      );
-      return {
-        taskId: task.id,
-        strategyId: strategy.id,
-        // An answer that cannot be scored here has no verdict: never a silent "wrong".
-        status: run.answer === undefined ? 'failed' : unscored ? 'unscored' : 'done',
-        correct: !unscored && score.correct,
-        parsed: run.parsed,
-        ...(run.answer !== undefined ? { answer: run.answer } : {}),
-        extracted: score.extracted,
-        ...(unscored
-          ? { notScored: score.detail ?? 'it could not be scored here' }
-          : score.detail !== undefined && run.answer !== undefined
-            ? { scoreDetail: score.detail }
-            : {}),
-        ...(run.result.failed.length
-          ? { error: run.result.failed.map((f) => `step ${f.index}: ${f.reason}`).join('; ') }
-          : run.result.error
-            ? { error: run.result.error }
-            : {}),
-        promptTokens: run.result.totals.promptTokens,
-        completionTokens: run.result.totals.completionTokens,
-        tokensByWorker,
-        cost: run.result.totals.cost,
-        latencyMs: now() - started,
-        plan: run.plan,
-        steps: run.result.steps.map((s, i) => {
-          const stepScore = stepScores[i];
-          const from = s.takeovers?.[0]?.from;
-          return {
-            worker: s.worker,
-            task: s.task,
-            sees: s.sees,
-            state: s.state,
-            ...(s.state === 'done' ? { answer: s.text } : {}),
-            ...(stepScore && !stepScore.unscored ? { correct: stepScore.correct } : {}),
-            ...(from !== undefined ? { takenOverFrom: from } : {}),
-          };
-        }),
-        finishedAt: now(),
-      };
-    } catch (error) {
-      return {
-        taskId: task.id,
-        strategyId: strategy.id,
-        status: 'failed',
-        correct: false,
-        parsed: false,
-        error: (error as Error).message,
-        promptTokens: 0,
-        completionTokens: 0,
-        tokensByWorker: {},
-        cost: 0,
-        latencyMs: now() - started,
-        plan: { steps: [] },
-        steps: [],
-        finishedAt: now(),
-      };
-    }
-  }
-
   const pump = () => {
     while (state === 'running' && running.size < concurrency && queue.length > 0) {
       const next = queue[0]!;
@@ -302,7 +151,7 @@ export function runBench(options: BenchOptions): BenchController {
       const key = Symbol(next.task.id);
       const controller = new AbortController();
       running.set(key, { controller, estimate });
-      void runItem(next.task, next.strategy, controller).then(async (result) => {
+      void runItem(next.task, next.strategy, options, controller.signal, now).then(async (result) => {
         running.delete(key);
         // Paid for either way: a cancelled item's requests count against the cap too.
         spent += result.cost;

@@ -1,6 +1,6 @@
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
-import type { BenchItemResult } from './bench-runner.ts';
+import type { BenchItemResult } from './bench-item.ts';
 import type { Strategy } from './strategies.ts';
 import type { Task } from './taskset.ts';
 

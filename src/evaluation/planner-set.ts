@@ -10,12 +10,12 @@ import type { PoolEntry } from '../shared/conductor-api.ts';
  * The workflow a question calls for: one step; several in a row where a later step checks or reviews an
  * earlier one; or independent steps in parallel, then one that merges their answers.
  */
-export type PlanShape = 'one-step' | 'check' | 'parallel-merge';
-export const PLAN_SHAPES: readonly PlanShape[] = ['one-step', 'check', 'parallel-merge'];
+export const PLAN_SHAPES = ['one-step', 'check', 'parallel-merge'] as const;
+export type PlanShape = (typeof PLAN_SHAPES)[number];
 
 /** The kind of worker a part of a question needs; each reference worker has one or two. */
-export type WorkerKind = 'code' | 'math' | 'writing' | 'fast' | 'reasoning';
-export const WORKER_KINDS: readonly WorkerKind[] = ['code', 'math', 'writing', 'fast', 'reasoning'];
+export const WORKER_KINDS = ['code', 'math', 'writing', 'fast', 'reasoning'] as const;
+export type WorkerKind = (typeof WORKER_KINDS)[number];
 
 export type PlannerCategory = 'facts' | 'math' | 'code' | 'writing' | 'analysis' | 'multi-part';
 export const PLANNER_CATEGORIES: readonly PlannerCategory[] = [

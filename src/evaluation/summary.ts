@@ -1,4 +1,4 @@
-import { type BenchItemResult, isScored } from './bench-runner.ts';
+import { type BenchItemResult, isScored } from './bench-item.ts';
 import { comparePaired, type Interval, type PairedComparison, quantile, wilsonInterval } from './stats.ts';
 import type { Strategy } from './strategies.ts';
 

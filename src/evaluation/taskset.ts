@@ -159,7 +159,3 @@ export function* jsonLines(
 export function parseTaskSet(text: string): TaskSetParse {
   return collectTasks(jsonLines(text), (record) => record as Task);
 }
-
-export function serializeTaskSet(tasks: Task[]): string {
-  return `${tasks.map((task) => JSON.stringify(task)).join('\n')}\n`;
-}

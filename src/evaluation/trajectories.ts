@@ -1,5 +1,5 @@
 import type { WorkerSpec } from '../shared/worker-spec.ts';
-import { type BenchItemResult, isScored } from './bench-runner.ts';
+import { type BenchItemResult, isScored } from './bench-item.ts';
 import type { Strategy } from './strategies.ts';
 import type { Task } from './taskset.ts';
 

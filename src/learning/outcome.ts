@@ -41,7 +41,7 @@ export interface Outcome {
   at: number;
 }
 
-/** The outcome store (IndexedDB, `src/learning/outcome-store.ts`): the one place outcomes are kept. */
+/** The outcome store (IndexedDB, `src/records/outcome-store.ts`): the one place outcomes are kept. */
 export interface OutcomeStore {
   /** Adds or replaces the outcome of `outcome.runId`. */
   put(outcome: Outcome): Promise<void>;

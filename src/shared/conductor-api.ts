@@ -263,7 +263,7 @@ export interface ConductorService {
  * Why the thread made a request: a file of the on-device model (weights, configs, tokenizer, compiled
  * library), or a call to the local planner server (workers/engines/local-server.ts).
  */
-export type ThreadRequestPurpose = 'model-download' | 'local-planning';
+export type ConductorRequestPurpose = 'model-download' | 'local-planning';
 
 /**
  * The requests the thread makes (model files, and the local planner server's), reported to the page so
@@ -277,7 +277,7 @@ export type ModelDownloadReport =
       id: string;
       url: string;
       method: string;
-      purpose?: ThreadRequestPurpose;
+      purpose?: ConductorRequestPurpose;
       /** Request body bytes, when the body is text (the planner server's requests). */
       bytesOut?: number;
     }

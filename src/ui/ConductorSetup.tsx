@@ -1,77 +1,25 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { modelLabel } from '../app/conductor.ts';
-import { conductorOptions, customModel, modelKey } from '../app/conductor-options.ts';
+import { conductorOptions, modelKey } from '../app/conductor-options.ts';
+import {
+  CUSTOM_MODEL,
+  LOCAL_SERVER,
+  pickedKey,
+  pickedModel,
+  sameModel,
+  startPick,
+} from '../app/conductor-pick.ts';
+import { loadFailureHints } from '../app/load-failure-hints.ts';
+import { defaultDraft, draftOf, type LocalServerDraft } from '../app/local-server-draft.ts';
 import { BROWSER_MODEL_NEEDS } from '../conductor/prompt-api.ts';
 import { BROWSER_MODEL_NAME } from '../shared/browser-model.ts';
-import type { EngineSuggestion } from '../shared/engine-errors.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
-import { localServerUrlProblem } from '../shared/loopback.ts';
 import type { ModelRef } from '../shared/model.ts';
 import { modelOptionLabel } from '../shared/model-choice.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
 import { LocalServerFields } from './LocalServerFields.tsx';
-import {
-  corsHintFor,
-  defaultDraft,
-  draftOf,
-  type LocalServerDraft,
-  localServerModel,
-} from './local-server-draft.ts';
 import { ProgressBar } from './ProgressBar.tsx';
-
-/** The select's value for the local planner server (its fields say which server and model). */
-const LOCAL_SERVER = 'local-server';
-
-type Hint = { kind: EngineSuggestion; text: string; action?: { label: string; run: () => void } };
-
-/**
- * The engine's own suggestions after a failed load, in its order, as sentences (and a button where one
- * click does it). The CPU offer is dropped when the CPU engine is what failed.
- */
-export function loadFailureHints(
-  suggestions: readonly EngineSuggestion[],
-  failed: ModelRef | undefined,
-  cpuModel: ModelRef,
-  load: (model: ModelRef) => void,
-): Hint[] {
-  const hints: Hint[] = [];
-  for (const kind of suggestions) {
-    if (kind === 'cpu') {
-      if (failed?.engine === 'wllama') continue;
-      hints.push({
-        kind,
-        text: `Use the CPU engine instead (${modelLabel(cpuModel)}): slower, but it needs no GPU.`,
-        action: { label: 'Use the CPU engine', run: () => load(cpuModel) },
-      });
-    } else if (kind === 'server-setup') {
-      const server = failed?.engine === 'local-server' ? failed : undefined;
-      const cors = corsHintFor(server?.server ?? 'ollama', location.origin);
-      hints.push({
-        kind,
-        text: `Check that the server is running${server ? ` at ${new URL(server.baseURL).origin}` : ''}. ${cors ?? ''}`.trim(),
-      });
-    } else if (kind === 'smaller-model') {
-      hints.push({ kind, text: 'Choose a smaller model above: this one needs more than the GPU can give.' });
-    } else if (kind === 'reload') {
-      hints.push({
-        kind,
-        text: 'Reload the page to get the GPU back.',
-        action: { label: 'Reload the page', run: () => location.reload() },
-      });
-    } else if (kind === 'retry') {
-      // The button says "Try again"; the sentence says why it may work, not the same words again.
-      hints.push({
-        kind,
-        text: 'The cause may have passed (a dropped connection, a busy device).',
-        ...(failed ? { action: { label: 'Try again', run: () => load(failed) } } : {}),
-      });
-    } else {
-      hints.push({ kind, text: "Check the model's id or URL, or choose another model above." });
-    }
-  }
-  return hints;
-}
 
 /**
  * The conductor model: the recommendation for this device and why, a choice of others (a custom URL, or a
@@ -82,11 +30,8 @@ export function ConductorSetup() {
   const app = useAppState();
   const state = app.conductor.state.value;
   const storage = app.storage.storageStatus.value;
-  // Chrome's model may have to be downloaded first: that starts here, in the click, as Chrome requires.
-  const load = (model: ModelRef) =>
-    void (model.engine === 'prompt-api'
-      ? app.conductor.useBrowserModel(app.storage)
-      : app.conductor.load(model, app.storage));
+  // Called in the click: Chrome downloads its model only with a user activation.
+  const load = (model: ModelRef) => void app.conductor.loadPicked(model, app.storage);
   const choice = app.device.modelChoice.value;
   const browserState = app.conductor.browserModelState.value;
   const {
@@ -112,39 +57,26 @@ export function ConductorSetup() {
     if (switchTo) confirmRef.current?.focus();
   }, [switchTo]);
   const loaded = app.conductor.loadedModel.value;
-  const selectedKey =
-    selected || (loaded?.engine === 'local-server' ? LOCAL_SERVER : choice ? modelKey(choice.model) : '');
+  const selectedKey = pickedKey(selected, loaded, choice);
+  const pick = { key: selectedKey, customUrl, customLib, server: serverDraft };
   const loading = state.status === 'loading';
-  const custom =
-    selectedKey === 'custom'
-      ? customModel(customUrl, customLib)
-      : selectedKey === LOCAL_SERVER
-        ? localServerModel(serverDraft)
-        : undefined;
-  const selectedModel =
-    selectedKey === 'custom' || selectedKey === LOCAL_SERVER
-      ? typeof custom === 'object'
-        ? custom
-        : undefined
-      : options.find((o) => modelKey(o) === selectedKey);
-  const selectedIsLoaded = !!loaded && !!selectedModel && modelKey(loaded) === modelKey(selectedModel);
+  const selectedModel = pickedModel(pick, options);
+  const selectedIsLoaded = sameModel(loaded, selectedModel);
 
   const start = () => {
-    if (typeof custom === 'string') {
-      if (selectedKey === LOCAL_SERVER) {
-        // A refused URL is explained under its field as it is typed: go there; the alert says the rest.
-        const urlRefused = localServerUrlProblem(serverDraft.baseURL) !== undefined;
-        setServerError(urlRefused ? undefined : custom);
-        if (urlRefused) document.getElementById('local-server-url')?.focus();
-      } else setCustomError(custom);
+    const next = startPick(pick, options, loaded);
+    if (next && 'refused' in next) {
+      if (next.refused === 'custom') setCustomError(next.message);
+      else setServerError(next.refused === 'server' ? next.message : undefined);
+      // A refused URL is explained under its field as it is typed: go there; the alert says the rest.
+      if (next.refused === 'server-url') document.getElementById('local-server-url')?.focus();
       return;
     }
     setCustomError(undefined);
     setServerError(undefined);
-    const model = selectedModel;
-    if (!model) return;
-    if (loaded && modelKey(loaded) !== modelKey(model)) setSwitchTo(model);
-    else load(model);
+    if (!next) return;
+    if ('switchTo' in next) setSwitchTo(next.switchTo);
+    else load(next.load);
   };
   const confirmSwitch = () => {
     const model = switchTo;
@@ -157,9 +89,7 @@ export function ConductorSetup() {
   // second one.
   const failedHere =
     state.status === 'error' &&
-    !!state.model &&
-    !!selectedModel &&
-    modelKey(state.model) === modelKey(selectedModel) &&
+    sameModel(state.model, selectedModel) &&
     hints.some((hint) => hint.kind === 'retry' && hint.action);
 
   return (
@@ -191,7 +121,7 @@ export function ConductorSetup() {
                 {o.engine === 'prompt-api' && browserDownload ? ' — Chrome downloads it first' : ''}
               </option>
             ))}
-            <option value="custom">Custom model by URL…</option>
+            <option value={CUSTOM_MODEL}>Custom model by URL…</option>
             <option value={LOCAL_SERVER}>
               A bigger planner on a local server (Ollama, LM Studio, llama.cpp, vLLM)…
             </option>
@@ -219,7 +149,7 @@ export function ConductorSetup() {
               <input
                 type="checkbox"
                 data-testid="browser-model-fallback"
-                checked={!!fallback && modelKey(fallback) === modelKey(fallbackCandidate)}
+                checked={sameModel(fallback, fallbackCandidate)}
                 onChange={(e) =>
                   app.conductor.allowFallback(e.currentTarget.checked ? fallbackCandidate : undefined)
                 }
@@ -242,7 +172,7 @@ export function ConductorSetup() {
           disabled={loading}
         />
       )}
-      {selectedKey === 'custom' && (
+      {selectedKey === CUSTOM_MODEL && (
         <>
           <Field
             id="custom-url"

@@ -1,8 +1,4 @@
 import { useEffect, useState } from 'preact/hooks';
-import { localServerUrlProblem } from '../shared/loopback.ts';
-import { LOCAL_SERVER_KINDS, type LocalServerKind } from '../shared/model.ts';
-import { useAppState } from './app-context.ts';
-import { Field } from './Field.tsx';
 import {
   corsHintFor,
   type LocalServerDraft,
@@ -10,7 +6,11 @@ import {
   SERVER_NAMES,
   shortList,
   withServer,
-} from './local-server-draft.ts';
+} from '../app/local-server-draft.ts';
+import { localServerUrlProblem } from '../shared/loopback.ts';
+import { LOCAL_SERVER_KINDS, type LocalServerKind } from '../shared/model.ts';
+import { useAppState } from './app-context.ts';
+import { Field } from './Field.tsx';
 
 /**
  * The local planner server: which server, its base URL (loopback only), the model id (with the ids the

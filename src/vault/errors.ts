@@ -24,9 +24,3 @@ export class VaultError extends Error {
     super(message);
   }
 }
-
-export function isVaultError(error: unknown, code?: VaultErrorCode): error is VaultError {
-  const named =
-    typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'VaultError';
-  return named && (code === undefined || (error as { code?: unknown }).code === code);
-}

@@ -2,7 +2,8 @@ import type { Page } from '@playwright/test';
 import { RUN_WORKER_CHOICE } from '../../src/app/pool.ts';
 import { type AppPrefs, createPrefs, type PlanPrefs, type RunPrefs } from '../../src/app/prefs.ts';
 import { knownProvidersStore, providerOf } from '../../src/app/runs/files-confirm.ts';
-import { POOL_DB, workerProblems } from '../../src/pool/store.ts';
+import { workerProblems } from '../../src/pool/worker-rules.ts';
+import { POOL_DB } from '../../src/records/pool-store.ts';
 import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 
 // The state a spec needs but does not test (a pool, planning limits), written where the app keeps it

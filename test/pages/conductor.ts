@@ -106,7 +106,7 @@ const harness = {
   restartCount: () => bridge.restartCount,
   /** Kills the thread behind the bridge's back (as a browser would kill a crashed thread). */
   terminateThread(): boolean {
-    const thread = bridge.threadForTests;
+    const thread = bridge.conductorThreadForTests;
     thread?.terminate();
     return !!thread;
   },

@@ -1,5 +1,6 @@
 import { type Signal, signal } from '@preact/signals';
-import type { BenchController, BenchItemResult, BenchProgress } from '../../evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../evaluation/bench-item.ts';
+import type { BenchController, BenchProgress } from '../../evaluation/bench-runner.ts';
 import type { BenchRunRecord, BenchStore } from '../../evaluation/bench-store.ts';
 import type { CodeRunner } from '../../evaluation/score.ts';
 import type { FailoverOptions } from '../../executor/failover.ts';

@@ -1,4 +1,4 @@
-import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../evaluation/bench-item.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import { type Outcome, singleStrategy } from '../../learning/outcome.ts';
 

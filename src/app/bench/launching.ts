@@ -1,4 +1,5 @@
-import { type BenchController, type BenchItemResult, runBench } from '../../evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../evaluation/bench-item.ts';
+import { type BenchController, runBench } from '../../evaluation/bench-runner.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import type { FailoverOptions } from '../../executor/failover.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';

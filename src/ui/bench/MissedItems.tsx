@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../evaluation/bench-item.ts';
 import type { Task } from '../../evaluation/taskset.ts';
 import { missedItems, type StepVerdict, unscoredItems } from './missed-items.ts';
 

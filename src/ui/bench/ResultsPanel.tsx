@@ -1,6 +1,6 @@
 import { formatDuration, formatTime } from '../../app/format.ts';
 import { namerFor } from '../../app/worker-names.ts';
-import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../evaluation/bench-item.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import type { Interval, PairedComparison } from '../../evaluation/stats.ts';
 import { strategyLabel } from '../../evaluation/strategies.ts';

@@ -1,5 +1,5 @@
 import { attribute, WRONG_CAUSES } from '../../evaluation/attribution.ts';
-import type { BenchItemResult } from '../../evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../evaluation/bench-item.ts';
 import type { Task } from '../../evaluation/taskset.ts';
 import { CAUSE_LABELS } from './missed-items.ts';
 

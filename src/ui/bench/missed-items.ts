@@ -1,7 +1,7 @@
 /** Which bench items went wrong and why, for the results' detail list. Pure, so it is unit-tested. */
 
 import { causeOf, stepCorrect, type WrongCause } from '../../evaluation/attribution.ts';
-import { type BenchItemResult, isScored } from '../../evaluation/bench-runner.ts';
+import { type BenchItemResult, isScored } from '../../evaluation/bench-item.ts';
 import type { Task } from '../../evaluation/taskset.ts';
 
 /** Each cause in words: the cause table's columns and the item list's reasons, so the two always agree. */

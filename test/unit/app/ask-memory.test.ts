@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunConductor } from '../../../src/app/services.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
-import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
+import { openOutcomeStore } from '../../../src/records/outcome-store.ts';
 import { openRunStore } from '../../../src/records/run-store.ts';
 import type { ChatMessage } from '../../../src/shared/chat.ts';
 import { openVault } from '../../../src/vault/vault.ts';

@@ -12,8 +12,8 @@ import type { PythonRun, PythonVerdict } from '../../../src/evaluation/python-pr
 import type { CodeRunner } from '../../../src/evaluation/score.ts';
 import type { Planner, Strategy } from '../../../src/evaluation/strategies.ts';
 import type { Task } from '../../../src/evaluation/taskset.ts';
-import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';
+import { openOutcomeStore } from '../../../src/records/outcome-store.ts';
 import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { openVault } from '../../../src/vault/vault.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { benchOutcome } from '../../../src/app/bench/bench-outcome.ts';
 import { outcomeFromView } from '../../../src/app/outcomes.ts';
 import type { RunView } from '../../../src/app/runs/run-model.ts';
-import type { BenchItemResult } from '../../../src/evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../../src/evaluation/bench-item.ts';
 import type { BenchRunRecord } from '../../../src/evaluation/bench-store.ts';
 import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';

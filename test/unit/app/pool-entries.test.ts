@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { poolEntries } from '../../../src/app/pool-entries.ts';
-import { suggestPool, workerFromPreset } from '../../../src/pool/store.ts';
+import { suggestPool, workerFromPreset } from '../../../src/pool/worker-rules.ts';
 import { presetById } from '../../../src/providers/catalog.ts';
 import { buildPlanMessages } from '../../../workers/prompt/prompt.ts';
 

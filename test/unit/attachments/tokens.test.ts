@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentText } from '../../../src/attachments/parts.ts';
-import {
-  attachmentTokens,
-  imageTokenRule,
-  imageTokens,
-  openaiPatches,
-} from '../../../src/attachments/tokens.ts';
-import type { ImageAttachment, TextAttachment } from '../../../src/attachments/types.ts';
-import { estimateTokens, loadTokenizer } from '../../../src/shared/token-estimate.ts';
+import { imageTokenRule, imageTokens, openaiPatches } from '../../../src/attachments/tokens.ts';
 
 const size = (width: number, height: number) => ({ width, height });
 
@@ -65,47 +57,5 @@ describe('imageTokens', () => {
       tokens: 1334,
       documented: false,
     });
-  });
-});
-
-const textAttachment = (text: string): TextAttachment => ({
-  id: 'a1',
-  name: 'sales.csv',
-  kind: 'csv',
-  mime: 'text/csv',
-  size: text.length,
-  blob: new Blob([text]),
-  text,
-  encoding: 'utf-8',
-});
-
-describe('attachmentTokens', () => {
-  it('counts a text file as it is sent (in its tag) with the o200k estimator once it has loaded', async () => {
-    const csv = textAttachment('region,units\nnorth,120\nsouth,95\n');
-    const before = attachmentTokens(csv, 'gpt-5');
-    expect(before.estimator).toBe('chars');
-    expect(await loadTokenizer()).toBe('o200k');
-    const after = attachmentTokens(csv, 'gpt-5');
-    expect(after).toEqual({ tokens: estimateTokens(attachmentText(csv)), estimator: 'o200k' });
-    expect(after.tokens).not.toBe(before.tokens);
-  });
-
-  it("counts an image by the model's rule at the size it is sent (the downscaled copy), plus its tag", () => {
-    const image: ImageAttachment = {
-      id: 'i1',
-      name: 'photo.jpg',
-      kind: 'image',
-      mime: 'image/jpeg',
-      size: 9,
-      blob: new Blob([]),
-      image: { mime: 'image/jpeg', width: 4032, height: 3024, bytes: new Uint8Array(9) },
-      downscaled: { mime: 'image/jpeg', width: 1264, height: 948, bytes: new Uint8Array(9) },
-      thumbnail: new Blob([]),
-    };
-    const tag = estimateTokens(attachmentText(image));
-    const tokens = attachmentTokens(image, 'claude-haiku-4-5');
-    expect(tokens.tokens).toBe(Math.ceil((1264 * 948) / 750) + tag);
-    expect(tokens.documented).toBe(true);
-    expect(attachmentTokens(image, 'grok-4').documented).toBe(false);
   });
 });

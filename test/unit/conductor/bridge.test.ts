@@ -69,7 +69,7 @@ afterEach(() => bridge?.dispose());
 describe('ConductorBridge: the page side of the one conductor service', () => {
   it('queues generations, so the host runs one at a time and both answer', async () => {
     const t = threadWithHost([plan, plan]);
-    bridge = new ConductorBridge({ createThread: () => t.thread, loadedModel: () => model });
+    bridge = new ConductorBridge({ createConductorThread: () => t.thread, loadedModel: () => model });
     const first = bridge.plan({ question: 'one', pool, mode: 'conductor' });
     const second = bridge.plan({ question: 'two', pool, mode: 'conductor' });
     await waitFor(() => t.releases.length === 1);
@@ -82,7 +82,7 @@ describe('ConductorBridge: the page side of the one conductor service', () => {
 
   it('streams every event through one listener, stats last, before the call resolves', async () => {
     const t = threadWithHost([plan]);
-    bridge = new ConductorBridge({ createThread: () => t.thread, loadedModel: () => model });
+    bridge = new ConductorBridge({ createConductorThread: () => t.thread, loadedModel: () => model });
     const events: ConductorEvent['kind'][] = [];
     const running = bridge.plan({ question: 'q', pool, mode: 'conductor' }, (event) => {
       events.push(event.kind);
@@ -98,7 +98,7 @@ describe('ConductorBridge: the page side of the one conductor service', () => {
   it("names the owner's loaded model in each request, and refuses when none is loaded", async () => {
     const t = threadWithHost([plan]);
     let loaded: ModelRef | undefined;
-    bridge = new ConductorBridge({ createThread: () => t.thread, loadedModel: () => loaded });
+    bridge = new ConductorBridge({ createConductorThread: () => t.thread, loadedModel: () => loaded });
     await expect(bridge.plan({ question: 'q', pool, mode: 'conductor' })).rejects.toMatchObject({
       name: 'ModelNotLoaded',
     });
@@ -112,7 +112,7 @@ describe('ConductorBridge: the page side of the one conductor service', () => {
 
   it("a request's signal is the cancel path: a running call stops softly, a queued one never starts", async () => {
     const t = threadWithHost([plan]);
-    bridge = new ConductorBridge({ createThread: () => t.thread, loadedModel: () => model });
+    bridge = new ConductorBridge({ createConductorThread: () => t.thread, loadedModel: () => model });
     const abort = new AbortController();
     const running = bridge.plan({ question: 'q', pool, mode: 'conductor', signal: abort.signal });
     const queued = bridge.plan({ question: 'q2', pool, mode: 'conductor', signal: abort.signal });
@@ -125,7 +125,7 @@ describe('ConductorBridge: the page side of the one conductor service', () => {
 
   it('a replanner bound to a run replans through the bridge with that run’s pool', async () => {
     const t = threadWithHost(['{"thought":"ok","steps":[]}']);
-    bridge = new ConductorBridge({ createThread: () => t.thread, loadedModel: () => model });
+    bridge = new ConductorBridge({ createConductorThread: () => t.thread, loadedModel: () => model });
     const replanner = replannerFor(bridge, { pool, maxSteps: 2 });
     const steps = replanner.replan({
       question: 'q',

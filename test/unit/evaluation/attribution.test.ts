@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attribute, causeOf } from '../../../src/evaluation/attribution.ts';
-import { type BenchItemResult, runBench } from '../../../src/evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../../src/evaluation/bench-item.ts';
+import { runBench } from '../../../src/evaluation/bench-runner.ts';
 import type { Planner, Strategy } from '../../../src/evaluation/strategies.ts';
 import type { Task } from '../../../src/evaluation/taskset.ts';
 import { createOpenAITransport } from '../../../src/providers/openai-transport.ts';

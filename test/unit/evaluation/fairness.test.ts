@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BenchItemResult } from '../../../src/evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../../src/evaluation/bench-item.ts';
 import type { Strategy } from '../../../src/evaluation/strategies.ts';
 import { compareWithBestSingle, summarize } from '../../../src/evaluation/summary.ts';
 

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { BenchItemResult } from '../../../src/evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../../src/evaluation/bench-item.ts';
 import { BenchStore } from '../../../src/evaluation/bench-store.ts';
 import type { Strategy } from '../../../src/evaluation/strategies.ts';
 import { summarize } from '../../../src/evaluation/summary.ts';

@@ -9,7 +9,8 @@ import {
   normalizeAnswer,
   scoreAnswer,
 } from '../../../src/evaluation/score.ts';
-import { parseTaskSet, serializeTaskSet, type Task } from '../../../src/evaluation/taskset.ts';
+import { parseTaskSet, type Task } from '../../../src/evaluation/taskset.ts';
+import { taskSetText } from '../../fixtures/task-set.ts';
 
 const exact: Task = { id: 'e', kind: 'exact', question: 'Capital of France?', answer: 'Paris' };
 
@@ -127,7 +128,7 @@ describe('task sets', () => {
     expect(errors[6]!.message).toMatch(/^kind:/);
   });
   it('round-trips the built-in sample, which is itself valid', () => {
-    const { tasks, errors } = parseTaskSet(serializeTaskSet(SAMPLE_TASKS));
+    const { tasks, errors } = parseTaskSet(taskSetText(SAMPLE_TASKS));
     expect(errors).toEqual([]);
     expect(tasks).toEqual(SAMPLE_TASKS);
     expect(new Set(SAMPLE_TASKS.map((t) => t.kind))).toEqual(

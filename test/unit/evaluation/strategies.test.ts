@@ -1,6 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BenchItemResult, type BenchProgress, runBench } from '../../../src/evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../../src/evaluation/bench-item.ts';
+import { type BenchProgress, runBench } from '../../../src/evaluation/bench-runner.ts';
 import {
   majorityVote,
   missingWorkers,

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SAMPLE_TASKS } from '../../../src/evaluation/sample-tasks.ts';
 import { PYTHON_NOT_AVAILABLE, scoreAnswer } from '../../../src/evaluation/score.ts';
 import { majorityVote } from '../../../src/evaluation/strategies.ts';
-import { parseTaskSet, serializeTaskSet, type Task } from '../../../src/evaluation/taskset.ts';
+import { parseTaskSet, type Task } from '../../../src/evaluation/taskset.ts';
+import { taskSetText } from '../../fixtures/task-set.ts';
 
 const python: Task = {
   id: 'p1',
@@ -20,7 +21,7 @@ const python: Task = {
 describe('the python and math kinds', () => {
   it('round-trip through a JSONL task set beside the older kinds, which still parse as before', () => {
     const math: Task = { id: 'm1', kind: 'math', question: 'Half of 1?', answer: '\\frac{1}{2}' };
-    const parsed = parseTaskSet(serializeTaskSet([...SAMPLE_TASKS, python, math]));
+    const parsed = parseTaskSet(taskSetText([...SAMPLE_TASKS, python, math]));
     expect(parsed.errors).toEqual([]);
     expect(parsed.tasks).toEqual([...SAMPLE_TASKS, python, math]);
   });

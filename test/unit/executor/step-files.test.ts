@@ -1,6 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { base64Of } from '../../../src/attachments/parts.ts';
+import { attachmentText, base64Of } from '../../../src/attachments/parts.ts';
+import type { ImageAttachment } from '../../../src/attachments/types.ts';
 import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
@@ -8,6 +9,7 @@ import { startRun } from '../../../src/executor/executor.ts';
 import { inFlightSpend } from '../../../src/executor/spend.ts';
 import { filesOfStep, promptTokensOf, withStepFiles } from '../../../src/executor/step-files.ts';
 import { attachmentBytes } from '../../../src/shared/chat.ts';
+import { estimateTokens, loadTokenizer } from '../../../src/shared/token-estimate.ts';
 import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
 import { csvAttachment, pngAttachment } from '../../fixtures/attachments.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
@@ -158,5 +160,41 @@ describe('what files cost', () => {
     const spend = inFlightSpend(1, worker('b', 'Looker', 'claude-haiku-4-5', true), withFiles);
     expect(spend.promptTokens).toBe(claude);
     expect(spend.cost).toBeCloseTo(claude / 1_000_000, 9);
+  });
+  it('counts a file’s text as it is sent, inside the tag that names it, by o200k once it has loaded', async () => {
+    expect(await loadTokenizer()).toBe('o200k');
+    const plain = [{ role: 'user' as const, content: 'Sum it up.' }];
+    const cost = (file: Awaited<ReturnType<typeof csvAttachment>>) =>
+      promptTokensOf(withStepFiles(plain, [file]), 'gpt-5') - promptTokensOf(plain, 'gpt-5');
+    const short = await csvAttachment('a.csv', 'region,units\nnorth,120\n');
+    const long = await csvAttachment(
+      `${'quarterly-sales-by-region-'.repeat(8)}.csv`,
+      'region,units\nnorth,120\n',
+    );
+    expect(cost(short)).toBeGreaterThan(0);
+    // The same rows under a longer name: the name is sent in the tag, so it is paid for.
+    expect(cost(long) - cost(short)).toBe(
+      estimateTokens(attachmentText(long)) - estimateTokens(attachmentText(short)),
+    );
+  });
+
+  it("counts an image at the size it is sent (the downscaled copy), by each model's documented rule", () => {
+    const photo: ImageAttachment = {
+      id: 'i1',
+      name: 'photo.jpg',
+      kind: 'image',
+      mime: 'image/jpeg',
+      size: 9,
+      blob: new Blob([]),
+      image: { mime: 'image/jpeg', width: 4032, height: 3024, bytes: new Uint8Array(9) },
+      downscaled: { mime: 'image/jpeg', width: 1264, height: 948, bytes: new Uint8Array(9) },
+      thumbnail: new Blob([]),
+    };
+    const messages = withStepFiles([{ role: 'user', content: 'Describe it.' }], [photo]);
+    // The text (the tag naming the image) is the same for both models: the difference is the image alone,
+    // Anthropic's area rule (1264 × 948 / 750) against Gemini's 258 per 768-px tile (2 × 2 tiles).
+    expect(promptTokensOf(messages, 'claude-haiku-4-5') - promptTokensOf(messages, 'gemini-2.5-flash')).toBe(
+      Math.ceil((1264 * 948) / 750) - 258 * 4,
+    );
   });
 });

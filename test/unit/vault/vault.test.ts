@@ -3,7 +3,7 @@ import { openDB } from 'idb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MIN_PBKDF2_ITERATIONS } from '../../../src/vault/crypto.ts';
 import type { KeyRecord, Keyring, VaultSchema } from '../../../src/vault/db.ts';
-import { isVaultError, type VaultErrorCode } from '../../../src/vault/errors.ts';
+import type { VaultErrorCode } from '../../../src/vault/errors.ts';
 import { openVault, type Vault, type VaultChange } from '../../../src/vault/vault.ts';
 
 const OPENAI_KEY = 'sk-proj-TESTKEY0123456789abcdefWXYZ';
@@ -51,7 +51,11 @@ async function expectVaultError(promise: Promise<unknown> | (() => unknown), cod
   } catch (error) {
     caught = error;
   }
-  expect(isVaultError(caught, code), `expected VaultError ${code}, got ${String(caught)}`).toBe(true);
+  // By name and code, not instanceof: a vault error may come from another realm.
+  expect(caught, `expected VaultError ${code}, got ${String(caught)}`).toMatchObject({
+    name: 'VaultError',
+    code,
+  });
   messages.push((caught as Error).message);
   return caught as Error;
 }

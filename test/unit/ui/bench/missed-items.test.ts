@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attribute, WRONG_CAUSES } from '../../../../src/evaluation/attribution.ts';
-import type { BenchItemResult } from '../../../../src/evaluation/bench-runner.ts';
+import type { BenchItemResult } from '../../../../src/evaluation/bench-item.ts';
 import type { Task } from '../../../../src/evaluation/taskset.ts';
 import {
   CAUSE_LABELS,

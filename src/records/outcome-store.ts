@@ -3,7 +3,7 @@
  * what Baton learned never touches the runs, and the runs' database can change without migrating this one.
  */
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
-import type { Outcome, OutcomeChange, OutcomeStore } from './outcome.ts';
+import type { Outcome, OutcomeChange, OutcomeStore } from '../learning/outcome.ts';
 
 export const LEARNING_DB = 'baton-learning';
 /** 1: `outcomes`, keyed by run id, indexed by the time of the mark. */

@@ -7,7 +7,7 @@ import {
   needsLocalNetworkAccess,
   shortList,
   withServer,
-} from '../../../src/ui/local-server-draft.ts';
+} from '../../../src/app/local-server-draft.ts';
 
 describe('the local planner server form', () => {
   it("starts at Ollama's base URL, and follows the server chosen unless the user typed a URL", () => {

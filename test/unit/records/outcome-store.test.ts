@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/learning/outcome.ts';
-import { openOutcomeStore } from '../../../src/learning/outcome-store.ts';
+import { openOutcomeStore } from '../../../src/records/outcome-store.ts';
 
 function outcome(runId: string, at: number, good = true): Outcome {
   return {
