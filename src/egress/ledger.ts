@@ -16,6 +16,7 @@ export type LedgerPurpose =
   | 'probe'
   | 'model-download'
   | 'local-planning'
+  | 'tool'
   | 'other';
 
 export interface LedgerEntry {
@@ -27,6 +28,9 @@ export interface LedgerEntry {
   /** The pool worker a chat request was sent for: its id, and its label as it was then. */
   workerId?: string;
   worker?: string;
+  /** An MCP server's request (purpose `tool`): the server's name, and the tool of a `tools/call`. */
+  server?: string;
+  tool?: string;
   purpose: LedgerPurpose;
   providerId: string;
   /** `host[:port]` of the request. */

@@ -1,5 +1,6 @@
 import type { Attachment } from '../attachments/types.ts';
 import type { ProviderError } from '../providers/errors.ts';
+import type { ToolUse } from '../providers/tool-use.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import { runFields } from '../records/attachment-store.ts';
 import { type RunStore, snapshotPool } from '../records/run-store.ts';
@@ -121,6 +122,11 @@ export interface ExecutorOptions {
    * before anything is sent.
    */
   attachments?: readonly Attachment[];
+  /**
+   * The tools a step's plan granted it, for its worker (src/tools/): absent or undefined, the step's
+   * requests offer no tools. Called once per attempt's worker, so a step taken over is given them afresh.
+   */
+  toolsFor?: (step: Step, index: number, worker: WorkerSpec, runId: string) => ToolUse | undefined;
   now?: () => number;
 }
 
@@ -616,6 +622,7 @@ class Run implements AttemptHost {
         ...(this.options.maxAnswerChars !== undefined ? { maxAnswerChars: this.options.maxAnswerChars } : {}),
         // Known only once the plan is complete: a streamed plan may still add the step that reads this one.
         ...(this.planComplete && index === finalStepIndex(this.statuses) ? { final: true } : {}),
+        ...toolsOf(this.options.toolsFor?.(step, index, worker, this.runId)),
         takenOverOnStall: async (error) =>
           Boolean(this.options.failover) &&
           !status.pin &&
@@ -918,4 +925,9 @@ export async function resumeRun(options: ResumeOptions): Promise<RunHandle> {
   );
   run.start(undefined);
   return handleOf(run);
+}
+
+/** A step's granted tools as its attempt takes them (nothing when it has none). */
+function toolsOf(tools: ToolUse | undefined): { tools?: ToolUse } {
+  return tools ? { tools } : {};
 }
