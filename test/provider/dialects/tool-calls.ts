@@ -26,6 +26,8 @@ export interface ToolCallScript {
   rounds: ScriptedToolCall[][];
   /** Ask for the last round's calls again and again, whatever it is told (a model that loops). */
   loop?: boolean;
+  /** The answer once the rounds are done (default: every tool result it read, quoted). */
+  answer?: string;
 }
 
 type Turn = { role?: unknown; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown };
@@ -139,7 +141,7 @@ export function openaiToolChat(
     });
     chunk({}, 'tool_calls');
   } else {
-    chunk({ content: finalAnswer(results) }, null);
+    chunk({ content: script.answer ?? finalAnswer(results) }, null);
     chunk({}, 'stop');
   }
   res.write(
@@ -217,7 +219,10 @@ export function anthropicToolMessages(
     });
   } else {
     event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-    event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: finalAnswer(results) } });
+    event('content_block_delta', {
+      index: 0,
+      delta: { type: 'text_delta', text: script.answer ?? finalAnswer(results) },
+    });
     event('content_block_stop', { index: 0 });
     event('message_delta', {
       delta: { stop_reason: 'end_turn', stop_sequence: null },
