@@ -165,6 +165,9 @@ export const CSV_COLUMNS = [
   'promptTokens',
   'completionTokens',
   'tokensEstimatedBy',
+  // Added with tools: last, so a sheet reading the earlier columns by position still reads them.
+  'server',
+  'tool',
 ] as const satisfies readonly (keyof LedgerEntry)[];
 
 export async function openLedger(name = LEDGER_DB): Promise<Ledger> {

@@ -14,6 +14,7 @@ test.use({ serviceWorkers: 'allow' });
 
 let provider: TestProvider;
 let mcp: TestMcpServer;
+let blocked: TestMcpServer;
 test.beforeAll(async () => {
   provider = await startProvider({
     cors: 'strict',
@@ -27,10 +28,12 @@ test.beforeAll(async () => {
     ],
   });
   mcp = await startMcpServer();
+  blocked = await startMcpServer({ cors: 'off' });
 });
 test.afterAll(async () => {
   await provider.close();
   await mcp.close();
+  await blocked.close();
 });
 
 test('a server added in Settings, a grant in review, a call from the page, one ledger row per call', async ({
@@ -45,6 +48,19 @@ test('a server added in Settings, a grant in review, a call from the page, one l
 
   await page.goto('/#/settings/tools');
   const panel = page.getByTestId('tools-panel');
+  // A server that does not allow this page (no CORS) is named, with what it must allow for this origin.
+  await panel.getByLabel('Name (as plans write it)').fill('blocked');
+  await panel.getByLabel('Server URL').fill(blocked.url);
+  await panel.getByTestId('tool-server-add').click();
+  const origin = new URL(page.url()).origin;
+  await expect(panel.getByTestId('tools-error')).toContainText(
+    'does not allow requests from this page (CORS)',
+  );
+  await expect(panel.getByTestId('tools-error')).toContainText(
+    `Access-Control-Allow-Origin: ${origin}, Access-Control-Allow-Methods: POST, OPTIONS, Access-Control-Allow-Headers: content-type, authorization, mcp-session-id, mcp-protocol-version, last-event-id, and Access-Control-Expose-Headers: mcp-session-id.`,
+  );
+  await expect(panel.getByTestId('tool-server-blocked')).toHaveCount(0);
+
   await panel.getByLabel('Name (as plans write it)').fill('tracker');
   await panel.getByLabel('Server URL').fill(mcp.url);
   await panel.getByTestId('tool-server-add').click();
