@@ -18,7 +18,6 @@ import {
 } from '../src/shared/conductor-api.ts';
 import { handsOver } from '../src/shared/engine-errors.ts';
 import type { PlanFiles } from '../src/shared/plan/files.ts';
-import type { PlanTools } from '../src/shared/plan/tools.ts';
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_STEPS,
@@ -34,6 +33,7 @@ import {
   type Step,
   validatePlan,
 } from '../src/shared/plan/index.ts';
+import type { PlanTools } from '../src/shared/plan/tools.ts';
 import { SELF_WORKER } from '../src/shared/worker-ids.ts';
 import {
   type ConductorEngine,
