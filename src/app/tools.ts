@@ -10,14 +10,24 @@ import { MCP_PROVIDER_ID } from '../providers/mcp-preset.ts';
 import type { OfferedTool } from '../shared/conductor-api.ts';
 import type { Step } from '../shared/plan/index.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
-import { connectMcp } from '../tools/connection.ts';
 import { toolServerError } from '../tools/cors.ts';
-import { asksFirst, offeredTools, serverProblems, type ToolServer } from '../tools/servers.ts';
-import { DEFAULT_TOOL_ROUNDS, stepTools, type ToolConfirmRequest } from '../tools/step-tools.ts';
+import {
+  asksFirst,
+  DEFAULT_TOOL_ROUNDS,
+  offeredTools,
+  serverProblems,
+  type ToolServer,
+} from '../tools/servers.ts';
+import type { stepTools, ToolConfirmRequest } from '../tools/step-tools.ts';
 import type { ToolStore } from '../tools/store.ts';
 import { callsTools } from '../tools/tool-workers.ts';
 import type { Vault } from '../vault/vault.ts';
 import { storedValue } from './local-store.ts';
+import { once } from './services.ts';
+
+// The SDK's client (and what it brings) loads on the first use of a tool, not with the page.
+const connectionModule = once(() => import('../tools/connection.ts'));
+const stepToolsModule = once(() => import('../tools/step-tools.ts'));
 
 export interface ToolServices {
   toolStore?(): Promise<ToolStore>;
@@ -74,6 +84,7 @@ export function createTools(services: ToolServices) {
 
   /** Connects to the server and lists its tools; the message says what went wrong, CORS by its fix. */
   async function listed(server: ToolServer): Promise<ToolServer> {
+    const { connectMcp } = await connectionModule();
     const connection = await connectMcp(await services.egress(), server);
     try {
       const tools = await connection.listTools();
@@ -195,7 +206,7 @@ export function createTools(services: ToolServices) {
       const s = await store().catch(() => undefined);
       const stored = s ? await s.list().catch(() => []) : [];
       if (stored.length === 0) return undefined;
-      const egress = await services.egress();
+      const [egress, { stepTools }] = await Promise.all([services.egress(), stepToolsModule()]);
       return (step, index, worker, runId) => {
         if (!step.tools?.length || !callsTools(worker)) return undefined;
         // Only tools still offered: one unticked since the plan was written is not called.

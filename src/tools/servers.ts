@@ -32,6 +32,9 @@ export interface ToolServer {
   listedAt?: number;
 }
 
+/** Rounds of tool calls a step may make unless the user set otherwise (Settings → Tools). */
+export const DEFAULT_TOOL_ROUNDS = 4;
+
 /** A server's name: a letter or digit, then letters, digits, `-`, `_` (no dot: a plan splits on it). */
 export const SERVER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 

@@ -11,10 +11,13 @@ import { type CallerContext, connectMcp, type McpConnection } from './connection
 import { toolServerError } from './cors.ts';
 import { MAX_RESULT_CHARS, resultText } from './result-text.ts';
 import { schemaCheck } from './schema-check.ts';
-import { asksFirst, type ListedTool, splitToolName, type ToolServer } from './servers.ts';
-
-/** Rounds of tool calls a step may make unless the user set otherwise (Settings → Tools). */
-export const DEFAULT_TOOL_ROUNDS = 4;
+import {
+  asksFirst,
+  DEFAULT_TOOL_ROUNDS,
+  type ListedTool,
+  splitToolName,
+  type ToolServer,
+} from './servers.ts';
 
 /** What the user is asked before a call to a tool that may change things. */
 export interface ToolConfirmRequest {
