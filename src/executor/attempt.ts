@@ -105,6 +105,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       status.text = '';
       status.reasoning = undefined;
       status.citations = undefined;
+      status.toolCalls = undefined;
       status.usage = undefined;
       status.error = undefined;
       status.timings.startedAt ??= host.now();
@@ -347,6 +348,9 @@ async function streamAttempt(
           host.emitStep(status, { type: 'step-notice', notice: status.notice });
           return;
         }
+      } else if (event.type === 'tool-used') {
+        // Kept on the step as the citations are: carried by its next event and write.
+        status.toolCalls = [...(status.toolCalls ?? []), { tool: event.tool, outcome: event.outcome }];
       } else if (event.type === 'citation') {
         // Kept on the step, carried by its next event and write (the answer's end at the latest).
         const { type: _type, ...citation } = event;

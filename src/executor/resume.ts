@@ -117,6 +117,7 @@ export function resumedStatuses(
       // The reasoning and sources belonged to the answer that was lost.
       reasoning: undefined,
       citations: undefined,
+      toolCalls: undefined,
       attempts: 0,
       usage: undefined,
       cost: undefined,

@@ -519,6 +519,7 @@ export function createAnthropicTransport(options: AnthropicTransportOptions): Ch
         if (!tools || asked.length === 0 || state.stopReason !== 'tool_use') break;
         loopedPastRounds(tools, round);
         const outcomes = await callRound(tools, asked, round, signal);
+        for (const { note } of outcomes) if (note) yield { type: 'tool-used', ...note };
         turns.push(...state.blocks.turns(asked, outcomes));
         usageSum.endRound();
       }

@@ -225,6 +225,7 @@ export function createOpenAITransport(options: OpenAITransportOptions): ChatTran
         if (finishReason === undefined && !seen.done) break;
         loopedPastRounds(tools, round);
         const outcomes = await callRound(tools, asked, round, signal);
+        for (const { note } of outcomes) if (note) yield { type: 'tool-used', ...note };
         turns.push(...openaiToolTurns(roundText, asked, outcomes));
         usageSum.endRound();
       }

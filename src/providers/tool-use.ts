@@ -24,10 +24,19 @@ export interface ToolCallRequest {
   arguments: unknown;
 }
 
+/** How a call the model asked for went, for the step's record (never its result). */
+export interface ToolCallNote {
+  /** As the plan names it (`server.tool`), or the name the model wrote when it named no granted tool. */
+  tool: string;
+  outcome: 'called' | 'failed' | 'refused' | 'declined' | 'invalid';
+}
+
 /** What goes back to the model: always text (fenced as data), `isError` when the call did not happen or failed. */
 export interface ToolOutcome {
   content: string;
   isError: boolean;
+  /** What the step records of the call. */
+  note?: ToolCallNote;
 }
 
 export interface ToolUse {
@@ -95,7 +104,11 @@ export async function callRound(
   round: number,
   signal: AbortSignal,
 ): Promise<ToolOutcome[]> {
-  if (round >= tools.maxRounds) return calls.map(() => roundsSpent(tools.maxRounds));
+  if (round >= tools.maxRounds)
+    return calls.map((call) => ({
+      ...roundsSpent(tools.maxRounds),
+      note: { tool: call.name.slice(0, 80), outcome: 'refused' as const },
+    }));
   const outcomes: ToolOutcome[] = [];
   for (const call of calls) outcomes.push(await tools.call(call, signal));
   return outcomes;

@@ -2,7 +2,7 @@ import { attachmentBytes, hasImages, type PartsMessage } from '../shared/chat.ts
 import { labelOf } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { ProviderError } from './errors.ts';
-import type { ToolUse } from './tool-use.ts';
+import type { ToolCallNote, ToolUse } from './tool-use.ts';
 
 /** What the executor sends for one attempt of one step. */
 export interface ChatRequest {
@@ -105,7 +105,9 @@ export type ChatEvent =
   /** A source of a worker that searched the web (src/providers/web-search.ts): display, never context. */
   | ({ type: 'citation' } & Citation)
   /** The model asked for a tool call (src/providers/tool-use.ts): the stream is alive while it runs. */
-  | { type: 'tool-call'; name: string };
+  | { type: 'tool-call'; name: string }
+  /** How a tool call went (its result stays in the transport's requests: never shown, never context). */
+  | ({ type: 'tool-used' } & ToolCallNote);
 
 /**
  * Sends one chat request to one worker and streams the answer. Implementations: the OpenAI-compatible

@@ -6,7 +6,7 @@
  * happens, the model is told in words, and the result it reads is fenced data (result-text.ts).
  */
 import type { Egress } from '../egress/egress.ts';
-import type { ToolCallRequest, ToolOutcome, ToolSpec, ToolUse } from '../providers/tool-use.ts';
+import type { ToolCallNote, ToolCallRequest, ToolOutcome, ToolSpec, ToolUse } from '../providers/tool-use.ts';
 import { type CallerContext, connectMcp, type McpConnection } from './connection.ts';
 import { toolServerError } from './cors.ts';
 import { MAX_RESULT_CHARS, resultText } from './result-text.ts';
@@ -30,14 +30,6 @@ export interface ToolConfirmRequest {
   destructive: boolean;
 }
 
-/** One call as it went, for the step's record and the page. */
-export interface ToolCallRecord {
-  stepIndex: number;
-  /** As the plan names it (`server.tool`), or the name the model wrote when it named no granted tool. */
-  name: string;
-  outcome: 'called' | 'failed' | 'refused' | 'declined' | 'invalid';
-}
-
 export interface StepToolsOptions {
   egress: Pick<Egress, 'fetchFor'>;
   /** The servers as stored now (their listed tools, with schemas and annotations). */
@@ -52,7 +44,6 @@ export interface StepToolsOptions {
   /** This page's origin, for the CORS fix a blocked call names. */
   pageOrigin: string;
   maxResultChars?: number;
-  onCall?(record: ToolCallRecord): void;
 }
 
 interface Granted {
@@ -102,16 +93,22 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
     return open;
   };
   const checks = new Map<string, ReturnType<typeof schemaCheck>>();
-  const record = (name: string, outcome: ToolCallRecord['outcome']) =>
-    options.onCall?.({ stepIndex: options.stepIndex, name, outcome });
+  /** The outcome with what the step records of it. */
+  const noted = (tool: string, kind: ToolCallNote['outcome'], outcome: ToolOutcome): ToolOutcome => ({
+    ...outcome,
+    note: { tool: tool.slice(0, 80), outcome: kind },
+  });
 
   async function call(request: ToolCallRequest, signal: AbortSignal): Promise<ToolOutcome> {
     const granted = byWire.get(request.name);
     if (!granted) {
-      record(request.name, 'refused');
       const names = [...byWire.keys()].join(', ');
-      return refusal(
-        `Refused: "${request.name.slice(0, 80)}" is not a tool this step was granted (it may call: ${names}). Nothing was sent.`,
+      return noted(
+        request.name,
+        'refused',
+        refusal(
+          `Refused: "${request.name.slice(0, 80)}" is not a tool this step was granted (it may call: ${names}). Nothing was sent.`,
+        ),
       );
     }
     const { planName, server, tool } = granted;
@@ -122,8 +119,11 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
           ? JSON.parse(request.arguments || '{}')
           : (request.arguments ?? {});
     } catch {
-      record(planName, 'invalid');
-      return refusal(`Not called: the arguments for ${request.name} are not valid JSON. Nothing was sent.`);
+      return noted(
+        planName,
+        'invalid',
+        refusal(`Not called: the arguments for ${request.name} are not valid JSON. Nothing was sent.`),
+      );
     }
     let check = checks.get(request.name);
     if (!check) {
@@ -132,9 +132,12 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
     }
     const checked = check(args);
     if (!checked.ok) {
-      record(planName, 'invalid');
-      return refusal(
-        `Not called: the arguments do not match ${request.name}'s input schema. Nothing was sent.\n${checked.error}`,
+      return noted(
+        planName,
+        'invalid',
+        refusal(
+          `Not called: the arguments do not match ${request.name}'s input schema. Nothing was sent.\n${checked.error}`,
+        ),
       );
     }
     const argObject = args as Record<string, unknown>;
@@ -149,23 +152,28 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
       });
       if (signal.aborted) throw signal.reason;
       if (!yes) {
-        record(planName, 'declined');
-        return refusal(`The user declined this call to ${request.name}: nothing was sent to the server.`);
+        return noted(
+          planName,
+          'declined',
+          refusal(`The user declined this call to ${request.name}: nothing was sent to the server.`),
+        );
       }
     }
     try {
       const open = await connection(server, signal);
       const result = await open.callTool(tool.name, argObject, signal);
-      record(planName, result.isError ? 'failed' : 'called');
-      return {
+      return noted(planName, result.isError ? 'failed' : 'called', {
         isError: result.isError === true,
         content: resultText(result, options.maxResultChars ?? MAX_RESULT_CHARS),
-      };
+      });
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      record(planName, 'failed');
-      return refusal(
-        `The call to ${request.name} failed: ${toolServerError(error, server.id, options.pageOrigin)}`,
+      return noted(
+        planName,
+        'failed',
+        refusal(
+          `The call to ${request.name} failed: ${toolServerError(error, server.id, options.pageOrigin)}`,
+        ),
       );
     }
   }

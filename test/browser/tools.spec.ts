@@ -86,6 +86,8 @@ test('a server added in Settings, a grant in review, a call from the page, one l
   await page.getByTestId('run-plan').click();
   await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
   await expect(page.getByTestId('final-answer')).toContainText('#1 Login page times out');
+  // The step says which tool it called and how it went; its result is not shown anywhere but in the answer.
+  await expect(page.getByTestId('step-tools-0')).toHaveText('Tools: tracker.search_issues (called)');
 
   expect(mcp.calls.map((c) => c.tool)).toEqual(['search_issues']);
   await page.goto('/#/ledger');

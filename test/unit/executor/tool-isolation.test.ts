@@ -81,6 +81,13 @@ describe('tool results stay with their step', () => {
     });
     const result = await handle.result;
     expect(result.steps.map((s) => s.state)).toEqual(['done', 'done', 'done', 'done']);
+    // The step records which tool it called and how it went; no step records a result.
+    expect(result.steps.map((s) => s.toolCalls)).toEqual([
+      [{ tool: 'tracker.search_issues', outcome: 'called' }],
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(mcp.calls).toHaveLength(1);
     const requests = provider.requests
       .filter((r) => r.method === 'POST' && r.path.endsWith('/chat/completions'))

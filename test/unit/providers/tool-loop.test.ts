@@ -102,15 +102,17 @@ describe.each(Object.keys(wires))('the tool loop on the %s wire', (wire) => {
     expect(text).toContain('#1 Login page times out');
     expect(text).toContain('<tool-output>');
     expect(events).toContainEqual({ type: 'tool-call', name: 'tracker__search_issues' });
+    expect(events).toContainEqual({ type: 'tool-used', tool: 'tracker.search_issues', outcome: 'called' });
     // Each round is billed: the step's usage is the two requests' sum.
     const usage = events.filter((e) => e.type === 'usage').at(-1);
     expect(usage).toMatchObject({ promptTokens: 20 });
   });
 
   it('refuses a call outside the grant even when the model asks: nothing reaches the server, the model is told', async () => {
-    const { text, bodies } = await run(wire, 'overreacher', await grantSearch());
+    const { text, bodies, events } = await run(wire, 'overreacher', await grantSearch());
     expect(mcp.calls).toEqual([]);
     expect(text).toContain('Refused: "tracker__delete_issue" is not a tool this step was granted');
+    expect(events).toContainEqual({ type: 'tool-used', tool: 'tracker__delete_issue', outcome: 'refused' });
     expect(bodies).toHaveLength(2);
   });
 
