@@ -33,6 +33,7 @@ import {
   type Step,
   validatePlan,
 } from '../src/shared/plan/index.ts';
+import type { PlanTools } from '../src/shared/plan/tools.ts';
 import { SELF_WORKER } from '../src/shared/worker-ids.ts';
 import {
   type ConductorEngine,
@@ -90,6 +91,7 @@ export function planPrompt(request: PlanRequest) {
     offset: 0,
     ...lengthLimits(request),
     ...filesOf(request, pool),
+    ...toolsOf(request, pool),
   };
   // Grammar converters put optional properties after required ones: without requireThought the model
   // would write its reasoning after the steps, where it helps nothing. The router skips it to answer fast.
@@ -113,6 +115,7 @@ export function planPrompt(request: PlanRequest) {
     ...(request.conversation ? { conversation: request.conversation } : {}),
     ...(request.instructions ? { instructions: request.instructions } : {}),
     ...(request.attachments?.length ? { attachments: request.attachments } : {}),
+    ...(request.tools?.length ? { tools: request.tools } : {}),
   });
   return { messages, jsonSchema, schemaFor, limits, pool };
 }
@@ -129,6 +132,7 @@ function replanPrompt(request: ReplanRequest) {
     offset: request.steps.length,
     ...lengthLimits(request),
     ...filesOf(request, pool),
+    ...toolsOf(request, pool),
   };
   const schemaFor = (l: ParseOptions) => planJsonSchema({ ...l, maxSteps: l.maxSteps ?? maxSteps });
   const messages = buildReplanMessages({
@@ -142,6 +146,19 @@ function replanPrompt(request: ReplanRequest) {
     ...(request.includeQuestion !== undefined ? { includeQuestion: request.includeQuestion } : {}),
   });
   return { messages, schemaFor, limits };
+}
+
+/**
+ * The tools offered, as validation and the decoding schema read them: always given, so a step that names a
+ * tool when none is offered is refused by name (the schema then has no `tools` at all).
+ */
+function toolsOf(request: PlanRequest | ReplanRequest, pool: readonly PoolEntry[]): { tools: PlanTools } {
+  return {
+    tools: {
+      names: (request.tools ?? []).map((tool) => tool.name),
+      toolWorkers: pool.filter((entry) => entry.tools).map((entry) => entry.id),
+    },
+  };
 }
 
 /** The question's files as validation and the decoding schema read them (nothing without files). */

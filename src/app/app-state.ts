@@ -25,6 +25,7 @@ import { failoverFor, type PageServices } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
 import { createTheme } from './theme.ts';
 import { createThreads } from './threads/threads.ts';
+import { createTools } from './tools.ts';
 import { threadInstructions, turnHistory } from './turn-context.ts';
 import { createVaultUnlock } from './vault-unlock.ts';
 
@@ -56,6 +57,7 @@ export function createAppState(services: AppServices) {
   const outcomes = createOutcomes(services);
   const auto = createAutoMode({ outcomeStore: services.outcomeStore });
   const attachments = createAttachments();
+  const tools = createTools(services);
   // A follow-up's files are its own: what is attached under an answer is not attached on Ask.
   const followUpAttachments = createAttachments();
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
@@ -74,6 +76,7 @@ export function createAppState(services: AppServices) {
     turnHistory: async (link) =>
       turnHistory(await services.threadStore(), link.parentRunId, () => prefs.historyPrefs.value),
     threadInstructions: async (link) => threadInstructions(await services.threadStore(), link),
+    tools: tools.run,
   });
   const threads = createThreads(runs, {
     threadStore: services.threadStore,
@@ -117,6 +120,7 @@ export function createAppState(services: AppServices) {
     auto,
     attachments,
     followUpAttachments,
+    tools,
   };
 }
 

@@ -18,6 +18,7 @@ import type { ThreadStore } from '../records/thread-store.ts';
 import type { SandboxRunner } from '../sandbox/code-runner.ts';
 import { LOCAL_WORKER, onDevice } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
+import type { ToolStore } from '../tools/store.ts';
 import type { Vault } from '../vault/vault.ts';
 import type { RunPrefs } from './prefs.ts';
 import { withRunStep } from './run-worker.ts';
@@ -38,6 +39,8 @@ export interface PageServices {
   plannerCompareStore(): Promise<PlannerCompareStore>;
   /** The code sandbox `run` steps run in (one frame, and one Python interpreter, for the page). */
   codeSandbox?(): Promise<SandboxRunner>;
+  /** The MCP servers the user added (Settings → Tools). Absent: no tools. */
+  toolStore?(): Promise<ToolStore>;
 }
 
 /** Opens `open()` once, on the first call, and hands every caller the same promise. */
@@ -64,6 +67,7 @@ export function pageServices(): PageServices {
   );
   const poolStore = once(() => import('../records/pool-store.ts').then((m) => m.openPoolStore()));
   const outcomeStore = once(() => import('../records/outcome-store.ts').then((m) => m.openOutcomeStore()));
+  const toolStore = once(() => import('../tools/store.ts').then((m) => m.openToolStore()));
   const codeSandbox = once(() => import('../sandbox/code-runner.ts').then((m) => m.createSandboxRunner()));
   const benchStore = once(() => import('../evaluation/bench-store.ts').then((m) => m.BenchStore.open()));
   const plannerCompareStore = once(() =>
@@ -80,6 +84,7 @@ export function pageServices(): PageServices {
     benchStore,
     plannerCompareStore,
     codeSandbox,
+    toolStore,
   };
 }
 

@@ -4,8 +4,9 @@
  * headers the provider needs (policy.ts), and writes one ledger entry per request, before it leaves, with
  * bytes and tokens counted as the response streams through (metering.ts). This file puts the two in order.
  */
-import { type ProviderPreset, presetById } from '../providers/catalog.ts';
+import type { ProviderPreset } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
+import { presetOrMcp } from '../providers/mcp-preset.ts';
 import { watchCspViolations } from '../providers/network-cause.ts';
 import type { BatonRequestInit, EgressContext } from '../providers/transport.ts';
 import { mayHoldSecretEnding } from '../vault/redact.ts';
@@ -57,6 +58,9 @@ export interface EgressTarget {
   workerLabel?: string;
   /** Of the request's body, the bytes that are attachments (from the transport's EgressContext). */
   attachmentBytes?: number;
+  /** An MCP server's request (src/tools/): the server's name, and the tool a `tools/call` calls. */
+  server?: string;
+  tool?: string;
 }
 
 export interface EgressRequest extends EgressTarget {
@@ -147,6 +151,8 @@ function pendingEntry(
     ...(target.stepIndex !== undefined ? { stepIndex: target.stepIndex } : {}),
     ...(target.workerId !== undefined ? { workerId: target.workerId } : {}),
     ...(target.workerLabel ? { worker: target.workerLabel } : {}),
+    ...(target.server !== undefined ? { server: target.server } : {}),
+    ...(target.tool !== undefined ? { tool: target.tool } : {}),
     purpose: mode === 'probe' ? 'probe' : (target.purpose ?? purposeOf(url?.pathname ?? '')),
     providerId: target.providerId,
     host: url?.host ?? '(invalid URL)',
@@ -161,7 +167,7 @@ function pendingEntry(
 }
 
 export function createEgress(options: EgressOptions): Egress {
-  const presetFor = options.presetFor ?? presetById;
+  const presetFor = options.presetFor ?? presetOrMcp;
   const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const { vault, ledger } = options;
   watchCspViolations();

@@ -16,6 +16,7 @@ export type LedgerPurpose =
   | 'probe'
   | 'model-download'
   | 'local-planning'
+  | 'tool'
   | 'other';
 
 export interface LedgerEntry {
@@ -27,6 +28,9 @@ export interface LedgerEntry {
   /** The pool worker a chat request was sent for: its id, and its label as it was then. */
   workerId?: string;
   worker?: string;
+  /** An MCP server's request (purpose `tool`): the server's name, and the tool of a `tools/call`. */
+  server?: string;
+  tool?: string;
   purpose: LedgerPurpose;
   providerId: string;
   /** `host[:port]` of the request. */
@@ -161,6 +165,9 @@ export const CSV_COLUMNS = [
   'promptTokens',
   'completionTokens',
   'tokensEstimatedBy',
+  // Added with tools: last, so a sheet reading the earlier columns by position still reads them.
+  'server',
+  'tool',
 ] as const satisfies readonly (keyof LedgerEntry)[];
 
 export async function openLedger(name = LEDGER_DB): Promise<Ledger> {

@@ -1,4 +1,5 @@
 import { ProviderError } from '../providers/errors.ts';
+import type { ToolUse } from '../providers/tool-use.ts';
 import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
 import { withCitation } from '../providers/web-search.ts';
 import type { RequestSpend, StepStatus, StepWait } from '../records/run-types.ts';
@@ -63,7 +64,8 @@ export interface WorkerStep {
   /** The most characters of one answer the step keeps (default MAX_ANSWER_CHARS). */
   maxAnswerChars?: number;
   /** The step's answer is the run's final answer (ChatRequest.final). */
-  final?: boolean;
+  final?: boolean /** The tools the step was granted (ChatRequest.tools). */;
+  tools?: ToolUse;
 }
 
 /**
@@ -103,6 +105,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
       status.text = '';
       status.reasoning = undefined;
       status.citations = undefined;
+      status.toolCalls = undefined;
       status.usage = undefined;
       status.error = undefined;
       status.timings.startedAt ??= host.now();
@@ -282,6 +285,7 @@ async function streamAttempt(
     runId: host.runId,
     stepIndex: status.index,
     ...(step.final ? { final: true } : {}),
+    ...(step.tools ? { tools: step.tools } : {}),
   };
   // Taken a window at a time: the step's work per piece (its snapshot, spend, view, persistence) follows
   // the window, not each token.
@@ -306,8 +310,12 @@ async function streamAttempt(
       }
       if (next.done) break;
       const event = next.value;
-      // Any token is the stream being alive, reasoning included: a model may think for minutes first.
-      if ((event.type === 'delta' || event.type === 'reasoning') && timer !== undefined) {
+      // Any token is the stream being alive, reasoning included: a model may think for minutes first. A
+      // tool call too: the model answered, and the user may be asked before it is made.
+      if (
+        (event.type === 'delta' || event.type === 'reasoning' || event.type === 'tool-call') &&
+        timer !== undefined
+      ) {
         clearTimeout(timer);
         timer = undefined;
         status.timings.firstTokenAt = host.now();
@@ -340,6 +348,9 @@ async function streamAttempt(
           host.emitStep(status, { type: 'step-notice', notice: status.notice });
           return;
         }
+      } else if (event.type === 'tool-used') {
+        // Kept on the step as the citations are: carried by its next event and write.
+        status.toolCalls = [...(status.toolCalls ?? []), { tool: event.tool, outcome: event.outcome }];
       } else if (event.type === 'citation') {
         // Kept on the step, carried by its next event and write (the answer's end at the latest).
         const { type: _type, ...citation } = event;

@@ -29,7 +29,13 @@ export async function sentPerStep(
   const sent = new Map<number, SentRequest[]>();
   if (!ledger) return sent;
   for (const entry of await ledger.list({ runId })) {
-    if (entry.sent && entry.stepIndex !== undefined && entry.purpose !== 'probe') {
+    // A tool call is no request of the step's model: its step's record never counts it.
+    if (
+      entry.sent &&
+      entry.stepIndex !== undefined &&
+      entry.purpose !== 'probe' &&
+      entry.purpose !== 'tool'
+    ) {
       sent.set(entry.stepIndex, [...(sent.get(entry.stepIndex) ?? []), entry]);
     }
   }
@@ -111,6 +117,7 @@ export function resumedStatuses(
       // The reasoning and sources belonged to the answer that was lost.
       reasoning: undefined,
       citations: undefined,
+      toolCalls: undefined,
       attempts: 0,
       usage: undefined,
       cost: undefined,

@@ -1,7 +1,9 @@
 import type { Attachment } from '../attachments/types.ts';
+import type { ToolUse } from '../providers/tool-use.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import type { RunStore } from '../records/run-store.ts';
 import type { ChosenBy, StoredPlanNote, ThreadLink } from '../records/runs-db.ts';
+import type { Step } from '../shared/plan/index.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import type { FailoverOptions } from './failover.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -80,6 +82,11 @@ export interface ExecutorOptions {
    * before anything is sent.
    */
   attachments?: readonly Attachment[];
+  /**
+   * The tools a step's plan granted it, for its worker (src/tools/): absent or undefined, the step's
+   * requests offer no tools. Called once per attempt's worker, so a step taken over is given them afresh.
+   */
+  toolsFor?: (step: Step, index: number, worker: WorkerSpec, runId: string) => ToolUse | undefined;
   now?: () => number;
 }
 

@@ -1,3 +1,4 @@
+import type { ToolUse } from '../providers/tool-use.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import type { StepStatus } from '../records/run-types.ts';
 import type { Step } from '../shared/plan/index.ts';
@@ -145,6 +146,7 @@ export class StepDispatch {
         ...(options.maxAnswerChars !== undefined ? { maxAnswerChars: options.maxAnswerChars } : {}),
         // Known only once the plan is complete: a streamed plan may still add the step that reads this one.
         ...(run.planComplete && index === finalStepIndex(run.statuses) ? { final: true } : {}),
+        ...toolsOf(options.toolsFor?.(step, index, worker, run.runId)),
         takenOverOnStall: async (error) =>
           Boolean(options.failover) &&
           !status.pin &&
@@ -171,4 +173,9 @@ export class StepDispatch {
     const t = this.run.options.transport;
     return typeof t === 'function' ? t(worker) : t;
   }
+}
+
+/** A step's granted tools as its attempt takes them (nothing when it has none). */
+function toolsOf(tools: ToolUse | undefined): { tools?: ToolUse } {
+  return tools ? { tools } : {};
 }

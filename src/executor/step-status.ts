@@ -29,6 +29,7 @@ export function copyStatus(status: StepStatus): StepStatus {
   if (status.requests) copy.requests = status.requests.slice();
   if (status.takeovers) copy.takeovers = status.takeovers.slice();
   if (status.citations) copy.citations = status.citations.slice();
+  if (status.toolCalls) copy.toolCalls = status.toolCalls.slice();
   return copy;
 }
 

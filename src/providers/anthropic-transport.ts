@@ -18,7 +18,9 @@ import {
 } from '../shared/chat.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { redirectError } from './answer-response.ts';
+import { AnthropicToolBlocks, type AnthropicToolFields, anthropicToolFields } from './anthropic-tools.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike, retryAfterMs } from './errors.ts';
+import { callRound, loopedPastRounds, RoundUsage } from './tool-use.ts';
 import {
   type BatonRequestInit,
   type ChatEvent,
@@ -77,7 +79,8 @@ export interface AnthropicRequestBody {
   system?: string;
   messages: AnthropicMessage[];
   /** A searching worker's server tool (src/providers/web-search.ts); absent for an ordinary worker. */
-  tools?: (typeof ANTHROPIC_WEB_SEARCH_TOOL)[];
+  tools?: (typeof ANTHROPIC_WEB_SEARCH_TOOL | AnthropicToolFields['tools'][number])[];
+  tool_choice?: AnthropicToolFields['tool_choice'];
 }
 
 /** A turn's content on the wire: a string unless it holds an image, else blocks in the parts' order. */
@@ -252,6 +255,8 @@ class UsageTotals {
 /** What one parsed stream event (or one content block of a whole message) means for the step. */
 interface StreamState {
   usage: UsageTotals;
+  /** The round's text and `tool_use` blocks (anthropic-tools.ts). */
+  blocks: AnthropicToolBlocks;
   stopReason?: string;
   stopped: boolean;
   answered: boolean;
@@ -268,13 +273,18 @@ function* eventsOf(data: Record<string, unknown>, state: StreamState): Generator
     }
     case 'content_block_start': {
       // A block may start with text already in it (the docs' blocks start empty; a proxy's may not).
-      yield* blockText(data.content_block as Record<string, unknown> | undefined, state);
+      const block = data.content_block as Record<string, unknown> | undefined;
+      yield* blockText(block, state);
+      const tool = state.blocks.start(data.index, block);
+      if (tool !== undefined) yield { type: 'tool-call', name: tool };
       return;
     }
     case 'content_block_delta': {
       const delta = data.delta as { type?: unknown; text?: unknown; thinking?: unknown } | undefined;
+      state.blocks.delta(data.index, delta);
       if (delta?.type === 'text_delta' && typeof delta.text === 'string' && delta.text) {
         if (delta.text.trim()) state.answered = true;
+        state.blocks.addText(delta.text);
         yield { type: 'delta', text: delta.text };
       } else if (delta?.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking) {
         state.thought = true;
@@ -306,6 +316,7 @@ function* eventsOf(data: Record<string, unknown>, state: StreamState): Generator
 function* blockText(block: Record<string, unknown> | undefined, state: StreamState): Generator<ChatEvent> {
   if (block?.type === 'text' && typeof block.text === 'string' && block.text) {
     if (block.text.trim()) state.answered = true;
+    state.blocks.addText(block.text);
     yield { type: 'delta', text: block.text };
   } else if (block?.type === 'thinking' && typeof block.thinking === 'string' && block.thinking) {
     state.thought = true;
@@ -408,6 +419,66 @@ async function* streamEvents(response: Response, signal: AbortSignal, state: Str
   }
 }
 
+/** One request of a step (one round of a tool loop): its events, with what it ended on in `state`. */
+async function* oneRound(
+  inner: typeof fetch,
+  worker: WorkerSpec,
+  request: ChatRequest,
+  body: AnthropicRequestBody,
+  state: StreamState,
+): AsyncGenerator<ChatEvent> {
+  const { signal } = request;
+  const init: BatonRequestInit = {
+    method: 'POST',
+    // The key is egress's business (`x-api-key` for this origin): none is set here.
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      'anthropic-version': ANTHROPIC_VERSION,
+      [ANTHROPIC_BROWSER_HEADER]: 'true',
+    },
+    body: JSON.stringify(body),
+    signal,
+    // A redirect is reported, not followed (egress refuses to follow one anyway).
+    redirect: 'manual',
+    baton: egressContextOf(request, worker),
+  };
+  let response: Response;
+  try {
+    response = await inner(`${worker.baseURL.replace(/\/+$/, '')}/messages`, init);
+  } catch (error) {
+    if (error instanceof ProviderError) throw error;
+    if (isAbort(error, signal)) throw cancelled();
+    const detail = error instanceof Error ? `: ${redactKeyLike(error.message)}` : '';
+    throw new ProviderError('connection', `Could not reach the provider${detail}`);
+  }
+  const redirect = redirectError(response);
+  if (redirect) {
+    await response.body?.cancel().catch(() => {});
+    throw redirect;
+  }
+  if (!response.ok) throw await errorResponse(response);
+
+  const type = response.headers.get('content-type') ?? '';
+  const events = type.includes('text/event-stream')
+    ? streamEvents(response, signal, state)
+    : wholeMessage(response, state);
+  try {
+    yield* events;
+  } catch (error) {
+    if (error instanceof ProviderError) throw error;
+    if (isAbort(error, signal)) throw cancelled();
+    throw new ProviderError('stream', `The answer stream broke off: ${redactKeyLike(String(error))}`);
+  }
+  if (signal.aborted) throw cancelled();
+  if (!state.stopped) {
+    throw new ProviderError(
+      'stream',
+      'The answer stream ended before the answer was complete (no message_stop).',
+    );
+  }
+}
+
 export function createAnthropicTransport(options: AnthropicTransportOptions): ChatTransport {
   return {
     async *stream(worker: WorkerSpec, request: ChatRequest): AsyncIterable<ChatEvent> {
@@ -415,64 +486,44 @@ export function createAnthropicTransport(options: AnthropicTransportOptions): Ch
       if (signal.aborted) throw cancelled();
       refuseImagesFor(worker, request);
       const maxTokens = options.maxTokens ?? maxTokensFor(worker.model);
-      const inner = options.fetch;
-      const init: BatonRequestInit = {
-        method: 'POST',
-        // The key is egress's business (`x-api-key` for this origin): none is set here.
-        headers: {
-          'content-type': 'application/json',
-          accept: 'text/event-stream',
-          'anthropic-version': ANTHROPIC_VERSION,
-          [ANTHROPIC_BROWSER_HEADER]: 'true',
-        },
-        body: JSON.stringify(
-          anthropicRequestBody(worker.model, request.messages, maxTokens, worker.webSearch === true),
-        ),
-        signal,
-        // A redirect is reported, not followed (egress refuses to follow one anyway).
-        redirect: 'manual',
-        baton: egressContextOf(request, worker),
-      };
-      let response: Response;
-      try {
-        response = await inner(`${worker.baseURL.replace(/\/+$/, '')}/messages`, init);
-      } catch (error) {
-        if (error instanceof ProviderError) throw error;
-        if (isAbort(error, signal)) throw cancelled();
-        const detail = error instanceof Error ? `: ${redactKeyLike(error.message)}` : '';
-        throw new ProviderError('connection', `Could not reach the provider${detail}`);
-      }
-      const redirect = redirectError(response);
-      if (redirect) {
-        await response.body?.cancel().catch(() => {});
-        throw redirect;
-      }
-      if (!response.ok) throw await errorResponse(response);
-
-      const state: StreamState = {
-        usage: new UsageTotals(),
-        stopped: false,
-        answered: false,
-        thought: false,
-      };
-      const type = response.headers.get('content-type') ?? '';
-      const events = type.includes('text/event-stream')
-        ? streamEvents(response, signal, state)
-        : wholeMessage(response, state);
-      try {
-        yield* events;
-      } catch (error) {
-        if (error instanceof ProviderError) throw error;
-        if (isAbort(error, signal)) throw cancelled();
-        throw new ProviderError('stream', `The answer stream broke off: ${redactKeyLike(String(error))}`);
-      }
-      if (signal.aborted) throw cancelled();
-      if (!state.stopped) {
-        throw new ProviderError(
-          'stream',
-          'The answer stream ended before the answer was complete (no message_stop).',
+      // A step granted tools runs rounds (anthropic-tools.ts); without tools there is one, as always.
+      const tools = request.tools;
+      const turns: Record<string, unknown>[] = [];
+      const usageSum = new RoundUsage();
+      let answered = false;
+      let state: StreamState;
+      for (let round = 0; ; round++) {
+        const body = anthropicRequestBody(
+          worker.model,
+          request.messages,
+          maxTokens,
+          worker.webSearch === true,
         );
+        if (tools) {
+          const fields = anthropicToolFields(tools, round < tools.maxRounds);
+          body.tools = [...(body.tools ?? []), ...fields.tools];
+          if (fields.tool_choice) body.tool_choice = fields.tool_choice;
+          body.messages.push(...(turns as unknown as AnthropicMessage[]));
+        }
+        state = {
+          usage: new UsageTotals(),
+          blocks: new AnthropicToolBlocks(),
+          stopped: false,
+          answered: false,
+          thought: false,
+        };
+        for await (const event of oneRound(options.fetch, worker, request, body, state))
+          yield event.type === 'usage' ? usageSum.add(event) : event;
+        answered ||= state.answered;
+        const asked = state.blocks.calls();
+        if (!tools || asked.length === 0 || state.stopReason !== 'tool_use') break;
+        loopedPastRounds(tools, round);
+        const outcomes = await callRound(tools, asked, round, signal);
+        for (const { note } of outcomes) if (note) yield { type: 'tool-used', ...note };
+        turns.push(...state.blocks.turns(asked, outcomes));
+        usageSum.endRound();
       }
+      state.answered = answered;
       if (!state.answered) throw new EmptyAnswerError(emptyAnswerReason(state, maxTokens));
     },
   };

@@ -4,7 +4,9 @@ import { answerChunks, refusingRedirects } from './answer-response.ts';
 import { type Dialect, dialectOf } from './dialects.ts';
 import { errorMessageOf, errorMessageOfText } from './error-body.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
+import { OpenAIToolCalls, openaiToolFields, openaiToolTurns } from './openai-tools.ts';
 import { chatBody, deltaParts, usageOf } from './openai-wire.ts';
+import { callRound, loopedPastRounds, RoundUsage } from './tool-use.ts';
 import {
   type BatonRequestInit,
   type ChatEvent,
@@ -159,47 +161,74 @@ export function createOpenAITransport(options: OpenAITransportOptions): ChatTran
       let reasoned = false;
       let choicesSeen = false;
       let chunks = 0;
-      try {
-        // The body is built from the dialect; the SDK's types know no `reasoning_content`, OpenRouter's server
-        // tool or annotations on a delta, so the body is cast and chunks are read as the wire has them
-        // (src/providers/openai-wire.ts, web-search.ts).
-        const search = openaiSearchRequest(worker, dialect);
-        const body = chatBody(search.model, request.messages, dialect, search.fields);
-        // The SDK builds and sends the request and reads an error status; the answer's body is read here,
-        // in one pass from egress's counted body (answer-response.ts), not through the SDK's stream of
-        // streams.
-        const response = await client.chat.completions
-          .create(body as Parameters<typeof client.chat.completions.create>[0] & { stream: true }, { signal })
-          .asResponse();
-        started = true;
-        for await (const batch of answerChunks(response, seen))
-          for (const chunk of batch as WireChunk[]) {
-            chunks++;
-            for (const choice of chunk.choices ?? []) {
-              choicesSeen = true;
-              const { text, reasoning } = deltaParts(choice.delta, dialect);
-              if (reasoning) {
-                reasoned = true;
-                yield { type: 'reasoning', text: reasoning };
-              }
-              if (text) {
-                if (text.trim()) answered = true;
-                yield { type: 'delta', text };
-              }
-              if (choice.finish_reason) finishReason = choice.finish_reason;
-            }
-            // Sources come on a delta or after the text (OpenAI, OpenRouter), or on every chunk (Perplexity).
-            for (const citation of chunkCitations(chunk)) yield { type: 'citation', ...citation };
-            // Whichever chunk carries it (the last one, the finish chunk, or every chunk as a running total):
-            // each replaces the one before.
-            const usage = usageOf(chunk, dialect);
-            if (usage) yield usage;
+      // A step granted tools runs rounds: the model asks for calls, the page makes them, the results go
+      // back in the next request (openai-tools.ts); without tools there is one round, as always.
+      const tools = request.tools;
+      const turns: Record<string, unknown>[] = [];
+      const usageSum = new RoundUsage();
+      for (let round = 0; ; round++) {
+        const calls = new OpenAIToolCalls();
+        let roundText = '';
+        try {
+          // The body is built from the dialect; the SDK's types know no `reasoning_content`, OpenRouter's server
+          // tool or annotations on a delta, so the body is cast and chunks are read as the wire has them
+          // (src/providers/openai-wire.ts, web-search.ts).
+          const search = openaiSearchRequest(worker, dialect);
+          const body = chatBody(search.model, request.messages, dialect, search.fields);
+          if (tools) {
+            Object.assign(body, openaiToolFields(tools, round < tools.maxRounds));
+            body.messages.push(...(turns as unknown as typeof body.messages));
           }
-      } catch (error) {
-        throw toProviderError(error, signal, started);
+          // The SDK builds and sends the request and reads an error status; the answer's body is read here,
+          // in one pass from egress's counted body (answer-response.ts), not through the SDK's stream of
+          // streams.
+          const response = await client.chat.completions
+            .create(body as Parameters<typeof client.chat.completions.create>[0] & { stream: true }, {
+              signal,
+            })
+            .asResponse();
+          started = true;
+          seen.done = false;
+          finishReason = undefined;
+          for await (const batch of answerChunks(response, seen))
+            for (const chunk of batch as WireChunk[]) {
+              chunks++;
+              for (const choice of chunk.choices ?? []) {
+                choicesSeen = true;
+                const { text, reasoning } = deltaParts(choice.delta, dialect);
+                if (reasoning) {
+                  reasoned = true;
+                  yield { type: 'reasoning', text: reasoning };
+                }
+                if (text) {
+                  if (text.trim()) answered = true;
+                  roundText += text;
+                  yield { type: 'delta', text };
+                }
+                if (tools) for (const name of calls.add(choice.delta)) yield { type: 'tool-call', name };
+                if (choice.finish_reason) finishReason = choice.finish_reason;
+              }
+              // Sources come on a delta or after the text (OpenAI, OpenRouter), or on every chunk (Perplexity).
+              for (const citation of chunkCitations(chunk)) yield { type: 'citation', ...citation };
+              // Whichever chunk carries it (the last one, the finish chunk, or every chunk as a running total):
+              // each replaces the one before.
+              const usage = usageOf(chunk, dialect);
+              if (usage) yield usageSum.add(usage);
+            }
+        } catch (error) {
+          throw toProviderError(error, signal, started);
+        }
+        // The SDK ends the iteration quietly when the signal aborts it.
+        if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
+        const asked = calls.list();
+        if (!tools || asked.length === 0) break;
+        if (finishReason === undefined && !seen.done) break;
+        loopedPastRounds(tools, round);
+        const outcomes = await callRound(tools, asked, round, signal);
+        for (const { note } of outcomes) if (note) yield { type: 'tool-used', ...note };
+        turns.push(...openaiToolTurns(roundText, asked, outcomes));
+        usageSum.endRound();
       }
-      // The SDK ends the iteration quietly when the signal aborts it.
-      if (signal.aborted) throw new ProviderError('aborted', 'The request was cancelled.');
       if (finishReason === undefined && !seen.done) {
         throw new ProviderError('stream', 'The answer stream ended before the answer was complete.');
       }

@@ -2,6 +2,7 @@ import { attachmentBytes, hasImages, type PartsMessage } from '../shared/chat.ts
 import { labelOf } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { ProviderError } from './errors.ts';
+import type { ToolCallNote, ToolUse } from './tool-use.ts';
 
 /** What the executor sends for one attempt of one step. */
 export interface ChatRequest {
@@ -22,6 +23,8 @@ export interface ChatRequest {
    * answer would only say it has none (the `run` worker with no code to run) fails instead.
    */
   final?: boolean;
+  /** The tools the step was granted (src/tools/): the transport runs the tool loop in its dialect. */
+  tools?: ToolUse;
 }
 
 /**
@@ -100,7 +103,11 @@ export type ChatEvent =
       cost?: number;
     }
   /** A source of a worker that searched the web (src/providers/web-search.ts): display, never context. */
-  | ({ type: 'citation' } & Citation);
+  | ({ type: 'citation' } & Citation)
+  /** The model asked for a tool call (src/providers/tool-use.ts): the stream is alive while it runs. */
+  | { type: 'tool-call'; name: string }
+  /** How a tool call went (its result stays in the transport's requests: never shown, never context). */
+  | ({ type: 'tool-used' } & ToolCallNote);
 
 /**
  * Sends one chat request to one worker and streams the answer. Implementations: the OpenAI-compatible

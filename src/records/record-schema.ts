@@ -147,6 +147,16 @@ export const StepRecordSchema = z.looseObject({
     .transform((list) => list.flatMap((c) => citationOf(c.url, c.title) ?? []))
     .optional()
     .catch(undefined),
+  // The tool calls of the answer: display only, so a damaged list is dropped, never the step.
+  toolCalls: z
+    .array(
+      z.object({
+        tool: z.string().max(200),
+        outcome: z.enum(['called', 'failed', 'refused', 'declined', 'invalid']),
+      }),
+    )
+    .optional()
+    .catch(undefined),
   // Loose, so `estimated` (usage the provider did not send) survives a read.
   usage: UsageSchema.optional(),
   cost: count.optional(),

@@ -2,6 +2,7 @@
  * The shapes of a run as it is stored and shown: each step's status, its requests and their spend, the run's
  * totals. The executor writes them, the records keep them, the views read them.
  */
+import type { ToolCallNote } from '../providers/tool-use.ts';
 import type { Citation } from '../providers/transport.ts';
 import type { Step } from '../shared/plan/index.ts';
 import type { Estimator } from '../shared/token-estimate.ts';
@@ -103,6 +104,8 @@ export interface StepStatus {
    * (src/providers/web-search.ts): shown as links under the answer, never fetched, never sent to later steps.
    */
   citations?: Citation[];
+  /** The tool calls the answer's model asked for and how each went (never their results). */
+  toolCalls?: ToolCallNote[];
   /** The answering request's usage (the last attempt's); what the step cost in all is in `requests`. */
   usage?: Usage;
   /** US dollars, from the worker's price table; undefined when the worker has no price. */

@@ -20,6 +20,18 @@ export interface PoolEntry {
   webSearch?: true;
   /** The worker takes image input: only it may be given an attached image. */
   vision?: true;
+  /** The worker's model calls tools: only it may be granted the tools offered (`PlanRequest.tools`). */
+  tools?: true;
+}
+
+/** A tool the user offered the conductor (src/tools/), as the planner is told of it. */
+export interface OfferedTool {
+  /** As a plan names it: `server.tool`. */
+  name: string;
+  /** The server's description of it (untrusted text: fenced in the prompt). */
+  description: string;
+  /** Its annotations say it changes nothing (`readOnlyHint`): calls to it are not confirmed. */
+  readOnly: boolean;
 }
 
 /**
@@ -106,6 +118,8 @@ export interface PlanRequest extends GenerationOptions {
    * (workers/prompt/instructions.ts); every worker step is sent them whole (src/executor/context.ts).
    */
   instructions?: string;
+  /** The tools offered to the conductor: a step may be granted some (`tools`). Absent: none. */
+  tools?: OfferedTool[];
 }
 
 /** One earlier turn of a thread, as the planner is shown it. */

@@ -21,6 +21,7 @@ import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
 import { SpendConfirm } from './SpendConfirm.tsx';
 import { LaterTurns, ThreadFooter, ThreadTurns, useShownThread } from './ThreadView.tsx';
+import { ToolConfirm } from './ToolConfirm.tsx';
 
 /** The price column of the review: each step's estimate and the total, against the spend limit. */
 function reviewPrice(
@@ -206,6 +207,7 @@ export function AskScreen({ runId }: { runId?: string }) {
   );
   const confirm = spendConfirm.value;
   const filesAsk = app.runs.filesConfirm.value;
+  const toolAsk = app.tools.pending.value[0];
   const thread = useShownThread(shown, runId !== undefined);
   const screen = useRef<HTMLDivElement>(null);
   useTurnInView(screen, drawn, thread);
@@ -271,6 +273,7 @@ export function AskScreen({ runId }: { runId?: string }) {
           }}
         />
       )}
+      {toolAsk && <ToolConfirm confirm={toolAsk} />}
       {filesAsk && shown?.id === filesAsk.runId && (
         <FilesConfirm confirm={filesAsk} onAnswer={(ok, remember) => app.runs.confirmFiles(ok, remember)} />
       )}

@@ -11,6 +11,13 @@ const PURPOSE_LABELS: Partial<Record<LedgerPurpose, string>> = {
   'connection-test': 'connection test',
 };
 
+/** What the purpose column says: a tool call names its server and tool. */
+function purposeText(e: LedgerEntry): string {
+  if (e.purpose === 'tool')
+    return e.tool ? `tool ${e.server ?? ''}.${e.tool}` : `tool server ${e.server ?? ''}`;
+  return PURPOSE_LABELS[e.purpose] ?? e.purpose;
+}
+
 function statusText(e: LedgerEntry): string {
   if (!e.sent) return `refused${e.error ? `: ${e.error}` : ''}`;
   if (e.state === 'error') return `${e.status ?? 'failed'}${e.error ? `: ${e.error}` : ''}`;
@@ -92,7 +99,7 @@ export function LedgerPanel() {
                 <tr key={e.id}>
                   <td>{formatTime(e.time)}</td>
                   <td>{e.host}</td>
-                  <td>{PURPOSE_LABELS[e.purpose] ?? e.purpose}</td>
+                  <td>{purposeText(e)}</td>
                   <td>
                     {e.runId ? `${e.runId.slice(0, 6)} / ${e.stepIndex ?? '—'}` : '—'}
                     {e.worker && <span class="small muted"> · {e.worker}</span>}

@@ -13,6 +13,7 @@ import {
 import { labelsOf, SELF_WORKER } from '../shared/worker-ids.ts';
 import { PlanWarnings } from './PlanWarnings.tsx';
 import { planFilesFrom, StepFilesField } from './StepFilesField.tsx';
+import { StepToolsField } from './StepTools.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
 export interface EditorWorker {
@@ -39,6 +40,8 @@ interface DraftStep {
   pin?: boolean;
   /** The attached files it gets. */
   files?: Files;
+  /** The tools it may call (`server.tool`). */
+  tools?: string[];
 }
 
 function toDraft(plan: Plan): DraftStep[] {
@@ -47,13 +50,18 @@ function toDraft(plan: Plan): DraftStep[] {
     task: s.task,
     sees: s.sees === 'all' ? 'all' : [...s.sees],
     ...(s.files !== undefined ? { files: s.files } : {}),
+    ...(s.tools?.length ? { tools: [...s.tools] } : {}),
     ...(s.pin ? { pin: true } : {}),
   }));
 }
 
-/** The draft as plan steps (`pin` only when set), as the price and the run read them. */
+/** The draft as plan steps (`pin` and `tools` only when set), as the price and the run read them. */
 function fromDraft(steps: readonly DraftStep[]): Step[] {
-  return steps.map(({ pin, ...step }) => (pin ? { ...step, pin: true } : step));
+  return steps.map(({ pin, tools, ...step }) => ({
+    ...step,
+    ...(tools?.length ? { tools } : {}),
+    ...(pin ? { pin: true } : {}),
+  }));
 }
 
 /** A worker as the step's worker list names it: its label, with its id only when another has that label too. */
@@ -277,6 +285,13 @@ export function PlanEditor({
                 onChange={(files) => update(index, { files })}
               />
             )}
+            {step.tools?.length ? (
+              <StepToolsField
+                index={index}
+                tools={step.tools}
+                onChange={(tools) => update(index, { tools })}
+              />
+            ) : null}
             {own.length > 0 && (
               <ul class="issues" id={errorId} data-testid={`edit-step-${index}-issues`}>
                 {own.map((issue) => (

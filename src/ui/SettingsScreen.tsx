@@ -10,6 +10,7 @@ import { ConductorSetup } from './ConductorSetup.tsx';
 import { Field } from './Field.tsx';
 import { LearnedStatePanel } from './LearnedStatePanel.tsx';
 import { PoolPanel } from './PoolPanel.tsx';
+import { ToolsPanel } from './ToolsPanel.tsx';
 import { VaultPanel } from './VaultPanel.tsx';
 
 function ThemePanel() {
@@ -262,6 +263,7 @@ function ModelCachePanel() {
 const SECTIONS: Array<{ slug: string; heading: string; label: string }> = [
   { slug: 'pool', heading: 'pool-panel-title', label: 'Pool' },
   { slug: 'keys', heading: 'keys-title', label: 'API keys' },
+  { slug: 'tools', heading: 'tools-title', label: 'Tools' },
   { slug: 'conductor', heading: 'conductor-title', label: 'Conductor model' },
   { slug: 'storage', heading: 'cache-title', label: 'Model storage' },
   { slug: 'planning', heading: 'planning-title', label: 'Planning' },
@@ -329,6 +331,7 @@ export function SettingsScreen() {
       <SectionList />
       <PoolPanel />
       <VaultPanel />
+      <ToolsPanel />
       <div class="grid-2">
         <ConductorSetup />
         <ModelCachePanel />

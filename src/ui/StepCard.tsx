@@ -198,6 +198,11 @@ function StepCardView({
         (step.text || step.state === 'running') && <Answer text={step.text} />
       )}
       <Citations citations={step.citations} testId={`step-citations-${step.index}`} />
+      {step.toolCalls?.length ? (
+        <p class="small muted" data-testid={`step-tools-${step.index}`}>
+          Tools: {step.toolCalls.map((call) => `${call.tool} (${call.outcome})`).join(', ')}
+        </p>
+      ) : null}
       <p
         class="step-metrics"
         data-testid={`step-metrics-${step.index}`}

@@ -6,7 +6,8 @@
  *
  * - a first plan: the first worker answers, the second (if the pool and the limit allow two steps) checks
  *   that answer and gives the final one;
- * - corrective steps (`minItems` 0, a `self` step's call): none, the answer stands.
+ * - corrective steps (`minItems` 0, a `self` step's call): none, the answer stands;
+ * - with tools offered (a `tools` list in the step's schema), the first step is granted the first tool.
  *
  * Without a JSON schema it answers in prose, as a real model would, which no plan parser accepts: a test
  * that gets a plan knows the schema was sent.
@@ -50,7 +51,13 @@ export function planFor(schema: Json): { thought: string; steps: Json[] } {
   // With self-checks allowed, `steps` is a choice: worker steps only (the first), or worker steps then a check.
   const declared = object(object(schema.properties)?.steps);
   const steps = Array.isArray(declared?.anyOf) ? object(declared.anyOf[0]) : declared;
-  const item = object(resolved(schema, object(steps?.items))?.properties);
+  // Workers split into groups (by the files or the tools they may be given): the first group's step.
+  const itemSchema = resolved(schema, object(steps?.items));
+  const first0 = Array.isArray(itemSchema?.anyOf) ? object(itemSchema.anyOf[0]) : itemSchema;
+  const item = object(first0?.properties);
+  // Tools offered to the step's workers (the first group, json-schema.ts): the first step is granted the first.
+  const toolNames = object(object(item?.tools)?.items)?.enum;
+  const grant = Array.isArray(toolNames) && typeof toolNames[0] === 'string' ? { tools: [toolNames[0]] } : {};
   const ids = object(item?.worker)?.enum;
   const workers = (Array.isArray(ids) ? ids : []).filter(
     (id): id is string => typeof id === 'string' && id !== 'self',
@@ -62,7 +69,7 @@ export function planFor(schema: Json): { thought: string; steps: Json[] } {
   const list = object((object(item?.sees)?.anyOf as unknown[] | undefined)?.[1]);
   const maximum = Number(object(list?.items)?.maximum);
   const offset = Number.isFinite(maximum) ? Math.max(0, maximum - maxItems + 2) : 0;
-  const first = { worker: workers[0], task: PLANNER_TASKS.answer, sees: [] };
+  const first = { worker: workers[0], task: PLANNER_TASKS.answer, sees: [], ...grant };
   if (maxItems < 2 || workers.length < 2) return { thought: 'One worker is enough.', steps: [first] };
   return {
     thought: 'One worker answers, another checks it.',

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ANTHROPIC_ALLOWED_HEADERS, anthropicMode, isAnthropicRequest } from './dialects/anthropic.ts';
 import { type DialectMode, wireDialect } from './dialects/index.ts';
+import { openaiToolChat, type ToolCallScript } from './dialects/tool-calls.ts';
 import { chatSearch, ONLINE_SUFFIX, type SearchSource, urlCitations } from './dialects/web-search.ts';
 import {
   anthropicImages,
@@ -108,6 +109,8 @@ export interface ScriptedModel {
   search?: { sources: readonly SearchSource[] };
   /** Declared text-only: a request with an image is refused as the provider refuses it (images.ts). */
   textOnly?: boolean;
+  /** A model that calls tools when offered some, as scripted (dialects/tool-calls.ts). */
+  toolCalls?: ToolCallScript;
 }
 
 export interface ProviderOptions {
@@ -499,6 +502,10 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     );
     if (!model) {
       sendError(req, res, 404, FAULT_ERRORS['404'](modelId));
+      return;
+    }
+    if (model.toolCalls && request.stream === true) {
+      openaiToolChat(res, corsHeaders(req), model.toolCalls, body as Parameters<typeof openaiToolChat>[3]);
       return;
     }
     const search = chatSearch(wire.mode, body as Record<string, unknown>, model.search?.sources);

@@ -1,5 +1,10 @@
 import type { ChatMessage } from '../../src/shared/chat.ts';
-import type { AttachmentSummary, ConversationTurn, PlanExample } from '../../src/shared/conductor-api.ts';
+import type {
+  AttachmentSummary,
+  ConversationTurn,
+  OfferedTool,
+  PlanExample,
+} from '../../src/shared/conductor-api.ts';
 import type { PlanMode } from '../../src/shared/plan/index.ts';
 import { type Plan, planLimitsFor, type Step } from '../../src/shared/plan/index.ts';
 import { truncateMiddle } from '../../src/shared/truncate-middle.ts';
@@ -9,6 +14,7 @@ import { DATA_RULE, fenceData } from './data-fence.ts';
 import { conductorShots, mapRoles, routerShots, type Shot, type ShotWorker } from './few-shots.ts';
 import { filesText } from './files.ts';
 import { instructionsLine } from './instructions.ts';
+import { toolsText } from './tools.ts';
 
 /**
  * The conductor's prompts. Runs in the thread (no DOM). Our own text is ASCII only (the tiny test model
@@ -17,7 +23,7 @@ import { instructionsLine } from './instructions.ts';
 
 export { truncateMiddle };
 
-export type PromptWorker = ShotWorker & { vision?: true };
+export type PromptWorker = ShotWorker & { vision?: true; tools?: true };
 
 export interface PlanPromptInput {
   question: string;
@@ -39,6 +45,8 @@ export interface PlanPromptInput {
   attachments?: readonly AttachmentSummary[];
   /** The thread's standing instructions: one short line before the question (instructions.ts). */
   instructions?: string;
+  /** The tools offered (tools.ts): listed in the system prompt only when there are some. */
+  tools?: readonly OfferedTool[];
 }
 
 function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: number): string {
@@ -121,6 +129,7 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
         'Router mode: exactly one step. Easy question: a cheap worker. Hard: the strongest one that fits.',
         taskRule(includeQuestion, 'the worker'),
         DATA_RULE,
+        ...offeredTools(input, true),
       ]
     : [
         'You are the conductor. Do not answer: plan a short workflow for these workers.',
@@ -128,6 +137,7 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
         'Reply with a JSON workflow like the examples:',
         rules(maxSteps, includeQuestion),
         DATA_RULE,
+        ...offeredTools(input, false),
       ];
   const shots = router
     ? routerShots(roles, { includeQuestion })
@@ -146,6 +156,13 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
       ),
     },
   ];
+}
+
+/** The tools block, as lines of the system prompt (none when no tool is offered). */
+function offeredTools(input: PlanPromptInput, router: boolean): string[] {
+  const takers = input.pool.filter((w) => w.tools && !(router && w.id === RUN_WORKER)).map((w) => w.id);
+  const text = toolsText(input.tools, takers);
+  return text ? [text] : [];
 }
 
 /** The thread's instructions line, then the rest of the turn (unchanged when the thread has none). */

@@ -1,7 +1,7 @@
 import type { PlanEstimate } from '../../executor/estimate.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
-import type { ConductorEvent, PlanRequest, PlanResponse } from '../../shared/conductor-api.ts';
+import type { ConductorEvent, OfferedTool, PlanRequest, PlanResponse } from '../../shared/conductor-api.ts';
 import { type PlanMode, planLimitsFor, type Step } from '../../shared/plan/index.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
@@ -14,6 +14,7 @@ import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
 import { estimateRun } from './run-estimate.ts';
 import { type AskInput, applyPlanEvent, type RunView } from './run-model.ts';
+import type { RunServices } from './run-services.ts';
 import type { SpendConfirmation } from './spend-confirm.ts';
 import type { RunStarts } from './starting.ts';
 import { createStoppedPlanning } from './stopped-planning.ts';
@@ -39,6 +40,14 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
         console.warn('Workflow memory could not be read; planning without it.', error);
         return [];
       });
+  }
+
+  /** The tools offered to the conductor; tools that cannot be read are not offered (and planning goes on). */
+  function offeredTools(tools: RunServices['tools']): Promise<OfferedTool[]> {
+    return (tools?.offered() ?? Promise.resolve([])).catch((error: unknown) => {
+      console.warn('The tools could not be read; planning without them.', error);
+      return [];
+    });
   }
 
   function onPlanEvent(p: Planning, event: ConductorEvent): void {
@@ -76,10 +85,11 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
     try {
       const prefs = services.planPrefs();
       const { maxSteps } = planLimitsFor(input.mode, prefs);
-      const [bridge, pastLengths, examples] = await Promise.all([
+      const [bridge, pastLengths, examples, tools] = await Promise.all([
         services.bridge(),
         core.answerLengths(),
         pastWorkflows(p, maxSteps, prefs.maxDepth),
+        offeredTools(services.tools),
       ]);
       if (examples.length > 0) {
         const drewOn = examples.map((e) => ({ runId: e.runId, question: e.question }));
@@ -98,7 +108,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
       await streamSteps(p, estimateOf);
       const request: PlanRequest = {
         question: input.question,
-        pool: poolEntries(p.enabled),
+        pool: poolEntries(p.enabled, tools.length > 0),
         mode: input.mode,
         maxSteps,
         maxDepth: prefs.maxDepth,
@@ -108,6 +118,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
           : {}),
         ...conversationOf(input.thread),
         ...planRequestFiles(input.attachments ?? []),
+        ...(tools.length > 0 ? { tools } : {}),
       };
       const response = await bridge.plan(request, (event) => onPlanEvent(p, event));
       const { plan } = response;

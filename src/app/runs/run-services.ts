@@ -8,6 +8,7 @@ import type { Plan, PlanLimits, PlanMode } from '../../shared/plan/index.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import type { PlanPrefs } from '../prefs.ts';
 import type { SendingServices } from '../services.ts';
+import type { RunTools } from '../tools.ts';
 
 /** What the runs need from the rest of the app; tests pass their own (fake-indexeddb, a scripted conductor). */
 export interface RunServices extends SendingServices {
@@ -45,6 +46,8 @@ export interface RunServices extends SendingServices {
   turnHistory?(link: ThreadLink): Promise<TurnHistory | undefined>;
   /** The instructions of the thread of a turn at `link`, as stored (a resume, a planned turn started later). */
   threadInstructions?(link: ThreadLink): Promise<string | undefined>;
+  /** The tools offered to the conductor and a step's grant made callable (src/app/tools.ts). Absent: none. */
+  tools?: RunTools;
 }
 
 /** A plan waiting for the user's review, with the pool and the limits it was written for. */

@@ -46,7 +46,11 @@ export function createRunStarts(
    * replanner, failover, the spend limit, and the run view (as the draw policy says, draw-timing.ts).
    */
   async function wiring(runId: string, pool: readonly WorkerSpec[], spendLimitUsd = core.spendLimit()) {
-    const [sendTo, failover] = await Promise.all([transports(pool, sending), failoverFor(services)]);
+    const [sendTo, failover, toolsFor] = await Promise.all([
+      transports(pool, sending),
+      failoverFor(services),
+      services.tools?.toolsFor(),
+    ]);
     const transport = unlockingFirst(sendTo, (worker) =>
       services.ensureUnlocked([worker], 'to run your question'),
     );
@@ -61,6 +65,7 @@ export function createRunStarts(
       transport,
       conductor: replannerFor(conductorOnDemand(services), replanContext(pool)),
       ...(failover ? { failover } : {}),
+      ...(toolsFor ? { toolsFor } : {}),
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
       onEvent: withLedgerEstimates(services.ledger, runId, viewUpdates),
     } satisfies Partial<RunOptions>;

@@ -26,6 +26,7 @@ export {
   type Step,
   StepSchema,
 } from './schema.ts';
+export { type PlanTools, takesTools, validateTools } from './tools.ts';
 export {
   allowedWorkers,
   PlanError,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RUN_WORKER, SELF_WORKER } from '../worker-ids.ts';
 import type { PlanFiles } from './files.ts';
 import { DEFAULT_MAX_TASK_LENGTH, DEFAULT_MAX_THOUGHT_LENGTH, PlanSchema } from './schema.ts';
+import { type PlanTools, toolGroups } from './tools.ts';
 
 export interface PlanJsonSchemaOptions {
   /** The pool's worker ids: `worker` becomes an enum of them. */
@@ -32,6 +33,8 @@ export interface PlanJsonSchemaOptions {
   files?: PlanFiles;
   /** Every worker step gets every file (`files` is `"all"`): the router's one step answers with them all. */
   allFiles?: boolean;
+  /** The tools offered: a step of a worker that calls tools may name some (`tools`), no other step any. */
+  tools?: PlanTools;
 }
 
 export { DEFAULT_MAX_TASK_LENGTH, DEFAULT_MAX_THOUGHT_LENGTH };
@@ -109,21 +112,22 @@ export function planJsonSchema(options: PlanJsonSchemaOptions): JsonObject {
         : { type: 'array', items: { type: seesItem.type, minimum: 0 }, maxItems: 0 },
     ],
   };
-  const stepFor = (workers: string[], files?: JsonObject) => ({
+  const stepFor = (workers: string[], files?: JsonObject, tools?: JsonObject) => ({
     type: step.type,
     properties: {
       worker: { type: 'string', enum: workers },
       task: { type: 'string', minLength: 1, maxLength: options.maxTaskLength ?? DEFAULT_MAX_TASK_LENGTH },
       sees: narrowedSees,
       ...(files ? { files } : {}),
+      ...(tools ? { tools } : {}),
     },
     required: files ? [...(step.required as string[]), 'files'] : step.required,
     additionalProperties: false,
   });
   const workerStepFor = (workers: string[]): JsonObject => {
-    const groups = fileGroups(workers, options);
-    if (groups.length === 1) return stepFor(groups[0]!.workers, groups[0]!.files);
-    return { anyOf: groups.map((group) => stepFor(group.workers, group.files)) };
+    const groups = fileGroups(workers, options).flatMap((group) => toolGroups(group, options.tools));
+    if (groups.length === 1) return stepFor(groups[0]!.workers, groups[0]!.files, groups[0]!.tools);
+    return { anyOf: groups.map((group) => stepFor(group.workers, group.files, group.tools)) };
   };
   const root = {
     type: base.type,

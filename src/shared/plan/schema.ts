@@ -32,6 +32,8 @@ export const StepSchema = z.object({
   task: z.string(),
   sees: SeesSchema,
   files: FilesSchema.optional(),
+  /** The tools (`server.tool`) the step's worker may call: least privilege, one grant per step (tools.ts). */
+  tools: z.array(z.string()).optional(),
   pin: z.literal(true).optional(),
 });
 

@@ -10,6 +10,7 @@ import {
   type Step,
   StepSchema,
 } from './schema.ts';
+import { type PlanTools, validateTools } from './tools.ts';
 
 export type PlanIssueCode =
   | 'no-steps'
@@ -29,6 +30,9 @@ export type PlanIssueCode =
   | 'files-invalid'
   | 'files-out-of-range'
   | 'image-to-text-worker'
+  | 'tools-invalid'
+  | 'unknown-tool'
+  | 'tools-not-allowed'
   | 'shape'
   | 'unequal-lists'
   | 'not-found'
@@ -80,6 +84,8 @@ export interface ValidateOptions {
    * back from a run, whose files were checked when it ran).
    */
   files?: PlanFiles;
+  /** The tools offered to the conductor: a step's `tools` must be among them, for a worker that calls tools. */
+  tools?: PlanTools;
 }
 
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; issues: PlanIssue[]; message: string };
@@ -185,7 +191,7 @@ export function validateStep(
     add('shape', `Step ${index} is not an object with "worker", "task" and "sees".`);
     return failure(issues);
   }
-  const { worker, task, sees, files, pin } = raw;
+  const { worker, task, sees, files, tools, pin } = raw;
 
   if (typeof worker !== 'string') {
     add('shape', `Step ${index} has no "worker" (a worker id).`);
@@ -273,6 +279,9 @@ export function validateStep(
   }
 
   const normalizedFiles = validateFiles(files, index, typeof worker === 'string' ? worker : '', options, add);
+  const workerId = typeof worker === 'string' ? worker : '';
+  const nameOf = (id: string) => issueWorkerName(id, options);
+  const normalizedTools = validateTools(tools, index, workerId, options.tools, nameOf, add);
   // The code runner runs the code of the steps it sees: seeing none, it could only ever answer "no code".
   if (worker === RUN_WORKER && (normalized === 'all' ? index === 0 : normalized?.length === 0)) {
     add(
@@ -291,6 +300,7 @@ export function validateStep(
     task,
     sees: normalized,
     ...(normalizedFiles !== undefined ? { files: normalizedFiles } : {}),
+    ...(normalizedTools !== undefined ? { tools: normalizedTools } : {}),
     ...(pin === true ? { pin } : {}),
   });
   if (!parsed.success) {

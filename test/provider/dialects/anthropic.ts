@@ -22,6 +22,7 @@ import {
   type ScriptedModel,
   tokenize,
 } from '../server.ts';
+import { anthropicToolMessages } from './tool-calls.ts';
 import {
   offersAnthropicSearch,
   serverToolUse,
@@ -238,6 +239,14 @@ export function anthropicMode(ctx: AnthropicContext) {
     const byId = spec === undefined ? undefined : parseAnthropicFault(spec);
     const model = byId ? { id: modelId, behaviour: { kind: 'echo' as const } } : ctx.model(modelId);
     if (!model) return fail(req, res, 404, FAULT_ERRORS['404']!.error(modelId));
+    if (model.toolCalls && request.stream === true) {
+      return anthropicToolMessages(
+        res,
+        ctx.corsHeaders(req),
+        model.toolCalls,
+        request as Parameters<typeof anthropicToolMessages>[3],
+      );
+    }
     const headerSpec = headers.get('x-test-fault');
     const headerFault = headerSpec ? parseAnthropicFault(headerSpec) : undefined;
     const fault = headerFault

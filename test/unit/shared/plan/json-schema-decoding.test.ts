@@ -169,3 +169,29 @@ describe('attached files under the same xgrammar', () => {
       expect(plan.steps).toEqual([expect.objectContaining({ worker: 'w2', files: 'all' })]);
   });
 });
+
+describe('granted tools under the same xgrammar', () => {
+  const tools = { names: ['t.search', 't.delete'], toolWorkers: ['w1'] };
+  const options: PlanJsonSchemaOptions & ValidateOptions = {
+    workerIds: ['w1', 'w2', 'run'],
+    maxSteps: 3,
+    maxTaskLength: 12,
+    maxThoughtLength: 12,
+    tools,
+  };
+  type Walked = { steps: { worker: string; tools?: string[] }[] };
+
+  it('writes only offered tools, and only on the worker that calls tools: nothing validation refuses', async () => {
+    const plans = (await walk(planJsonSchema(options), 60, 17)) as Walked[];
+    expect(plans.length).toBeGreaterThan(40);
+    const toolIssues = plans.flatMap((plan) => {
+      const result = validatePlan(plan, options);
+      return result.ok ? [] : result.issues.filter((i) => i.code.includes('tool'));
+    });
+    expect(toolIssues).toEqual([]);
+    const steps = plans.flatMap((plan) => plan.steps);
+    // The walks do grant tools, to w1 only.
+    expect(steps.some((step) => step.worker === 'w1' && (step.tools?.length ?? 0) > 0)).toBe(true);
+    expect(steps.filter((step) => step.worker !== 'w1' && step.tools !== undefined)).toEqual([]);
+  });
+});

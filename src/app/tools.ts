@@ -1,0 +1,245 @@
+/**
+ * Settings → Tools and what runs need of it: the MCP servers the user added (listed, their tools offered or
+ * not), the bound on a step's rounds of tool calls, and the question to the user before a call to a tool
+ * that may change things (one at a time, answered on the run's screen). A server's token is a vault key for
+ * the server's origin (provider `mcp`), so egress sends it there and nowhere else.
+ */
+import { signal } from '@preact/signals';
+import type { Egress } from '../egress/egress.ts';
+import { MCP_PROVIDER_ID } from '../providers/mcp-preset.ts';
+import type { OfferedTool } from '../shared/conductor-api.ts';
+import type { Step } from '../shared/plan/index.ts';
+import type { WorkerSpec } from '../shared/worker-spec.ts';
+import { toolServerError } from '../tools/cors.ts';
+import {
+  asksFirst,
+  DEFAULT_TOOL_ROUNDS,
+  offeredTools,
+  serverProblems,
+  type ToolServer,
+} from '../tools/servers.ts';
+import type { stepTools, ToolConfirmRequest } from '../tools/step-tools.ts';
+import type { ToolStore } from '../tools/store.ts';
+import { callsTools } from '../tools/tool-workers.ts';
+import type { Vault } from '../vault/vault.ts';
+import { storedValue } from './local-store.ts';
+import { once } from './services.ts';
+
+// The SDK's client (and what it brings) loads on the first use of a tool, not with the page.
+const connectionModule = once(() => import('../tools/connection.ts'));
+const stepToolsModule = once(() => import('../tools/step-tools.ts'));
+
+export interface ToolServices {
+  toolStore?(): Promise<ToolStore>;
+  egress(): Promise<Pick<Egress, 'fetchFor'>>;
+  vault(): Promise<Pick<Vault, 'saveKey' | 'listKeys' | 'deleteKey'>>;
+}
+
+/** A call waiting for the user's yes or no. */
+export interface PendingToolConfirm extends ToolConfirmRequest {
+  answer(yes: boolean): void;
+}
+
+/** What a run needs of the tools: the conductor's offer, and a step's grant made callable. */
+export interface RunTools {
+  /** The tools offered now, as the planner is told of them (empty: none). */
+  offered(): Promise<OfferedTool[]>;
+  /** The executor's `toolsFor` over the servers as stored now. */
+  toolsFor(): Promise<
+    | ((step: Step, index: number, worker: WorkerSpec, runId: string) => ReturnType<typeof stepTools>)
+    | undefined
+  >;
+}
+
+const ROUNDS_KEY = 'baton.toolRounds';
+export const MAX_TOOL_ROUNDS = 16;
+
+function pageOrigin(): string {
+  return globalThis.location?.origin ?? 'this page';
+}
+
+export function createTools(services: ToolServices) {
+  const servers = signal<ToolServer[]>([]);
+  const error = signal<string | undefined>(undefined);
+  const busy = signal<string | undefined>(undefined);
+  const pending = signal<PendingToolConfirm[]>([]);
+  const roundsChoice = storedValue<number>(
+    ROUNDS_KEY,
+    (raw) => {
+      const n = Number(raw);
+      return raw !== null && Number.isInteger(n) && n >= 1 && n <= MAX_TOOL_ROUNDS ? n : DEFAULT_TOOL_ROUNDS;
+    },
+    String,
+  );
+  const rounds = signal<number>(roundsChoice.read());
+
+  async function store(): Promise<ToolStore | undefined> {
+    return services.toolStore?.();
+  }
+
+  async function load(): Promise<void> {
+    const s = await store();
+    if (s) servers.value = await s.list();
+  }
+
+  /** Connects to the server and lists its tools; the message says what went wrong, CORS by its fix. */
+  async function listed(server: ToolServer): Promise<ToolServer> {
+    const { connectMcp } = await connectionModule();
+    const connection = await connectMcp(await services.egress(), server);
+    try {
+      const tools = await connection.listTools();
+      return { ...server, tools, listedAt: Date.now() };
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
+  }
+
+  async function act(id: string, work: () => Promise<void>): Promise<boolean> {
+    busy.value = id;
+    error.value = undefined;
+    try {
+      await work();
+      await load();
+      return true;
+    } catch (e) {
+      error.value = toolServerError(e, id, pageOrigin());
+      return false;
+    } finally {
+      busy.value = undefined;
+    }
+  }
+
+  /**
+   * Adds a server (or replaces one of the same name): its token saved in the vault, its tools listed, the
+   * read-only ones offered (a tool that may change things is offered only once the user ticks it).
+   */
+  async function addServer(input: { id: string; url: string; token?: string }): Promise<boolean> {
+    const problems = serverProblems(input);
+    if (problems.length > 0) {
+      error.value = problems.join(' ');
+      return false;
+    }
+    return act(input.id, async () => {
+      const s = await store();
+      if (!s) throw new Error('Tools cannot be stored in this browser.');
+      const token = input.token?.trim();
+      if (token)
+        await (await services.vault()).saveKey({
+          providerId: MCP_PROVIDER_ID,
+          origin: input.url,
+          key: token,
+          label: input.id,
+        });
+      const server = await listed({ id: input.id, url: input.url, tools: [], offered: [] });
+      server.offered = server.tools.filter((tool) => !asksFirst(tool)).map((tool) => tool.name);
+      await s.save(server);
+    });
+  }
+
+  /** Lists a server's tools again; tools offered before stay offered if it still lists them. */
+  function refresh(id: string): Promise<boolean> {
+    return act(id, async () => {
+      const s = await store();
+      const server = await s?.get(id);
+      if (!s || !server) return;
+      await s.save(await listed(server));
+    });
+  }
+
+  function setOffered(id: string, tool: string, on: boolean): Promise<boolean> {
+    return act(id, async () => {
+      const s = await store();
+      const server = await s?.get(id);
+      if (!s || !server) return;
+      const offered = server.offered.filter((name) => name !== tool);
+      await s.save({ ...server, offered: on ? [...offered, tool] : offered });
+    });
+  }
+
+  /** Removes the server, and its token unless another server at its origin still uses it. */
+  function removeServer(id: string): Promise<boolean> {
+    return act(id, async () => {
+      const s = await store();
+      const server = await s?.get(id);
+      if (!s || !server) return;
+      await s.remove(id);
+      const origin = new URL(server.url).origin;
+      if ((await s.list()).some((other) => new URL(other.url).origin === origin)) return;
+      const vault = await services.vault();
+      for (const key of await vault.listKeys())
+        if (key.providerId === MCP_PROVIDER_ID && key.origin === origin) await vault.deleteKey(key.id);
+    });
+  }
+
+  function setRounds(n: number): void {
+    if (!Number.isInteger(n) || n < 1 || n > MAX_TOOL_ROUNDS) return;
+    rounds.value = n;
+    roundsChoice.write(n);
+  }
+
+  /** Asks the user about a call; the first waiting question is the one shown. */
+  function confirm(request: ToolConfirmRequest): Promise<boolean> {
+    return new Promise((resolve) => {
+      const entry: PendingToolConfirm = {
+        ...request,
+        answer(yes) {
+          pending.value = pending.value.filter((p) => p !== entry);
+          resolve(yes);
+        },
+      };
+      pending.value = [...pending.value, entry];
+    });
+  }
+
+  const run: RunTools = {
+    async offered() {
+      const s = await store();
+      if (!s) return [];
+      return offeredTools(await s.list()).map(({ name, tool }) => ({
+        name,
+        description: tool.description,
+        readOnly: !asksFirst(tool),
+      }));
+    },
+    async toolsFor() {
+      // A store that cannot be read gives no tools: the run goes on, its steps answer without them.
+      const s = await store().catch(() => undefined);
+      const stored = s ? await s.list().catch(() => []) : [];
+      if (stored.length === 0) return undefined;
+      const [egress, { stepTools }] = await Promise.all([services.egress(), stepToolsModule()]);
+      return (step, index, worker, runId) => {
+        if (!step.tools?.length || !callsTools(worker)) return undefined;
+        // Only tools still offered: one unticked since the plan was written is not called.
+        const offered = new Set(offeredTools(stored).map((t) => t.name));
+        return stepTools({
+          egress,
+          servers: stored,
+          grant: step.tools.filter((name) => offered.has(name)),
+          runId,
+          stepIndex: index,
+          maxRounds: rounds.value,
+          pageOrigin: pageOrigin(),
+          confirm,
+        });
+      };
+    },
+  };
+
+  return {
+    servers,
+    error,
+    busy,
+    pending,
+    rounds,
+    load,
+    addServer,
+    refresh,
+    setOffered,
+    removeServer,
+    setRounds,
+    confirm,
+    run,
+  };
+}
+
+export type ToolsState = ReturnType<typeof createTools>;

@@ -1,0 +1,97 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTools } from '../../../src/app/tools.ts';
+import { MCP_PROVIDER_ID } from '../../../src/providers/mcp-preset.ts';
+import { openToolStore } from '../../../src/tools/store.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
+import { startMcpServer, type TestMcpServer } from '../../mcp/server.ts';
+import { toolEgress } from '../tools/tool-fixture.ts';
+
+const TOKEN = 'mcp-app-token-0123456789';
+let mcp: TestMcpServer;
+beforeAll(async () => {
+  mcp = await startMcpServer({ token: TOKEN });
+});
+afterAll(() => mcp.close());
+
+async function tools(name: string) {
+  const { egress, vault } = await toolEgress();
+  const store = await openToolStore(name);
+  return {
+    state: createTools({
+      toolStore: async () => store,
+      egress: async () => egress,
+      vault: async () => vault,
+    }),
+    vault,
+  };
+}
+
+describe('Settings → Tools', () => {
+  it('adds a server with its token, lists its tools, and offers only the read-only ones at first', async () => {
+    const { state, vault } = await tools('tools-app-1');
+    expect(await state.addServer({ id: 'tracker', url: mcp.url, token: TOKEN })).toBe(true);
+    expect(state.error.value).toBeUndefined();
+    const [server] = state.servers.value;
+    expect(server?.tools.map((t) => t.name)).toEqual(['search_issues', 'delete_issue']);
+    expect(server?.offered).toEqual(['search_issues']);
+    expect(await state.run.offered()).toEqual([
+      {
+        name: 'tracker.search_issues',
+        description: expect.stringContaining('Search the tracker'),
+        readOnly: true,
+      },
+    ]);
+    expect((await vault.listKeys()).map((k) => [k.providerId, k.origin])).toEqual([
+      [MCP_PROVIDER_ID, new URL(mcp.url).origin],
+    ]);
+
+    await state.setOffered('tracker', 'delete_issue', true);
+    expect((await state.run.offered()).map((t) => [t.name, t.readOnly])).toEqual([
+      ['tracker.search_issues', true],
+      ['tracker.delete_issue', false],
+    ]);
+    // Removing the server removes its token too.
+    await state.removeServer('tracker');
+    expect(state.servers.value).toEqual([]);
+    expect(await vault.listKeys()).toEqual([]);
+  });
+
+  it('names what is wrong: a bad name, a server that refuses without its token', async () => {
+    const { state } = await tools('tools-app-2');
+    expect(await state.addServer({ id: 'my.tracker', url: mcp.url })).toBe(false);
+    expect(state.error.value).toContain('Name the server');
+    expect(await state.addServer({ id: 'tracker', url: mcp.url })).toBe(false);
+    expect(state.error.value).toMatch(/^MCP server "tracker": .*401/);
+    expect(state.servers.value).toEqual([]);
+  });
+
+  it('gives a step its grant only for a worker that calls tools, and only tools still offered', async () => {
+    const { state } = await tools('tools-app-3');
+    await state.addServer({ id: 'tracker', url: mcp.url, token: TOKEN });
+    const toolsFor = await state.run.toolsFor();
+    const step = {
+      worker: 'w1',
+      task: 't',
+      sees: [] as number[],
+      tools: ['tracker.search_issues', 'tracker.delete_issue'],
+    };
+    const w1 = workerSpec({ id: 'w1', baseURL: 'http://127.0.0.1:1/v1', model: 'm' });
+    expect(toolsFor?.(step, 0, w1, 'r')?.tools.map((t) => t.name)).toEqual(['tracker__search_issues']);
+    const local = workerSpec({ id: 'local', baseURL: '', model: 'conductor' });
+    expect(toolsFor?.(step, 0, local, 'r')).toBeUndefined();
+  });
+
+  it('asks one question at a time and answers it', async () => {
+    const { state } = await tools('tools-app-4');
+    const request = { runId: 'r', stepIndex: 0, server: 's', tool: 't', args: { id: 1 }, destructive: true };
+    const first = state.confirm(request);
+    const second = state.confirm({ ...request, stepIndex: 1 });
+    expect(state.pending.value.map((p) => p.stepIndex)).toEqual([0, 1]);
+    state.pending.value[0]?.answer(false);
+    state.pending.value[0]?.answer(true);
+    expect(await first).toBe(false);
+    expect(await second).toBe(true);
+    expect(state.pending.value).toEqual([]);
+  });
+});
