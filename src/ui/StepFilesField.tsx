@@ -1,6 +1,6 @@
 import type { AttachmentRef } from '../records/runs-db.ts';
-import type { PlanFiles } from '../shared/plan/files.ts';
-import type { Files } from '../shared/plan/index.ts';
+import { fileOf, type PlanFiles, resolveFiles } from '../shared/plan/files.ts';
+import type { FileEntry, Files } from '../shared/plan/schema.ts';
 
 /** The plan language's view of a question's files, from their references and the workers that take images. */
 export function planFilesFrom(refs: readonly AttachmentRef[], visionWorkers: readonly string[]): PlanFiles {
@@ -25,11 +25,17 @@ export function StepFilesField({
   index: number;
   refs: readonly AttachmentRef[];
   files: Files | undefined;
-  onChange: (files: number[]) => void;
+  onChange: (files: FileEntry[]) => void;
 }) {
-  const given = files === 'all' ? refs.map((_, i) => i) : (files ?? []);
+  const entries: FileEntry[] = files === 'all' ? refs.map((_, i) => i) : (files ?? []);
+  const given = resolveFiles(entries, refs.length);
+  // A file ticked goes whole; unticked, every entry of it goes (its passages too).
   const toggle = (file: number, on: boolean) =>
-    onChange(on ? [...new Set([...given, file])].sort((a, b) => a - b) : given.filter((i) => i !== file));
+    onChange(
+      on
+        ? [...entries, file].sort((a, b) => fileOf(a) - fileOf(b))
+        : entries.filter((entry) => fileOf(entry) !== file),
+    );
   return (
     <fieldset data-testid={`edit-step-${index}-files`}>
       <legend>Files sent with this step</legend>

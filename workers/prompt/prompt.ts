@@ -51,7 +51,7 @@ function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: 
   });
   if (allowSelf) {
     lines.push(
-      `- ${SELF_WORKER}: you, the conductor. Last step only: check the answers, fix or accept (at most ${maxDepth} level${maxDepth === 1 ? '' : 's'} deep).`,
+      `- ${SELF_WORKER}: you, the conductor. Last step only: check, fix or accept (${maxDepth} level${maxDepth === 1 ? '' : 's'} max).`,
     );
   }
   return lines.join('\n');
@@ -120,14 +120,12 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
         'Reply with JSON only: {"steps": [{"worker": "<id>", "task": "...", "sees": []}]}',
         'Router mode: exactly one step. Easy question: a cheap worker. Hard: the strongest one that fits.',
         taskRule(includeQuestion, 'the worker'),
-        DATA_RULE,
       ]
     : [
         'You are the conductor. Do not answer: plan a short workflow for these workers.',
         poolLines(input.pool, allowSelf, input.maxDepth),
-        'Reply with a JSON workflow like the examples:',
+        'Reply with JSON like the examples:',
         rules(maxSteps, includeQuestion),
-        DATA_RULE,
       ];
   const shots = router
     ? routerShots(roles, { includeQuestion })
@@ -138,14 +136,24 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
     ...exampleTurns(input.examples ?? [], router),
     {
       role: 'user',
-      content: withInstructions(
-        input.instructions,
-        input.conversation?.length
-          ? conversationMessage(input.conversation, questionWithFiles(input, router))
-          : questionWithFiles(input, router),
+      content: withDataRule(
+        withInstructions(
+          input.instructions,
+          input.conversation?.length
+            ? conversationMessage(input.conversation, questionWithFiles(input, router))
+            : questionWithFiles(input, router),
+        ),
       ),
     },
   ];
+}
+
+/**
+ * The turn, then the data rule, when it holds fenced text (files, earlier answers, the thread's
+ * instructions): said where data is, not in the system prompt every question prefills.
+ */
+function withDataRule(content: string): string {
+  return content.includes('<data>') ? `${content}\n\n${DATA_RULE}` : content;
 }
 
 /** The thread's instructions line, then the rest of the turn (unchanged when the thread has none). */
