@@ -57,6 +57,8 @@ export interface EgressTarget {
   workerLabel?: string;
   /** Of the request's body, the bytes that are attachments (from the transport's EgressContext). */
   attachmentBytes?: number;
+  /** The same bytes by attachment (content hash). */
+  documentBytes?: Record<string, number>;
 }
 
 export interface EgressRequest extends EgressTarget {
@@ -100,11 +102,14 @@ export interface Egress {
 }
 
 /** What a request's EgressContext adds to its worker's target: its run and step, its attachments' bytes. */
-function requestOf(baton: EgressContext): Pick<EgressTarget, 'runId' | 'stepIndex' | 'attachmentBytes'> {
+function requestOf(
+  baton: EgressContext,
+): Pick<EgressTarget, 'runId' | 'stepIndex' | 'attachmentBytes' | 'documentBytes'> {
   return {
     runId: baton.runId,
     stepIndex: baton.stepIndex,
     ...(baton.attachmentBytes ? { attachmentBytes: baton.attachmentBytes } : {}),
+    ...(baton.documentBytes ? { documentBytes: baton.documentBytes } : {}),
   };
 }
 
@@ -329,6 +334,7 @@ export function createEgress(options: EgressOptions): Egress {
           ...(keysRemoved > 0 ? { keysRemoved } : {}),
           bytesOut: sized.bytes,
           ...(target.attachmentBytes ? { attachmentBytes: target.attachmentBytes } : {}),
+          ...(target.documentBytes ? { documentBytes: target.documentBytes } : {}),
         }),
         ready,
       ]);

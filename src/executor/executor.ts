@@ -1,3 +1,4 @@
+import type { PassageLibrary } from '../attachments/passage-store.ts';
 import type { Attachment } from '../attachments/types.ts';
 import type { ProviderError } from '../providers/errors.ts';
 import type { ChatTransport } from '../providers/transport.ts';
@@ -42,7 +43,14 @@ import { type RetryPolicy, retryPolicy } from './retry.ts';
 import { selfCheck } from './self-check.ts';
 import { instructionsSpend, totalsOf } from './spend.ts';
 import { liveSpend, overSpendLimit, spendLimitMessage, unpricedNotice } from './spend-limit.ts';
-import { checkStepFiles, filesOfStep, planFilesOf, stepHasImages, withStepFiles } from './step-files.ts';
+import {
+  checkStepFiles,
+  chooseStepFiles,
+  planFilesOf,
+  sentFilesOf,
+  stepHasImages,
+  withStepFiles,
+} from './step-files.ts';
 import { copyStatus, finalStepIndex, queuedStatus } from './step-status.ts';
 import { type FittedHistory, fitHistory, type TurnHistory } from './turn-history.ts';
 import type { ExecutorEvent, Replanner, RunResult, StepEventBody } from './types.ts';
@@ -113,6 +121,10 @@ export interface ExecutorOptions {
    * worker's budget (src/executor/turn-history.ts). Absent: a thread's first turn, or a run of its own.
    */
   history?: TurnHistory;
+  /** Files' passages and their indexes (the page's library, kept by content hash; default: in memory). */
+  passages?: PassageLibrary;
+  /** Past this many tokens (about), a file the plan sent as `"all"` goes as passages (default 8,000). */
+  wholeFileTokens?: number;
   /** The thread's standing instructions: sent to every worker step with its system prompt (context.ts). */
   instructions?: string;
   /**
@@ -591,6 +603,16 @@ class Run implements AttemptHost {
       const attachments = this.options.attachments ?? [];
       // Refused before the request: the worker (a substitute, or one changed since planning) takes no images.
       checkStepFiles(step, index, worker, attachments);
+      const files = await chooseStepFiles(step, index, attachments, {
+        ...(this.options.passages ? { library: this.options.passages } : {}),
+        ...(this.options.wholeFileTokens !== undefined
+          ? { wholeFileTokens: this.options.wholeFileTokens }
+          : {}),
+        question: this.options.question,
+      });
+      // Said on the step card: each file whole, or which passages of it.
+      if (files.length > 0) status.sent = sentFilesOf(files);
+      else delete status.sent;
       const messages = withStepFiles(
         assembleMessages({
           question: this.options.question,
@@ -602,7 +624,7 @@ class Run implements AttemptHost {
           index,
           history: history.messages,
         }),
-        filesOfStep(step, attachments),
+        files,
       );
       await answerStep(this, {
         status,
