@@ -55,9 +55,10 @@ export function createAppState(services: AppServices) {
   const connections = createConnections({ egress: services.egress, bridge: conductor.bridge });
   const outcomes = createOutcomes(services);
   const auto = createAutoMode({ outcomeStore: services.outcomeStore });
-  const attachments = createAttachments();
+  const passages = services.passages ? { passages: services.passages } : {};
+  const attachments = createAttachments(passages);
   // A follow-up's files are its own: what is attached under an answer is not attached on Ask.
-  const followUpAttachments = createAttachments();
+  const followUpAttachments = createAttachments(passages);
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,

@@ -9,7 +9,7 @@
  */
 import MiniSearch, { type Options } from 'minisearch';
 import { processTerm, termsOf } from '../shared/search-terms.ts';
-import type { Passage } from './passages.ts';
+import { MAX_PASSAGES, PASSAGE_BUDGET_CHARS, type Passage } from './passages.ts';
 
 interface IndexedPassage {
   id: number;
@@ -40,11 +40,6 @@ export async function buildPassageIndex(passages: readonly Passage[]): Promise<P
 export function loadPassageIndex(json: string): Promise<PassageSearch> {
   return MiniSearch.loadJSONAsync<IndexedPassage>(json, INDEX_OPTIONS);
 }
-
-/** At most this many passages go for one file and one step… */
-export const MAX_PASSAGES = 5;
-/** …and at most this many characters of them (~1,500 tokens). */
-export const PASSAGE_BUDGET_CHARS = 6000;
 
 export interface PassageChoice {
   /** The passages chosen, in the file's order. */

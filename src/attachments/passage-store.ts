@@ -10,7 +10,13 @@ import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 import { quotedName } from '../shared/file-names.ts';
 import { storageErrorText } from '../shared/storage-error.ts';
 import { buildPassageIndex, loadPassageIndex, type PassageSearch } from './passage-index.ts';
-import { PASSAGES_VERSION, type Passage, type ReadableAttachment, splitPassages } from './passages.ts';
+import {
+  PASSAGES_VERSION,
+  type Passage,
+  passagesUnavailable,
+  type ReadableAttachment,
+  splitPassages,
+} from './passages.ts';
 import type { Attachment } from './types.ts';
 
 export const PASSAGES_DB = 'baton-passages';
@@ -33,11 +39,6 @@ export interface IndexedFile {
   search: PassageSearch;
 }
 
-/** A file whose text cannot be read as passages: a scanned PDF, or an image. */
-export class PassagesUnavailable extends Error {
-  override name = 'PassagesUnavailable';
-}
-
 export interface PassageLibrary {
   /** The file's passages and index: from memory, from storage, or built now (and stored if it can be). */
   indexFor(attachment: Attachment): Promise<IndexedFile>;
@@ -47,20 +48,6 @@ export interface PassageLibrary {
 
 /** Files kept in memory, the most recently used: a run's files, not every file ever attached. */
 const IN_MEMORY = 8;
-
-export function passagesUnavailable(attachment: Attachment): PassagesUnavailable | undefined {
-  if (attachment.kind === 'image') {
-    return new PassagesUnavailable(
-      `${quotedName(attachment.name)} is an image: it has no passages, only the whole image can be sent.`,
-    );
-  }
-  if (attachment.kind === 'pdf' && attachment.pages.every((page) => page.trim() === '')) {
-    return new PassagesUnavailable(
-      `${quotedName(attachment.name)} has no text layer (a scanned PDF): passages need one. Send it whole to a worker that takes images, or attach a copy with its text.`,
-    );
-  }
-  return undefined;
-}
 
 /**
  * A library over `open` (the database; absent: memory only). Each file is indexed once however many

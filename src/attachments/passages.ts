@@ -6,7 +6,8 @@
  * deterministic: the same bytes always give the same passages, so a passage's number (`n`) is what a
  * reviewed plan keeps of the user's choice.
  */
-import type { PdfAttachment, TextAttachment } from './types.ts';
+import { quotedName } from '../shared/file-names.ts';
+import type { Attachment, PdfAttachment, TextAttachment } from './types.ts';
 
 export interface Passage {
   /** Its number in the file, from 0. */
@@ -30,6 +31,31 @@ export const PASSAGE_TARGET_CHARS = 1200;
 export const PASSAGE_MAX_CHARS = 2000;
 
 const LINE_BREAK_CHARS = (PASSAGE_TARGET_CHARS + PASSAGE_MAX_CHARS) / 2;
+
+/** At most this many passages go for one file and one step… */
+export const MAX_PASSAGES = 5;
+/** …and at most this many characters of them (~1,500 tokens). */
+export const PASSAGE_BUDGET_CHARS = 6000;
+
+/** A file whose text cannot be read as passages: a scanned PDF, or an image. */
+export class PassagesUnavailable extends Error {
+  override name = 'PassagesUnavailable';
+}
+
+/** Why a file has no passages (an image, a PDF without a text layer), or undefined when it has. */
+export function passagesUnavailable(attachment: Attachment): PassagesUnavailable | undefined {
+  if (attachment.kind === 'image') {
+    return new PassagesUnavailable(
+      `${quotedName(attachment.name)} is an image: it has no passages, only the whole image can be sent.`,
+    );
+  }
+  if (attachment.kind === 'pdf' && attachment.pages.every((page) => page.trim() === '')) {
+    return new PassagesUnavailable(
+      `${quotedName(attachment.name)} has no text layer (a scanned PDF): passages need one. Send it whole to a worker that takes images, or attach a copy with its text.`,
+    );
+  }
+  return undefined;
+}
 
 /** Bump when the splitting changes: a stored index of another version is rebuilt. */
 export const PASSAGES_VERSION = 1;

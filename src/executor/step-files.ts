@@ -6,13 +6,8 @@
  */
 
 import { attachmentParts, type PassagesToSend, passagesText } from '../attachments/parts.ts';
-import { choosePassages, PASSAGE_BUDGET_CHARS } from '../attachments/passage-index.ts';
-import {
-  createPassageLibrary,
-  type PassageLibrary,
-  PassagesUnavailable,
-  passagesUnavailable,
-} from '../attachments/passage-store.ts';
+import type { PassageLibrary } from '../attachments/passage-store.ts';
+import { PASSAGE_BUDGET_CHARS, PassagesUnavailable, passagesUnavailable } from '../attachments/passages.ts';
 import { imageTokenRule, imageTokens } from '../attachments/tokens.ts';
 import type { Attachment, PdfAttachment, TextAttachment } from '../attachments/types.ts';
 import { isLong, textOf } from '../attachments/whole-or-passages.ts';
@@ -71,7 +66,8 @@ function usesOf(
 let memoryLibrary: PassageLibrary | undefined;
 
 /** The library of a run given none (tests, the bench): in memory, one for the module's life. */
-function defaultLibrary(): PassageLibrary {
+async function defaultLibrary(): Promise<PassageLibrary> {
+  const { createPassageLibrary } = await import('../attachments/passage-store.ts');
   memoryLibrary ??= createPassageLibrary(undefined);
   return memoryLibrary;
 }
@@ -87,9 +83,15 @@ export async function chooseStepFiles(
   attachments: readonly Attachment[],
   options: StepFilesOptions = {},
 ): Promise<StepFile[]> {
-  const library = options.library ?? defaultLibrary();
+  const uses = usesOf(step, attachments, options.wholeFileTokens);
+  if (uses.every((use) => use.whole)) return uses.map((use) => ({ attachment: use.attachment }));
+  // Loaded only when a step asks for passages: MiniSearch stays out of the first screen's JavaScript.
+  const [library, { choosePassages }] = await Promise.all([
+    options.library ?? defaultLibrary(),
+    import('../attachments/passage-index.ts'),
+  ]);
   return Promise.all(
-    usesOf(step, attachments, options.wholeFileTokens).map(async (use): Promise<StepFile> => {
+    uses.map(async (use): Promise<StepFile> => {
       if (use.whole) return { attachment: use.attachment };
       try {
         const { passages, search } = await library.indexFor(use.attachment);

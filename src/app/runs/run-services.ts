@@ -1,3 +1,4 @@
+import type { PassageLibrary } from '../../attachments/passage-store.ts';
 import type { Ledger } from '../../egress/ledger.ts';
 import type { AnswerLength } from '../../executor/estimate.ts';
 import type { TurnHistory } from '../../executor/turn-history.ts';
@@ -13,6 +14,8 @@ import type { SendingServices } from '../services.ts';
 export interface RunServices extends SendingServices {
   runStore(): Promise<RunHistoryStore>;
   ledger(): Promise<Ledger>;
+  /** Attached files' passages (src/app/services.ts): the steps and the review read the same indexes. */
+  passages?: PassageLibrary;
   /** Resolves once the vault can give `pool`'s keys (it may ask the user), false when the user declined. */
   ensureUnlocked(pool: readonly WorkerSpec[], purpose: string): Promise<boolean>;
   /** The user's planning limits now. */

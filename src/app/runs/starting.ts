@@ -63,6 +63,7 @@ export function createRunStarts(
       ...(failover ? { failover } : {}),
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
       onEvent: withLedgerEstimates(services.ledger, runId, viewUpdates),
+      ...(services.passages ? { passages: services.passages } : {}),
     } satisfies Partial<RunOptions>;
   }
 
