@@ -82,11 +82,11 @@ export const benchmarks: Benchmark[] = [
     async run() {
       const { recall, share, n } = await readingRecall();
       return {
-        value: round(recall, 3),
+        value: round(recall),
         goal: 0.97,
         unit: 'share',
         better: 'higher',
-        notes: `${NOTE}; ${n} questions; ${round(share * 100, 2)} % of the document's characters sent per question`,
+        notes: `${NOTE}; ${n} questions; ${round(share * 100)} % of the document's characters sent per question`,
       };
     },
   },
@@ -96,7 +96,7 @@ export const benchmarks: Benchmark[] = [
     async run() {
       const { share, n } = await readingRecall();
       return {
-        value: round(share, 4),
+        value: round(share),
         goal: 0.1,
         unit: 'share',
         better: 'lower',
@@ -121,7 +121,7 @@ export const benchmarks: Benchmark[] = [
       const whole = await tokensOf([0]);
       const passages = await tokensOf([{ file: 0, find: 'clause 7 termination notice' }]);
       return {
-        value: round(passages / whole, 4),
+        value: round(passages / whole),
         goal: 0.1,
         unit: 'ratio',
         better: 'lower',
@@ -157,13 +157,13 @@ export const benchmarks: Benchmark[] = [
       running = false;
       await new Promise((resolve) => setTimeout(resolve, 5));
       return {
-        value: round(longestCpu, 1),
+        value: round(longestCpu),
         goal: 50,
         unit: 'ms',
         better: 'lower',
         notes:
           `in Node, the longest gap between two turns of the indexing thread's event loop, in CPU time` +
-          ` (wall ${round(longestWall, 1)} ms; ${turns} turns); the page runs the same code the same way`,
+          ` (wall ${round(longestWall)} ms; ${turns} turns); the page runs the same code the same way`,
       };
     },
   },
