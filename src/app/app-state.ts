@@ -68,6 +68,7 @@ export function createAppState(services: AppServices) {
     runPrefs: () => prefs.runPrefs.value,
     spendLimitUsd: () => prefs.spendPrefs.value.runLimitUsd,
     historyChanged: history.reloadIfShown,
+    wholeFileTokens: () => prefs.wholeFileTokens.value,
     memoryExamples: outcomes.examplesFor,
     chooseStrategy: (question, pool, keyless) =>
       auto.pick(question, pool, keyless, conductor.state.value.status === 'ready'),

@@ -32,7 +32,7 @@ export function extractOf(text: string, budget = EXTRACT_TOKENS): string {
 export function attachmentSummary(
   attachment: Attachment,
   budget = EXTRACT_TOKENS,
-  wholeFileTokens?: number,
+  wholeFileTokens?: number | null,
 ): AttachmentSummary {
   const summary: AttachmentSummary = {
     name: attachment.name,

@@ -24,6 +24,21 @@ export function approxTokens(attachment: Attachment): number {
 }
 
 /** Whether a file is past the size it is sent whole at when nobody chose. */
-export function isLong(attachment: Attachment, wholeFileTokens = DEFAULT_WHOLE_FILE_TOKENS): boolean {
-  return attachment.kind !== 'image' && approxTokens(attachment) > wholeFileTokens;
+export function isLong(
+  attachment: Attachment,
+  wholeFileTokens: number | null = DEFAULT_WHOLE_FILE_TOKENS,
+): boolean {
+  return (
+    wholeFileTokens !== null && attachment.kind !== 'image' && approxTokens(attachment) > wholeFileTokens
+  );
+}
+
+/** The choices Settings offers (tokens); `null` is "always whole". */
+export const WHOLE_FILE_CHOICES: readonly (number | null)[] = [2_000, 8_000, 32_000, 128_000, null];
+
+/** The stored setting, or the default when it is missing or unreadable. `null`: never as passages. */
+export function readWholeFileTokens(raw: string | null | undefined): number | null {
+  if (raw === 'null') return null;
+  const tokens = Number(raw);
+  return raw && Number.isInteger(tokens) && tokens > 0 ? tokens : DEFAULT_WHOLE_FILE_TOKENS;
 }

@@ -64,7 +64,7 @@ export interface EstimateInput {
   /** The question's attached files: each step's input counts the ones it gets (text and images). */
   attachments?: readonly Attachment[];
   /** Past this many tokens (about), a file sent as `"all"` counts as passages (default 8,000). */
-  wholeFileTokens?: number;
+  wholeFileTokens?: number | null;
   steps: readonly Step[];
   pool: readonly WorkerSpec[];
   /** Past answer lengths by `answerKey`. */

@@ -124,7 +124,7 @@ export interface ExecutorOptions {
   /** Files' passages and their indexes (the page's library, kept by content hash; default: in memory). */
   passages?: PassageLibrary;
   /** Past this many tokens (about), a file the plan sent as `"all"` goes as passages (default 8,000). */
-  wholeFileTokens?: number;
+  wholeFileTokens?: number | null;
   /** The thread's standing instructions: sent to every worker step with its system prompt (context.ts). */
   instructions?: string;
   /**

@@ -36,7 +36,7 @@ export interface StepFilesOptions {
   /** Where files' indexes are kept (default: one in memory, for tests and the bench). */
   library?: PassageLibrary;
   /** Past this many tokens (about), a file the plan did not choose for goes as passages. */
-  wholeFileTokens?: number;
+  wholeFileTokens?: number | null;
   /** The question: searched too when the step's task alone matches weakly and no `find` was given. */
   question?: string;
 }
@@ -47,7 +47,7 @@ type Use = { attachment: Attachment; find?: string; chosen?: number[]; whole: bo
 function usesOf(
   step: Pick<Step, 'files'>,
   attachments: readonly Attachment[],
-  wholeFileTokens?: number,
+  wholeFileTokens?: number | null,
 ): Use[] {
   return fileUses(step.files, attachments.length).map((use) => {
     const attachment = attachments[use.file] as Attachment;
@@ -128,7 +128,7 @@ export async function chooseStepFiles(
 export function estimatedStepFiles(
   step: Pick<Step, 'files'>,
   attachments: readonly Attachment[],
-  wholeFileTokens?: number,
+  wholeFileTokens?: number | null,
 ): StepFile[] {
   return usesOf(step, attachments, wholeFileTokens).map((use) => {
     if (use.whole || passagesUnavailable(use.attachment)) return { attachment: use.attachment };

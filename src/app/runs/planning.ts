@@ -107,7 +107,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
           ? { examples: examples.map(({ question, plan }) => ({ question, plan })) }
           : {}),
         ...conversationOf(input.thread),
-        ...planRequestFiles(input.attachments ?? []),
+        ...planRequestFiles(input.attachments ?? [], services.wholeFileTokens?.()),
       };
       const response = await bridge.plan(request, (event) => onPlanEvent(p, event));
       const { plan } = response;

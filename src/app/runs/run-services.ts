@@ -16,6 +16,8 @@ export interface RunServices extends SendingServices {
   ledger(): Promise<Ledger>;
   /** Attached files' passages (src/app/services.ts): the steps and the review read the same indexes. */
   passages?: PassageLibrary;
+  /** Past this many tokens a file the plan did not choose for goes as passages (null: always whole). */
+  wholeFileTokens?(): number | null;
   /** Resolves once the vault can give `pool`'s keys (it may ask the user), false when the user declined. */
   ensureUnlocked(pool: readonly WorkerSpec[], purpose: string): Promise<boolean>;
   /** The user's planning limits now. */

@@ -77,6 +77,7 @@ export function createRuns(services: RunServices) {
     previewFiles: (runId: string, step: Pick<Step, 'files' | 'task'>, index: number) =>
       previewStepFiles(step, index, core.runFiles.get(runId), {
         ...(services.passages ? { library: services.passages } : {}),
+        ...(services.wholeFileTokens ? { wholeFileTokens: services.wholeFileTokens() } : {}),
         question: core.currentRun.value?.question ?? '',
       }),
     discardReview: review.discardReview,

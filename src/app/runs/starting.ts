@@ -64,6 +64,7 @@ export function createRunStarts(
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
       onEvent: withLedgerEstimates(services.ledger, runId, viewUpdates),
       ...(services.passages ? { passages: services.passages } : {}),
+      ...(services.wholeFileTokens ? { wholeFileTokens: services.wholeFileTokens() } : {}),
     } satisfies Partial<RunOptions>;
   }
 

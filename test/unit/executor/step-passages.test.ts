@@ -45,7 +45,7 @@ function sentParts(): string[][] {
     );
 }
 
-async function run(name: string, plan: Plan, pages = contractPages(PAGES)) {
+async function run(name: string, plan: Plan, pages = contractPages(PAGES), wholeFileTokens?: number | null) {
   const pdf = await pdfAttachment('contract.pdf', pages);
   const ledger = await openLedger(name);
   const egress = createEgress({
@@ -58,6 +58,7 @@ async function run(name: string, plan: Plan, pages = contractPages(PAGES)) {
     transport: chatTransports(egress),
     attachments: [pdf],
     plan,
+    ...(wholeFileTokens !== undefined ? { wholeFileTokens } : {}),
   }).result;
   return { pdf, result, entries: await ledger.list({ runId: result.runId }) };
 }
@@ -170,5 +171,16 @@ describe('a step given passages of a file', () => {
       '"contract.pdf" has no text layer (a scanned PDF): passages need one. Send it whole to a worker that takes images',
     );
     expect(sentParts()).toHaveLength(0);
+  });
+
+  it('sends a long file the plan did not choose for ("all") as passages, found by the task and the question; whole under the user\'s size', async () => {
+    const plan: Plan = { steps: [{ worker: 'a', task: 'Answer from the file.', sees: [], files: 'all' }] };
+    const long = await run('passages-default', plan);
+    expect(long.result.steps[0]?.sent?.[0]?.passages?.map((p) => p.place)).toContain(`page ${CLAUSE_7_PAGE}`);
+    provider.clearRequests();
+    // "Any size" in Settings: never passages.
+    const whole = await run('passages-default-whole', plan, contractPages(PAGES), null);
+    expect(whole.result.steps[0]?.sent?.[0]?.passages).toBeUndefined();
+    expect(sentParts()[0]?.join('\n')).toContain(`Page ${PAGES} of ${PAGES}.`);
   });
 });
