@@ -121,7 +121,10 @@ export const benchmarks: Benchmark[] = [
     title: 'P8a: conductor-mode prompt tokens (Qwen3.5 layout, 4 workers and run, recursion on)',
     // 560 until the code runner joined the default pool: its one line costs 14 tokens (about 0.1 s of
     // prefill at 150 tok/s), and the write → run → fix example that replaces plan → code → check costs 2
-    // fewer than it. The same pool without `run` is 556.
+    // fewer than it. The same pool without `run` is 556. 611 once the data rule joined the system prompt and
+    // the example became write → run → fix → run; 570 with the rule said only in a turn that holds data
+    // (files, earlier answers) and the example's tasks and the self line shortened. Whole-or-passages and
+    // its two examples are in the files block, after the question: a question without files has none.
     run: async () => promptTokens('conductor', 570),
   },
   {

@@ -56,10 +56,11 @@ export function createAppState(services: AppServices) {
   const connections = createConnections({ egress: services.egress, bridge: conductor.bridge });
   const outcomes = createOutcomes(services);
   const auto = createAutoMode({ outcomeStore: services.outcomeStore });
-  const attachments = createAttachments();
+  const passages = services.passages ? { passages: services.passages } : {};
+  const attachments = createAttachments(passages);
   const tools = createTools(services);
   // A follow-up's files are its own: what is attached under an answer is not attached on Ask.
-  const followUpAttachments = createAttachments();
+  const followUpAttachments = createAttachments(passages);
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,
@@ -69,6 +70,7 @@ export function createAppState(services: AppServices) {
     runPrefs: () => prefs.runPrefs.value,
     spendLimitUsd: () => prefs.spendPrefs.value.runLimitUsd,
     historyChanged: history.reloadIfShown,
+    wholeFileTokens: () => prefs.wholeFileTokens.value,
     memoryExamples: outcomes.examplesFor,
     chooseStrategy: (question, pool, keyless) =>
       auto.pick(question, pool, keyless, conductor.state.value.status === 'ready'),

@@ -6,6 +6,7 @@
  * page's life.
  */
 import { computed, signal } from '@preact/signals';
+import type { PassageLibrary } from '../attachments/passage-store.ts';
 import { createPdfReader, type PdfReader } from '../attachments/pdf-reader.ts';
 import { type ReadProgress, type ReadResult, readAttachments } from '../attachments/read.ts';
 import type { Attachment } from '../attachments/types.ts';
@@ -14,6 +15,8 @@ import { quotedName } from '../shared/file-names.ts';
 export interface AttachmentsServices {
   /** The PDF reader (default: the page's, in its own thread). */
   pdfReader?: () => PdfReader;
+  /** Indexes each file's passages as it is read, so review and the first step find them ready. */
+  passages?: PassageLibrary;
 }
 
 /** A PDF that needs its password before it can be attached: the page asks for it. */
@@ -70,6 +73,8 @@ export function createAttachments(services: AttachmentsServices = {}) {
   /** Takes in what was read; the errors said are this read's. */
   function settle(result: ReadResult): void {
     files.value = [...files.value, ...result.attachments];
+    // In the background, yielding to the page; a file without text (an image, a scan) has none to index.
+    for (const file of result.attachments) void services.passages?.indexFor(file).catch(() => undefined);
     errors.value = [
       ...result.errors.map((error) => error.message),
       ...result.duplicates.map((name) => `${quotedName(name)} is already attached (the same content).`),

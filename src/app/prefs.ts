@@ -1,4 +1,5 @@
 import { effect, signal } from '@preact/signals';
+import { readWholeFileTokens } from '../attachments/whole-or-passages.ts';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_STEPS } from '../shared/plan/index.ts';
 import { readHistoryPrefs } from './history-budget.ts';
 import { storedValue } from './local-store.ts';
@@ -145,6 +146,11 @@ export function createPrefs() {
   const historyPrefs = signal(storedHistoryPrefs.read());
   effect(() => storedHistoryPrefs.write(historyPrefs.value));
 
+  // Past this many tokens a file nobody chose for goes as passages (src/attachments/whole-or-passages.ts).
+  const storedWholeFile = storedValue('baton.wholeFileTokens', readWholeFileTokens, String);
+  const wholeFileTokens = signal(storedWholeFile.read());
+  effect(() => storedWholeFile.write(wholeFileTokens.value));
+
   // Minutes without use before the vault locks itself (src/app/idle-lock.ts); absent: never.
   const storedVaultPrefs = storedValue('baton.vaultPrefs', readVaultPrefs);
   const vaultPrefs = signal<VaultPrefs>(storedVaultPrefs.read());
@@ -164,7 +170,17 @@ export function createPrefs() {
   const isOnboarded = (): boolean => onboarded.read();
   const markOnboarded = (): void => onboarded.write(true);
 
-  return { planPrefs, askPrefs, runPrefs, spendPrefs, historyPrefs, vaultPrefs, isOnboarded, markOnboarded };
+  return {
+    planPrefs,
+    askPrefs,
+    runPrefs,
+    spendPrefs,
+    historyPrefs,
+    wholeFileTokens,
+    vaultPrefs,
+    isOnboarded,
+    markOnboarded,
+  };
 }
 
 export type AppPrefs = ReturnType<typeof createPrefs>;

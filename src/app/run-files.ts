@@ -38,8 +38,13 @@ export function viewFiles(files: readonly Attachment[]): { attachments?: ReturnT
 }
 
 /** The plan request's files: summaries only (the conductor never reads a whole file). */
-export function planRequestFiles(files: readonly Attachment[]): { attachments?: AttachmentSummary[] } {
-  return files.length > 0 ? { attachments: files.map((file) => attachmentSummary(file)) } : {};
+export function planRequestFiles(
+  files: readonly Attachment[],
+  wholeFileTokens?: number | null,
+): { attachments?: AttachmentSummary[] } {
+  return files.length > 0
+    ? { attachments: files.map((file) => attachmentSummary(file, undefined, wholeFileTokens)) }
+    : {};
 }
 
 /** The plan checks' view of the files (an image for a text-only worker blocks the run), when there are any. */

@@ -3,6 +3,7 @@
  * IndexedDB database on first use, so the first screen does not wait on them (and their code can be split
  * out). One set per call: the app state owns it (src/app/app-state.ts), and a test builds its own.
  */
+import type { PassageLibrary } from '../attachments/passage-store.ts';
 import type { ConductorBridge } from '../conductor/bridge.ts';
 import type { Egress } from '../egress/egress.ts';
 import type { Ledger } from '../egress/ledger.ts';
@@ -41,6 +42,8 @@ export interface PageServices {
   codeSandbox?(): Promise<SandboxRunner>;
   /** The MCP servers the user added (Settings → Tools). Absent: no tools. */
   toolStore?(): Promise<ToolStore>;
+  /** Attached files' passages and indexes, by content hash, for the page's life (and IndexedDB). */
+  passages?: PassageLibrary;
 }
 
 /** Opens `open()` once, on the first call, and hands every caller the same promise. */
@@ -73,7 +76,13 @@ export function pageServices(): PageServices {
   const plannerCompareStore = once(() =>
     import('../evaluation/compare-planners-store.ts').then((m) => m.PlannerCompareStore.open()),
   );
+  // MiniSearch and the index's database load with the first file read, not with the page.
+  const library = once(() => import('../attachments/passage-store.ts').then((m) => m.createPassageLibrary()));
+  const passages: PassageLibrary = {
+    indexFor: async (attachment) => (await library()).indexFor(attachment),
+  };
   return {
+    passages,
     vault,
     ledger,
     egress,

@@ -7,6 +7,7 @@
 import type { AttachmentSummary } from '../shared/conductor-api.ts';
 import { estimateTokens } from '../shared/token-estimate.ts';
 import { type Attachment, imageToSend } from './types.ts';
+import { isLong } from './whole-or-passages.ts';
 
 /** Tokens of text extract per file: enough to tell a CSV's columns or a contract's title. */
 export const EXTRACT_TOKENS = 60;
@@ -28,8 +29,17 @@ export function extractOf(text: string, budget = EXTRACT_TOKENS): string {
   return start.slice(0, low);
 }
 
-export function attachmentSummary(attachment: Attachment, budget = EXTRACT_TOKENS): AttachmentSummary {
-  const summary: AttachmentSummary = { name: attachment.name, kind: attachment.kind, size: attachment.size };
+export function attachmentSummary(
+  attachment: Attachment,
+  budget = EXTRACT_TOKENS,
+  wholeFileTokens?: number | null,
+): AttachmentSummary {
+  const summary: AttachmentSummary = {
+    name: attachment.name,
+    kind: attachment.kind,
+    size: attachment.size,
+    ...(isLong(attachment, wholeFileTokens) ? { long: true as const } : {}),
+  };
   if (attachment.kind === 'image') {
     const { width, height } = imageToSend(attachment);
     return { ...summary, width, height };

@@ -61,6 +61,8 @@ export interface EgressTarget {
   /** An MCP server's request (src/tools/): the server's name, and the tool a `tools/call` calls. */
   server?: string;
   tool?: string;
+  /** The same bytes by attachment (content hash). */
+  documentBytes?: Record<string, number>;
 }
 
 export interface EgressRequest extends EgressTarget {
@@ -104,11 +106,14 @@ export interface Egress {
 }
 
 /** What a request's EgressContext adds to its worker's target: its run and step, its attachments' bytes. */
-function requestOf(baton: EgressContext): Pick<EgressTarget, 'runId' | 'stepIndex' | 'attachmentBytes'> {
+function requestOf(
+  baton: EgressContext,
+): Pick<EgressTarget, 'runId' | 'stepIndex' | 'attachmentBytes' | 'documentBytes'> {
   return {
     runId: baton.runId,
     stepIndex: baton.stepIndex,
     ...(baton.attachmentBytes ? { attachmentBytes: baton.attachmentBytes } : {}),
+    ...(baton.documentBytes ? { documentBytes: baton.documentBytes } : {}),
   };
 }
 
@@ -335,6 +340,7 @@ export function createEgress(options: EgressOptions): Egress {
           ...(keysRemoved > 0 ? { keysRemoved } : {}),
           bytesOut: sized.bytes,
           ...(target.attachmentBytes ? { attachmentBytes: target.attachmentBytes } : {}),
+          ...(target.documentBytes ? { documentBytes: target.documentBytes } : {}),
         }),
         ready,
       ]);

@@ -62,6 +62,11 @@ export interface LedgerEntry {
    * request declared them (`EgressContext.attachmentBytes`). Absent when it carried none.
    */
   attachmentBytes?: number;
+  /**
+   * The same bytes by document (the attachment's content hash): how much of which file left, whole or
+   * in passages. Absent when it carried none.
+   */
+  documentBytes?: Record<string, number>;
   /** Response body bytes as the page read them (after content decoding). */
   bytesIn: number;
   /** From `time` until the response body ended (or the request failed). */
@@ -160,6 +165,7 @@ export const CSV_COLUMNS = [
   'error',
   'bytesOut',
   'attachmentBytes',
+  'documentBytes',
   'bytesIn',
   'durationMs',
   'promptTokens',
@@ -279,7 +285,11 @@ export async function openLedger(name = LEDGER_DB): Promise<Ledger> {
       return JSON.stringify(await list(), null, 2);
     },
     async exportCSV() {
-      const rows = (await list()).map((entry) => CSV_COLUMNS.map((c) => csvField(entry[c])).join(','));
+      const rows = (await list()).map((entry) =>
+        CSV_COLUMNS.map((c) => csvField(c === 'documentBytes' ? documentsText(entry[c]) : entry[c])).join(
+          ',',
+        ),
+      );
       return [CSV_COLUMNS.join(','), ...rows].join('\r\n');
     },
     async clear() {
@@ -297,6 +307,15 @@ export async function openLedger(name = LEDGER_DB): Promise<Ledger> {
 }
 
 /** RFC 4180 quoting, and a leading `'` on text a spreadsheet would run as a formula. */
+/** A request's bytes by document as one CSV field: `hash:bytes` pairs, `;` between them. */
+function documentsText(bytes: Record<string, number> | undefined): string | undefined {
+  return bytes
+    ? Object.entries(bytes)
+        .map(([id, n]) => `${id}:${n}`)
+        .join(';')
+    : undefined;
+}
+
 export function csvField(value: unknown): string {
   if (value === undefined || value === null) return '';
   let text = String(value);

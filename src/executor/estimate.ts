@@ -4,7 +4,7 @@ import { LOCAL_WORKER, SELF_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { assembleMessages } from './context.ts';
 import { priceOf } from './spend.ts';
-import { filesOfStep, promptTokensOf, withStepFiles } from './step-files.ts';
+import { estimatedStepFiles, promptTokensOf, withStepFiles } from './step-files.ts';
 import { fitHistory, type TurnHistory } from './turn-history.ts';
 
 /** Tokens an answer is assumed to take when its worker has no answered step in the history yet. */
@@ -63,6 +63,8 @@ export interface EstimateInput {
   includeQuestion?: boolean;
   /** The question's attached files: each step's input counts the ones it gets (text and images). */
   attachments?: readonly Attachment[];
+  /** Past this many tokens (about), a file sent as `"all"` counts as passages (default 8,000). */
+  wholeFileTokens?: number | null;
   steps: readonly Step[];
   pool: readonly WorkerSpec[];
   /** Past answer lengths by `answerKey`. */
@@ -122,7 +124,7 @@ export function estimatePlan(input: EstimateInput): PlanEstimate {
           ? { history: fitHistory(input.history.turns, input.history.budgetFor(worker)).messages }
           : {}),
       }),
-      filesOfStep(step, input.attachments ?? []),
+      estimatedStepFiles(step, input.attachments ?? [], input.wholeFileTokens),
     );
     const answer = answerOf(worker);
     const usage = {

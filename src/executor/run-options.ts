@@ -1,3 +1,4 @@
+import type { PassageLibrary } from '../attachments/passage-store.ts';
 import type { Attachment } from '../attachments/types.ts';
 import type { ToolUse } from '../providers/tool-use.ts';
 import type { ChatTransport } from '../providers/transport.ts';
@@ -74,6 +75,10 @@ export interface ExecutorOptions {
    * worker's budget (src/executor/turn-history.ts). Absent: a thread's first turn, or a run of its own.
    */
   history?: TurnHistory;
+  /** Files' passages and their indexes (the page's library, kept by content hash; default: in memory). */
+  passages?: PassageLibrary;
+  /** Past this many tokens (about), a file the plan sent as `"all"` goes as passages (default 8,000). */
+  wholeFileTokens?: number | null;
   /** The thread's standing instructions: sent to every worker step with its system prompt (context.ts). */
   instructions?: string;
   /**

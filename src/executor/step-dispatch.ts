@@ -12,7 +12,7 @@ import type { RunState } from './run-state.ts';
 import { runSelf } from './self-step.ts';
 import { instructionsSpend } from './spend.ts';
 import { unpricedNotice } from './spend-limit.ts';
-import { checkStepFiles, filesOfStep, withStepFiles } from './step-files.ts';
+import { checkStepFiles, chooseStepFiles, sentFilesOf, withStepFiles } from './step-files.ts';
 import { finalStepIndex } from './step-status.ts';
 import { Takeovers } from './takeovers.ts';
 import { type FittedHistory, fitHistory } from './turn-history.ts';
@@ -121,6 +121,14 @@ export class StepDispatch {
       const attachments = options.attachments ?? [];
       // Refused before the request: the worker (a substitute, or one changed since planning) takes no images.
       checkStepFiles(step, index, worker, attachments);
+      const files = await chooseStepFiles(step, index, attachments, {
+        ...(options.passages ? { library: options.passages } : {}),
+        ...(options.wholeFileTokens !== undefined ? { wholeFileTokens: options.wholeFileTokens } : {}),
+        question: options.question,
+      });
+      // Said on the step card: each file whole, or which passages of it.
+      if (files.length > 0) status.sent = sentFilesOf(files);
+      else delete status.sent;
       const messages = withStepFiles(
         assembleMessages({
           question: options.question,
@@ -132,7 +140,7 @@ export class StepDispatch {
           index,
           history: history.messages,
         }),
-        filesOfStep(step, attachments),
+        files,
       );
       await answerStep(run, {
         status,

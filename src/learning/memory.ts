@@ -7,6 +7,7 @@
  */
 import MiniSearch from 'minisearch';
 import type { Plan } from '../shared/plan/index.ts';
+import { processTerm, termsOf } from '../shared/search-terms.ts';
 import { SELF_WORKER } from '../shared/worker-ids.ts';
 import type { Outcome } from './outcome.ts';
 
@@ -47,30 +48,6 @@ export interface ExampleOptions {
  */
 export const MIN_OVERLAP = 0.5;
 export const MAX_EXAMPLES = 2;
-
-// Words that say nothing about what a question is about: without them, "what is the" matches everything.
-const STOP_WORDS = new Set(
-  (
-    'a an and are as at be by can could do does for from how i in is it its me my of on or please ' +
-    'should so that the their then there these this to was what when where which who why will with ' +
-    'would you your'
-  ).split(' '),
-);
-
-function processTerm(term: string): string | null {
-  const lower = term.toLowerCase();
-  return lower.length < 2 || STOP_WORDS.has(lower) ? null : lower;
-}
-
-/** The distinct search terms of a question, as MiniSearch indexes them. */
-function termsOf(question: string): Set<string> {
-  const terms = new Set<string>();
-  for (const raw of question.split(/[\n\r\p{Z}\p{P}]+/u)) {
-    const term = processTerm(raw);
-    if (term) terms.add(term);
-  }
-  return terms;
-}
 
 export interface WorkflowMemory {
   /** The `k` past outcomes (good or bad) most like `question`, best first; none below MIN_OVERLAP. */

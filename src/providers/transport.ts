@@ -1,4 +1,4 @@
-import { attachmentBytes, hasImages, type PartsMessage } from '../shared/chat.ts';
+import { attachmentBytesById, hasImages, type PartsMessage } from '../shared/chat.ts';
 import { labelOf } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { ProviderError } from './errors.ts';
@@ -41,6 +41,8 @@ export interface EgressContext {
   ready?: Promise<void>;
   /** Bytes of the body that are attachments (`attachmentBytes`), for the ledger; absent when none are. */
   attachmentBytes?: number;
+  /** The same bytes by attachment (content hash): which document, and how much of it. */
+  documentBytes?: Record<string, number>;
 }
 
 /**
@@ -62,14 +64,15 @@ export function egressContextOf(
   request: Pick<ChatRequest, 'runId' | 'stepIndex' | 'ready' | 'messages'>,
   worker: Pick<WorkerSpec, 'id' | 'providerId'>,
 ): EgressContext {
-  const bytes = attachmentBytes(request.messages);
+  const documentBytes = attachmentBytesById(request.messages);
+  const bytes = Object.values(documentBytes).reduce((sum, n) => sum + n, 0);
   return {
     runId: request.runId,
     stepIndex: request.stepIndex,
     workerId: worker.id,
     providerId: worker.providerId,
     ...(request.ready ? { ready: request.ready } : {}),
-    ...(bytes > 0 ? { attachmentBytes: bytes } : {}),
+    ...(bytes > 0 ? { attachmentBytes: bytes, documentBytes } : {}),
   };
 }
 

@@ -177,6 +177,20 @@ export const StepRecordSchema = z.looseObject({
     .object({ tokens: z.number().int().nonnegative(), cost: z.number().nonnegative().optional() })
     .optional()
     .catch(undefined),
+  // What the step was sent of each attached file: display, so dropped if damaged.
+  sent: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        name: z.string(),
+        bytes: count,
+        passages: z.array(z.looseObject({ n: count, place: z.string(), chars: count })).optional(),
+        total: count.optional(),
+        weak: z.literal(true).optional(),
+      }),
+    )
+    .optional()
+    .catch(undefined),
   timings: z.looseObject({
     queuedAt: epochMs.optional(),
     startedAt: epochMs.optional(),

@@ -136,6 +136,8 @@ export interface StepStatus {
    * cost at its worker's input price (absent: no price).
    */
   instructions?: { tokens: number; cost?: number };
+  /** What the step's request carried of each attached file: all of it, or which passages (absent: none). */
+  sent?: SentFile[];
   timings: StepTimings;
   attempts: number;
   error?: string;
@@ -179,4 +181,23 @@ export interface RunTotals {
   done: number;
   failed: number;
   cancelled: number;
+}
+
+/**
+ * One attached file as a step sent it (src/executor/step-files.ts): whole, or the passages chosen on the
+ * device, each by its place, with the bytes of the file's text that left in the request.
+ */
+export interface SentFile {
+  /** The attachment's content hash. */
+  id: string;
+  /** Its name (the user's file's text: shown inert). */
+  name: string;
+  /** Bytes of the file's text (or an image's base64) in the request. */
+  bytes: number;
+  /** Sent as passages: each by its number in the file, its place and its size in characters. */
+  passages?: { n: number; place: string; chars: number }[];
+  /** How many passages the file has. */
+  total?: number;
+  /** The search matched weakly: the passages may not hold what the step needs. */
+  weak?: true;
 }

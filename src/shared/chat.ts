@@ -61,12 +61,18 @@ const encoder = new TextEncoder();
  * adds). The egress ledger records it beside the request's total `bytesOut`.
  */
 export function attachmentBytes(messages: readonly PartsMessage[]): number {
-  let bytes = 0;
+  return Object.values(attachmentBytesById(messages)).reduce((sum, bytes) => sum + bytes, 0);
+}
+
+/** The same bytes by attachment (content hash): how much of which document a request carries. */
+export function attachmentBytesById(messages: readonly PartsMessage[]): Record<string, number> {
+  const bytes: Record<string, number> = {};
   for (const message of messages) {
     if (typeof message.content === 'string') continue;
     for (const part of message.content) {
-      if (part.type === 'image') bytes += part.data.length;
-      else if (part.attachment !== undefined) bytes += encoder.encode(part.text).byteLength;
+      if (part.attachment === undefined) continue;
+      const size = part.type === 'image' ? part.data.length : encoder.encode(part.text).byteLength;
+      bytes[part.attachment] = (bytes[part.attachment] ?? 0) + size;
     }
   }
   return bytes;

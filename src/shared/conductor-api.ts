@@ -52,6 +52,8 @@ export interface AttachmentSummary {
   height?: number;
   /** The start of its text (a text file or a PDF's text layer), within a small token budget. */
   extract?: string;
+  /** Past the size a file is sent whole at (src/attachments/whole-or-passages.ts): passages suit it. */
+  long?: true;
 }
 
 /**

@@ -254,6 +254,7 @@ export function AskScreen({ runId }: { runId?: string }) {
           plan={review.plan}
           workers={review.pool.map((w) => ({ id: w.id, label: w.label, vision: w.vision === true }))}
           {...(shown.attachments ? { attachments: shown.attachments } : {})}
+          previewFiles={(step, index) => app.runs.previewFiles(shown.id, step, index)}
           maxSteps={review.limits.maxSteps}
           allowSelf={review.limits.allowSelf}
           {...(review.keyless ? { hasKey: (id: string) => !review.keyless?.has(id) } : {})}

@@ -12,7 +12,7 @@ import {
 } from '../shared/plan/index.ts';
 import { labelsOf, SELF_WORKER } from '../shared/worker-ids.ts';
 import { PlanWarnings } from './PlanWarnings.tsx';
-import { planFilesFrom, StepFilesField } from './StepFilesField.tsx';
+import { type PreviewFiles, planFilesFrom, StepFilesField } from './StepFilesField.tsx';
 import { StepToolsField } from './StepTools.tsx';
 import { WorkflowGraph } from './WorkflowGraph.tsx';
 
@@ -87,6 +87,7 @@ export function PlanEditor({
   runLabel = 'Run this plan',
   price,
   attachments = [],
+  previewFiles,
 }: {
   plan: Plan;
   workers: readonly EditorWorker[];
@@ -102,6 +103,8 @@ export function PlanEditor({
   price?: (steps: readonly Step[]) => PlanPrice;
   /** The question's attached files: each step shows (and the user sets) which it gets. */
   attachments?: readonly AttachmentRef[];
+  /** What a step would send of each file: whole, or which passages (each shown, each with a checkbox). */
+  previewFiles?: PreviewFiles;
 }) {
   const visionKey = workers.flatMap((w) => (w.vision ? [w.id] : [])).join('\u0001');
   const planFiles = useMemo(
@@ -282,6 +285,8 @@ export function PlanEditor({
                 index={index}
                 refs={attachments}
                 files={step.files}
+                task={step.task}
+                preview={previewFiles}
                 onChange={(files) => update(index, { files })}
               />
             )}

@@ -3,6 +3,7 @@ import { historyBudgetText } from '../app/history-budget.ts';
 import { parseSpendLimit } from '../app/prefs.ts';
 import { routeHash } from '../app/router.ts';
 import type { ThemeChoice } from '../app/theme.ts';
+import { WHOLE_FILE_CHOICES } from '../attachments/whole-or-passages.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
 import { useAppState } from './app-context.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
@@ -102,6 +103,7 @@ function PlanningPanel() {
         </p>
       </div>
       <HistoryBudgetField />
+      <WholeFileField />
     </section>
   );
 }
@@ -133,6 +135,36 @@ function HistoryBudgetField() {
       <p id="history-budget-hint" class="muted small">
         {historyBudgetText(historyPrefs.value)} The newest turns are kept first; a step says when older ones
         were left out. Each step pays for them as input tokens.
+      </p>
+    </div>
+  );
+}
+
+/** Past what size a file the plan did not choose for goes as passages (src/attachments/whole-or-passages.ts). */
+function WholeFileField() {
+  const { wholeFileTokens } = useAppState().prefs;
+  return (
+    <div class="field">
+      <label for="whole-file-tokens">Send a file whole up to</label>
+      <select
+        id="whole-file-tokens"
+        data-testid="whole-file-tokens"
+        aria-describedby="whole-file-tokens-hint"
+        value={String(wholeFileTokens.value)}
+        onChange={(e) => {
+          const value = e.currentTarget.value;
+          wholeFileTokens.value = value === 'null' ? null : Number(value);
+        }}
+      >
+        {WHOLE_FILE_CHOICES.map((n) => (
+          <option key={String(n)} value={String(n)}>
+            {n === null ? 'Any size (never passages)' : `about ${n.toLocaleString('en-US')} tokens`}
+          </option>
+        ))}
+      </select>
+      <p id="whole-file-tokens-hint" class="muted small">
+        Past it, a step the plan did not choose for gets only the passages of the file it needs, chosen on
+        this device; the plan review shows them. A plan or a review that says "whole" sends the whole file.
       </p>
     </div>
   );

@@ -8,6 +8,7 @@ import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/step-status.ts';
 import { historyCutText } from '../executor/turn-history.ts';
 import type { StepStatus } from '../records/run-types.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
 import { renderedOnChange } from './unchanged.ts';
@@ -27,6 +28,26 @@ function HistoryNote({ step }: { step: StepStatus }) {
       {kept}
       {cut ? ` ${cut}` : ''}
     </p>
+  );
+}
+
+/**
+ * What the step's request carried of each attached file: all of it, or which passages (by place), and the
+ * bytes that left. File names are the user's files' text, rendered as text.
+ */
+function SentFilesNote({ step }: { step: StepStatus }) {
+  return (
+    <ul class="plain muted small" data-testid={`step-sent-${step.index}`}>
+      {step.sent?.map((file) => (
+        <li key={file.id}>
+          Sent {file.name}:{' '}
+          {file.passages
+            ? `${file.passages.map((p) => p.place).join(', ')} (${file.passages.length} of ${file.total} passages, ${formatBytes(file.bytes)})`
+            : `the whole file (${formatBytes(file.bytes)})`}
+          {file.weak ? '. The search matched weakly.' : ''}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -174,6 +195,7 @@ function StepCardView({
       ))}
       {step.history && <HistoryNote step={step} />}
       {step.instructions && <InstructionsNote step={step} />}
+      {step.sent && <SentFilesNote step={step} />}
       {step.notice && (
         <p class="alert" data-kind="warn" data-testid={`step-notice-${step.index}`}>
           {step.notice}

@@ -1,6 +1,9 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { FilePreview, PassagePreview } from '../app/runs/review-files.ts';
 import type { AttachmentRef } from '../records/runs-db.ts';
-import type { PlanFiles } from '../shared/plan/files.ts';
-import type { Files } from '../shared/plan/index.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
+import { fileOf, type PlanFiles, resolveFiles } from '../shared/plan/files.ts';
+import type { FileEntry, Files, Step } from '../shared/plan/schema.ts';
 
 /** The plan language's view of a question's files, from their references and the workers that take images. */
 export function planFilesFrom(refs: readonly AttachmentRef[], visionWorkers: readonly string[]): PlanFiles {
@@ -12,24 +15,85 @@ export function planFilesFrom(refs: readonly AttachmentRef[], visionWorkers: rea
   };
 }
 
+/** What a step would send of each file, as the run will choose it (src/app/runs/review-files.ts). */
+export type PreviewFiles = (step: Pick<Step, 'files' | 'task'>, index: number) => Promise<FilePreview[]>;
+
 /**
- * Which attached files one step of a plan under review gets, one checkbox per file: the user sees where
- * each file goes before anything is sent, and can change it. File names are the user's files' text.
+ * The step's files as entries, one per file: `"all"` written out, each file as it will go (a long file
+ * the plan did not choose for goes as passages, so it stays passages), so one file's entry can change.
+ */
+function entriesOf(files: Files | undefined, count: number, previews: readonly FilePreview[]): FileEntry[] {
+  if (files !== 'all') return [...(files ?? [])];
+  return Array.from({ length: count }, (_, file) =>
+    previews.find((p) => p.file === file)?.passages ? { file } : file,
+  );
+}
+
+/** The entries with `file`'s replaced by `entry` (none: the file is left out). */
+function withEntry(entries: readonly FileEntry[], file: number, entry?: FileEntry): FileEntry[] {
+  const others = entries.filter((e) => fileOf(e) !== file);
+  return (entry === undefined ? others : [...others, entry]).sort((a, b) => fileOf(a) - fileOf(b));
+}
+
+/**
+ * Which attached files one step of a plan under review gets, one checkbox per file, and for a file that
+ * goes as passages, each passage that will go (its place, first words and size) with its own checkbox and
+ * "Send whole file": the user sees what leaves before anything is sent, and can change it. File names and
+ * passages are the user's files' text, rendered as text.
  */
 export function StepFilesField({
   index,
   refs,
   files,
+  task,
+  preview,
   onChange,
 }: {
   index: number;
   refs: readonly AttachmentRef[];
   files: Files | undefined;
-  onChange: (files: number[]) => void;
+  task: string;
+  preview?: PreviewFiles | undefined;
+  onChange: (files: FileEntry[]) => void;
 }) {
-  const given = files === 'all' ? refs.map((_, i) => i) : (files ?? []);
-  const toggle = (file: number, on: boolean) =>
-    onChange(on ? [...new Set([...given, file])].sort((a, b) => a - b) : given.filter((i) => i !== file));
+  const [previews, setPreviews] = useState<readonly FilePreview[]>([]);
+  // Every passage shown for a file, so one unticked stays on the list to be ticked again.
+  const [seen, setSeen] = useState<Record<number, PassagePreview[]>>({});
+  const key = `${JSON.stringify(files ?? null)}\u0000${task}`;
+  useEffect(() => {
+    if (!preview) return;
+    let live = true;
+    void preview({ ...(files !== undefined ? { files } : {}), task }, index).then((next) => {
+      if (!live) return;
+      setPreviews(next);
+      setSeen((before) => {
+        const after = { ...before };
+        for (const p of next) {
+          if (!p.passages) continue;
+          const known = new Map((after[p.file] ?? []).map((q) => [q.n, q]));
+          for (const q of p.passages) known.set(q.n, q);
+          after[p.file] = [...known.values()].sort((a, b) => a.n - b.n);
+        }
+        return after;
+      });
+    });
+    return () => {
+      live = false;
+    };
+  }, [key, index]);
+
+  const entries = entriesOf(files, refs.length, previews);
+  const given = resolveFiles(entries, refs.length);
+  // A file ticked goes whole; unticked, every entry of it goes (its passages too).
+  const toggle = (file: number, on: boolean) => onChange(withEntry(entries, file, on ? file : undefined));
+  const togglePassage = (file: number, n: number, on: boolean) => {
+    const sent = previews.find((p) => p.file === file)?.passages?.map((p) => p.n) ?? [];
+    const chosen = on ? [...new Set([...sent, n])].sort((a, b) => a - b) : sent.filter((m) => m !== n);
+    const had = entries.find((e) => fileOf(e) === file);
+    const find = typeof had === 'object' && had.find !== undefined ? { find: had.find } : {};
+    onChange(withEntry(entries, file, chosen.length > 0 ? { file, ...find, passages: chosen } : undefined));
+  };
+  const problem = previews.find((p) => p.problem)?.problem;
   return (
     <fieldset data-testid={`edit-step-${index}-files`}>
       <legend>Files sent with this step</legend>
@@ -46,6 +110,70 @@ export function StepFilesField({
           </label>
         ))}
       </div>
+      {problem && (
+        <p class="alert" data-kind="warn" data-testid={`edit-step-${index}-files-problem`}>
+          {problem}
+        </p>
+      )}
+      {previews.map((p) =>
+        p.passages && given.includes(p.file) ? (
+          <Passages
+            key={p.file}
+            index={index}
+            preview={p}
+            name={refs[p.file]?.name ?? `file ${p.file}`}
+            shown={seen[p.file] ?? p.passages}
+            onTick={(n, on) => togglePassage(p.file, n, on)}
+            onWhole={() => onChange(withEntry(entries, p.file, p.file))}
+          />
+        ) : null,
+      )}
     </fieldset>
+  );
+}
+
+function Passages({
+  index,
+  preview,
+  name,
+  shown,
+  onTick,
+  onWhole,
+}: {
+  index: number;
+  preview: FilePreview;
+  name: string;
+  shown: readonly PassagePreview[];
+  onTick: (n: number, on: boolean) => void;
+  onWhole: () => void;
+}) {
+  const sent = new Set(preview.passages?.map((p) => p.n));
+  const chars = preview.passages?.reduce((sum, p) => sum + p.chars, 0) ?? 0;
+  const id = `edit-step-${index}-file-${preview.file}`;
+  return (
+    <div class="step-passages" data-testid={`${id}-passages`}>
+      <p class="small">
+        {name}: {sent.size} of {preview.total} passages ({formatBytes(chars)}) go, nothing else of the file.
+        {preview.weak ? ' The search matched weakly: they may not hold what the step needs.' : ''}
+      </p>
+      <ul class="plain">
+        {shown.map((p) => (
+          <li key={p.n}>
+            <label>
+              <input
+                type="checkbox"
+                checked={sent.has(p.n)}
+                onChange={(e) => onTick(p.n, e.currentTarget.checked)}
+                data-testid={`${id}-passage-${p.n}`}
+              />{' '}
+              {p.place}: “{p.start}” ({formatBytes(p.chars)})
+            </label>
+          </li>
+        ))}
+      </ul>
+      <button type="button" class="small" onClick={onWhole} data-testid={`${id}-whole`}>
+        Send whole file
+      </button>
+    </div>
   );
 }

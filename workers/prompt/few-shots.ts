@@ -1,4 +1,5 @@
 import type { Plan, Step } from '../../src/shared/plan/index.ts';
+import type { FileEntry } from '../../src/shared/plan/schema.ts';
 import { RUN_WORKER, SELF_WORKER } from '../../src/shared/worker-ids.ts';
 
 /**
@@ -171,16 +172,11 @@ function codeShot(roles: Roles, maxSteps: number): ShotDraft[] {
             ? [
                 {
                   worker: roles.coder,
-                  task: 'Fix any failure; give the final code.',
-                  alone: 'Fix merge(intervals) if the run failed; give the final code.',
+                  task: 'Fix any failure.',
+                  alone: 'Fix merge(intervals) if the run failed; give the whole code.',
                   sees: [1],
                 },
-                {
-                  worker: roles.runner,
-                  task: 'Run the final code.',
-                  alone: 'Run the final code.',
-                  sees: [2],
-                },
+                { worker: roles.runner, task: 'Run it.', alone: 'Run it.', sees: [2] },
               ]
             : [
                 {
@@ -250,7 +246,7 @@ export function conductorShots(
     {
       shape: 'parallel',
       question: 'Monorepo or many repos for a team of five?',
-      thought: 'Two views, then a verdict.',
+      thought: 'Two views, a verdict.',
       steps: [
         {
           worker: roles.proposerA,
@@ -338,3 +334,12 @@ export function routerShots(roles: Roles, options: ShotOptions = {}): Shot[] {
   ];
   return drafts.map((d) => finish(d, options));
 }
+
+/**
+ * How a step takes a file, shown only when the question carries files (workers/prompt/files.ts), so a
+ * question without them prefills none of it: whole to sum a file up, passages to answer from one part.
+ */
+export const FILE_SHOTS: readonly { question: string; files: FileEntry[] }[] = [
+  { question: 'Summarise this.', files: [0] },
+  { question: 'What does clause 7 say?', files: [{ file: 0, find: 'clause 7' }] },
+];

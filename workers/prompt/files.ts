@@ -1,6 +1,7 @@
 import type { AttachmentSummary } from '../../src/shared/conductor-api.ts';
 import { formatBytes } from '../../src/shared/format-bytes.ts';
 import { fenceData } from './data-fence.ts';
+import { FILE_SHOTS } from './few-shots.ts';
 
 /**
  * What the conductor reads about the question's attached files: one line each (number, name, kind, size,
@@ -16,6 +17,7 @@ function fileLine(file: AttachmentSummary, index: number): string {
   if (file.pages !== undefined) facts.push(`${file.pages} page${file.pages === 1 ? '' : 's'}`);
   if (file.width !== undefined && file.height !== undefined) facts.push(`${file.width}x${file.height}`);
   facts.push(formatBytes(file.size));
+  if (file.long) facts.push('long');
   // Fenced as data: the name and extract are the file's own text, which may be written to steer the plan.
   // JSON-quoted inside the fence, so each stays on one line.
   const extract = file.extract?.trim()
@@ -23,6 +25,17 @@ function fileLine(file: AttachmentSummary, index: number): string {
     : '';
   return `${index}: ${fenceData(JSON.stringify(file.name))} (${facts.join(', ')}).${extract}`;
 }
+
+/**
+ * A file whole or only the part a step needs, with the two examples: said only when the question carries
+ * files (it is after the question, so the kept prefix stays the same).
+ */
+const PASSAGES_RULE = [
+  'A number sends the whole file; {"file": n, "find": "words"} only the passages that match (best for a long file).',
+  ...FILE_SHOTS.map(
+    (shot) => `E.g. ${JSON.stringify(shot.question)}: "files": ${JSON.stringify(shot.files)}`,
+  ),
+].join('\n');
 
 /** The files block of the last user turn, or '' when there are none. */
 export function filesText(
@@ -35,6 +48,7 @@ export function filesText(
     router
       ? 'Attached files (the step gets them all: "files": "all"):'
       : 'Attached files. Each step gets only the files it names: "files": [numbers], or [] for none.',
+    ...(router ? [] : [PASSAGES_RULE]),
     ...files.map(fileLine),
   ];
   if (files.some((file) => file.kind === 'image')) {

@@ -59,7 +59,7 @@ function poolLines(pool: readonly PromptWorker[], allowSelf: boolean, maxDepth: 
   });
   if (allowSelf) {
     lines.push(
-      `- ${SELF_WORKER}: you, the conductor. Last step only: check the answers, fix or accept (at most ${maxDepth} level${maxDepth === 1 ? '' : 's'} deep).`,
+      `- ${SELF_WORKER}: you, the conductor. Last step only: check, fix or accept (${maxDepth} level${maxDepth === 1 ? '' : 's'} max).`,
     );
   }
   return lines.join('\n');
@@ -128,15 +128,13 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
         'Reply with JSON only: {"steps": [{"worker": "<id>", "task": "...", "sees": []}]}',
         'Router mode: exactly one step. Easy question: a cheap worker. Hard: the strongest one that fits.',
         taskRule(includeQuestion, 'the worker'),
-        DATA_RULE,
         ...offeredTools(input, true),
       ]
     : [
         'You are the conductor. Do not answer: plan a short workflow for these workers.',
         poolLines(input.pool, allowSelf, input.maxDepth),
-        'Reply with a JSON workflow like the examples:',
+        'Reply with JSON like the examples:',
         rules(maxSteps, includeQuestion),
-        DATA_RULE,
         ...offeredTools(input, false),
       ];
   const shots = router
@@ -148,11 +146,13 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
     ...exampleTurns(input.examples ?? [], router),
     {
       role: 'user',
-      content: withInstructions(
-        input.instructions,
-        input.conversation?.length
-          ? conversationMessage(input.conversation, questionWithFiles(input, router))
-          : questionWithFiles(input, router),
+      content: withDataRule(
+        withInstructions(
+          input.instructions,
+          input.conversation?.length
+            ? conversationMessage(input.conversation, questionWithFiles(input, router))
+            : questionWithFiles(input, router),
+        ),
       ),
     },
   ];
@@ -162,7 +162,16 @@ export function buildPlanMessages(input: PlanPromptInput): ChatMessage[] {
 function offeredTools(input: PlanPromptInput, router: boolean): string[] {
   const takers = input.pool.filter((w) => w.tools && !(router && w.id === RUN_WORKER)).map((w) => w.id);
   const text = toolsText(input.tools, takers);
-  return text ? [text] : [];
+  // A tool's description is its server's text, fenced: the rule about fences goes with it.
+  return text ? [text, DATA_RULE] : [];
+}
+
+/**
+ * The turn, then the data rule, when it holds fenced text (files, earlier answers, the thread's
+ * instructions): said where data is, not in the system prompt every question prefills.
+ */
+function withDataRule(content: string): string {
+  return content.includes('<data>') ? `${content}\n\n${DATA_RULE}` : content;
 }
 
 /** The thread's instructions line, then the rest of the turn (unchanged when the thread has none). */

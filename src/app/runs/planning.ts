@@ -117,7 +117,7 @@ export function createPlanning(core: RunCore, spend: SpendConfirmation, starts: 
           ? { examples: examples.map(({ question, plan }) => ({ question, plan })) }
           : {}),
         ...conversationOf(input.thread),
-        ...planRequestFiles(input.attachments ?? []),
+        ...planRequestFiles(input.attachments ?? [], services.wholeFileTokens?.()),
         ...(tools.length > 0 ? { tools } : {}),
       };
       const response = await bridge.plan(request, (event) => onPlanEvent(p, event));

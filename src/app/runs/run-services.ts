@@ -1,3 +1,4 @@
+import type { PassageLibrary } from '../../attachments/passage-store.ts';
 import type { Ledger } from '../../egress/ledger.ts';
 import type { AnswerLength } from '../../executor/estimate.ts';
 import type { TurnHistory } from '../../executor/turn-history.ts';
@@ -14,6 +15,10 @@ import type { RunTools } from '../tools.ts';
 export interface RunServices extends SendingServices {
   runStore(): Promise<RunHistoryStore>;
   ledger(): Promise<Ledger>;
+  /** Attached files' passages (src/app/services.ts): the steps and the review read the same indexes. */
+  passages?: PassageLibrary;
+  /** Past this many tokens a file the plan did not choose for goes as passages (null: always whole). */
+  wholeFileTokens?(): number | null;
   /** Resolves once the vault can give `pool`'s keys (it may ask the user), false when the user declined. */
   ensureUnlocked(pool: readonly WorkerSpec[], purpose: string): Promise<boolean>;
   /** The user's planning limits now. */

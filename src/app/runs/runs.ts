@@ -3,6 +3,7 @@
  * file of this folder; `createRuns` builds them over one shared core (run-core.ts) and returns them as the
  * page uses them.
  */
+import type { Step } from '../../shared/plan/index.ts';
 import { createHistoryActions } from '../history.ts';
 import { createAsking } from './asking.ts';
 import { createRunDrawing } from './draw-timing.ts';
@@ -10,6 +11,7 @@ import { createFilesConfirm } from './files-confirm.ts';
 import { createPlanning } from './planning.ts';
 import { createResuming } from './resuming.ts';
 import { createReview } from './review.ts';
+import { previewStepFiles } from './review-files.ts';
 import { createRunCore } from './run-core.ts';
 import type { RunServices } from './run-services.ts';
 import { createSpendConfirm } from './spend-confirm.ts';
@@ -71,6 +73,13 @@ export function createRuns(services: RunServices) {
     ask,
     whenIdle: starts.whenIdle,
     runReviewed: review.runReviewed,
+    /** What a step of the plan in review would send of each file of run `runId`. */
+    previewFiles: (runId: string, step: Pick<Step, 'files' | 'task'>, index: number) =>
+      previewStepFiles(step, index, core.runFiles.get(runId), {
+        ...(services.passages ? { library: services.passages } : {}),
+        ...(services.wholeFileTokens ? { wholeFileTokens: services.wholeFileTokens() } : {}),
+        question: core.currentRun.value?.question ?? '',
+      }),
     discardReview: review.discardReview,
     cancelRun,
     cancelStep,

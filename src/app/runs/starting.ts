@@ -68,6 +68,8 @@ export function createRunStarts(
       ...(toolsFor ? { toolsFor } : {}),
       ...(spendLimitUsd !== undefined ? { spendLimitUsd } : {}),
       onEvent: withLedgerEstimates(services.ledger, runId, viewUpdates),
+      ...(services.passages ? { passages: services.passages } : {}),
+      ...(services.wholeFileTokens ? { wholeFileTokens: services.wholeFileTokens() } : {}),
     } satisfies Partial<RunOptions>;
   }
 

@@ -201,7 +201,10 @@ function readerGroups(workers: string[], options: PlanJsonSchemaOptions, files: 
   const filesSchema = (indices: number[]): JsonObject => {
     if (options.allFiles && indices.length === files.count) return { type: 'string', const: 'all' };
     if (indices.length === 0) return NO_FILES;
-    return { type: 'array', items: { type: 'integer', enum: indices }, maxItems: indices.length };
+    const whole = { type: 'integer', enum: indices };
+    const readable = indices.filter((i) => textFiles.includes(i));
+    const items = readable.length > 0 ? { anyOf: [whole, passagesEntry(readable)] } : whole;
+    return { type: 'array', items, maxItems: indices.length };
   };
   const vision = workers.filter((id) => id !== SELF_WORKER && files.visionWorkers.includes(id));
   const text = workers.filter((id) => !vision.includes(id));
@@ -213,6 +216,26 @@ function readerGroups(workers: string[], options: PlanJsonSchemaOptions, files: 
     { workers: vision, files: filesSchema(every) },
     { workers: text, files: filesSchema(textFiles) },
   ];
+}
+
+/** Longest `find` of a passages entry: a few words to search for, not a task. */
+export const MAX_FIND_LENGTH = 120;
+
+/**
+ * A file as passages: `{"file": n, "find": "words"}`, for a file with text. `find` is required here,
+ * though the plan language lets it out (the step's task is then the query): a model that chooses passages
+ * says what it looks for. `passages` (the user's ticks in review) is never the model's to write.
+ */
+function passagesEntry(files: number[]): JsonObject {
+  return {
+    type: 'object',
+    properties: {
+      file: { type: 'integer', enum: files },
+      find: { type: 'string', minLength: 1, maxLength: MAX_FIND_LENGTH },
+    },
+    required: ['file', 'find'],
+    additionalProperties: false,
+  };
 }
 
 /** The names of the two step schemas in `$defs`. */

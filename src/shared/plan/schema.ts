@@ -17,10 +17,24 @@ export const DEFAULT_MAX_THOUGHT_LENGTH = 800;
 export const SeesSchema = z.union([z.literal('all'), z.array(z.number().int().nonnegative())]);
 
 /**
- * The attached files a step is sent: `"all"`, or indices into the question's attachments. Absent or `[]`:
- * none, so a file goes only to the steps (and so only to the providers) that name it.
+ * Passages of one attached file rather than all of it: those its search finds for `find` (absent: the
+ * step's own task is the query), chosen on the device. `passages` is the user's, set in review (the
+ * passages ticked, by number), never the conductor's: the decoding schema leaves it out.
  */
-export const FilesSchema = z.union([z.literal('all'), z.array(z.number().int().nonnegative())]);
+export const FilePassagesSchema = z.object({
+  file: z.number().int().nonnegative(),
+  find: z.string().optional(),
+  passages: z.array(z.number().int().nonnegative()).optional(),
+});
+
+/** One file of a step: its index (the whole file), or passages of it. */
+export const FileEntrySchema = z.union([z.number().int().nonnegative(), FilePassagesSchema]);
+
+/**
+ * The attached files a step is sent: `"all"`, or entries naming the question's attachments by index.
+ * Absent or `[]`: none, so a file goes only to the steps (and so only to the providers) that name it.
+ */
+export const FilesSchema = z.union([z.literal('all'), z.array(FileEntrySchema)]);
 
 /**
  * One step: which worker, the instruction written for it, which earlier steps it reads, and which attached
@@ -45,5 +59,7 @@ export const PlanSchema = z.object({
 
 export type Sees = z.infer<typeof SeesSchema>;
 export type Files = z.infer<typeof FilesSchema>;
+export type FileEntry = z.infer<typeof FileEntrySchema>;
+export type FilePassages = z.infer<typeof FilePassagesSchema>;
 export type Step = z.infer<typeof StepSchema>;
 export type Plan = z.infer<typeof PlanSchema>;

@@ -1,10 +1,11 @@
 import { RUN_WORKER, SELF_WORKER } from '../worker-ids.ts';
 import { codePoints, count, describeValue, isBlank, kindOf, quote } from './describe.ts';
-import { imagesRefused, type PlanFiles } from './files.ts';
+import { fileOf, fileUses, imagesRefused, type PlanFiles } from './files.ts';
 import {
   DEFAULT_MAX_STEPS,
   DEFAULT_MAX_TASK_LENGTH,
   DEFAULT_MAX_THOUGHT_LENGTH,
+  type FileEntry,
   type Plan,
   type Sees,
   type Step,
@@ -29,6 +30,8 @@ export type PlanIssueCode =
   | 'sees-invalid'
   | 'files-invalid'
   | 'files-out-of-range'
+  | 'passages-invalid'
+  | 'passages-of-image'
   | 'image-to-text-worker'
   | 'tools-invalid'
   | 'unknown-tool'
@@ -310,11 +313,39 @@ export function validateStep(
   return { ok: true, step: parsed.data };
 }
 
-const FILES_HINT = 'it must be "all" or a list of attached file numbers (from 0)';
+const FILES_HINT =
+  'it must be "all" or a list of attached file numbers (from 0), each a number (the whole file) or {"file": n, "find": "words"} (passages)';
 
 /**
- * A step's `files`, normalized (each index once, ascending), or undefined when it has none or they are
- * wrong (each fault added). An image for a worker that takes none is a fault: it would never be sent.
+ * One entry of `files`, as the plan language takes it, or a message saying what is wrong with it: a
+ * number (the whole file), or `{"file": n, "find"?: text, "passages"?: [numbers]}` (passages).
+ */
+function fileEntryProblem(entry: unknown): string | undefined {
+  if (typeof entry === 'number')
+    return Number.isInteger(entry) && entry >= 0 ? undefined : 'not a file number';
+  if (!isRecord(entry))
+    return `${describeValue(entry)} is neither a file number nor {"file": n, "find": "words"}`;
+  const { file, find, passages, ...rest } = entry;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0)
+    return `${describeValue(entry)} has ${quote(unknown[0] as string)}, which a file entry does not take ("file", "find", "passages")`;
+  if (typeof file !== 'number' || !Number.isInteger(file) || file < 0)
+    return `${describeValue(entry)} has no "file" (an attached file number, from 0)`;
+  if (find !== undefined && typeof find !== 'string')
+    return `${describeValue(entry)} has "find" ${describeValue(find)}; it must be the words to look for`;
+  if (
+    passages !== undefined &&
+    (!Array.isArray(passages) ||
+      !passages.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0))
+  )
+    return `${describeValue(entry)} has "passages" ${describeValue(passages)}; it must be a list of passage numbers`;
+  return undefined;
+}
+
+/**
+ * A step's `files`, normalized (each index once, ascending: a whole file wins over passages of it), or
+ * undefined when it has none or they are wrong (each fault added). An image for a worker that takes none
+ * is a fault: it would never be sent; so are passages of an image, which has none.
  */
 function validateFiles(
   files: unknown,
@@ -326,17 +357,24 @@ function validateFiles(
   if (files === undefined) return undefined;
   let normalized: Step['files'];
   if (files === 'all') normalized = 'all';
-  else if (
-    !Array.isArray(files) ||
-    !files.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
-  ) {
+  else if (!Array.isArray(files)) {
     add('files-invalid', `Step ${index} has files ${describeValue(files)}; ${FILES_HINT}.`);
     return undefined;
-  } else normalized = [...new Set(files as number[])].sort((a, b) => a - b);
+  } else {
+    const problem = files.map(fileEntryProblem).find((p) => p !== undefined);
+    if (problem !== undefined) {
+      const code = files.every((f) => typeof f === 'number' || isRecord(f))
+        ? 'passages-invalid'
+        : 'files-invalid';
+      add(code, `Step ${index} has files ${describeValue(files)}: ${problem}; ${FILES_HINT}.`);
+      return undefined;
+    }
+    normalized = normalizeEntries(files as FileEntry[]);
+  }
   const planFiles = options.files;
   if (!planFiles) return normalized;
   if (Array.isArray(normalized)) {
-    const missing = normalized.filter((n) => n >= planFiles.count);
+    const missing = normalized.map(fileOf).filter((n) => n >= planFiles.count);
     if (missing.length > 0) {
       add(
         'files-out-of-range',
@@ -345,6 +383,15 @@ function validateFiles(
           : `Step ${index} names attached file ${missing[0]}, but the question has only ${plural(planFiles.count, 'file')} (0 to ${planFiles.count - 1}).`,
       );
       return undefined;
+    }
+    const image = normalized.find((e) => typeof e !== 'number' && planFiles.images.includes(e.file));
+    if (image !== undefined) {
+      const file = fileOf(image);
+      const name = planFiles.names?.[file];
+      add(
+        'passages-of-image',
+        `Step ${index} asks for passages of the image ${name !== undefined ? quote(name) : `file ${file}`}, which has no text to search: name it by its number (${file}) to send it whole, or leave it out.`,
+      );
     }
   }
   if (worker && worker !== SELF_WORKER) {
@@ -359,6 +406,22 @@ function validateFiles(
     }
   }
   return normalized;
+}
+
+/**
+ * Entries in the files' order, one per file: plain numbers as they were, passage entries merged as
+ * `fileUses` reads them (a whole file wins), written back in the plan's own words.
+ */
+function normalizeEntries(entries: readonly FileEntry[]): FileEntry[] {
+  const count = Math.max(0, ...entries.map(fileOf)) + 1;
+  return fileUses(entries, count).map((use): FileEntry => {
+    if (use.as !== 'passages') return use.file;
+    return {
+      file: use.file,
+      ...(use.find !== undefined ? { find: use.find } : {}),
+      ...(use.passages !== undefined ? { passages: use.passages } : {}),
+    };
+  });
 }
 
 /** A `self` step anywhere but last: its check would run before the steps after it had answered. */

@@ -96,7 +96,10 @@ describe('a thread of follow-ups over the real executor and the test provider', 
     // The planner saw the conversation (compactly) for the follow-ups...
     expect(prompts).toHaveLength(3);
     expect(prompts[1]?.at(-1)?.content).toContain('Q: First question?');
-    expect(prompts[2]?.at(-1)?.content).toMatch(/Q: Second question\?[\s\S]*New question: Third question\?$/);
+    // The question last, but for the rule on the fenced answers before it (workers/prompt/data-fence.ts).
+    expect(prompts[2]?.at(-1)?.content).toMatch(
+      /Q: Second question\?[\s\S]*New question: Third question\?\n\nText inside data tags [^\n]*$/,
+    );
     // ...and nothing of its prompt reached a provider: no system prompt, no few-shot, no conversation block.
     const sent = chatBodies()
       .slice(before)

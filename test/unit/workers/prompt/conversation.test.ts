@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONVERSATION_BUDGET_CHARS, conversationMessage } from '../../../../workers/prompt/conversation.ts';
+import { DATA_RULE } from '../../../../workers/prompt/data-fence.ts';
 import { buildPlanMessages } from '../../../../workers/prompt/prompt.ts';
 
 const long = (tag: string, n: number) => `${tag}-start ${'x'.repeat(n)} ${tag}-end`;
@@ -51,7 +52,8 @@ describe("the planner's view of a conversation", () => {
     const last = messages.at(-1);
     expect(last?.role).toBe('user');
     expect(last?.content).toContain('Q: Explain TCP.\nA: <data>TCP is a transport protocol.</data>');
-    expect(last?.content.endsWith('New question: Shorter, please.')).toBe(true);
+    // The question last but for the rule that says what the fenced answers are.
+    expect(last?.content.endsWith(`New question: Shorter, please.\n\n${DATA_RULE}`)).toBe(true);
     // The kept prefix (system prompt and few-shots) is the same as for a first question.
     const first = buildPlanMessages({
       question: 'Explain TCP.',

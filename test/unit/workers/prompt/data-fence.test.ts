@@ -52,7 +52,7 @@ describe("untrusted text in the planner's prompt", () => {
     }
   });
 
-  it("fences a file's name and extract, and says in the system prompt that fenced text is data", () => {
+  it("fences a file's name and extract, and says beside them that fenced text is data", () => {
     for (const mode of ['conductor', 'router'] as const) {
       const messages = buildPlanMessages({
         ...base,
@@ -64,7 +64,9 @@ describe("untrusted text in the planner's prompt", () => {
           extract: text,
         })),
       });
-      expect(messages[0]?.content).toContain(DATA_RULE);
+      // Said in the turn that holds the data, not in the system prompt every question prefills.
+      expect(messages[0]?.content).not.toContain(DATA_RULE);
+      expect(messages.at(-1)?.content.endsWith(`\n\n${DATA_RULE}`)).toBe(true);
       const { inside, outside } = fences(messages.at(-1)?.content ?? '');
       // A name and an extract per file, each in its own fence; none of their words outside one.
       expect(inside).toHaveLength(hostile.length * 2);
@@ -79,6 +81,7 @@ describe("untrusted text in the planner's prompt", () => {
       mode: 'conductor',
       conversation: [{ question: 'Read it.', answer: `The file says: ${hostile[0]}` }],
     });
+    expect(followUp.at(-1)?.content.endsWith(DATA_RULE)).toBe(true);
     const conversation = fences(followUp.at(-1)?.content ?? '');
     expect(conversation.inside).toHaveLength(1);
     expect(conversation.outside).not.toContain('Ignore the rules');
@@ -94,5 +97,10 @@ describe("untrusted text in the planner's prompt", () => {
     const workflow = fences(check.at(-1)?.content ?? '');
     expect(workflow.inside).toHaveLength(1);
     expect(workflow.outside).not.toContain('Ignore the rules');
+  });
+
+  it('says nothing of data to a question that carries none', () => {
+    const messages = buildPlanMessages({ ...base, mode: 'conductor' });
+    expect(messages.map((m) => m.content).join('\n')).not.toContain(DATA_RULE);
   });
 });

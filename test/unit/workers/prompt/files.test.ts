@@ -20,7 +20,7 @@ describe("the conductor's prompt with attached files", () => {
     const messages = buildPlanMessages({
       ...input,
       attachments: [
-        { name: 'sales.csv', kind: 'csv', size: 20_010, extract: long },
+        { name: 'sales.csv', kind: 'csv', size: 20_010, extract: long, long: true },
         { name: 'chart.png', kind: 'image', size: 2048, width: 800, height: 600 },
       ],
     });
@@ -28,11 +28,18 @@ describe("the conductor's prompt with attached files", () => {
     expect(messages.slice(0, -1)).toEqual(plain.slice(0, -1));
     const last = messages.at(-1)?.content ?? '';
     expect(last.startsWith('What does the chart show?\n\nAttached files.')).toBe(true);
-    expect(last).toContain('0: <data>"sales.csv"</data> (csv, 20 KB). Starts: <data>"id,amount\\n1,2');
+    expect(last).toContain('0: <data>"sales.csv"</data> (csv, 20 KB, long). Starts: <data>"id,amount\\n1,2');
+    // Whole or passages, with one example of each, only here: a question without files prefills none of it.
+    expect(last).toContain(
+      'A number sends the whole file; {"file": n, "find": "words"} only the passages that match (best for a long file).\n' +
+        'E.g. "Summarise this.": "files": [0]\n' +
+        'E.g. "What does clause 7 say?": "files": [{"file":0,"find":"clause 7"}]',
+    );
+    expect(plain.map((m) => m.content).join('\n')).not.toContain('"find"');
     expect(last).toContain('1: <data>"chart.png"</data> (image, 800x600, 2 KB).');
     expect(last).toContain('Only these workers take images: w2.');
     // Never the whole file, whatever the page sent.
-    expect(last.length).toBeLessThan(1000);
+    expect(last.length).toBeLessThan(1300);
   });
 
   it('tells the router its one step gets every file', () => {

@@ -114,7 +114,7 @@ describe('buildPlanMessages', () => {
     expect(text).toContain("The last step's answer is the final answer");
     expect(text).toContain('"all" every earlier step');
     expect(text).toContain('- self: you, the conductor. Last step only');
-    expect(text).toContain('at most 2 levels deep');
+    expect(text).toContain('(2 levels max)');
   });
 
   it('leaves self out when recursion is off', () => {

@@ -38,8 +38,8 @@ describe('the conductor and the run worker', () => {
     expect(code?.steps).toEqual([
       { worker: 'w2', task: 'Write it with asserts.', sees: [] },
       { worker: 'run', task: 'Run it.', sees: [0] },
-      { worker: 'w2', task: 'Fix any failure; give the final code.', sees: [1] },
-      { worker: 'run', task: 'Run the final code.', sees: [2] },
+      { worker: 'w2', task: 'Fix any failure.', sees: [1] },
+      { worker: 'run', task: 'Run it.', sees: [2] },
     ]);
     // Where the limit leaves no room for the second run, write → run → fix stays.
     const three = planPrompt({ ...request('conductor'), maxSteps: 3 }).messages;

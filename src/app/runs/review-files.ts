@@ -1,0 +1,63 @@
+/**
+ * What a step under review will send of each attached file, chosen as the executor will choose it
+ * (src/executor/step-files.ts, over the page's same passage library): the whole file, or which passages,
+ * each with its place, its first words and its size. The plan review shows it, and the user's ticks go
+ * back into the step's `files` as the passages to send.
+ */
+import type { Attachment } from '../../attachments/types.ts';
+import { chooseStepFiles, type StepFilesOptions } from '../../executor/step-files.ts';
+import type { Step } from '../../shared/plan/index.ts';
+
+export interface PassagePreview {
+  n: number;
+  place: string;
+  /** The passage's first words (the file's own text: shown inert). */
+  start: string;
+  chars: number;
+}
+
+export interface FilePreview {
+  /** The file's index in the question's files. */
+  file: number;
+  /** Sent as passages (absent: whole). */
+  passages?: PassagePreview[];
+  total?: number;
+  weak?: true;
+  /** Why it cannot go as passages (a scan without text), when it cannot. */
+  problem?: string;
+}
+
+const START_CHARS = 80;
+
+function startOf(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > START_CHARS ? `${line.slice(0, START_CHARS - 1)}…` : line;
+}
+
+export async function previewStepFiles(
+  step: Pick<Step, 'files' | 'task'>,
+  index: number,
+  attachments: readonly Attachment[],
+  options: StepFilesOptions,
+): Promise<FilePreview[]> {
+  try {
+    const files = await chooseStepFiles(step, index, attachments, options);
+    return files.map(({ attachment, passages }) => {
+      const file = attachments.indexOf(attachment);
+      if (!passages) return { file };
+      return {
+        file,
+        passages: passages.passages.map((p) => ({
+          n: p.n,
+          place: p.place,
+          start: startOf(p.text),
+          chars: p.text.length,
+        })),
+        total: passages.total,
+        ...(passages.weak ? { weak: true as const } : {}),
+      };
+    });
+  } catch (error) {
+    return [{ file: -1, problem: error instanceof Error ? error.message : String(error) }];
+  }
+}

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { expect, test } from '@playwright/test';
+import { CLAUSE_7_ANSWER, CLAUSE_7_PAGE, contractPage } from '../fixtures/contract.ts';
+import { textPdf } from '../fixtures/pdf-writer.ts';
+import { importOneRun, logErrors, useServers } from './app-steps.ts';
+import { modelWorker, seedApp } from './seed-app.ts';
+
+// Local reading: a long contract PDF (written for the test, with a text layer the app's own PDF reader
+// reads), a question whose answer is on one page. The plan in review shows, for its step and file, the
+// passages that will go; unticking one takes it out of the request the provider gets, and the step card
+// says what was sent.
+
+const servers = useServers({
+  cors: 'strict',
+  models: [{ id: 'noted', behaviour: { kind: 'fixed', text: `Clause 7: ${CLAUSE_7_ANSWER} notice.` } }],
+});
+
+const PAGES = 60;
+const T0 = 1_750_000_000_000;
+
+/** A plan not run yet, with the contract attached, as a `baton-run` export (its file read again on import). */
+function plannedExport(pool: unknown[], bytes: Uint8Array): string {
+  const id = createHash('sha256').update(bytes).digest('hex');
+  const ref = { id, name: 'contract.pdf', kind: 'pdf', mime: 'application/pdf', size: bytes.byteLength };
+  return JSON.stringify({
+    format: 'baton-run',
+    version: 1,
+    exportedAt: new Date(T0).toISOString(),
+    run: {
+      id: 'passages-run',
+      question: 'How long is the termination notice?',
+      mode: 'conductor',
+      pool,
+      plan: {
+        steps: [
+          {
+            worker: 'w1',
+            task: 'What does clause 7 say?',
+            sees: [],
+            files: [{ file: 0, find: 'termination notice and delivery' }],
+          },
+        ],
+      },
+      planComplete: true,
+      includeQuestion: true,
+      status: 'planned',
+      createdAt: T0,
+      updatedAt: T0,
+      totals: { promptTokens: 0, completionTokens: 0, cost: 0, steps: 1, done: 0, failed: 0, cancelled: 0 },
+      attachments: [ref],
+      attachmentIds: [id],
+    },
+    steps: [],
+    files: [{ ...ref, base64: Buffer.from(bytes).toString('base64') }],
+  });
+}
+
+test('plan review shows the passages a step will send of a long PDF; unticking one takes it out of the request', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  logErrors(page);
+  const pool = [modelWorker('w1', servers.provider.baseURL, 'noted', 'Reader')];
+  await seedApp(page, { pool, plan: { maxDepth: 0, maxSteps: 3 } });
+  const pdf = textPdf(Array.from({ length: PAGES }, (_, i) => contractPage(i + 1, PAGES)));
+  const link = await importOneRun(page, plannedExport(pool, pdf));
+  await page.goto(link ?? '');
+  const editor = page.getByTestId('plan-editor');
+  await expect(editor).toBeVisible();
+
+  // The step's file goes as passages: each with its place, first words and size, ticked.
+  const passages = editor.getByTestId('edit-step-0-file-0-passages');
+  await expect(passages).toContainText('contract.pdf:');
+  await expect(passages).toContainText('passages');
+  await expect(passages).toContainText(
+    `page ${CLAUSE_7_PAGE}: “Page ${CLAUSE_7_PAGE} of ${PAGES}. Clause 7.`,
+  );
+  const boxes = passages.getByRole('checkbox');
+  const count = await boxes.count();
+  expect(count).toBeGreaterThanOrEqual(2);
+  // The passage of page 42 stays; the first other one is unticked.
+  const labels = await passages.locator('label').allTextContents();
+  const other = labels.findIndex((text) => !text.startsWith(`page ${CLAUSE_7_PAGE}:`));
+  const otherPlace = labels[other]?.split(':')[0] ?? '';
+  await boxes.nth(other).uncheck();
+  await expect(boxes.nth(other)).not.toBeChecked();
+  await expect(passages).toContainText(`${count - 1} of`);
+
+  await editor.getByTestId('run-plan').click();
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  const bodies = servers.provider.requests
+    .filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions')
+    .map((r) => JSON.stringify(r.body));
+  expect(bodies).toHaveLength(1);
+  const [body] = bodies;
+  expect(body).toContain(`place=\\"page ${CLAUSE_7_PAGE}\\"`);
+  expect(body).toContain(CLAUSE_7_ANSWER);
+  expect(body).not.toContain(`place=\\"${otherPlace}\\"`);
+  expect(body).not.toContain(`${otherPlace.replace('page', 'Page')} of ${PAGES}.`);
+  // The step card lists what was sent: the pages kept, and none of the one unticked.
+  const sent = page.getByTestId('step-sent-0');
+  await expect(sent).toContainText(`Sent contract.pdf: `);
+  await expect(sent).toContainText(`page ${CLAUSE_7_PAGE}`);
+  await expect(sent).not.toContainText(`${otherPlace},`);
+});
