@@ -112,12 +112,17 @@ async function backUpHeld(run: BackupRun): Promise<BackupResult> {
     report();
   }
 
-  // A record this device published and no longer has was deleted here: a tombstone says so.
+  // A record this device published, or got from the backup, and no longer has was deleted here: a
+  // tombstone says so (a record merely missing from a device's index deletes nothing anywhere).
   const here = new Set(units.map((u) => u.key));
   const now = Date.now();
-  for (const entry of known.values()) {
-    if (entry.h === null || here.has(entry.k)) continue;
+  const synced = await state.synced();
+  const gone = new Set<string>();
+  for (const entry of [...known.values(), ...synced.values()]) {
+    if (entry.h === null || here.has(entry.k) || gone.has(entry.k)) continue;
+    if (known.get(entry.k)?.h === null) continue;
     if (!(DELETABLE as readonly string[]).includes(kindOf(entry.k))) continue;
+    gone.add(entry.k);
     changes.push({ k: entry.k, h: null, t: now, n: 0 });
   }
 
@@ -139,7 +144,6 @@ async function backUpHeld(run: BackupRun): Promise<BackupResult> {
     for (const name of stale) await target.delete(name).catch(() => undefined);
   }
   await state.setPublished({ head, segments, entries: [...entries.values()] });
-  const synced = await state.synced();
   for (const change of changes) synced.set(change.k, change);
   await state.setSynced(synced);
   await state.setInterrupted(false);
