@@ -5,6 +5,7 @@ import { routeHash } from '../app/router.ts';
 import type { ThemeChoice } from '../app/theme.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
 import { useAppState } from './app-context.ts';
+import { BackupsPanel } from './BackupsPanel.tsx';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';
 import { Field } from './Field.tsx';
@@ -267,6 +268,7 @@ const SECTIONS: Array<{ slug: string; heading: string; label: string }> = [
   { slug: 'planning', heading: 'planning-title', label: 'Planning' },
   { slug: 'spending', heading: 'spending-title', label: 'Spending' },
   { slug: 'learned', heading: 'learned-title', label: 'What Baton learned' },
+  { slug: 'backups', heading: 'backups-title', label: 'Backups' },
   { slug: 'appearance', heading: 'theme-title', label: 'Appearance' },
   { slug: 'ledger', heading: 'ledger-link-title', label: 'Egress ledger' },
   { slug: 'device', heading: 'caps-title', label: 'This device' },
@@ -338,6 +340,7 @@ export function SettingsScreen() {
         <SpendingPanel />
       </div>
       <LearnedStatePanel />
+      <BackupsPanel />
       <div class="grid-2">
         <ThemePanel />
         <LedgerLink />
