@@ -23,21 +23,25 @@ const SCHEDULES: [number, string][] = [
   [1440, 'Every day'],
 ];
 
-const KIND_NAMES: Record<string, string> = {
-  run: 'runs',
-  thread: 'threads',
-  file: 'files',
-  outcome: 'marks',
-  worker: 'workers',
-  bench: 'bench runs',
-  settings: 'settings',
-  key: 'keys',
-};
+/** Each kind of record as the user calls it, one and many, in the order the status lists them. */
+const KIND_NAMES: [string, string, string][] = [
+  ['run', 'run', 'runs'],
+  ['thread', 'thread', 'threads'],
+  ['file', 'file', 'files'],
+  ['outcome', 'mark', 'marks'],
+  ['worker', 'worker', 'workers'],
+  ['bench', 'bench run', 'bench runs'],
+  ['settings', 'set of settings', 'sets of settings'],
+  ['key', 'key', 'keys'],
+];
 
 /** What the last backup holds, in words: "12 runs, 3 threads, 2 files (48 KB)". */
 function holdsText(holds: Record<string, number> | undefined, bytes: number | undefined): string {
   if (!holds) return '';
-  const parts = Object.entries(holds).map(([kind, n]) => `${n} ${KIND_NAMES[kind] ?? kind}`);
+  const parts = KIND_NAMES.flatMap(([kind, one, many]) => {
+    const n = holds[kind] ?? 0;
+    return n > 0 ? [`${n} ${n === 1 ? one : many}`] : [];
+  });
   return `${parts.join(', ')}${bytes ? ` (${formatBytes(bytes)})` : ''}`;
 }
 

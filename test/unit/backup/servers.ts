@@ -27,14 +27,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startS3(bucket = 'baton'): Promise<TestServer> {
+/** A bucket CORS rule letting any page send what a backup sends (the browser test's page is on another port). */
+const OPEN_CORS = `<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod><AllowedMethod>PUT</AllowedMethod><AllowedMethod>DELETE</AllowedMethod><AllowedMethod>HEAD</AllowedMethod><AllowedHeader>*</AllowedHeader><ExposeHeader>ETag</ExposeHeader></CORSRule></CORSConfiguration>`;
+
+export async function startS3(bucket = 'baton', options: { cors?: boolean } = {}): Promise<TestServer> {
   const directory = mkdtempSync(join(tmpdir(), 'baton-s3-'));
   const server = new S3rver({
     address: '127.0.0.1',
     port: 0,
     silent: true,
     directory,
-    configureBuckets: [{ name: bucket, configs: [] }],
+    configureBuckets: [{ name: bucket, configs: options.cors ? [OPEN_CORS] : [] }],
   });
   const address = await server.run();
   return {
