@@ -15,7 +15,7 @@ import { type ManifestEntry, OBJECT_PREFIX } from './format.ts';
 import { contentId, keyedName } from './keys.ts';
 import { withBackupLock } from './lock.ts';
 import { mergeDevices, readAllDevices } from './manifest.ts';
-import { type LocalUnit, type Profile, restoreOrder } from './profile.ts';
+import { kindOf, type LocalUnit, type Profile, restoreOrder } from './profile.ts';
 import { openObject } from './sealing.ts';
 import { decodeRecord, encodeRecord } from './serialize.ts';
 import { keysFor } from './session.ts';
@@ -45,6 +45,9 @@ export interface RestoreResult {
   /** Objects that could not be restored (missing, or failing their authentication check), named. */
   problems: string[];
 }
+
+/** Records fetched and written at once. */
+const PARALLEL = 8;
 
 export function restore(run: RestoreRun): Promise<RestoreResult> {
   return withBackupLock(() => restoreHeld(run));
@@ -105,16 +108,28 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
 
   const keysInOrder = [...merged.keys()].sort(restoreOrder);
   let done = 0;
+  let savedAt = 0;
   run.onProgress?.({ done, total: keysInOrder.length });
-  for (const key of keysInOrder) {
-    const entry = merged.get(key) as ManifestEntry;
-    const unit = local.get(key);
-    const base = synced.get(key);
-    await step(entry, unit, base);
-    done++;
-    if (done % 20 === 0 || done === keysInOrder.length) run.onProgress?.({ done, total: keysInOrder.length });
+  // A few records at a time (a bucket answers each in tens of milliseconds), never two kinds in one
+  // batch: a run's files are written before the run.
+  for (let i = 0; i < keysInOrder.length; ) {
+    const kind = kindOf(keysInOrder[i] as string);
+    let end = i + 1;
+    while (end < keysInOrder.length && end - i < PARALLEL && kindOf(keysInOrder[end] as string) === kind)
+      end++;
+    await Promise.all(
+      keysInOrder
+        .slice(i, end)
+        .map((key) => step(merged.get(key) as ManifestEntry, local.get(key), synced.get(key))),
+    );
+    done = end;
+    i = end;
+    run.onProgress?.({ done, total: keysInOrder.length });
     // Written every so often, so a restore cut off does not compare from scratch.
-    if (done % 200 === 0) await state.setSynced(synced);
+    if (done - savedAt >= 200) {
+      savedAt = done;
+      await state.setSynced(synced);
+    }
   }
   await state.setSynced(synced);
   await state.setStatus({
