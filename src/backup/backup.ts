@@ -1,6 +1,6 @@
 /**
  * One backup: what changed since this device's last one (by each record's time, else its content hash)
- * is sealed and uploaded, objects the place already holds are skipped, then one segment of the index,
+ * is sealed and uploaded in packs, packs the place already holds are skipped, then one segment of the index,
  * then the device's head, last: a backup cut off before its head leaves the previous index whole, and
  * the next one lists what was uploaded and sends only the rest.
  */
@@ -17,7 +17,7 @@ import { withBackupLock } from './lock.ts';
 import { fold, MAX_SEGMENTS, readSealedJson, writeSealedJson } from './manifest.ts';
 import { DELETABLE, kindOf, type LocalUnit, type Profile } from './profile.ts';
 import { sealObject } from './sealing.ts';
-import { encodeRecord } from './serialize.ts';
+import { encodePack, encodeRecord } from './serialize.ts';
 import { keysFor } from './session.ts';
 import type { BackupStatus, SyncState } from './sync-state.ts';
 import type { BackupTarget } from './targets/target.ts';
@@ -49,8 +49,11 @@ export interface BackupResult {
   status: BackupStatus;
 }
 
-/** Uploads run this many at a time: a bucket across the world answers each in tens of milliseconds. */
-const PARALLEL = 4;
+/** Records read and hashed at a time. */
+const PARALLEL = 8;
+/** A pack is sent once it holds this many records, or this many bytes (a large file goes nearly alone). */
+const PACK_RECORDS = 64;
+const PACK_BYTES = 1 << 20;
 
 export function backUp(run: BackupRun): Promise<BackupResult> {
   return withBackupLock(() => backUpHeld(run), run.wait ?? true);
@@ -84,39 +87,82 @@ async function backUpHeld(run: BackupRun): Promise<BackupResult> {
   const report = () => run.onProgress?.({ done, total: units.length, bytes: uploadedBytes });
   report();
 
-  const look = async (unit: LocalUnit) => {
+  // Where each record already is, on this device's index or one it restored from: never sent again.
+  const synced = await state.synced();
+  const located = new Map<string, { o: string; i: number }>();
+  for (const e of [...synced.values(), ...known.values()]) {
+    if (e.h && e.o !== undefined && e.i !== undefined) located.set(e.h, { o: e.o, i: e.i });
+  }
+
+  /** A record's bytes and hash, when it changed since this device's last index. */
+  const prepare = async (unit: LocalUnit) => {
     const prev = known.get(unit.key);
     const same =
       prev && prev.h !== null && (unit.immutable || (unit.time !== undefined && unit.time === prev.t));
-    if (same) return;
+    if (same) return undefined;
     const body = await unit.read();
-    if (body === undefined) return;
+    if (body === undefined) return undefined;
     const bytes = await encodeRecord(body);
     const hash = await contentId(bytes);
-    if (prev && prev.h === hash) return;
-    const name = await keyedName(keys, OBJECT_PREFIX, hash);
-    let size = bytes.byteLength + 28;
+    if (prev && prev.h === hash) return undefined;
+    return { unit, bytes, hash };
+  };
+
+  // Changed records wait in a pack until it is full, then go as one object. A pack's name comes from
+  // its records' hashes, so a backup run again after a cut makes the same packs, and skips those there.
+  let pack: NonNullable<Awaited<ReturnType<typeof prepare>>>[] = [];
+  let packBytes = 0;
+  const flush = async () => {
+    if (pack.length === 0) return;
+    const name = await keyedName(keys, OBJECT_PREFIX, `pack:${pack.map((p) => p.hash).join(',')}`);
     if (!present.has(name)) {
-      const sealed = await sealObject(keys, name, bytes);
+      const sealed = await sealObject(keys, name, encodePack(pack.map((p) => p.bytes)));
       await target.put(name, sealed);
       present.add(name);
-      size = sealed.byteLength;
       uploadedObjects++;
       uploadedBytes += sealed.byteLength;
     }
-    changes.push({ k: unit.key, h: hash, t: unit.time ?? Date.now(), n: size });
+    pack.forEach((p, i) => {
+      located.set(p.hash, { o: name, i });
+      changes.push({
+        k: p.unit.key,
+        h: p.hash,
+        t: p.unit.time ?? Date.now(),
+        n: p.bytes.byteLength,
+        o: name,
+        i,
+      });
+    });
+    pack = [];
+    packBytes = 0;
   };
   for (let i = 0; i < units.length; i += PARALLEL) {
-    await Promise.all(units.slice(i, i + PARALLEL).map(look));
+    for (const changed of await Promise.all(units.slice(i, i + PARALLEL).map(prepare))) {
+      if (!changed) continue;
+      const at = located.get(changed.hash);
+      if (at) {
+        changes.push({
+          k: changed.unit.key,
+          h: changed.hash,
+          t: changed.unit.time ?? Date.now(),
+          n: changed.bytes.byteLength,
+          ...at,
+        });
+        continue;
+      }
+      pack.push(changed);
+      packBytes += changed.bytes.byteLength;
+      if (pack.length >= PACK_RECORDS || packBytes >= PACK_BYTES) await flush();
+    }
     done = Math.min(units.length, i + PARALLEL);
     report();
   }
+  await flush();
 
   // A record this device published, or got from the backup, and no longer has was deleted here: a
   // tombstone says so (a record merely missing from a device's index deletes nothing anywhere).
   const here = new Set(units.map((u) => u.key));
   const now = Date.now();
-  const synced = await state.synced();
   const gone = new Set<string>();
   for (const entry of [...known.values(), ...synced.values()]) {
     if (entry.h === null || here.has(entry.k) || gone.has(entry.k)) continue;

@@ -7,8 +7,8 @@
  * - `baton-backup.json`: the header (public).
  * - `d<hex>`: a device's head (HMAC of its random device id): the list of its manifest segments.
  * - `s<hex>`: a manifest segment (HMAC of a random id): the entries one backup added or changed.
- * - `o<hex>`: a record (HMAC of its content hash): immutable, so two devices holding the same record
- *   store it once, and a record already uploaded is never sent again.
+ * - `o<hex>`: a pack of records (HMAC of their content hashes): immutable; a record already in one (on
+ *   any device's index) is never sent again, and two devices holding the same record store it once.
  */
 
 /** The layout this Baton writes and the newest it reads. A backup of a newer one is refused by name. */
@@ -35,13 +35,15 @@ export interface BackupHeader {
 /**
  * One record of the backup as a manifest lists it: `k` the record's key (kind and id), `h` its content
  * hash (hex; null for a tombstone: the user deleted it), `t` when it last changed (its `updatedAt`, or the
- * deletion's time), `n` its sealed size in bytes.
+ * deletion's time), `n` its size in bytes, and where it is: `o` the pack object, `i` its place in it.
  */
 export interface ManifestEntry {
   k: string;
   h: string | null;
   t: number;
   n: number;
+  o?: string;
+  i?: number;
 }
 
 export interface DeviceHead {

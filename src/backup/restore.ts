@@ -11,13 +11,13 @@
  * Each record is written in its own transaction, so a restore cut off leaves every record whole, and
  * running it again skips what it already wrote.
  */
-import { type ManifestEntry, OBJECT_PREFIX } from './format.ts';
-import { contentId, keyedName } from './keys.ts';
+import type { ManifestEntry } from './format.ts';
+import { contentId } from './keys.ts';
 import { withBackupLock } from './lock.ts';
 import { mergeDevices, readAllDevices } from './manifest.ts';
 import { kindOf, type LocalUnit, type Profile, restoreOrder } from './profile.ts';
 import { openObject } from './sealing.ts';
-import { decodeRecord, encodeRecord } from './serialize.ts';
+import { decodePack, decodeRecord, encodeRecord } from './serialize.ts';
 import { keysFor } from './session.ts';
 import type { SyncState } from './sync-state.ts';
 import type { BackupTarget } from './targets/target.ts';
@@ -79,23 +79,47 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
     return body === undefined ? undefined : contentId(await encodeRecord(body));
   };
 
-  const take = async (entry: ManifestEntry & { h: string }) => {
-    const name = await keyedName(keys, OBJECT_PREFIX, entry.h);
-    const sealed = await target.get(name);
-    if (!sealed) {
-      problems.push(`The backup of ${what(entry.k)} (object ${name}) is missing: it was not restored.`);
-      return false;
+  // Each pack is fetched and opened once, and let go once every record of it was looked at.
+  const packs = new Map<string, Promise<Uint8Array[] | string>>();
+  const uses = new Map<string, number>();
+  for (const e of merged.values()) if (e.o) uses.set(e.o, (uses.get(e.o) ?? 0) + 1);
+  const openPack = (name: string) => {
+    let opening = packs.get(name);
+    if (!opening) {
+      opening = (async () => {
+        const sealed = await target.get(name);
+        if (!sealed) return 'is missing';
+        const opened = await openObject(keys, name, sealed);
+        if (!opened) return 'failed its authentication check: it was changed or cut short';
+        try {
+          return decodePack(opened);
+        } catch (error) {
+          return `could not be read (${String(error)})`;
+        }
+      })();
+      packs.set(name, opening);
     }
-    const opened = await openObject(keys, name, sealed);
-    if (!opened) {
-      problems.push(
-        `The backup of ${what(entry.k)} (object ${name}) failed its authentication check: it was changed or cut short, and was not restored.`,
-      );
+    return opening;
+  };
+  const lookedAt = (entry: ManifestEntry) => {
+    if (!entry.o) return;
+    const left = (uses.get(entry.o) ?? 1) - 1;
+    uses.set(entry.o, left);
+    if (left === 0) packs.delete(entry.o);
+  };
+
+  const take = async (entry: ManifestEntry & { h: string }) => {
+    const name = entry.o ?? '(none)';
+    const records = entry.o ? await openPack(entry.o) : 'is not named in the index';
+    const bytes = typeof records === 'string' ? undefined : records[entry.i ?? -1];
+    if (!bytes || (await contentId(bytes)) !== entry.h) {
+      const why = typeof records === 'string' ? records : 'does not hold it';
+      problems.push(`The backup of ${what(entry.k)} (object ${name}) ${why}: it was not restored.`);
       return false;
     }
     let body: unknown;
     try {
-      body = decodeRecord(opened);
+      body = decodeRecord(bytes);
     } catch (error) {
       problems.push(`The backup of ${what(entry.k)} (object ${name}) could not be read (${String(error)}).`);
       return false;
@@ -118,9 +142,11 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
     while (end < keysInOrder.length && end - i < PARALLEL && kindOf(keysInOrder[end] as string) === kind)
       end++;
     await Promise.all(
-      keysInOrder
-        .slice(i, end)
-        .map((key) => step(merged.get(key) as ManifestEntry, local.get(key), synced.get(key))),
+      keysInOrder.slice(i, end).map(async (key) => {
+        const entry = merged.get(key) as ManifestEntry;
+        await step(entry, local.get(key), synced.get(key));
+        lookedAt(entry);
+      }),
     );
     done = end;
     i = end;

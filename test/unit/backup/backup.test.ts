@@ -117,7 +117,8 @@ describe('a backup to a real S3-compatible server', () => {
     await a.vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: PROVIDER_KEY });
     const before = await plain(await dumpProfile(a.names));
     const result = await backUpWith(a, await s3(a, server), PASSPHRASE);
-    expect(result.uploadedObjects).toBeGreaterThan(5);
+    // Eight small records: one pack.
+    expect(result.uploadedObjects).toBe(1);
     expect(result.status.holds).toMatchObject({
       run: 2,
       thread: 1,
@@ -164,21 +165,21 @@ describe('a backup to a real S3-compatible server', () => {
     expect((await backUpWith(a, target)).changed).toBe(0);
 
     await seedProfile(namesFor('a'), 'beta', 5_000);
-    // The second backup is cut off after three objects: its head is never written.
+    // The second backup is cut off after its records went up: its index is never written.
     let puts = 0;
     const failing: BackupTarget = {
       ...target,
       async put(name, bytes) {
-        if (++puts > 3) throw new Error('connection lost');
+        if (++puts > 1) throw new Error('connection lost');
         return target.put(name, bytes);
       },
     };
     await expect(backUpWith(a, failing)).rejects.toThrow('connection lost');
     const resumed = await backUpWith(a, target);
     // beta's two runs, thread, file, outcome, worker, bench (its chart is alpha's, byte for byte: the same
-    // file, stored once): 7 records, 3 of them uploaded before the cut.
+    // file, stored once): 7 records, uploaded before the cut, so not again.
     expect(resumed.changed).toBe(7);
-    expect(resumed.uploadedObjects).toBe(4);
+    expect(resumed.uploadedObjects).toBe(0);
 
     // One new run: one object.
     const profile = await a.open();
@@ -252,9 +253,13 @@ describe('a backup to a real WebDAV server', () => {
   it('restores into a wiped browser, stores no plaintext, and names a tampered object while restoring the rest', async () => {
     const server = await started(startWebDav());
     const a = await browser('a');
+    const target = await dav(a, server);
+    // Two backups: two packs of records.
     await seedProfile(a.names, 'alpha');
+    await backUpWith(a, target, PASSPHRASE);
+    await seedProfile(a.names, 'beta', 5_000);
+    await backUpWith(a, target);
     const before = await plain(await dumpProfile(a.names));
-    await backUpWith(a, await dav(a, server), PASSPHRASE);
     const s = secretsOf('alpha');
     expect(
       leaked(server, [s.question, s.answer, s.fileName, s.fileText, s.stepAnswer, DAV_PASSWORD]),
@@ -265,22 +270,26 @@ describe('a backup to a real WebDAV server', () => {
     await restoreWith(fresh, await dav(fresh, server), PASSPHRASE);
     expect(await plain(await dumpProfile(fresh.names))).toEqual(before);
 
-    // One record's object changed on the server: the restore names it and writes every other.
+    // beta's pack changed on the server: the restore names it for each of its records, and writes alpha's.
     wipe();
-    const files = filesUnder(server.directory).filter((f) => /\/o[0-9a-f]+$/.test(f.path));
-    const largest = files.sort((x, y) => y.bytes.length - x.bytes.length)[0];
-    if (!largest) throw new Error('no object on the server');
+    const packs = filesUnder(server.directory).filter((f) => /\/o[0-9a-f]+$/.test(f.path));
+    expect(packs).toHaveLength(2);
+    const smaller = packs.sort((x, y) => x.bytes.length - y.bytes.length)[0];
+    if (!smaller) throw new Error('no object on the server');
     const { writeFileSync } = await import('node:fs');
-    const changed = Buffer.from(largest.bytes);
+    const changed = Buffer.from(smaller.bytes);
     changed[changed.length - 5] = (changed[changed.length - 5] ?? 0) ^ 1;
-    writeFileSync(largest.path, changed);
+    writeFileSync(smaller.path, changed);
     const third = await browser('a');
     const result = await restoreWith(third, await dav(third, server), PASSPHRASE);
-    expect(result.problems).toHaveLength(1);
-    expect(result.problems[0]).toMatch(/failed its authentication check/);
-    expect(result.problems[0]).toContain(largest.path.split('/').pop());
-    // 8 records (2 runs, a thread, 2 files, a mark, a worker, a bench run): all but the damaged one.
-    expect(result.restored).toBe(7);
+    // beta's 7 records (2 runs, a thread, a file, a mark, a worker, a bench run) are named; alpha's 8 are back.
+    expect(result.problems).toHaveLength(7);
+    for (const problem of result.problems) {
+      expect(problem).toMatch(/failed its authentication check/);
+      expect(problem).toContain(smaller.path.split('/').pop());
+    }
+    expect(result.problems.some((p) => p.includes('run beta-r1'))).toBe(true);
+    expect(result.restored).toBe(8);
   });
 
   it('refuses a backup written by a newer Baton by name, before reading anything', async () => {
