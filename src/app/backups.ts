@@ -8,6 +8,7 @@
 import { signal } from '@preact/signals';
 import type { BackupConfig, BackupStatus, TargetConfig } from '../backup/sync-state.ts';
 import type { BackupTarget } from '../backup/targets/target.ts';
+import type { S3Form, WebDavForm } from './backup-places.ts';
 import type { PageServices } from './services.ts';
 import { once } from './services.ts';
 
@@ -24,16 +25,6 @@ export interface BackupProgressView {
   bytes?: number;
 }
 
-export type S3Form = {
-  endpoint: string;
-  bucket: string;
-  region: string;
-  prefix: string;
-  accessKeyId: string;
-  secret: string;
-};
-export type WebDavForm = { url: string; user: string; password: string };
-
 const backupModules = once(() =>
   Promise.all([
     import('../backup/backup.ts'),
@@ -41,7 +32,6 @@ const backupModules = once(() =>
     import('../backup/profile.ts'),
     import('../backup/targets/open-target.ts'),
     import('../backup/targets/folder.ts'),
-    import('../egress/backup-endpoints.ts'),
   ]),
 );
 
@@ -60,6 +50,10 @@ export function createBackups(services: Pick<PageServices, 'vault' | 'egress'>) 
     config.value = await s.config();
     status.value = await s.status();
     schedule();
+  }
+
+  async function current(): Promise<BackupConfig> {
+    return config.value ?? (await (await state()).config());
   }
 
   async function saveConfig(next: BackupConfig): Promise<void> {
@@ -105,55 +99,26 @@ export function createBackups(services: Pick<PageServices, 'vault' | 'egress'>) 
   }
 
   async function saveS3(form: S3Form): Promise<void> {
-    const [, , , , , endpoints] = await backupModules();
-    const endpoint = form.endpoint.trim().replace(/\/+$/, '');
-    const origin = new URL(endpoint).origin;
-    if (form.accessKeyId.trim() && form.secret.trim()) {
-      await (await services.vault()).saveKey({
-        providerId: endpoints.BACKUP_S3,
-        origin,
-        key: `${form.accessKeyId.trim()}:${form.secret.trim()}`,
-        label: `Backups (${form.bucket.trim()})`,
-      });
-    }
-    const target: TargetConfig = {
-      kind: 's3',
-      endpoint,
-      bucket: form.bucket.trim(),
-      region: form.region.trim() || 'auto',
-      prefix: form.prefix.trim(),
-    };
-    await saveConfig({ ...(config.value ?? (await (await state()).config())), target });
+    const { s3Place } = await import('./backup-places.ts');
+    await saveConfig({ ...(await current()), target: await s3Place(form, await services.vault()) });
   }
 
   async function saveWebDav(form: WebDavForm): Promise<void> {
-    const [, , , , , endpoints] = await backupModules();
-    const url = new URL(form.url.trim());
-    if (form.user.trim() && form.password) {
-      await (await services.vault()).saveKey({
-        providerId: endpoints.BACKUP_WEBDAV,
-        origin: url.origin,
-        key: `${form.user.trim()}:${form.password}`,
-        label: 'Backups (WebDAV)',
-      });
-    }
-    await saveConfig({
-      ...(config.value ?? (await (await state()).config())),
-      target: { kind: 'webdav', url: url.href },
-    });
+    const { webDavPlace } = await import('./backup-places.ts');
+    await saveConfig({ ...(await current()), target: await webDavPlace(form, await services.vault()) });
   }
 
   async function chooseFolder(): Promise<void> {
     const [, , , , folder] = await backupModules();
     const handle = await folder.pickFolder();
     await saveConfig({
-      ...(config.value ?? (await (await state()).config())),
+      ...(await current()),
       target: { kind: 'folder', handle },
     });
   }
 
   async function useFile(): Promise<void> {
-    await saveConfig({ ...(config.value ?? (await (await state()).config())), target: { kind: 'file' } });
+    await saveConfig({ ...(await current()), target: { kind: 'file' } });
   }
 
   /** Backs up now; resolves the file's bytes for a one-file backup (the view offers them as a download). */
@@ -265,7 +230,25 @@ export function createBackups(services: Pick<PageServices, 'vault' | 'egress'>) 
   async function setWhen(
     next: Pick<BackupConfig, 'afterRun' | 'everyMinutes' | 'includeKeys'>,
   ): Promise<void> {
-    await saveConfig({ ...(config.value ?? (await (await state()).config())), ...next });
+    await saveConfig({ ...(await current()), ...next });
+  }
+
+  /** A change of place, its failure said in the panel (a locked vault, a URL that does not parse). */
+  function guarded<A extends unknown[]>(action: (...args: A) => Promise<void>) {
+    return async (...args: A): Promise<boolean> => {
+      problem.value = undefined;
+      try {
+        await action(...args);
+        return true;
+      } catch (error) {
+        if (error instanceof TypeError && /URL/i.test(error.message)) {
+          problem.value = {
+            message: 'That address is not a valid URL: it starts with https:// (or http:// on this machine).',
+          };
+        } else if ((error as { name?: string }).name !== 'AbortError') problem.value = shown(error);
+        return false;
+      }
+    };
   }
 
   return {
@@ -275,10 +258,10 @@ export function createBackups(services: Pick<PageServices, 'vault' | 'egress'>) 
     problem,
     said,
     load,
-    saveS3,
-    saveWebDav,
-    chooseFolder,
-    useFile,
+    saveS3: guarded(saveS3),
+    saveWebDav: guarded(saveWebDav),
+    chooseFolder: guarded(chooseFolder),
+    useFile: guarded(useFile),
     backUpNow,
     restoreNow,
     setWhen,

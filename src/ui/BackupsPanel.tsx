@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { S3Form, WebDavForm } from '../app/backups.ts';
+import type { S3Form, WebDavForm } from '../app/backup-places.ts';
 import { formatTime } from '../app/format.ts';
 import { downloadText } from '../app/save-file.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
@@ -123,9 +123,10 @@ export function BackupsPanel() {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (kind === 's3') void backups.saveS3(s3).then(() => setS3((f) => ({ ...f, secret: '' })));
+          // The secret leaves the form once it is in the vault; kept when saving failed.
+          if (kind === 's3') void backups.saveS3(s3).then((ok) => ok && setS3((f) => ({ ...f, secret: '' })));
           else if (kind === 'webdav')
-            void backups.saveWebDav(dav).then(() => setDav((f) => ({ ...f, password: '' })));
+            void backups.saveWebDav(dav).then((ok) => ok && setDav((f) => ({ ...f, password: '' })));
           else if (kind === 'folder') void backups.chooseFolder();
           else void backups.useFile();
         }}
