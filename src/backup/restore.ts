@@ -11,7 +11,7 @@
  * Each record is written in its own transaction, so a restore cut off leaves every record whole, and
  * running it again skips what it already wrote.
  */
-import type { ManifestEntry } from './format.ts';
+import { BackupError, type ManifestEntry } from './format.ts';
 import { contentId } from './keys.ts';
 import { withBackupLock } from './lock.ts';
 import { mergeDevices, readAllDevices } from './manifest.ts';
@@ -124,7 +124,20 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
       problems.push(`The backup of ${what(entry.k)} (object ${name}) could not be read (${String(error)}).`);
       return false;
     }
-    await profile.write(entry.k, body);
+    try {
+      await profile.write(entry.k, body);
+    } catch (error) {
+      // A full disk stops the restore (every record after would fail too); what is written stays whole.
+      if ((error as { name?: string }).name === 'QuotaExceededError') {
+        throw new BackupError(
+          'full',
+          "This browser's storage for Baton is full: the restore stopped, and what it wrote is kept. Free some (old runs in History, the cached model in Settings), then restore again to go on.",
+        );
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      problems.push(`${what(entry.k)} could not be written here (${reason}): it was not restored.`);
+      return false;
+    }
     synced.set(entry.k, entry);
     result.restored++;
     return true;

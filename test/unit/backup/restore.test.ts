@@ -94,4 +94,34 @@ describe('restore', () => {
     expect(await restoredKeys(without)).toEqual([]);
     expect(await restoredKeys(withKeys)).toEqual([KEY]);
   });
+
+  it('a record that cannot be written here (a key while the vault is locked) is named; the rest is restored', async () => {
+    const names = namesFor('l');
+    await seedProfile(names, 'lima');
+    const vault = await openVault('l-vault');
+    await vault.saveKey({ providerId: 'openai', origin: 'https://api.openai.com', key: KEY });
+    const target = singleFileTarget();
+    let profile = await openProfile({ ...names, vault, includeKeys: true });
+    await backUp({ target, state: await openSyncState('l-backup'), profile, passphrase: PASSPHRASE });
+    profile.close();
+
+    globalThis.indexedDB = new IDBFactory();
+    const locked = await openVault('l-vault');
+    await locked.setPassphrase('the vault passphrase');
+    locked.lock();
+    profile = await openProfile({ ...names, vault: locked });
+    const result = await restore({
+      target: singleFileTarget(target.toBytes()),
+      state: await openSyncState('l-backup'),
+      profile,
+      passphrase: PASSPHRASE,
+    });
+    profile.close();
+    expect(result.problems).toEqual([
+      expect.stringMatching(
+        /^key openai@https:\/\/api\.openai\.com could not be written here \(.*\): it was not restored\.$/,
+      ),
+    ]);
+    expect(result.restored).toBe(8);
+  });
 });
