@@ -182,12 +182,9 @@ export function createBackups(services: Pick<PageServices, 'vault' | 'egress'>) 
     }
   }
 
-  /** After a run ended. */
+  /** After a run ended: a backup, when the settings (read at start, `load`) ask for one. */
   function runEnded(): void {
-    void (async () => {
-      if (!config.value) await load();
-      if (config.value?.afterRun) await backUpQuietly();
-    })().catch((error: unknown) => console.warn('backup after the run failed', error));
+    if (config.value?.afterRun && config.value.target) void backUpQuietly();
   }
 
   /** Restores from the place (or from `file`, a one-file backup); says what came back and what did not. */
