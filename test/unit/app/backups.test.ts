@@ -7,11 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { createBackups } from '../../../src/app/backups.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
+import { openRunStore } from '../../../src/records/run-store.ts';
 import { openVault } from '../../../src/vault/vault.ts';
+import { runWithFiles } from '../../fixtures/attachments.ts';
+import { startS3 } from '../backup/servers.ts';
 
-async function app() {
-  const vault = await openVault('backups-vault');
-  const ledger = await openLedger('backups-ledger');
+/** A page's backups over its own vault and ledger (databases named for the test). */
+async function app(name = 'backups') {
+  const vault = await openVault(`${name}-vault`);
+  const ledger = await openLedger(`${name}-ledger`);
   const egress = createEgress({ vault, ledger, fetchImpl: fetch });
   return { backups: createBackups({ vault: async () => vault, egress: async () => egress }), vault, ledger };
 }
@@ -54,5 +58,30 @@ describe('Settings → Backups', () => {
       ['backup', 'backup-s3'],
       ['probe', 'backup-s3'],
     ]);
+  });
+
+  it('backs up by itself after a run ends, once set up, sending only that run', async () => {
+    const server = await startS3();
+    try {
+      const { backups, ledger } = await app('after-run');
+      await backups.load();
+      await backups.saveS3({ ...BUCKET, endpoint: server.url, accessKeyId: 'S3RVER', secret: 'S3RVER' });
+      await backups.backUpNow('a backup passphrase');
+      expect(backups.problem.value).toBeUndefined();
+      const first = backups.status.value.lastBackupAt ?? 0;
+      const puts = async () => (await ledger.list()).filter((e) => e.method === 'PUT').length;
+      const before = await puts();
+
+      const runs = await openRunStore();
+      await runs.putRun(runWithFiles('after-run', [], { question: 'after?', updatedAt: 2_000 }));
+      runs.close();
+      backups.runEnded();
+      await expect.poll(() => backups.status.value.holds?.run, { timeout: 10_000 }).toBe(1);
+      expect(backups.status.value.lastBackupAt).toBeGreaterThanOrEqual(first);
+      // The run's pack, a segment of the index, the device's head.
+      expect((await puts()) - before).toBe(3);
+    } finally {
+      await server.close();
+    }
   });
 });
