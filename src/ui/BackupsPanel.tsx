@@ -339,7 +339,7 @@ export function BackupsPanel() {
           {progress.action === 'backup' ? 'Backing up' : 'Restoring'}: {progress.done} of {progress.total}{' '}
           records
           {progress.bytes ? `, ${formatBytes(progress.bytes)} sent` : ''}{' '}
-          <progress max={Math.max(progress.total, 1)} value={progress.done} />
+          <progress aria-label="Progress" max={Math.max(progress.total, 1)} value={progress.done} />
         </p>
       )}
       {problem && (
