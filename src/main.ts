@@ -27,4 +27,6 @@ app.startLockWhenIdle((used) => {
     for (const event of events) document.removeEventListener(event, used, { capture: true });
   };
 });
+// Scheduled backups, when the user set a schedule (Settings → Backups); nothing when there is none.
+void app.backups.load().catch((error: unknown) => console.warn('backup settings unavailable', error));
 registerServiceWorker();

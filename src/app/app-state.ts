@@ -7,6 +7,7 @@ import { computed } from '@preact/signals';
  */
 import { createAttachments } from './attachments-state.ts';
 import { createAutoMode } from './auto-mode.ts';
+import { createBackups } from './backups.ts';
 import { createBenchState } from './bench-state.ts';
 import { createCapabilityProbe } from './capability-probe.ts';
 import { type ConductorServices, createConductor } from './conductor.ts';
@@ -61,6 +62,7 @@ export function createAppState(services: AppServices) {
   const tools = createTools(services);
   // A follow-up's files are its own: what is attached under an answer is not attached on Ask.
   const followUpAttachments = createAttachments(passages);
+  const backups = createBackups(services);
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,
@@ -69,7 +71,11 @@ export function createAppState(services: AppServices) {
     planPrefs: () => prefs.planPrefs.value,
     runPrefs: () => prefs.runPrefs.value,
     spendLimitUsd: () => prefs.spendPrefs.value.runLimitUsd,
-    historyChanged: history.reloadIfShown,
+    // A run ended (or was stored): History reads again, and a backup after each run starts.
+    historyChanged: async () => {
+      backups.runEnded();
+      await history.reloadIfShown();
+    },
     wholeFileTokens: () => prefs.wholeFileTokens.value,
     memoryExamples: outcomes.examplesFor,
     chooseStrategy: (question, pool, keyless) =>
@@ -123,6 +129,7 @@ export function createAppState(services: AppServices) {
     attachments,
     followUpAttachments,
     tools,
+    backups,
   };
 }
 

@@ -43,7 +43,7 @@ const ExportedFileSchema = z.object({
 
 export type ExportedFile = z.infer<typeof ExportedFileSchema>;
 
-function bytesOfBase64(text: string): Uint8Array {
+export function bytesOfBase64(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);

@@ -10,6 +10,7 @@ import { presetOrMcp } from '../providers/mcp-preset.ts';
 import { watchCspViolations } from '../providers/network-cause.ts';
 import type { BatonRequestInit, EgressContext } from '../providers/transport.ts';
 import { mayHoldSecretEnding } from '../vault/redact.ts';
+import { BACKUP_PRESETS, signedForS3 } from './backup-endpoints.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 import { countedResponse, EntryWriter, errorText, hasNoBody, purposeOf, sizedBody } from './metering.ts';
 import {
@@ -63,6 +64,8 @@ export interface EgressTarget {
   tool?: string;
   /** The same bytes by attachment (content hash). */
   documentBytes?: Record<string, number>;
+  /** The region an S3-compatible backup target's requests are signed for (its preset's auth is `sigv4`). */
+  region?: string;
 }
 
 export interface EgressRequest extends EgressTarget {
@@ -172,7 +175,7 @@ function pendingEntry(
 }
 
 export function createEgress(options: EgressOptions): Egress {
-  const presetFor = options.presetFor ?? presetOrMcp;
+  const presetFor = options.presetFor ?? ((id: string) => presetOrMcp(id) ?? BACKUP_PRESETS.get(id));
   const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const { vault, ledger } = options;
   watchCspViolations();
@@ -329,6 +332,20 @@ export function createEgress(options: EgressOptions): Egress {
       keysRemoved = scrubbed.removed;
     }
 
+    // Signed last: the signature covers the headers and the body as they leave.
+    let headersOut = headers;
+    if (mode === 'cors' && preset.auth === 'sigv4' && key) {
+      try {
+        headersOut = await signedForS3(
+          { href, method, headers, body: sized.body },
+          key,
+          target.region ?? 'auto',
+        );
+      } catch (error) {
+        return refuse(base, error instanceof ProviderError ? error : vaultRefused(preset, error));
+      }
+    }
+
     let writer: EntryWriter;
     try {
       // The caller's own write (the answers this request reads, stored) runs beside the ledger's.
@@ -357,7 +374,7 @@ export function createEgress(options: EgressOptions): Egress {
     try {
       const sending = fetchImpl(href, {
         method,
-        headers,
+        headers: headersOut,
         ...(sized.body !== undefined ? { body: sized.body } : {}),
         ...(signal ? { signal } : {}),
         ...transportInit(mode),

@@ -7,7 +7,8 @@ import type { Estimator } from '../shared/token-estimate.ts';
 
 /**
  * `model-download`: a file of the on-device conductor model, fetched by its Web Worker. `local-planning`:
- * the conductor's call to a planner server on this machine (it never leaves the device).
+ * the conductor's call to a planner server on this machine (it never leaves the device). `backup`: an
+ * encrypted backup object written to or read from the user's own storage (src/backup/).
  */
 export type LedgerPurpose =
   | 'chat'
@@ -17,6 +18,7 @@ export type LedgerPurpose =
   | 'model-download'
   | 'local-planning'
   | 'tool'
+  | 'backup'
   | 'other';
 
 export interface LedgerEntry {

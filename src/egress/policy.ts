@@ -33,8 +33,14 @@ export function outgoingHeaders(
   if (key !== undefined && key !== '') {
     if (preset.auth === 'bearer') out.set('authorization', `Bearer ${key}`);
     else if (preset.auth === 'x-api-key') out.set('x-api-key', key);
+    else if (preset.auth === 'basic') out.set('authorization', `Basic ${basicCredentials(key)}`);
   }
   return out;
+}
+
+/** `user:password` as RFC 7617 sends it: base64 of its UTF-8 bytes. */
+function basicCredentials(key: string): string {
+  return btoa(toBinary(new TextEncoder().encode(key)));
 }
 
 /**

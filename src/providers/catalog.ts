@@ -5,8 +5,12 @@
  */
 import type { Price } from '../shared/worker-spec.ts';
 
-/** How the key travels: `Authorization: Bearer <key>`, `x-api-key: <key>`, or not at all. */
-export type AuthStyle = 'bearer' | 'x-api-key' | 'none';
+/**
+ * How the key travels: `Authorization: Bearer <key>`, `x-api-key: <key>`, or not at all; a backup
+ * target's (src/egress/backup-endpoints.ts): `basic` (the key is `user:password`, WebDAV) or `sigv4` (the
+ * key is `accessKeyId:secretAccessKey`, and egress signs the request with it, S3-compatible).
+ */
+export type AuthStyle = 'bearer' | 'x-api-key' | 'basic' | 'sigv4' | 'none';
 
 export type ProviderKind = 'cloud' | 'local' | 'custom';
 

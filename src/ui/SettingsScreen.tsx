@@ -6,6 +6,7 @@ import type { ThemeChoice } from '../app/theme.ts';
 import { WHOLE_FILE_CHOICES } from '../attachments/whole-or-passages.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
 import { useAppState } from './app-context.ts';
+import { BackupsPanel } from './BackupsPanel.tsx';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { ConductorSetup } from './ConductorSetup.tsx';
 import { Field } from './Field.tsx';
@@ -301,6 +302,7 @@ const SECTIONS: Array<{ slug: string; heading: string; label: string }> = [
   { slug: 'planning', heading: 'planning-title', label: 'Planning' },
   { slug: 'spending', heading: 'spending-title', label: 'Spending' },
   { slug: 'learned', heading: 'learned-title', label: 'What Baton learned' },
+  { slug: 'backups', heading: 'backups-title', label: 'Backups' },
   { slug: 'appearance', heading: 'theme-title', label: 'Appearance' },
   { slug: 'ledger', heading: 'ledger-link-title', label: 'Egress ledger' },
   { slug: 'device', heading: 'caps-title', label: 'This device' },
@@ -373,6 +375,7 @@ export function SettingsScreen() {
         <SpendingPanel />
       </div>
       <LearnedStatePanel />
+      <BackupsPanel />
       <div class="grid-2">
         <ThemePanel />
         <LedgerLink />

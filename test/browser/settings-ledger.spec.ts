@@ -51,6 +51,7 @@ test("the ledger is reached from Settings by keyboard, and Settings' section lis
     'Planning',
     'Spending',
     'What Baton learned',
+    'Backups',
     'Appearance',
     'Egress ledger',
     'This device',

@@ -1,0 +1,46 @@
+import { expect, type Page, test } from '@playwright/test';
+import { startS3, type TestServer } from '../unit/backup/servers.ts';
+import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
+
+// The user's path to a backup and back: a bucket (a real S3-compatible server, s3rver, on 127.0.0.1, its
+// CORS letting the page in), a passphrase, "Back up now", then a fresh browser restores from it.
+
+let server: TestServer;
+test.beforeAll(async () => {
+  server = await startS3('baton', { cors: true });
+});
+test.afterAll(async () => {
+  await server.close();
+});
+
+async function useBucket(page: Page): Promise<void> {
+  await page.goto('/#/settings/backups');
+  const panel = page.getByTestId('backups-panel');
+  await panel.getByLabel('Endpoint').fill(server.url);
+  await panel.getByLabel('Bucket', { exact: true }).fill('baton');
+  await panel.getByLabel('Region').fill('us-east-1');
+  await panel.getByLabel('Access key ID').fill('S3RVER');
+  await panel.getByLabel('Secret access key').fill('S3RVER');
+  await panel.getByTestId('backup-save-target').click();
+  await expect(panel.getByTestId('backup-where')).toContainText('bucket baton at');
+  await panel.getByLabel('Backup passphrase').fill('a long backup passphrase');
+}
+
+test('a run backed up to a bucket is restored in a fresh browser', async ({ page, browser }) => {
+  await seedVersion1(page, [storedRun('kept-run', 1000)], [storedStep('kept-run')]);
+  await useBucket(page);
+  await page.getByTestId('backup-now').click();
+  await expect(page.getByTestId('backup-status')).toContainText(/Backed up .*: 1 run, 1 thread/);
+  // Every request went through egress, in the ledger as a backup.
+  await page.goto('/#/ledger');
+  await expect(page.getByTestId('ledger-panel')).toContainText('backup');
+
+  const fresh = await browser.newContext({ serviceWorkers: 'block' });
+  const other = await fresh.newPage();
+  await useBucket(other);
+  await other.getByTestId('backup-restore').click();
+  await expect(other.getByTestId('backup-said')).toContainText('Restored');
+  await other.goto('/#/history');
+  await expect(other.getByRole('link', { name: 'Stored question kept-run' })).toBeVisible();
+  await fresh.close();
+});
