@@ -15,6 +15,7 @@ import { LEARNING_DB, openOutcomeStore } from '../records/outcome-store.ts';
 import { openPoolStore, POOL_DB } from '../records/pool-store.ts';
 import { openRunsDatabase } from '../records/run-store.ts';
 import { RUNS_DB_NAME, type RunsDB } from '../records/runs-db.ts';
+import { openToolStore, TOOLS_DB } from '../tools/store.ts';
 import type { Vault } from '../vault/vault.ts';
 
 export interface ProfileOptions {
@@ -22,6 +23,7 @@ export interface ProfileOptions {
   pool?: string;
   learning?: string;
   bench?: string;
+  tools?: string;
   /** localStorage, or none (settings are then left out). */
   storage?: Pick<Storage, 'length' | 'key' | 'getItem' | 'setItem'>;
   /** Provider keys go in only with this, and only while the vault is unlocked. */
@@ -40,7 +42,7 @@ export interface LocalUnit {
 }
 
 /** Kinds whose deletion by the user travels as a tombstone. Keys and settings are never deleted remotely. */
-export const DELETABLE = ['run', 'thread', 'file', 'outcome', 'worker', 'bench'] as const;
+export const DELETABLE = ['run', 'thread', 'file', 'outcome', 'worker', 'tool', 'bench'] as const;
 
 export function kindOf(key: string): string {
   return key.slice(0, key.indexOf(':'));
@@ -54,7 +56,7 @@ function idOf(key: string): string {
 const LOCAL_ONLY = /^baton\.(backup|onboarded)/;
 
 /** Restores write in this order: files before the runs that use them, threads after their runs. */
-const ORDER = ['settings', 'key', 'worker', 'file', 'run', 'thread', 'outcome', 'bench'];
+const ORDER = ['settings', 'key', 'worker', 'tool', 'file', 'run', 'thread', 'outcome', 'bench'];
 
 export function restoreOrder(a: string, b: string): number {
   return ORDER.indexOf(kindOf(a)) - ORDER.indexOf(kindOf(b));
@@ -82,17 +84,20 @@ export async function openProfile(options: ProfileOptions = {}): Promise<Profile
     pool: options.pool ?? POOL_DB,
     learning: options.learning ?? LEARNING_DB,
     bench: options.bench ?? BENCH_DB_NAME,
+    tools: options.tools ?? TOOLS_DB,
   };
   const runs = await openRunsDatabase(names.runs);
   // Each store opens (and so creates or upgrades) its own database; then it is read by its layout.
   (await openPoolStore(names.pool)).close();
   (await openOutcomeStore(names.learning)).close();
   (await BenchStore.open(names.bench)).close();
-  const [pool, learning, bench] = (await Promise.all([
+  (await openToolStore(names.tools)).close();
+  const [pool, learning, bench, tools] = (await Promise.all([
     openDB(names.pool),
     openDB(names.learning),
     openDB(names.bench),
-  ])) as [AnyDB, AnyDB, AnyDB];
+    openDB(names.tools),
+  ])) as [AnyDB, AnyDB, AnyDB, AnyDB];
   const raw = runs as unknown as AnyDB;
   const { storage, vault } = options;
 
@@ -175,15 +180,17 @@ export async function openProfile(options: ProfileOptions = {}): Promise<Profile
 
   return {
     async list() {
-      const [runTimes, threadTimes, fileIds, benchTimes, workers, outcomes, keyUnits] = await Promise.all([
-        timed(raw, 'runs'),
-        timed(raw, 'threads'),
-        runs.getAllKeys(ATTACHMENTS_STORE),
-        timed(bench, 'runs'),
-        rows(pool, 'workers', 'worker'),
-        rows(learning, 'outcomes', 'outcome', (v) => Number(v.at ?? 0)),
-        keys(),
-      ]);
+      const [runTimes, threadTimes, fileIds, benchTimes, workers, servers, outcomes, keyUnits] =
+        await Promise.all([
+          timed(raw, 'runs'),
+          timed(raw, 'threads'),
+          runs.getAllKeys(ATTACHMENTS_STORE),
+          timed(bench, 'runs'),
+          rows(pool, 'workers', 'worker'),
+          rows(tools, 'servers', 'tool'),
+          rows(learning, 'outcomes', 'outcome', (v) => Number(v.at ?? 0)),
+          keys(),
+        ]);
       return [
         ...runTimes.map(([id, time]): LocalUnit => ({ key: `run:${id}`, time, read: () => readRun(id) })),
         ...threadTimes.map(
@@ -200,6 +207,7 @@ export async function openProfile(options: ProfileOptions = {}): Promise<Profile
           ([id, time]): LocalUnit => ({ key: `bench:${id}`, time, read: () => readBench(id) }),
         ),
         ...workers,
+        ...servers,
         ...outcomes,
         ...settings(),
         ...keyUnits,
@@ -228,6 +236,9 @@ export async function openProfile(options: ProfileOptions = {}): Promise<Profile
           return;
         case 'worker':
           await pool.put('workers', body);
+          return;
+        case 'tool':
+          await tools.put('servers', body);
           return;
         case 'outcome':
           await learning.put('outcomes', body);
@@ -279,6 +290,9 @@ export async function openProfile(options: ProfileOptions = {}): Promise<Profile
         case 'worker':
           await pool.delete('workers', id);
           return;
+        case 'tool':
+          await tools.delete('servers', id);
+          return;
         case 'outcome':
           await learning.delete('outcomes', id);
           return;
@@ -298,6 +312,7 @@ export async function openProfile(options: ProfileOptions = {}): Promise<Profile
       pool.close();
       learning.close();
       bench.close();
+      tools.close();
     },
   };
 }

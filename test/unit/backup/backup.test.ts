@@ -176,9 +176,9 @@ describe('a backup to a real S3-compatible server', () => {
     };
     await expect(backUpWith(a, failing)).rejects.toThrow('connection lost');
     const resumed = await backUpWith(a, target);
-    // beta's two runs, thread, file, outcome, worker, bench (its chart is alpha's, byte for byte: the same
-    // file, stored once): 7 records, uploaded before the cut, so not again.
-    expect(resumed.changed).toBe(7);
+    // beta's two runs, thread, file, outcome, worker, tool server, bench (its chart is alpha's, byte for
+    // byte: the same file, stored once): 8 records, uploaded before the cut, so not again.
+    expect(resumed.changed).toBe(8);
     expect(resumed.uploadedObjects).toBe(0);
 
     // One new run: one object.
@@ -282,14 +282,15 @@ describe('a backup to a real WebDAV server', () => {
     writeFileSync(smaller.path, changed);
     const third = await browser('a');
     const result = await restoreWith(third, await dav(third, server), PASSPHRASE);
-    // beta's 7 records (2 runs, a thread, a file, a mark, a worker, a bench run) are named; alpha's 8 are back.
-    expect(result.problems).toHaveLength(7);
+    // beta's 8 records (2 runs, a thread, a file, a mark, a worker, a tool server, a bench run) are named;
+    // alpha's 9 are back.
+    expect(result.problems).toHaveLength(8);
     for (const problem of result.problems) {
       expect(problem).toMatch(/failed its authentication check/);
       expect(problem).toContain(smaller.path.split('/').pop());
     }
     expect(result.problems.some((p) => p.includes('run beta-r1'))).toBe(true);
-    expect(result.restored).toBe(8);
+    expect(result.restored).toBe(9);
   });
 
   it('refuses a backup written by a newer Baton by name, before reading anything', async () => {

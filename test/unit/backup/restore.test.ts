@@ -122,6 +122,6 @@ describe('restore', () => {
         /^key openai@https:\/\/api\.openai\.com could not be written here \(.*\): it was not restored\.$/,
       ),
     ]);
-    expect(result.restored).toBe(8);
+    expect(result.restored).toBe(9);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * A profile worth backing up, written through Baton's own stores: threads of runs with steps and files,
- * what Baton learned, the pool, a bench run and settings. Every text in it is distinctive, so a search
+ * what Baton learned, the pool, the MCP servers, a bench run and settings. Every text in it is distinctive, so a search
  * of the server's disk for it finds it if any of it was stored in the clear.
  */
 import { openDB } from 'idb';
@@ -9,6 +9,7 @@ import { openOutcomeStore } from '../../../src/records/outcome-store.ts';
 import { openPoolStore } from '../../../src/records/pool-store.ts';
 import { openRunStore } from '../../../src/records/run-store.ts';
 import { openThreadStore } from '../../../src/records/thread-store.ts';
+import { openToolStore } from '../../../src/tools/store.ts';
 import { csvAttachment, pngAttachment, runWithFiles } from '../../fixtures/attachments.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 
@@ -17,6 +18,7 @@ export interface ProfileNames {
   pool: string;
   learning: string;
   bench: string;
+  tools: string;
 }
 
 export function namesFor(profile: string): ProfileNames {
@@ -25,6 +27,7 @@ export function namesFor(profile: string): ProfileNames {
     pool: `${profile}-pool`,
     learning: `${profile}-learning`,
     bench: `${profile}-bench`,
+    tools: `${profile}-tools`,
   };
 }
 
@@ -99,6 +102,9 @@ export async function seedProfile(names: ProfileNames, tag: string, at = 1_000):
   const pool = await openPoolStore(names.pool);
   await pool.save(workerSpec({ id: `w-${tag}`, baseURL: 'http://127.0.0.1:9/v1', model: 'm' }));
   pool.close();
+  const tools = await openToolStore(names.tools);
+  await tools.save({ id: `tracker-${tag}`, url: 'http://127.0.0.1:9/mcp', tools: [], offered: [] });
+  tools.close();
   const bench = await BenchStore.open(names.bench);
   await bench.putRun({
     id: `${tag}-bench`,
