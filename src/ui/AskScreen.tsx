@@ -278,7 +278,9 @@ export function AskScreen({ runId }: { runId?: string }) {
       {thread && drawn && <ThreadTurns state={thread} view={drawn} />}
       {drawn && (
         <RunPanel
+          key={drawn.id}
           view={drawn}
+          stepsOpen={app.prefs.viewPrefs.value.stepsOpen}
           streams={streams}
           workerOrder={drawn.workerOrder ?? workerOrder.value}
           actions={{

@@ -101,7 +101,28 @@ function PlanningPanel() {
         </p>
       </div>
       <HistoryBudgetField />
+      <StepsOpenField />
     </section>
+  );
+}
+
+/** Whether each answer's machinery (plan, graph, timeline, steps, costs) is open without a click. */
+function StepsOpenField() {
+  const { viewPrefs } = useAppState().prefs;
+  return (
+    <div class="field">
+      <label>
+        <input
+          type="checkbox"
+          checked={viewPrefs.value.stepsOpen}
+          data-testid="steps-open-toggle"
+          onChange={(e) => {
+            viewPrefs.value = { ...viewPrefs.value, stepsOpen: e.currentTarget.checked };
+          }}
+        />{' '}
+        Show the plan and steps open by default
+      </label>
+    </div>
   );
 }
 
