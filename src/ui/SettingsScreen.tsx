@@ -10,6 +10,7 @@ import { ConductorSetup } from './ConductorSetup.tsx';
 import { Field } from './Field.tsx';
 import { LearnedStatePanel } from './LearnedStatePanel.tsx';
 import { PoolPanel } from './PoolPanel.tsx';
+import { SavedPromptsPanel } from './SavedPromptsPanel.tsx';
 import { VaultPanel } from './VaultPanel.tsx';
 
 function ThemePanel() {
@@ -287,6 +288,7 @@ const SECTIONS: Array<{ slug: string; heading: string; label: string }> = [
   { slug: 'storage', heading: 'cache-title', label: 'Model storage' },
   { slug: 'planning', heading: 'planning-title', label: 'Planning' },
   { slug: 'spending', heading: 'spending-title', label: 'Spending' },
+  { slug: 'prompts', heading: 'saved-prompts-title', label: 'Saved prompts' },
   { slug: 'learned', heading: 'learned-title', label: 'What Baton learned' },
   { slug: 'appearance', heading: 'theme-title', label: 'Appearance' },
   { slug: 'ledger', heading: 'ledger-link-title', label: 'Egress ledger' },
@@ -358,6 +360,7 @@ export function SettingsScreen() {
         <PlanningPanel />
         <SpendingPanel />
       </div>
+      <SavedPromptsPanel />
       <LearnedStatePanel />
       <div class="grid-2">
         <ThemePanel />
