@@ -74,7 +74,7 @@ export function usePromptPicker(
   const popup =
     library.length === 0 ? null : (
       <>
-        <ul
+        <div
           id={listId}
           role="listbox"
           aria-label="Saved prompts"
@@ -83,7 +83,8 @@ export function usePromptPicker(
           data-testid="prompt-popup"
         >
           {shown.map((prompt, i) => (
-            <li
+            // biome-ignore lint/a11y/useFocusableInteractive lint/a11y/useKeyWithClickEvents: the combobox pattern keeps the focus in the box, whose keys move through the options (aria-activedescendant)
+            <div
               key={prompt.id}
               id={optionId(i)}
               role="option"
@@ -95,9 +96,9 @@ export function usePromptPicker(
             >
               <strong>{prompt.name}</strong>
               <span class="small muted"> {prompt.text.slice(0, 80)}</span>
-            </li>
+            </div>
           ))}
-        </ul>
+        </div>
         {typed !== undefined && typed.trim() !== '' && !expanded && (
           <p class="small muted" role="status" data-testid="prompt-none">
             No saved prompt is named like “{typed.trim().slice(0, 40)}”.
