@@ -15,10 +15,16 @@ import { workerDisplayName } from './worker-names.ts';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** What the run's steps have cost so far, marked ≈ when some of it is an estimate. */
+/** A cost, marked ≈ when some of it is an estimate; none known (workers without a price) said in words. */
+function costWords(cost: number, unpriced: number, estimated: boolean | undefined): string {
+  const text = costText(cost, unpriced);
+  return text === 'unknown' ? 'cost unknown' : `${estimated ? ESTIMATED : ''}${text}`;
+}
+
+/** What the run's steps have cost so far. */
 function spent(view: RunView): string {
   const totals = view.totals ?? liveTotals(view.steps);
-  return `${totals.estimated ? ESTIMATED : ''}${costText(totals.cost, totals.unpriced)}`;
+  return costWords(totals.cost, totals.unpriced ?? 0, totals.estimated);
 }
 
 /** How a run that did not end well ended, in words, and at which step (its number, from 1). */
@@ -94,7 +100,7 @@ export function summaryLine(summary: {
 }): string {
   const parts = [
     plural(summary.steps, 'step'),
-    `${summary.estimated ? ESTIMATED : ''}${costText(summary.cost, summary.unpriced ? 1 : 0)}`,
+    costWords(summary.cost, summary.unpriced ? 1 : 0, summary.estimated),
   ];
   if (summary.status !== 'done') parts.push(statusText(summary.status));
   return parts.join(' · ');

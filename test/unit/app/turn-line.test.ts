@@ -40,6 +40,13 @@ describe('the quiet line under an answer', () => {
     );
   });
 
+  it('says a cost it cannot know in words', () => {
+    const view = ended('done', [step(0, 'a', 'done')]);
+    expect(turnLine({ ...view, totals: { cost: 0, unpriced: 1 } } as RunView, 10_000)).toBe(
+      'Walker general, directly · cost unknown · 1.0 s',
+    );
+  });
+
   it('does not count the conductor checking its own work as a worker', () => {
     const view = ended('done', [step(0, 'a', 'done'), step(1, 'self', 'done', 0)]);
     expect(turnLine(view, 10_000)).toMatch(/^2 steps · 1 worker · /);
@@ -88,5 +95,6 @@ describe('the quiet line of an earlier turn', () => {
     expect(summaryLine({ steps: 1, cost: 0, status: 'cancelled', estimated: true })).toBe(
       '1 step · ≈$0 · stopped',
     );
+    expect(summaryLine({ steps: 1, cost: 0, unpriced: true, status: 'done' })).toBe('1 step · cost unknown');
   });
 });
