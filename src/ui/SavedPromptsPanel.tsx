@@ -59,13 +59,13 @@ export function SavedPromptsPanel() {
       <form onSubmit={save} data-testid="saved-prompt-form">
         <Field
           id="saved-prompt-name"
-          label="Name"
+          label="Prompt name"
           value={name}
           onValue={setName}
           maxLength={PROMPT_NAME_MAX}
         />
         <div class="field">
-          <label for="saved-prompt-text">Prompt</label>
+          <label for="saved-prompt-text">Prompt text</label>
           <textarea
             id="saved-prompt-text"
             rows={4}

@@ -49,20 +49,28 @@ async function followUp(page: Page, question: string) {
   await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done');
 }
 
-/** No serious or critical axe violation on the page as it is now, its screenshot kept when asked for. */
-async function axeClean(page: Page, testInfo: TestInfo, name: string) {
-  await saveScreenshot(page, testInfo, `${name}.png`);
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(
-    bad.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })),
-    name,
-  ).toEqual([]);
+/**
+ * No serious or critical axe violation on the page as it is now, in the light and the dark theme (the
+ * theme follows the system's by default), each one's screenshot kept when asked for.
+ */
+async function axeClean(page: Page, testInfo: TestInfo, name: string, only?: string) {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await saveScreenshot(page, testInfo, `${name}-${colorScheme}.png`);
+    const axe = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']);
+    const results = await (only ? axe.include(only) : axe).analyze();
+    const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(
+      bad.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })),
+      `${name} (${colorScheme})`,
+    ).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: null });
 }
 
 test('20 turns read as a conversation, each answer under its question with a quiet line that opens its steps in place', async ({
   page,
-}) => {
+}, testInfo) => {
   test.setTimeout(180_000);
   logErrors(page);
   servers.provider.setModel(TALKER);
@@ -85,12 +93,16 @@ test('20 turns read as a conversation, each answer under its question with a qui
   await expect(run.getByRole('region', { name: 'Workflow', exact: true })).toBeVisible();
   await expect(run.getByTestId('run-cost')).toBeVisible();
   await expect(run.getByTestId('run-requests').locator('tbody tr')).toHaveCount(1);
+  await axeClean(page, testInfo, 'answer-steps-open-1280');
   await line.click();
   await expect(line).toHaveAttribute('aria-expanded', 'false');
   await expect(page.getByTestId('step-card-0')).toHaveCount(0);
 
   // Each next turn is followed: the new answer is on screen under the turns before it.
-  for (let i = 2; i <= 20; i++) {
+  await followUp(page, 'Question 2?');
+  await expect(run).toBeInViewport();
+  await axeClean(page, testInfo, 'conversation-1280');
+  for (let i = 3; i <= 20; i++) {
     await followUp(page, `Question ${i}?`);
     await expect(run).toBeInViewport();
     await expect(line).toHaveAttribute('aria-expanded', 'false');
@@ -259,17 +271,17 @@ test('/ at the start of an empty question box inserts a saved prompt (a listbox:
     ['Summarise', 'Summarise the following in three lines:'],
     ['Code review', 'Review this code for bugs and say why each is one:'],
   ]) {
-    await panel.getByLabel('Name', { exact: true }).fill(name!);
-    await panel.getByLabel('Prompt', { exact: true }).fill(text!);
+    await panel.getByLabel('Prompt name').fill(name!);
+    await panel.getByLabel('Prompt text').fill(text!);
     await panel.getByTestId('saved-prompt-save').click();
   }
   await expect(panel.getByTestId('saved-prompt')).toHaveCount(2);
   // A name used twice is refused, and says why.
-  await panel.getByLabel('Name', { exact: true }).fill('summarise');
-  await panel.getByLabel('Prompt', { exact: true }).fill('Again.');
+  await panel.getByLabel('Prompt name').fill('summarise');
+  await panel.getByLabel('Prompt text').fill('Again.');
   await panel.getByTestId('saved-prompt-save').click();
   await expect(panel.getByTestId('saved-prompt-message')).toContainText('already named “Summarise”');
-  await axeClean(page, testInfo, 'saved-prompts-settings');
+  await axeClean(page, testInfo, 'saved-prompts-settings', '[data-testid="saved-prompts"]');
 
   await page.goto('/#/ask');
   const box = page.getByRole('combobox', { name: 'Your question' });
@@ -278,7 +290,7 @@ test('/ at the start of an empty question box inserts a saved prompt (a listbox:
   await expect(box).toHaveAttribute('aria-expanded', 'true');
   await expect(popup.getByRole('option')).toHaveText([/^Code review/, /^Summarise/]);
   await expect(popup.getByRole('option').first()).toHaveAttribute('aria-selected', 'true');
-  await axeClean(page, testInfo, 'saved-prompts-popup');
+  await axeClean(page, testInfo, 'saved-prompts-popup', '[data-testid="composer"]');
   // Typing filters; ↓ moves; Enter inserts the prompt's text in place of what was typed.
   await box.pressSequentially('s');
   await expect(popup.getByRole('option')).toHaveCount(1);
