@@ -3,6 +3,8 @@ import { useState } from 'preact/hooks';
 import { matchingPrompts, type SavedPrompt } from '../app/saved-prompts.ts';
 import { useAppState } from './app-context.ts';
 
+const NONE: readonly SavedPrompt[] = [];
+
 /**
  * `/` typed into an empty question box lists the saved prompts under it (the ARIA combobox pattern: the
  * box is the combobox, the list its listbox, the highlighted option its active descendant): what follows
@@ -14,9 +16,10 @@ export function usePromptPicker(
   value: string,
   setValue: (text: string) => void,
   box: RefObject<HTMLTextAreaElement | null>,
+  enabled = true,
 ) {
   const { prompts } = useAppState().savedPrompts;
-  const library = prompts.value;
+  const library = enabled ? prompts.value : NONE;
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
   const typed = open && value.startsWith('/') && !value.includes('\n') ? value.slice(1) : undefined;

@@ -311,4 +311,13 @@ test('/ at the start of an empty question box inserts a saved prompt (a listbox:
   await expect(box).toHaveValue('/');
   await box.fill('a/b');
   await expect(box).toHaveAttribute('aria-expanded', 'false');
+
+  // The follow-up box under an answer takes them the same way.
+  servers.provider.setModel(TALKER);
+  await askNew(page, 'Who wrote Hamlet?');
+  const next = page.getByRole('combobox', { name: 'Follow up' });
+  await next.press('/');
+  await next.pressSequentially('code');
+  await next.press('Enter');
+  await expect(next).toHaveValue('Review this code for bugs and say why each is one:');
 });
