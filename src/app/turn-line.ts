@@ -43,6 +43,11 @@ export function turnLine(view: RunView, now: number): string {
   const labels = view.workerLabels ?? {};
   const workers = [...new Set(view.steps.map((s) => s.worker).filter((w) => w !== SELF_WORKER))];
   const only = workers[0];
+  // A run that ended before any step (its planning failed, or it was stopped then): how it ended, alone.
+  if (view.steps.length === 0) {
+    const ended = endedText(view);
+    return ended ? `No step ran · ${ended}` : 'No step ran';
+  }
   const head =
     view.steps.length === 1 && only !== undefined
       ? `${workerDisplayName(only, labels)}, directly`

@@ -62,6 +62,11 @@ describe('the quiet line under an answer', () => {
     expect(turnLine(view, 10_000)).toMatch(/· done, some steps failed: step 1$/);
   });
 
+  it('says only how it ended of a run that ended before any step ran', () => {
+    expect(turnLine(ended('failed', []), 10_000)).toBe('No step ran · failed');
+    expect(turnLine(ended('cancelled', []), 10_000)).toBe('No step ran · stopped');
+  });
+
   it('says a failed run failed', () => {
     expect(turnLine(ended('failed', [step(0, 'a', 'failed')]), 10_000)).toMatch(/· failed at step 1$/);
   });
