@@ -114,8 +114,8 @@ test('20 turns read as a conversation, each answer under its question with a qui
   const first = turns.first();
   await expect(first.getByTestId('turn-question')).toHaveText('Question 1?');
   const earlierLine = first.getByTestId('turn-line');
-  // (The stored summary of a run on a worker without a price reads $0 where the live totals say unknown:
-  // the summary's own `unpriced` mark, not this line, decides which.)
+  // (An earlier turn's line is its stored summary's: for a worker without a price it has read $0 where the
+  // turn's own totals said unknown, the summary read as the follow-up started; the summary decides, not the line.)
   await expect(earlierLine).toHaveText(/^1 step · (\$0|cost unknown)$/);
   await earlierLine.click();
   await expect(first.getByTestId('step-card-0')).toContainText('Answer about: Question 1?');
