@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { STEPS_OPEN } from './test/browser/steps-open.ts';
 import { findChromium, webgpuChromiumArgs } from './test/chromium.ts';
 import { previewPort as portFor, reuseServer } from './test/preview-server.ts';
 
@@ -7,6 +8,8 @@ const previewPort = portFor(process.env, import.meta.dirname);
 const outDir = process.env.BATON_DIST ?? 'dist-test';
 // Playwright empties its output folder at start: parallel runs each need their own.
 const resultsDir = process.env.BATON_DIST ? `test-results/${process.env.BATON_DIST}` : 'test-results';
+
+const baseURL = `http://127.0.0.1:${previewPort}`;
 
 export default defineConfig({
   testDir: 'test/browser',
@@ -18,7 +21,7 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: `${resultsDir}/playwright.json` }]],
   outputDir: `${resultsDir}/artifacts`,
   use: {
-    baseURL: `http://127.0.0.1:${previewPort}`,
+    baseURL,
     launchOptions: { executablePath: findChromium(), args: webgpuChromiumArgs },
     // A trace's screencast and DOM snapshots made the suite about a quarter slower (the browser draws each
     // frame for it), though only failed tests keep theirs: a failure keeps its screenshot and the page's
@@ -29,6 +32,10 @@ export default defineConfig({
     // 1.6 MB): a user's browser does that once, the suite did it for every test, about an eighth of an
     // app spec's time. Specs about what the worker does (offline use, what it caches) allow it.
     serviceWorkers: 'block',
+    // The specs written before answers came first look into the plan, graph and step cards of every run:
+    // they run with Settings' "Show the plan and steps open by default" on. The specs of the answer-first
+    // layout (conversation.spec.ts) start from the app's own default instead (`ANSWER_FIRST`).
+    storageState: { cookies: [], origins: [{ origin: baseURL, localStorage: [STEPS_OPEN] }] },
   },
   webServer: {
     command: `npx vite build --mode test --logLevel warn --outDir ${outDir} && npx vite preview --mode test --outDir ${outDir} --host 127.0.0.1 --port ${previewPort} --strictPort`,

@@ -22,6 +22,7 @@ import { createPool } from './pool.ts';
 import { createPrefs } from './prefs.ts';
 import { createRouter } from './router.ts';
 import { createRuns } from './runs/runs.ts';
+import { createSavedPrompts } from './saved-prompts.ts';
 import { failoverFor, type PageServices } from './services.ts';
 import { createStorage, type StorageServices } from './storage.ts';
 import { createTheme } from './theme.ts';
@@ -44,6 +45,7 @@ export function createAppState(services: AppServices) {
   const theme = createTheme();
   const router = createRouter();
   const prefs = createPrefs();
+  const savedPrompts = createSavedPrompts();
   const device = createCapabilityProbe();
   const pool = createPool(services);
   const conductor = createConductor(services);
@@ -115,6 +117,7 @@ export function createAppState(services: AppServices) {
     theme,
     router,
     prefs,
+    savedPrompts,
     device,
     pool,
     conductor,

@@ -3,7 +3,7 @@
  * whenever the ledger changes while the page is open, and its exports.
  */
 import { signal } from '@preact/signals';
-import type { Ledger, LedgerPage } from '../egress/ledger.ts';
+import type { Ledger, LedgerEntry, LedgerPage } from '../egress/ledger.ts';
 import { downloadText } from './save-file.ts';
 
 export function createLedgerView(services: { ledger(): Promise<Ledger> }) {
@@ -56,7 +56,13 @@ export function createLedgerView(services: { ledger(): Promise<Ledger> }) {
     else downloadText('baton-egress-ledger.csv', await ledger.exportCSV(), 'text/csv');
   }
 
-  return { page, trail, open, older, newer, exportAs };
+  /** Every request of one run, oldest first: the rows an answer's machinery shows under its steps. */
+  async function ofRun(runId: string): Promise<LedgerEntry[]> {
+    const entries = await (await services.ledger()).list({ runId });
+    return entries.sort((a, b) => a.time - b.time || a.id - b.id);
+  }
+
+  return { page, trail, open, older, newer, exportAs, ofRun };
 }
 
 export type LedgerView = ReturnType<typeof createLedgerView>;

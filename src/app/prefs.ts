@@ -48,6 +48,21 @@ export function readAskPrefs(raw: string | null | undefined): AskPrefs {
   }
 }
 
+/** How the conversation is shown (Settings → Planning). */
+export interface ViewPrefs {
+  /** Each answer's plan, graph, timeline, steps, costs and ledger rows open, not behind its quiet line. */
+  stepsOpen: boolean;
+}
+
+export function readViewPrefs(raw: string | null | undefined): ViewPrefs {
+  try {
+    const parsed = raw ? (JSON.parse(raw) as Partial<ViewPrefs> | null) : undefined;
+    return { stepsOpen: parsed?.stepsOpen === true };
+  } catch {
+    return { stepsOpen: false };
+  }
+}
+
 /** How runs go on when a worker fails them (Settings → Planning). */
 export interface RunPrefs {
   /**
@@ -156,6 +171,10 @@ export function createPrefs() {
   const vaultPrefs = signal<VaultPrefs>(storedVaultPrefs.read());
   effect(() => storedVaultPrefs.write(vaultPrefs.value));
 
+  const storedViewPrefs = storedValue('baton.viewPrefs', readViewPrefs);
+  const viewPrefs = signal<ViewPrefs>(storedViewPrefs.read());
+  effect(() => storedViewPrefs.write(viewPrefs.value));
+
   const storedRunPrefs = storedValue(RUN_KEY, readRunPrefs);
   const runPrefs = signal<RunPrefs>(storedRunPrefs.read());
   effect(() => storedRunPrefs.write(runPrefs.value));
@@ -178,6 +197,7 @@ export function createPrefs() {
     historyPrefs,
     wholeFileTokens,
     vaultPrefs,
+    viewPrefs,
     isOnboarded,
     markOnboarded,
   };

@@ -39,6 +39,8 @@ export interface ThreadRecord {
    * the planner. Absent in records written before there were any: those open as threads without.
    */
   instructions?: string;
+  /** Pinned by the user: listed before the others, whatever their age. */
+  pinned?: true;
 }
 
 export const ThreadRecordSchema = z.looseObject({
@@ -50,6 +52,7 @@ export const ThreadRecordSchema = z.looseObject({
   updatedAt: z.number().finite(),
   leafRunId: z.string().min(1).optional().catch(undefined),
   instructions: z.string().optional().catch(undefined),
+  pinned: z.literal(true).optional().catch(undefined),
 });
 
 /** One turn of a branch: its summary, or why it cannot be read (the thread opens with the rest intact). */
@@ -100,6 +103,8 @@ export interface ThreadListing {
   estimated?: true;
   /** The branch's last run: what opening the thread shows. */
   leafRunId: string;
+  /** Pinned by the user (ThreadRecord.pinned). */
+  pinned?: true;
 }
 
 type SummaryRow = RunsDB['summaries']['value'];
@@ -324,6 +329,7 @@ class IdbThreadStore implements ThreadStore {
       };
       if (turns.some((t) => t.summary?.unpriced)) listing.unpriced = true;
       if (turns.some((t) => t.summary?.estimated)) listing.estimated = true;
+      if (record?.pinned) listing.pinned = true;
       out.push(listing);
     }
     return out.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));

@@ -20,6 +20,7 @@ import { FilesConfirm } from './FilesConfirm.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
 import { SpendConfirm } from './SpendConfirm.tsx';
+import { ThreadsBeside } from './ThreadsBeside.tsx';
 import { LaterTurns, ThreadFooter, ThreadTurns, useShownThread } from './ThreadView.tsx';
 import { ToolConfirm } from './ToolConfirm.tsx';
 
@@ -214,97 +215,102 @@ export function AskScreen({ runId }: { runId?: string }) {
   useUnfinishedThread(runId === undefined);
 
   return (
-    <div data-testid="ask-screen" ref={screen}>
+    <div class="conversation-layout">
       <h1 class="visually-hidden">{runId ? 'Run' : 'Ask'}</h1>
-      {!runId && <UnfinishedBanner />}
-      {!runId && (
-        <Composer
-          // Ask opens a new thread; the follow-up box under its answer adds turns (ThreadView).
-          onAsk={(input) =>
-            void app.threads.startThread({ ...input, attachments: app.attachments.take() }, runPool.value)
-          }
-          attachments={<AttachmentChips state={app.attachments} />}
-          onFiles={(files) => void app.attachments.add(files)}
-          filesBusy={app.attachments.busy.value}
-          recall={view?.question}
-          // A question the conductor could not plan comes back to the box, to ask again or change.
-          {...(view?.retry ? { restore: { text: view.question, key: view.id } } : {})}
-          disabled={disabledReason !== undefined}
-          disabledReason={disabledReason}
-          {...(plannerMissing ? { plannerMissing } : {})}
-          initialReview={askPrefs.value.reviewPlan}
-          onReviewChange={(reviewPlan) => {
-            askPrefs.value = { ...askPrefs.value, reviewPlan };
-          }}
-        />
-      )}
-      {runId && missing && (
-        <p class="alert" data-kind="error">
-          {missing}
-        </p>
-      )}
-      {review?.planOnly && shown?.phase === 'review' && (
-        <p class="alert" data-kind="info" data-testid="plan-only-note">
-          Planned on this device: nothing was sent anywhere. Running it asks for your keys only then.
-        </p>
-      )}
-      {review && shown?.phase === 'review' && (
-        <PlanEditor
-          price={price}
-          plan={review.plan}
-          workers={review.pool.map((w) => ({ id: w.id, label: w.label, vision: w.vision === true }))}
-          {...(shown.attachments ? { attachments: shown.attachments } : {})}
-          previewFiles={(step, index) => app.runs.previewFiles(shown.id, step, index)}
-          maxSteps={review.limits.maxSteps}
-          allowSelf={review.limits.allowSelf}
-          {...(review.keyless ? { hasKey: (id: string) => !review.keyless?.has(id) } : {})}
-          onRun={(plan) => void runReviewed(plan)}
-          onDiscard={discardReview}
-        />
-      )}
-      {confirm && shown?.id === confirm.runId && (
-        <SpendConfirm
-          confirm={confirm}
-          labels={shown.workerLabels}
-          onAnswer={(ok) => {
-            const streaming = confirm.streaming;
-            confirmSpend(ok);
-            // Declined in review: back to the plan's Run button, where the user was.
-            if (!ok && !streaming) document.querySelector<HTMLElement>('[data-testid="run-plan"]')?.focus();
-          }}
-        />
-      )}
-      {toolAsk && <ToolConfirm confirm={toolAsk} />}
-      {filesAsk && shown?.id === filesAsk.runId && (
-        <FilesConfirm confirm={filesAsk} onAnswer={(ok, remember) => app.runs.confirmFiles(ok, remember)} />
-      )}
-      {shown?.chosenBy && <AutoChoiceNote view={shown} />}
-      {thread && drawn && <ThreadTurns state={thread} view={drawn} />}
-      {drawn && (
-        <RunPanel
-          view={drawn}
-          streams={streams}
-          workerOrder={drawn.workerOrder ?? workerOrder.value}
-          actions={{
-            cancelRun,
-            cancelStep,
-            rerunStep: (index) => void rerunStep(index),
-            exportJson: () => void exportCurrent('json', drawn.id),
-            exportJsonWithoutFiles: () => void exportCurrent('json', drawn.id, { withoutFiles: true }),
-            exportMarkdown: () => void exportCurrent('md', drawn.id),
-            ...(drawn.retry
-              ? { retry: () => retryQuestion(drawn, (input) => void ask(input, runPool.value), router) }
-              : {}),
-            mark: (good) => void outcomes.mark(drawn, good),
-          }}
-          mark={{
-            ...(mark ? { good: mark.good } : {}),
-            ...(outcomes.markError.value ? { error: outcomes.markError.value } : {}),
-          }}
-        />
-      )}
-      {thread && drawn && <ThreadFooter state={thread} view={drawn} />}
-      {thread && drawn && <LaterTurns state={thread} view={drawn} />}
+      <ThreadsBeside />
+      <div class="conversation" data-testid="ask-screen" ref={screen}>
+        {!runId && <UnfinishedBanner />}
+        {!runId && (
+          <Composer
+            // Ask opens a new thread; the follow-up box under its answer adds turns (ThreadView).
+            onAsk={(input) =>
+              void app.threads.startThread({ ...input, attachments: app.attachments.take() }, runPool.value)
+            }
+            attachments={<AttachmentChips state={app.attachments} />}
+            onFiles={(files) => void app.attachments.add(files)}
+            filesBusy={app.attachments.busy.value}
+            recall={view?.question}
+            // A question the conductor could not plan comes back to the box, to ask again or change.
+            {...(view?.retry ? { restore: { text: view.question, key: view.id } } : {})}
+            disabled={disabledReason !== undefined}
+            disabledReason={disabledReason}
+            {...(plannerMissing ? { plannerMissing } : {})}
+            initialReview={askPrefs.value.reviewPlan}
+            onReviewChange={(reviewPlan) => {
+              askPrefs.value = { ...askPrefs.value, reviewPlan };
+            }}
+          />
+        )}
+        {runId && missing && (
+          <p class="alert" data-kind="error">
+            {missing}
+          </p>
+        )}
+        {review?.planOnly && shown?.phase === 'review' && (
+          <p class="alert" data-kind="info" data-testid="plan-only-note">
+            Planned on this device: nothing was sent anywhere. Running it asks for your keys only then.
+          </p>
+        )}
+        {review && shown?.phase === 'review' && (
+          <PlanEditor
+            price={price}
+            plan={review.plan}
+            workers={review.pool.map((w) => ({ id: w.id, label: w.label, vision: w.vision === true }))}
+            {...(shown.attachments ? { attachments: shown.attachments } : {})}
+            previewFiles={(step, index) => app.runs.previewFiles(shown.id, step, index)}
+            maxSteps={review.limits.maxSteps}
+            allowSelf={review.limits.allowSelf}
+            {...(review.keyless ? { hasKey: (id: string) => !review.keyless?.has(id) } : {})}
+            onRun={(plan) => void runReviewed(plan)}
+            onDiscard={discardReview}
+          />
+        )}
+        {confirm && shown?.id === confirm.runId && (
+          <SpendConfirm
+            confirm={confirm}
+            labels={shown.workerLabels}
+            onAnswer={(ok) => {
+              const streaming = confirm.streaming;
+              confirmSpend(ok);
+              // Declined in review: back to the plan's Run button, where the user was.
+              if (!ok && !streaming) document.querySelector<HTMLElement>('[data-testid="run-plan"]')?.focus();
+            }}
+          />
+        )}
+        {toolAsk && <ToolConfirm confirm={toolAsk} />}
+        {filesAsk && shown?.id === filesAsk.runId && (
+          <FilesConfirm confirm={filesAsk} onAnswer={(ok, remember) => app.runs.confirmFiles(ok, remember)} />
+        )}
+        {shown?.chosenBy && <AutoChoiceNote view={shown} />}
+        {thread && drawn && <ThreadTurns state={thread} view={drawn} />}
+        {drawn && (
+          <RunPanel
+            key={drawn.id}
+            view={drawn}
+            stepsOpen={app.prefs.viewPrefs.value.stepsOpen}
+            streams={streams}
+            workerOrder={drawn.workerOrder ?? workerOrder.value}
+            actions={{
+              cancelRun,
+              cancelStep,
+              rerunStep: (index) => void rerunStep(index),
+              exportJson: () => void exportCurrent('json', drawn.id),
+              exportJsonWithoutFiles: () => void exportCurrent('json', drawn.id, { withoutFiles: true }),
+              exportMarkdown: () => void exportCurrent('md', drawn.id),
+              ...(drawn.retry
+                ? { retry: () => retryQuestion(drawn, (input) => void ask(input, runPool.value), router) }
+                : {}),
+              mark: (good) => void outcomes.mark(drawn, good),
+            }}
+            mark={{
+              ...(mark ? { good: mark.good } : {}),
+              ...(outcomes.markError.value ? { error: outcomes.markError.value } : {}),
+            }}
+          />
+        )}
+        {thread && drawn && <ThreadFooter state={thread} view={drawn} />}
+        {thread && drawn && <LaterTurns state={thread} view={drawn} />}
+      </div>
     </div>
   );
 }

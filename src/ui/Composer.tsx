@@ -4,6 +4,7 @@ import type { AskInput, AskMode } from '../app/runs/run-model.ts';
 import { fileHandlers } from './AttachmentChips.tsx';
 import { useKeyWarning } from './KeyWarning.tsx';
 import { recallKey } from './key-targets.ts';
+import { usePromptPicker } from './PromptPicker.tsx';
 
 /**
  * The question box: Enter asks, Ctrl+Enter (⌘+Enter) plans only, Shift+Enter adds a line; mode
@@ -55,6 +56,7 @@ export function Composer({
   const files = fileHandlers(onFiles);
   const box = useRef<HTMLTextAreaElement>(null);
   const keys = useKeyWarning({ box });
+  const picker = usePromptPicker('question', question, setQuestion, box);
   const send = (planOnly = false) => {
     const text = question.trim();
     if (!text || disabled || filesBusy || keys.waiting) return;
@@ -92,9 +94,14 @@ export function Composer({
         placeholder="Ask anything. Enter asks, Ctrl+Enter plans only, Shift+Enter adds a line."
         value={question}
         aria-describedby="composer-hint"
-        onInput={(e) => setQuestion(e.currentTarget.value)}
+        {...picker.comboProps}
+        onInput={(e) => {
+          picker.onInput(e.currentTarget.value);
+          setQuestion(e.currentTarget.value);
+        }}
         onPaste={files.onPaste}
         onKeyDown={(e) => {
+          if (picker.onKeyDown(e)) return;
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
             send(e.ctrlKey || e.metaKey);
@@ -104,6 +111,7 @@ export function Composer({
           }
         }}
       />
+      {picker.popup}
       {keys.warning}
       {attachments}
       <div class="composer-bar">

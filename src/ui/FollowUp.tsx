@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { fileHandlers } from './AttachmentChips.tsx';
 import { useKeyWarning } from './KeyWarning.tsx';
 import { recallKey } from './key-targets.ts';
+import { usePromptPicker } from './PromptPicker.tsx';
 
 /**
  * The follow-up box under the last answer: Enter sends (Shift+Enter adds a line), an empty box sends
@@ -50,6 +51,8 @@ export function FollowUp({
   const files = fileHandlers(onFiles);
   const box = useRef<HTMLTextAreaElement>(null);
   const keys = useKeyWarning({ enabled: keyCheck, box });
+  // A question box (not a thread's new title) takes a saved prompt with `/`, as the Ask box does.
+  const picker = usePromptPicker(`${testId}-text`, text, setText, box, keyCheck);
   useEffect(() => {
     const element = box.current;
     if (!autoFocus || !element) return;
@@ -85,9 +88,14 @@ export function FollowUp({
         value={text}
         placeholder={label === 'Follow up' ? 'Ask a follow-up (Enter sends)' : undefined}
         data-testid={`${testId}-text`}
-        onInput={(e) => setText(e.currentTarget.value)}
+        {...picker.comboProps}
+        onInput={(e) => {
+          picker.onInput(e.currentTarget.value);
+          setText(e.currentTarget.value);
+        }}
         onPaste={files.onPaste}
         onKeyDown={(e) => {
+          if (picker.onKeyDown(e)) return;
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
             send();
@@ -101,6 +109,7 @@ export function FollowUp({
           }
         }}
       />
+      {picker.popup}
       {keys.warning}
       {attachments}
       <div class="row">

@@ -34,7 +34,6 @@ export function LedgerPanel() {
   const trail = view.trail.value;
   useEffect(() => view.open(), []);
   const entries = page?.entries;
-  const takeovers = takeoversIn(entries ?? []);
   const first = (trail.length - 1) * LEDGER_PAGE_SIZE + 1;
   return (
     <section class="card" aria-labelledby="ledger-title" data-testid="ledger-panel">
@@ -80,55 +79,63 @@ export function LedgerPanel() {
               Older
             </button>
           </nav>
-          <table class="data">
-            <caption class="visually-hidden">Requests, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Host</th>
-                <th scope="col">Purpose</th>
-                <th scope="col">Run / step</th>
-                <th scope="col">Status</th>
-                <th scope="col">Out</th>
-                <th scope="col">In</th>
-                <th scope="col">Tokens</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id}>
-                  <td>{formatTime(e.time)}</td>
-                  <td>{e.host}</td>
-                  <td>{purposeText(e)}</td>
-                  <td>
-                    {e.runId ? `${e.runId.slice(0, 6)} / ${e.stepIndex ?? '—'}` : '—'}
-                    {e.worker && <span class="small muted"> · {e.worker}</span>}
-                    {takeovers.has(e.id) && (
-                      <span class="small" data-testid="ledger-takeover">
-                        {' '}
-                        (took over from {takeovers.get(e.id)})
-                      </span>
-                    )}
-                  </td>
-                  <td>
-                    {statusText(e)}
-                    {removedKeysNote(e) && <span class="small muted"> · {removedKeysNote(e)}</span>}
-                  </td>
-                  <td>{formatBytes(e.bytesOut)}</td>
-                  <td>{formatBytes(e.bytesIn)}</td>
-                  <td
-                    data-testid="ledger-tokens"
-                    title={e.tokensEstimatedBy ? estimateNote(e.tokensEstimatedBy) : undefined}
-                  >
-                    {tokensText(e)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <LedgerTable entries={entries} caption="Requests, newest first" />
         </div>
       )}
     </section>
+  );
+}
+
+/** Ledger entries as rows (this page's, and an answer's own requests under its steps). */
+export function LedgerTable({ entries, caption }: { entries: readonly LedgerEntry[]; caption: string }) {
+  const takeovers = takeoversIn(entries);
+  return (
+    <table class="data">
+      <caption class="visually-hidden">{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Time</th>
+          <th scope="col">Host</th>
+          <th scope="col">Purpose</th>
+          <th scope="col">Run / step</th>
+          <th scope="col">Status</th>
+          <th scope="col">Out</th>
+          <th scope="col">In</th>
+          <th scope="col">Tokens</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((e) => (
+          <tr key={e.id}>
+            <td>{formatTime(e.time)}</td>
+            <td>{e.host}</td>
+            <td>{purposeText(e)}</td>
+            <td>
+              {e.runId ? `${e.runId.slice(0, 6)} / ${e.stepIndex ?? '—'}` : '—'}
+              {e.worker && <span class="small muted"> · {e.worker}</span>}
+              {takeovers.has(e.id) && (
+                <span class="small" data-testid="ledger-takeover">
+                  {' '}
+                  (took over from {takeovers.get(e.id)})
+                </span>
+              )}
+            </td>
+            <td>
+              {statusText(e)}
+              {removedKeysNote(e) && <span class="small muted"> · {removedKeysNote(e)}</span>}
+            </td>
+            <td>{formatBytes(e.bytesOut)}</td>
+            <td>{formatBytes(e.bytesIn)}</td>
+            <td
+              data-testid="ledger-tokens"
+              title={e.tokensEstimatedBy ? estimateNote(e.tokensEstimatedBy) : undefined}
+            >
+              {tokensText(e)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -1,20 +1,14 @@
-import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
-import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { StepStreams } from '../app/runs/draw-timing.ts';
-import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/runs/run-model.ts';
+import { isActive, type RunView, snapshotOfView } from '../app/runs/run-model.ts';
 import { downloadText } from '../app/save-file.ts';
-import { workerColor } from '../app/worker-color.ts';
-import { workerDisplayName } from '../app/worker-names.ts';
+import { progressLine, turnLine } from '../app/turn-line.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
 import { focusAfterStop, typing } from './key-targets.ts';
 import { Notice } from './Notice.tsx';
-import { RunFiles, stepFilesText } from './RunFiles.tsx';
-import { StepCard } from './StepCard.tsx';
-import { Timeline } from './Timeline.tsx';
-import { renderedOnChange } from './unchanged.ts';
-import { WorkflowGraph } from './WorkflowGraph.tsx';
+import { RunFiles } from './RunFiles.tsx';
+import { type RunActions, RunMachinery } from './RunMachinery.tsx';
 
 /**
  * The time of this render; while `active`, the view is drawn again `ms` after its last draw, so running
@@ -43,37 +37,6 @@ const PHASE_TEXT: Record<RunView['phase'], string> = {
   failed: 'Failed',
   cancelled: 'Stopped',
 };
-
-/** The graph is laid out again only when its steps' workers, tasks, inputs or states change. */
-const Graph = renderedOnChange(WorkflowGraph);
-const NO_LABELS: Record<string, string> = {};
-
-/**
- * Whether a step's card shows a time that moves: while it runs or waits (a retry, a slot, the first
- * token). An ended step's times are fixed, and a step queued behind its inputs shows none until it starts:
- * given the clock anyway, the cards of every step still to come were rendered again on every draw.
- */
-function ticking(step: RunView['steps'][number]): boolean {
-  return (
-    step.state === 'running' ||
-    step.wait !== undefined ||
-    (step.state === 'queued' && step.timings.startedAt !== undefined)
-  );
-}
-
-export interface RunActions {
-  cancelRun?: () => void;
-  cancelStep?: (index: number) => void;
-  rerunStep?: (index: number) => void;
-  exportJson?: () => void;
-  /** The JSON export without the attached files' contents (their names and sizes stay). */
-  exportJsonWithoutFiles?: () => void;
-  exportMarkdown?: () => void;
-  /** Asks the question again as it was asked (offered when the conductor could not plan it). */
-  retry?: () => void;
-  /** Marks the finished run good or bad (workflow memory learns from the good ones); again replaces it. */
-  mark?: (good: boolean) => void;
-}
 
 /** The run's current mark, for the buttons; `error` says why the last mark could not be saved. */
 export interface RunMark {
@@ -128,24 +91,6 @@ function MarkButtons({ mark, onMark }: { mark: RunMark; onMark: (good: boolean) 
   );
 }
 
-/** Whether a key press is typing (in a field), not a shortcut. */
-/** "Drew on 2 past runs: …", each a link that opens the run. */
-function DrewOn({ runs }: { runs: NonNullable<RunView['drewOn']> }) {
-  return (
-    <p class="small muted" data-testid="drew-on">
-      Drew on {runs.length} past run{runs.length === 1 ? '' : 's'}:{' '}
-      {runs.map((run, i) => (
-        <span key={run.runId}>
-          {i > 0 && ', '}
-          <a href={`#/run/${encodeURIComponent(run.runId)}`} title={run.question}>
-            {run.question.length > 60 ? `${run.question.slice(0, 59)}…` : run.question}
-          </a>
-        </span>
-      ))}
-    </p>
-  );
-}
-
 /** Downloads the run as the page holds it: for a run the store could not save, this is the only copy. */
 async function exportFromMemory(view: RunView): Promise<void> {
   const m = await import('../app/export.ts');
@@ -153,13 +98,37 @@ async function exportFromMemory(view: RunView): Promise<void> {
   downloadText(m.exportFilename(run, 'json'), m.exportRunJson(run, steps), 'application/json');
 }
 
-/** Watch one run: the plan as it streams, the graph, the timeline, the step cards and the final answer. */
+/** The step whose text a live run shows under its question while its machinery is closed. */
+function streamingStep(view: RunView): RunView['steps'][number] | undefined {
+  const running = view.steps.filter((s) => s.state === 'running');
+  return running.find((s) => s.index === view.finalStep) ?? running.at(-1);
+}
+
+/** The running step's text as it streams: its text signal in text position, drawn in place. */
+function LiveStep({ view, streams }: { view: RunView; streams: StepStreams | undefined }) {
+  const step = streamingStep(view);
+  const stream = step && streams?.of(view.id, step.index);
+  if (!step || !stream) return null;
+  return (
+    <div class="answer live-step" data-testid="live-step" data-streaming="true">
+      <p class="plain">{stream.text}</p>
+    </div>
+  );
+}
+
+/**
+ * One run as a turn of the conversation: the question, the answer, and one quiet line (or, while it runs,
+ * the compact progress line and the step writing now) that opens the machinery in place: the plan, graph,
+ * timeline, step cards, costs and the run's requests (RunMachinery). `stepsOpen`: open from the start
+ * (Settings can ask for it; a page without the setting, the run harness, shows it all).
+ */
 export function RunPanel({
   view,
   workerOrder,
   actions = {},
   mark = {},
   streams,
+  stepsOpen = true,
 }: {
   view: RunView;
   workerOrder: readonly string[];
@@ -167,28 +136,15 @@ export function RunPanel({
   mark?: RunMark;
   /** The live run's streamed text (draw-timing.ts): its running steps draw tokens in place. */
   streams?: StepStreams | undefined;
+  stepsOpen?: boolean;
 }) {
+  const [open, setOpen] = useState(stepsOpen);
   const active = isActive(view.phase);
   const reviewing = view.phase === 'review';
   const finished = !active && !reviewing && view.steps.length > 0;
   const now = useNow(active);
-  const totals = view.totals ?? liveTotals(view.steps);
-  const labels = view.workerLabels ?? NO_LABELS;
-  // A token changes a step's record, not its place in the graph: the graph's steps are made again only
-  // when a step is added, changes state or is taken over.
-  const graphKey = view.steps.map((s) => `${s.worker}:${s.state}`).join();
-  const graphSteps = useMemo(
-    () =>
-      view.steps.length > 0
-        ? view.steps.map((s) => ({ worker: s.worker, task: s.task, sees: s.sees, state: s.state }))
-        : view.plannedSteps,
-    [graphKey, view.plannedSteps, view.id],
-  );
   const finalIndex = view.finalStep;
   const finalStep = finalIndex !== undefined ? view.steps[finalIndex] : undefined;
-  const elapsed = runElapsed(view, now);
-  const approx = totals.estimated ? ESTIMATED : '';
-  const estimateTitle = totals.estimated ? `In part ${estimateNote(totals.estimator)}` : undefined;
   const titleRef = useRef<HTMLHeadingElement>(null);
   const cancelRun = actions.cancelRun
     ? () => {
@@ -206,6 +162,9 @@ export function RunPanel({
         if (event.key === 'g' || event.key === 'b') onMark(event.key === 'g');
       }
     : undefined;
+  // A run that ended well says so on its line: its badge stays for screen readers only.
+  const quietPhase = !open && (view.phase === 'done' || active);
+  const machineryId = `machinery-${view.id}`;
 
   return (
     <section
@@ -218,17 +177,21 @@ export function RunPanel({
       // Focusable, so a click anywhere in the run (the answer's text) lets `g`/`b` mark it.
       tabIndex={markKeys ? -1 : undefined}
     >
-      <div class="card">
+      <div class="card turn-card">
         <div class="run-head">
           <h2 id="run-title" class="visually-hidden" tabIndex={-1} ref={titleRef}>
             Run
           </h2>
           <p class="run-question">{view.question}</p>
           <RunFiles refs={view.attachments} />
-          <span class="badge" data-status={view.phase} data-testid="run-phase" role="status">
+          <span
+            class={quietPhase ? 'visually-hidden' : 'badge'}
+            data-status={view.phase}
+            data-testid="run-phase"
+            role="status"
+          >
             {PHASE_TEXT[view.phase]}
           </span>
-          <span class="badge">{view.mode}</span>
           <span class="spacer" />
           {active && cancelRun && (
             <button
@@ -240,22 +203,6 @@ export function RunPanel({
               data-testid="cancel-run"
             >
               Stop
-            </button>
-          )}
-          {/* These read the store; while it is not saving, the banner's export (from the page) is the one. */}
-          {finished && !view.notSaved && actions.exportJson && (
-            <button type="button" onClick={actions.exportJson}>
-              Export JSON
-            </button>
-          )}
-          {finished && !view.notSaved && view.attachments?.length && actions.exportJsonWithoutFiles ? (
-            <button type="button" onClick={actions.exportJsonWithoutFiles} data-testid="export-without-files">
-              Export JSON without files
-            </button>
-          ) : null}
-          {finished && !view.notSaved && actions.exportMarkdown && (
-            <button type="button" onClick={actions.exportMarkdown}>
-              Export Markdown
             </button>
           )}
         </div>
@@ -290,132 +237,36 @@ export function RunPanel({
             )}
           </Notice>
         )}
-        {view.thought && <p class="thought">Plan: {view.thought}</p>}
-        {view.drewOn && view.drewOn.length > 0 && <DrewOn runs={view.drewOn} />}
-        {view.phase === 'planning' && (
-          <details open>
-            <summary class="small">Conductor output</summary>
-            <pre class="plan-stream" data-testid="plan-stream" aria-live="off">
-              {view.planText || '…'}
-            </pre>
-          </details>
+        {finalStep && answered && (
+          <section aria-labelledby={`final-title-${view.id}`} data-testid="final-answer">
+            <h2 id={`final-title-${view.id}`} class="visually-hidden">
+              Answer
+            </h2>
+            <Answer text={view.answer ?? finalStep.text} />
+            <Citations citations={finalStep.citations} testId="final-citations" />
+          </section>
         )}
-        {view.estimate && active && (
-          <p class="small muted" data-testid="plan-estimate-line">
-            Estimated before it runs: {estimateText(view.estimate, labels)}
-          </p>
+        {active && !open && <LiveStep view={view} streams={streams} />}
+        {!reviewing && (
+          <button
+            type="button"
+            class="link turn-line"
+            aria-expanded={open}
+            aria-controls={machineryId}
+            onClick={() => setOpen(!open)}
+            data-testid="turn-line"
+            title={open ? 'Hide the plan and steps' : 'Show the plan, graph, timeline, steps and costs'}
+          >
+            {active ? progressLine(view, now) : turnLine(view, now)}
+          </button>
         )}
-        <dl class="totals" data-testid="run-totals">
-          <div>
-            <dt>Steps</dt>
-            <dd>
-              {totals.done}/{graphSteps.length}
-            </dd>
-          </div>
-          {view.limits && (
-            <div
-              data-testid="run-step-cap"
-              title={`${view.limits.maxSteps} per plan, and self-checks may add corrective plans up to ${view.limits.maxDepth} levels deep`}
-            >
-              <dt>Step cap</dt>
-              <dd>{view.limits.maxTotalSteps} per run</dd>
-            </div>
-          )}
-          {totals.requests !== undefined && totals.requests > 0 && (
-            <div>
-              <dt>Requests</dt>
-              <dd>{totals.requests}</dd>
-            </div>
-          )}
-          <div title={estimateTitle}>
-            <dt>Tokens in</dt>
-            <dd>
-              {approx}
-              {formatTokens(totals.promptTokens)}
-            </dd>
-          </div>
-          <div title={estimateTitle}>
-            <dt>Tokens out</dt>
-            <dd>
-              {approx}
-              {formatTokens(totals.completionTokens)}
-            </dd>
-          </div>
-          {view.estimate && (
-            <div data-testid="run-estimate" title={estimateText(view.estimate, labels)}>
-              <dt>Estimated</dt>
-              <dd>{estimateCostText(view.estimate)}</dd>
-            </div>
-          )}
-          <div data-testid="run-cost" title={estimateTitle}>
-            <dt>Cost</dt>
-            <dd>
-              {approx}
-              {costText(totals.cost, totals.unpriced)}
-              {totals.estimated ? ' (estimated)' : ''}
-            </dd>
-          </div>
-          <div>
-            <dt>Time</dt>
-            <dd>{formatDuration(elapsed)}</dd>
-          </div>
-          {view.planStats?.tokensPerSec !== undefined && (
-            <div>
-              <dt>Conductor</dt>
-              <dd>{view.planStats.tokensPerSec.toFixed(0)} tok/s</dd>
-            </div>
-          )}
-        </dl>
+        {onMark && <MarkButtons mark={mark} onMark={onMark} />}
       </div>
-
-      {finalStep && answered && (
-        <section class="card" aria-labelledby="final-title" data-testid="final-answer">
-          <h2 id="final-title">Answer</h2>
-          <Answer text={view.answer ?? finalStep.text} />
-          <Citations citations={finalStep.citations} testId="final-citations" />
-          {onMark && <MarkButtons mark={mark} onMark={onMark} />}
-        </section>
-      )}
-
-      {graphSteps.length > 0 && !reviewing && (
-        <div class="grid-2">
-          <section class="card" aria-labelledby="graph-title">
-            <h2 id="graph-title">Workflow</h2>
-            <Graph steps={graphSteps} workerOrder={workerOrder} workerLabels={labels} />
-          </section>
-          <section class="card" aria-labelledby="timeline-title">
-            <h2 id="timeline-title">Timeline</h2>
-            {view.steps.some((s) => s.timings.startedAt !== undefined) ? (
-              <Timeline steps={view.steps} now={now} workerOrder={workerOrder} workerLabels={labels} />
-            ) : (
-              <p class="muted">No step has started yet.</p>
-            )}
-          </section>
-        </div>
-      )}
-
-      {view.steps.length > 0 && (
-        <section aria-labelledby="steps-title">
-          <h2 id="steps-title">Steps</h2>
-          <div class="steps">
-            {view.steps.map((step) => (
-              <StepCard
-                key={step.index}
-                step={step}
-                color={workerColor(step.worker, workerOrder)}
-                workerName={workerDisplayName(step.worker, labels)}
-                filesText={stepFilesText(step.files, view.attachments)}
-                labels={labels}
-                final={step.index === finalIndex}
-                now={ticking(step) ? now : 0}
-                onCancel={actions.cancelStep}
-                onRerun={active ? undefined : actions.rerunStep}
-                stream={streams?.of(view.id, step.index)}
-              />
-            ))}
-          </div>
-        </section>
-      )}
+      <div id={machineryId}>
+        {(open || reviewing) && (
+          <RunMachinery view={view} workerOrder={workerOrder} actions={actions} streams={streams} now={now} />
+        )}
+      </div>
     </section>
   );
 }

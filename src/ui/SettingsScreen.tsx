@@ -12,7 +12,9 @@ import { ConductorSetup } from './ConductorSetup.tsx';
 import { Field } from './Field.tsx';
 import { LearnedStatePanel } from './LearnedStatePanel.tsx';
 import { PoolPanel } from './PoolPanel.tsx';
+import { SavedPromptsPanel } from './SavedPromptsPanel.tsx';
 import { ToolsPanel } from './ToolsPanel.tsx';
+
 import { VaultPanel } from './VaultPanel.tsx';
 
 function ThemePanel() {
@@ -105,7 +107,28 @@ function PlanningPanel() {
       </div>
       <HistoryBudgetField />
       <WholeFileField />
+      <StepsOpenField />
     </section>
+  );
+}
+
+/** Whether each answer's machinery (plan, graph, timeline, steps, costs) is open without a click. */
+function StepsOpenField() {
+  const { viewPrefs } = useAppState().prefs;
+  return (
+    <div class="field">
+      <label>
+        <input
+          type="checkbox"
+          checked={viewPrefs.value.stepsOpen}
+          data-testid="steps-open-toggle"
+          onChange={(e) => {
+            viewPrefs.value = { ...viewPrefs.value, stepsOpen: e.currentTarget.checked };
+          }}
+        />{' '}
+        Show the plan and steps open by default
+      </label>
+    </div>
   );
 }
 
@@ -301,6 +324,7 @@ const SECTIONS: Array<{ slug: string; heading: string; label: string }> = [
   { slug: 'storage', heading: 'cache-title', label: 'Model storage' },
   { slug: 'planning', heading: 'planning-title', label: 'Planning' },
   { slug: 'spending', heading: 'spending-title', label: 'Spending' },
+  { slug: 'prompts', heading: 'saved-prompts-title', label: 'Saved prompts' },
   { slug: 'learned', heading: 'learned-title', label: 'What Baton learned' },
   { slug: 'backups', heading: 'backups-title', label: 'Backups' },
   { slug: 'appearance', heading: 'theme-title', label: 'Appearance' },
@@ -374,6 +398,7 @@ export function SettingsScreen() {
         <PlanningPanel />
         <SpendingPanel />
       </div>
+      <SavedPromptsPanel />
       <LearnedStatePanel />
       <BackupsPanel />
       <div class="grid-2">

@@ -10,6 +10,7 @@ export const SHORTCUTS: ReadonlyArray<{ keys: string[]; what: string; either?: t
   { keys: ['Ctrl', 'Shift', 'O'], what: 'Start a new thread' },
   { keys: ['Esc'], what: 'Stop the run on screen (the steps done are kept)' },
   { keys: ['↑'], what: 'In an empty question box: put the last question back to edit' },
+  { keys: ['/'], what: 'In an empty question box: insert a saved prompt (Settings → Saved prompts)' },
   { keys: ['Enter'], what: 'In the question box: ask (Shift+Enter adds a line)' },
   { keys: ['Ctrl', 'Enter'], what: 'In the Ask box: plan only, nothing sent' },
   { keys: ['g', 'b'], either: true, what: 'On a finished answer: mark it good or bad' },

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
+import { listedThreads } from '../app/threads/thread-list.ts';
 import type { RunSummary } from '../records/runs-db.ts';
 import type { ThreadListing } from '../records/thread-store.ts';
 import { useAppState } from './app-context.ts';
@@ -10,17 +11,33 @@ import { importChosenFile, JsonFilePicker } from './JsonFilePicker.tsx';
 /** Threads shown at a time; "Show more threads" adds as many. */
 const THREADS_SHOWN = 50;
 
-function ThreadRow({ thread }: { thread: ThreadListing }) {
+/**
+ * One listed thread: open it, rename, pin, delete. History lists them, and so does the list beside the
+ * conversation (`current`: the thread on screen; `onOpened`: after it was opened, as a drawer closes).
+ */
+export function ThreadRow({
+  thread,
+  current = false,
+  onOpened,
+}: {
+  thread: ThreadListing;
+  current?: boolean;
+  onOpened?: () => void;
+}) {
   const { threads, router } = useAppState();
   const [renaming, setRenaming] = useState(false);
   const [problem, setProblem] = useState<string | undefined>();
   const open = async () => {
     const missing = await threads.openThread(thread.id);
     if (missing) setProblem(missing);
-    else router.navigate({ name: 'ask' });
+    else {
+      router.navigate({ name: 'ask' });
+      onOpened?.();
+    }
   };
+  const name = thread.title.slice(0, 60);
   return (
-    <li data-testid="thread-item">
+    <li data-testid="thread-item" data-pinned={thread.pinned ? 'true' : undefined}>
       {renaming ? (
         <FollowUp
           label="Rename"
@@ -34,7 +51,13 @@ function ThreadRow({ thread }: { thread: ThreadListing }) {
           }}
         />
       ) : (
-        <button type="button" class="link q" onClick={() => void open()} data-testid="open-thread">
+        <button
+          type="button"
+          class="link q"
+          onClick={() => void open()}
+          aria-current={current ? 'true' : undefined}
+          data-testid="open-thread"
+        >
           {thread.title || '(untitled)'}
         </button>
       )}
@@ -53,9 +76,20 @@ function ThreadRow({ thread }: { thread: ThreadListing }) {
         type="button"
         class="small"
         onClick={() => setRenaming(true)}
-        aria-label={`Rename thread: ${thread.title.slice(0, 60)}`}
+        aria-label={`Rename thread: ${name}`}
+        data-testid="rename-listed-thread-start"
       >
         Rename
+      </button>
+      <button
+        type="button"
+        class="small"
+        aria-pressed={thread.pinned === true}
+        aria-label={`Pin thread: ${name}`}
+        onClick={() => void threads.setPinned(thread.id, !thread.pinned)}
+        data-testid="pin-thread"
+      >
+        {thread.pinned ? 'Pinned' : 'Pin'}
       </button>
       <DeleteButton
         kind="thread"
@@ -90,7 +124,7 @@ export function ThreadHistory({ matches }: { matches: readonly RunSummary[] | un
       );
   }, [history.list.value]);
   const wanted = matches ? new Set(matches.map((m) => m.threadId ?? m.id)) : undefined;
-  const rows = (listed ?? []).filter((t) => !wanted || wanted.has(t.id));
+  const rows = listedThreads(listed ?? []).filter((t) => !wanted || wanted.has(t.id));
 
   const onImport = async (input: HTMLInputElement) => {
     const result = await importChosenFile(input, threads.importThread, 'thread');

@@ -10,6 +10,7 @@ import { Answer } from './Answer.tsx';
 import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
 import { CopyAnswer } from './CopyAnswer.tsx';
+import { EarlierTurnLine } from './EarlierTurnLine.tsx';
 import { FollowUp } from './FollowUp.tsx';
 import { keptKeyOf } from './KeyWarning.tsx';
 import { ThreadInstructions } from './ThreadInstructions.tsx';
@@ -162,6 +163,7 @@ function OtherTurn({
       ) : (
         <p class="muted small">No answer ({statusText(summary.status)}).</p>
       )}
+      <EarlierTurnLine summary={summary} />
     </li>
   );
 }

@@ -65,6 +65,8 @@ function prefsEntries(seed: Seed): Record<string, string> {
       const sentTo = (seed.pool ?? []).flatMap((w) => providerOf(w)?.key ?? []);
       knownProvidersStore().write({ sentTo: [...new Set(sentTo)], remembered: [] });
     }
+    // How answers are shown is the browser context's (playwright.config.ts): the seed leaves it alone.
+    written.delete('baton.viewPrefs');
   } finally {
     if (had) Object.defineProperty(globalThis, 'localStorage', had);
     else Reflect.deleteProperty(globalThis, 'localStorage');

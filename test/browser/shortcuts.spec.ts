@@ -150,7 +150,11 @@ test('Ctrl+K goes to the thread search, Ctrl+Shift+O starts a new thread, ↑ pu
   await expect(page.getByTestId('thread-footer')).toHaveCount(0);
   await expect(ask).toBeFocused();
 
-  // Ctrl+K: History's search, focused, from the Ask screen; and again where it already is.
+  // Ctrl+K on Ask: the search of the thread list beside the conversation.
+  await page.keyboard.press('Control+K');
+  await expect(page.getByTestId('threads-aside').getByTestId('thread-search')).toBeFocused();
+  // From a screen without it: History's search, focused; and again where it already is.
+  await page.getByRole('link', { name: 'Settings' }).click();
   await page.keyboard.press('Control+K');
   await expect(page).toHaveURL(/#\/history$/);
   const search = page.getByLabel('Search questions and answers');

@@ -19,6 +19,16 @@ export function createStoredThreads(core: ThreadCore) {
     await core.refreshList();
   }
 
+  /** Pins the thread to the top of the list, or unpins it. Its time of last activity is not changed. */
+  async function setPinned(id: string, pinned: boolean): Promise<void> {
+    const threads = await core.store();
+    const thread = await threads.getThread(id);
+    if (!thread) return;
+    const { pinned: _was, ...rest } = thread;
+    await threads.putThread(pinned ? { ...rest, pinned: true } : rest);
+    await core.refreshList();
+  }
+
   /**
    * Sets the thread's standing instructions (blank: none). The next turn asked carries them; a turn already
    * running keeps what it was started with. A thread whose record is not written yet (its first turn still
@@ -131,5 +141,14 @@ export function createStoredThreads(core: ThreadCore) {
     return { ok: true, id: parsed.data.thread.id, added };
   }
 
-  return { rename, setInstructions, loadList, deleteThread, threadJson, exportThread, importThread };
+  return {
+    rename,
+    setPinned,
+    setInstructions,
+    loadList,
+    deleteThread,
+    threadJson,
+    exportThread,
+    importThread,
+  };
 }

@@ -32,6 +32,7 @@ export function createThreads(runs: Runs, services: ThreadServices) {
     showEarlier: opening.showEarlier,
     newThread: opening.newThread,
     rename: stored.rename,
+    setPinned: stored.setPinned,
     setInstructions: stored.setInstructions,
     loadList: stored.loadList,
     deleteThread: stored.deleteThread,

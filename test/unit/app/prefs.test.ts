@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPrefs, parseSpendLimit, readAskPrefs, readSpendPrefs } from '../../../src/app/prefs.ts';
+import {
+  createPrefs,
+  parseSpendLimit,
+  readAskPrefs,
+  readSpendPrefs,
+  readViewPrefs,
+} from '../../../src/app/prefs.ts';
 
 describe('Ask screen preferences', () => {
   it('remembers "Review the plan before it runs", and reads anything else as off', () => {
@@ -9,6 +15,15 @@ describe('Ask screen preferences', () => {
     expect(readAskPrefs('null')).toEqual({ reviewPlan: false });
     expect(readAskPrefs('not json')).toEqual({ reviewPlan: false });
     expect(readAskPrefs(null)).toEqual({ reviewPlan: false });
+  });
+});
+
+describe('how answers are shown', () => {
+  it('keeps the plan and steps closed under each answer unless the user asked for them open', () => {
+    expect(readViewPrefs('{"stepsOpen":true}')).toEqual({ stepsOpen: true });
+    expect(readViewPrefs('{"stepsOpen":1}')).toEqual({ stepsOpen: false });
+    expect(readViewPrefs('not json')).toEqual({ stepsOpen: false });
+    expect(readViewPrefs(null)).toEqual({ stepsOpen: false });
   });
 });
 
