@@ -57,7 +57,8 @@ export function createAppState(services: AppServices) {
   const outcomes = createOutcomes(services);
   const auto = createAutoMode({ outcomeStore: services.outcomeStore });
   const attachments = createAttachments();
-  const tools = createTools(services);
+  // The code sandbox's tool is offered while its `run` worker is.
+  const tools = createTools(services, () => pool.includeRun.value);
   // A follow-up's files are its own: what is attached under an answer is not attached on Ask.
   const followUpAttachments = createAttachments();
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.

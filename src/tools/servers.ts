@@ -2,6 +2,7 @@
  * The MCP servers the user added (Settings → Tools), and what each offers: a server as stored, the tools it
  * listed (name, description, input schema, annotations), and which of them the conductor is offered.
  */
+import { RUN_PYTHON_TOOL, SANDBOX_SERVER } from './sandbox-tool.ts';
 
 /** What a server's annotations say of a tool (MCP `ToolAnnotations`; all hints, none a promise). */
 export interface ToolAnnotations {
@@ -44,6 +45,10 @@ export function serverProblems(server: Pick<ToolServer, 'id' | 'url'>): string[]
   if (!SERVER_ID_PATTERN.test(server.id))
     problems.push(
       'Name the server with 1 to 32 letters, digits, "-" or "_", starting with a letter or digit.',
+    );
+  if (server.id.toLowerCase() === SANDBOX_SERVER)
+    problems.push(
+      `"${SANDBOX_SERVER}" names the page's own code sandbox (its tool ${RUN_PYTHON_TOOL}): give the server another name.`,
     );
   let url: URL | undefined;
   try {
