@@ -10,6 +10,7 @@
 import { raceAbort } from '../executor/abort.ts';
 import { executionReport, RUN_TIME_LIMIT_MS, type RunSandbox } from '../executor/run-step.ts';
 import type { ToolResult } from './connection.ts';
+import { planToolName, SANDBOX_SERVER } from './servers.ts';
 
 /** A tool the page itself provides: called in the step's tool loop like a server's, but run here. */
 export interface BuiltinTool {
@@ -28,11 +29,9 @@ export interface BuiltinTool {
   run(args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
 }
 
-/** The sandbox's half of the name: a server the user adds may not take it (servers.ts). */
-export const SANDBOX_SERVER = 'sandbox';
 export const RUN_PYTHON = 'run_python';
 /** As a plan names it. */
-export const RUN_PYTHON_TOOL = `${SANDBOX_SERVER}.${RUN_PYTHON}`;
+export const RUN_PYTHON_TOOL = planToolName(SANDBOX_SERVER, RUN_PYTHON);
 /** Most characters of code one call may run: a program, not a data file. */
 export const MAX_CODE_CHARS = 20_000;
 
