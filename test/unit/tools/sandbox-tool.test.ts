@@ -14,7 +14,7 @@ import { toolEgress } from './tool-fixture.ts';
 
 // `sandbox.run_python` through each wire's real tool loop, the test provider scripted to call it. The code
 // sandbox itself is an opaque-origin frame with a Worker (src/sandbox/code-runner.ts), which Node has not:
-// here it is its `execute` interface, answering as the frame reports; test/browser/python-sandbox.spec.ts
+// here it is its `execute` interface, answering as the frame reports; test/browser/run-step.spec.ts
 // runs the tool on real Pyodide.
 
 const RUN = (code: unknown) => ({ name: 'sandbox__run_python', arguments: { code } });
