@@ -61,7 +61,8 @@ export function createAppState(services: AppServices) {
   const auto = createAutoMode({ outcomeStore: services.outcomeStore });
   const passages = services.passages ? { passages: services.passages } : {};
   const attachments = createAttachments(passages);
-  const tools = createTools(services);
+  // The code sandbox's tool is offered while its `run` worker is, when the user turned the tool on too.
+  const tools = createTools(services, () => pool.includeRun.value && pool.includeRunTool.value);
   // A follow-up's files are its own: what is attached under an answer is not attached on Ask.
   const followUpAttachments = createAttachments(passages);
   const backups = createBackups(services);

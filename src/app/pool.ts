@@ -7,6 +7,7 @@ import { storedValue } from './local-store.ts';
 
 /** Where the choice to offer the code sandbox as the worker `run` is kept ('0': not offered). */
 export const RUN_WORKER_CHOICE = 'baton.codeRunnerWorker';
+export const RUN_TOOL_CHOICE = 'baton.codeRunnerTool';
 
 /** The on-device model as a worker: answers with the conductor's own model, no key, no network. */
 export function localWorker(): WorkerSpec {
@@ -61,6 +62,20 @@ export function createPool(services: { poolStore(): Promise<PoolStore> }) {
     includeRun.value = on;
     runChoice.write(on);
   }
+  const runToolChoice = storedValue<boolean>(
+    RUN_TOOL_CHOICE,
+    (raw) => raw === '1',
+    (on) => (on ? '1' : '0'),
+  );
+  /**
+   * Whether the sandbox is also the tool `sandbox.run_python` inside steps, while `run` is offered. Off
+   * unless turned on: an offered tool puts a tools block in every conductor prompt (bench p8a).
+   */
+  const includeRunTool = signal<boolean>(runToolChoice.read());
+  function setIncludeRunTool(on: boolean): void {
+    includeRunTool.value = on;
+    runToolChoice.write(on);
+  }
   /** The workers a run may use: the enabled stored ones, plus `local` and `run` when chosen. */
   const runPool = computed(() => [
     ...enabledPool.value,
@@ -110,6 +125,8 @@ export function createPool(services: { poolStore(): Promise<PoolStore> }) {
     includeLocal,
     setIncludeLocal,
     includeRun,
+    includeRunTool,
+    setIncludeRunTool,
     setIncludeRun,
     runPool,
     saveWorker,

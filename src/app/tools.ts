@@ -7,14 +7,17 @@
 import { signal } from '@preact/signals';
 import type { Egress } from '../egress/egress.ts';
 import { MCP_PROVIDER_ID } from '../providers/mcp-preset.ts';
+import type { SandboxRunner } from '../sandbox/code-runner.ts';
 import type { OfferedTool } from '../shared/conductor-api.ts';
 import type { Step } from '../shared/plan/index.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { toolServerError } from '../tools/cors.ts';
+import { type BuiltinTool, sandboxTool } from '../tools/sandbox-tool.ts';
 import {
   asksFirst,
   DEFAULT_TOOL_ROUNDS,
   offeredTools,
+  planToolName,
   serverProblems,
   type ToolServer,
 } from '../tools/servers.ts';
@@ -33,6 +36,8 @@ export interface ToolServices {
   toolStore?(): Promise<ToolStore>;
   egress(): Promise<Pick<Egress, 'fetchFor'>>;
   vault(): Promise<Pick<Vault, 'saveKey' | 'listKeys' | 'deleteKey'>>;
+  /** The page's code sandbox: `sandbox.run_python` runs there. Absent: the tool is never offered. */
+  codeSandbox?(): Promise<Pick<SandboxRunner, 'execute'>>;
 }
 
 /** A call waiting for the user's yes or no. */
@@ -58,7 +63,11 @@ function pageOrigin(): string {
   return globalThis.location?.origin ?? 'this page';
 }
 
-export function createTools(services: ToolServices) {
+/**
+ * `sandboxOn`: whether the code sandbox is offered (Settings, the same choice that adds the `run` worker to
+ * the pool); while it is, so is `sandbox.run_python`.
+ */
+export function createTools(services: ToolServices, sandboxOn: () => boolean = () => false) {
   const servers = signal<ToolServer[]>([]);
   const error = signal<string | undefined>(undefined);
   const busy = signal<string | undefined>(undefined);
@@ -191,29 +200,46 @@ export function createTools(services: ToolServices) {
     });
   }
 
+  /** The page's own tools on offer now. */
+  function builtins(): BuiltinTool[] {
+    const sandbox = services.codeSandbox?.bind(services);
+    return sandbox && sandboxOn() ? [sandboxTool(sandbox)] : [];
+  }
+
   const run: RunTools = {
     async offered() {
+      const own = builtins().map((b) => ({
+        name: planToolName(b.server, b.tool),
+        description: b.plannerNote,
+        readOnly: true,
+      }));
       const s = await store();
-      if (!s) return [];
-      return offeredTools(await s.list()).map(({ name, tool }) => ({
+      if (!s) return own;
+      const listed = offeredTools(await s.list()).map(({ name, tool }) => ({
         name,
         description: tool.description,
         readOnly: !asksFirst(tool),
       }));
+      return [...own, ...listed];
     },
     async toolsFor() {
       // A store that cannot be read gives no tools: the run goes on, its steps answer without them.
       const s = await store().catch(() => undefined);
       const stored = s ? await s.list().catch(() => []) : [];
-      if (stored.length === 0) return undefined;
+      const own = builtins();
+      if (stored.length === 0 && own.length === 0) return undefined;
       const [egress, { stepTools }] = await Promise.all([services.egress(), stepToolsModule()]);
       return (step, index, worker, runId) => {
         if (!step.tools?.length || !callsTools(worker)) return undefined;
         // Only tools still offered: one unticked since the plan was written is not called.
-        const offered = new Set(offeredTools(stored).map((t) => t.name));
+        const offered = new Set([
+          ...offeredTools(stored).map((t) => t.name),
+          ...own.map((b) => planToolName(b.server, b.tool)),
+        ]);
         return stepTools({
           egress,
           servers: stored,
+          builtins: own,
           grant: step.tools.filter((name) => offered.has(name)),
           runId,
           stepIndex: index,

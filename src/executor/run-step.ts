@@ -271,10 +271,39 @@ function resultLine(
 }
 
 /**
- * The run step's answer: the result line, the code it ran, then the exception's message, the traceback,
- * stdout and stderr, each in a fenced text block longer than any backtick run inside it. Everything the code produced is in a
- * block: no message can add a line that reads as the runner's own, nor a code block of its own.
+ * What happened to a run, in words: the result line, then the exception's message, the traceback, stdout and
+ * stderr, each in a fenced text block longer than any backtick run inside it. Everything the code produced
+ * is in a block: no message can add a line that reads as the runner's own, nor a code block of its own.
+ * `between` goes after the result line (a run step's account of what it ran, and the code).
  */
+export function executionReport(
+  execution: Execution,
+  language: RunLanguage,
+  timeoutMs = RUN_TIME_LIMIT_MS,
+  between: readonly string[] = [],
+): string {
+  const raisedByCode = execution.outcome === 'exception' || execution.outcome === 'exit';
+  const pythonLine =
+    language === 'python' && execution.traceback ? exceptionLine(execution.traceback) : undefined;
+  const message = raisedByCode ? (pythonLine ?? execution.error ?? '') : '';
+  const traceback = execution.traceback
+    ? language === 'python'
+      ? readableTraceback(execution.traceback)
+      : execution.traceback
+    : '';
+  // JavaScript reports the message alone; its stack's first line names the error.
+  const name = raisedByCode
+    ? exceptionName(language === 'python' ? message : traceback || undefined)
+    : undefined;
+  const parts = [resultLine(execution, name, timeoutMs, language), ...between];
+  if (message.trim() !== '' && !traceback.includes(message)) parts.push(block('Exception:', message));
+  if (traceback) parts.push(block('Traceback:', traceback));
+  parts.push(outputSection('stdout', execution.stdout, execution.stdoutDropped));
+  parts.push(outputSection('stderr', execution.stderr, execution.stderrDropped));
+  return parts.join('\n\n');
+}
+
+/** The run step's answer: the execution's report with what was run, and the code itself, after its result line. */
 export function formatExecution(
   execution: Execution,
   plan: Extract<RunPlan, { kind: 'run' }>,
@@ -289,29 +318,11 @@ export function formatExecution(
       : '',
     '.',
   ].join('');
-  const raisedByCode = execution.outcome === 'exception' || execution.outcome === 'exit';
-  const pythonLine =
-    language === 'python' && execution.traceback ? exceptionLine(execution.traceback) : undefined;
-  const message = raisedByCode ? (pythonLine ?? execution.error ?? '') : '';
-  const traceback = execution.traceback
-    ? language === 'python'
-      ? readableTraceback(execution.traceback)
-      : execution.traceback
-    : '';
-  // JavaScript reports the message alone; its stack's first line names the error.
-  const name = raisedByCode
-    ? exceptionName(language === 'python' ? message : traceback || undefined)
-    : undefined;
-  const parts = [resultLine(execution, name, timeoutMs, language), what];
   // The code itself, so a step that reads this answer (a fixer added in review sees only the step before
   // it) has the code beside its output, and a run step's answer that is the final answer shows both.
-  parts.push(codeBlock('Code:', plan.request.code, language));
-  if (plan.request.tests) parts.push(codeBlock("The task's test code:", plan.request.tests, language));
-  if (message.trim() !== '' && !traceback.includes(message)) parts.push(block('Exception:', message));
-  if (traceback) parts.push(block('Traceback:', traceback));
-  parts.push(outputSection('stdout', execution.stdout, execution.stdoutDropped));
-  parts.push(outputSection('stderr', execution.stderr, execution.stderrDropped));
-  return parts.join('\n\n');
+  const code = [codeBlock('Code:', plan.request.code, language)];
+  if (plan.request.tests) code.push(codeBlock("The task's test code:", plan.request.tests, language));
+  return executionReport(execution, language, timeoutMs, [what, ...code]);
 }
 
 /** The sandbox as the run step needs it: made on first use (it loads a frame, and Pyodide for Python). */

@@ -2,7 +2,6 @@
  * The MCP servers the user added (Settings → Tools), and what each offers: a server as stored, the tools it
  * listed (name, description, input schema, annotations), and which of them the conductor is offered.
  */
-
 /** What a server's annotations say of a tool (MCP `ToolAnnotations`; all hints, none a promise). */
 export interface ToolAnnotations {
   title?: string;
@@ -35,6 +34,9 @@ export interface ToolServer {
 /** Rounds of tool calls a step may make unless the user set otherwise (Settings → Tools). */
 export const DEFAULT_TOOL_ROUNDS = 4;
 
+/** The code sandbox's tools go under this name (sandbox-tool.ts), so no server the user adds may take it. */
+export const SANDBOX_SERVER = 'sandbox';
+
 /** A server's name: a letter or digit, then letters, digits, `-`, `_` (no dot: a plan splits on it). */
 export const SERVER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 
@@ -44,6 +46,10 @@ export function serverProblems(server: Pick<ToolServer, 'id' | 'url'>): string[]
   if (!SERVER_ID_PATTERN.test(server.id))
     problems.push(
       'Name the server with 1 to 32 letters, digits, "-" or "_", starting with a letter or digit.',
+    );
+  if (server.id.toLowerCase() === SANDBOX_SERVER)
+    problems.push(
+      `"${SANDBOX_SERVER}" names the page's own code sandbox (its tool ${SANDBOX_SERVER}.run_python): give the server another name.`,
     );
   let url: URL | undefined;
   try {

@@ -10,6 +10,7 @@ import type { ToolCallNote, ToolCallRequest, ToolOutcome, ToolSpec, ToolUse } fr
 import { type CallerContext, connectMcp, type McpConnection } from './connection.ts';
 import { toolServerError } from './cors.ts';
 import { MAX_RESULT_CHARS, resultText } from './result-text.ts';
+import type { BuiltinTool } from './sandbox-tool.ts';
 import { schemaCheck } from './schema-check.ts';
 import {
   asksFirst,
@@ -36,6 +37,8 @@ export interface StepToolsOptions {
   servers: readonly ToolServer[];
   /** The step's `tools`: plan names. */
   grant: readonly string[];
+  /** The page's own tools on offer now (sandbox-tool.ts): granted by plan name like a server's. */
+  builtins?: readonly BuiltinTool[];
   runId: string;
   stepIndex: number;
   maxRounds?: number;
@@ -46,11 +49,9 @@ export interface StepToolsOptions {
   maxResultChars?: number;
 }
 
-interface Granted {
-  planName: string;
-  server: ToolServer;
-  tool: ListedTool;
-}
+type Granted =
+  | { planName: string; server: ToolServer; tool: ListedTool; builtin?: undefined }
+  | { planName: string; builtin: BuiltinTool; tool: Pick<ListedTool, 'inputSchema'> };
 
 /** A name both dialects take (`[A-Za-z0-9_-]{1,64}`) for `server.tool`, unique among `taken`. */
 function wireName(server: string, tool: string, taken: ReadonlySet<string>): string {
@@ -69,16 +70,22 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
   const byWire = new Map<string, Granted>();
   for (const planName of options.grant) {
     const split = splitToolName(planName);
+    const builtin = options.builtins?.find((b) => b.server === split?.server && b.tool === split?.tool);
+    if (builtin) {
+      const name = wireName(builtin.server, builtin.tool, new Set(byWire.keys()));
+      byWire.set(name, { planName, builtin, tool: builtin });
+      continue;
+    }
     const server = split && options.servers.find((s) => s.id === split.server);
     const tool = server?.tools.find((t) => t.name === split?.tool);
     if (!server || !tool || !split) continue;
     byWire.set(wireName(server.id, tool.name, new Set(byWire.keys())), { planName, server, tool });
   }
   if (byWire.size === 0) return undefined;
-  const tools: ToolSpec[] = [...byWire.entries()].map(([name, { tool }]) => ({
+  const tools: ToolSpec[] = [...byWire.entries()].map(([name, granted]) => ({
     name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
+    description: (granted.builtin ?? granted.tool).description,
+    inputSchema: granted.tool.inputSchema,
   }));
   const context: CallerContext = { runId: options.runId, stepIndex: options.stepIndex };
   const connections = new Map<string, Promise<McpConnection>>();
@@ -111,7 +118,7 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
         ),
       );
     }
-    const { planName, server, tool } = granted;
+    const { planName } = granted;
     let args: unknown;
     try {
       args =
@@ -127,7 +134,7 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
     }
     let check = checks.get(request.name);
     if (!check) {
-      check = schemaCheck(tool.inputSchema);
+      check = schemaCheck(granted.tool.inputSchema);
       checks.set(request.name, check);
     }
     const checked = check(args);
@@ -141,6 +148,15 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
       );
     }
     const argObject = args as Record<string, unknown>;
+    if (granted.builtin) {
+      // Runs on this device and reads nothing of the user's: no question first, nothing through egress.
+      const result = await granted.builtin.run(argObject, signal);
+      return noted(planName, result.isError ? 'failed' : 'called', {
+        isError: result.isError === true,
+        content: resultText(result, options.maxResultChars ?? MAX_RESULT_CHARS),
+      });
+    }
+    const { server, tool } = granted;
     if (asksFirst(tool)) {
       const yes = await options.confirm({
         runId: options.runId,

@@ -23,6 +23,7 @@ import {
 function BuiltInWorkerToggle(props: {
   checked: boolean;
   onChange: (checked: boolean) => void;
+  disabled?: boolean;
   testId: string;
   children: ComponentChildren;
 }) {
@@ -31,6 +32,7 @@ function BuiltInWorkerToggle(props: {
       <input
         type="checkbox"
         checked={props.checked}
+        disabled={props.disabled}
         onChange={(e) => props.onChange(e.currentTarget.checked)}
         data-testid={props.testId}
       />{' '}
@@ -49,6 +51,8 @@ export function PoolPanel() {
     setIncludeLocal,
     includeRun,
     setIncludeRun,
+    includeRunTool,
+    setIncludeRunTool,
     saveWorker,
     deleteWorker,
   } = app.pool;
@@ -116,6 +120,15 @@ export function PoolPanel() {
       <BuiltInWorkerToggle checked={includeRun.value} onChange={setIncludeRun} testId="include-run">
         Offer the code sandbox to the conductor as the worker <code>run</code>: it runs the Python or
         JavaScript of the steps it sees, on this device, and answers with the output or the error
+      </BuiltInWorkerToggle>
+      <BuiltInWorkerToggle
+        checked={includeRun.value && includeRunTool.value}
+        disabled={!includeRun.value}
+        onChange={setIncludeRunTool}
+        testId="include-run-tool"
+      >
+        Also offer it inside steps as the tool <code>sandbox.run_python</code>: a step's own model runs Python
+        here and reads the output (adds a line to every plan's prompt)
       </BuiltInWorkerToggle>
       <PoolTable
         workers={workers}

@@ -66,6 +66,14 @@ test.beforeAll(async ({ browser }) => {
       { id: 'forger', behaviour: { kind: 'fixed', text: FORGER } },
       { id: 'talker', behaviour: { kind: 'fixed', text: 'Leap years are every fourth year, mostly.' } },
       {
+        id: 'computer',
+        // Calls the sandbox tool once, then answers with what it read (test/provider/dialects/tool-calls.ts).
+        behaviour: { kind: 'echo' },
+        toolCalls: {
+          rounds: [[{ name: 'sandbox__run_python', arguments: { code: 'print(sum(range(1, 101)))' } }]],
+        },
+      },
+      {
         id: 'fixer',
         // A scripted fixer that fixes only what the run showed it: without the traceback it repeats the code.
         behaviour: {
@@ -298,4 +306,31 @@ test('a fixer that sees only the run step reads the code it ran beside the failu
   // The fix was run before it was shown: the final answer is its run, and it ran to its end.
   expect(result.answer).toMatch(/^Result: ran to its end \(exit status 0\)/);
   expect(result.answer).toContain('year % 400 == 0');
+});
+
+test('a step granted sandbox.run_python: its model runs code on the page and reads the output, and nothing but its chat requests leaves', async () => {
+  test.setTimeout(120_000);
+  const plan: Plan = {
+    steps: [{ worker: 'w1', task: 'Add 1 to 100; check it.', sees: [], tools: ['sandbox.run_python'] }],
+  };
+  const result = await harness<{ id: string; phase: string; answer?: string }>(
+    'run',
+    provider.baseURL,
+    plan,
+    { w1: 'computer' },
+  );
+  expect(result.phase).toBe('done');
+  // Real Pyodide printed 5050; the model read it fenced as data.
+  expect(result.answer).toContain('<tool-output>Result: ran to its end');
+  expect(result.answer).toContain('5050');
+  await expect(page.getByTestId('step-tools-0')).toHaveText('Tools: sandbox.run_python (called)');
+  // The two rounds' chat requests are the run's only ledger rows: the tool call itself sent nothing.
+  const entries = await harness<{ stepIndex?: number; workerId?: string; tool?: string }[]>(
+    'ledger',
+    result.id,
+  );
+  expect(entries.map((e) => [e.stepIndex, e.workerId, e.tool])).toEqual([
+    [0, 'w1', undefined],
+    [0, 'w1', undefined],
+  ]);
 });

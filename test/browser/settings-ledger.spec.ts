@@ -46,10 +46,12 @@ test("the ledger is reached from Settings by keyboard, and Settings' section lis
   await expect(sections.getByRole('link')).toHaveText([
     'Pool',
     'API keys',
+    'Tools',
     'Conductor model',
     'Model storage',
     'Planning',
     'Spending',
+    'Saved prompts',
     'What Baton learned',
     'Backups',
     'Appearance',

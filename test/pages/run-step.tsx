@@ -1,5 +1,6 @@
 import { render } from 'preact';
 import { createAppState, pageServices } from '../../src/app/app-state.ts';
+import { RUN_TOOL_CHOICE } from '../../src/app/pool.ts';
 import { isActive, newRunView } from '../../src/app/runs/run-model.ts';
 import { codeRunnerWorker, planRun, RunStepTransport } from '../../src/executor/run-step.ts';
 import type { Execution } from '../../src/sandbox/code-runner.ts';
@@ -12,6 +13,8 @@ import '../../src/ui/styles.css';
 // executor, each worker's egress transport, the `run` worker's sandbox, ledger, run store, the run view on
 // screen), driven through `window.harness`.
 
+// The sandbox tool is opt-in (Settings → Pool); this page tests it.
+localStorage.setItem(RUN_TOOL_CHOICE, '1');
 const services = pageServices();
 const { currentRun, drawnRun, pendingReview, runReviewed } = createAppState(services).runs;
 

@@ -21,20 +21,25 @@ const cloud: WorkerSpec = workerSpec({
   model: 'gpt-4.1',
 });
 
+/** A localStorage of this test's own (the pool keeps its choices there). */
+function withStorage(): void {
+  const stored = new Map<string, string>();
+  const global = globalThis as { localStorage?: Pick<Storage, 'getItem' | 'setItem'> };
+  const original = global.localStorage;
+  global.localStorage = {
+    getItem: (key) => stored.get(key) ?? null,
+    setItem: (key, value) => void stored.set(key, value),
+  };
+  onTestFinished(() => {
+    global.localStorage = original;
+  });
+}
+
 const emptyStore = { list: async () => [] } as unknown as PoolStore;
 
 describe('the run worker in the pool', () => {
   it('is offered by default, and stays off across visits once turned off', () => {
-    const stored = new Map<string, string>();
-    const global = globalThis as { localStorage?: Pick<Storage, 'getItem' | 'setItem'> };
-    const original = global.localStorage;
-    global.localStorage = {
-      getItem: (key) => stored.get(key) ?? null,
-      setItem: (key, value) => void stored.set(key, value),
-    };
-    onTestFinished(() => {
-      global.localStorage = original;
-    });
+    withStorage();
     const pool = createPool({ poolStore: async () => emptyStore });
     expect(pool.runPool.value.map((w) => w.id)).toEqual([RUN_WORKER]);
     pool.setIncludeRun(false);
@@ -42,6 +47,15 @@ describe('the run worker in the pool', () => {
     const next = createPool({ poolStore: async () => emptyStore });
     expect(next.includeRun.value).toBe(false);
     expect(next.runPool.value).toEqual([]);
+  });
+
+  it('is a tool inside steps only when the user turns that on too, and the choice is kept', () => {
+    withStorage();
+    const pool = createPool({ poolStore: async () => emptyStore });
+    expect(pool.includeRun.value).toBe(true);
+    expect(pool.includeRunTool.value).toBe(false);
+    pool.setIncludeRunTool(true);
+    expect(createPool({ poolStore: async () => emptyStore }).includeRunTool.value).toBe(true);
   });
 
   it('reserves its id, needs no key, and has no substitute nor stands in for one', async () => {

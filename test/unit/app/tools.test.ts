@@ -82,6 +82,47 @@ describe('Settings → Tools', () => {
     expect(toolsFor?.(step, 0, local, 'r')).toBeUndefined();
   });
 
+  it('offers the code sandbox as sandbox.run_python while its run worker is offered, and grants it only then', async () => {
+    const { egress, vault } = await toolEgress();
+    const store = await openToolStore('tools-app-5');
+    const executed: string[] = [];
+    let sandboxOn = true;
+    const state = createTools(
+      {
+        toolStore: async () => store,
+        egress: async () => egress,
+        vault: async () => vault,
+        codeSandbox: async () => ({
+          execute: async (request) => {
+            executed.push(request.code);
+            return { outcome: 'ok', stdout: '2\n', stderr: '', stdoutDropped: 0, stderrDropped: 0, ms: 1 };
+          },
+        }),
+      },
+      () => sandboxOn,
+    );
+    expect(await state.run.offered()).toEqual([
+      { name: 'sandbox.run_python', description: expect.stringContaining('run step'), readOnly: true },
+    ]);
+    const step = { worker: 'w1', task: 't', sees: [] as number[], tools: ['sandbox.run_python'] };
+    const w1 = workerSpec({ id: 'w1', baseURL: 'http://127.0.0.1:1/v1', model: 'm' });
+    const granted = (await state.run.toolsFor())?.(step, 0, w1, 'r');
+    expect(granted?.tools.map((t) => t.name)).toEqual(['sandbox__run_python']);
+    const outcome = await granted?.call(
+      { id: 'c', name: 'sandbox__run_python', arguments: '{"code":"print(1 + 1)"}' },
+      new AbortController().signal,
+    );
+    expect(outcome?.note).toEqual({ tool: 'sandbox.run_python', outcome: 'called' });
+    expect(executed).toEqual(['print(1 + 1)']);
+    // Never on the code runner itself, nor the on-device model.
+    const run = workerSpec({ id: 'run', baseURL: '', model: 'sandbox' });
+    expect((await state.run.toolsFor())?.(step, 0, run, 'r')).toBeUndefined();
+
+    sandboxOn = false;
+    expect(await state.run.offered()).toEqual([]);
+    expect(await state.run.toolsFor()).toBeUndefined();
+  });
+
   it('asks one question at a time and answers it', async () => {
     const { state } = await tools('tools-app-4');
     const request = { runId: 'r', stepIndex: 0, server: 's', tool: 't', args: { id: 1 }, destructive: true };
