@@ -1,4 +1,4 @@
-import { expect, type Page, test } from '@playwright/test';
+import { type Browser, expect, type Page, test } from '@playwright/test';
 import { validatePlan } from '../../src/shared/plan/index.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import type { ConductorHarness } from '../pages/conductor.ts';
@@ -19,6 +19,7 @@ test.beforeAll(async () => {
   rambling = await startModelServer({ logitBias: { '\n': -3, '\t': -3, ' ': -3 } });
 });
 test.afterAll(async () => {
+  for (const page of shared.values()) await page.close();
   await models?.close();
   await rambling?.close();
 });
@@ -39,8 +40,31 @@ async function openHarness(page: Page, query = '') {
 
 test.describe.configure({ mode: 'serial' });
 
-/** The bridge's wait for a ping's answer, for the tests that kill the thread behind its back. */
-const FAST_PING = '?pingTimeout=1500';
+/**
+ * One harness page per bridge setting, shared by the tests that use it: their subject is what the thread and
+ * its loaded model do, not a page's first load, and each page starts wllama's 10 MB wasm in a fresh thread
+ * (5-7 s here), which every test paid again. A test loads the model it uses itself (a no-op when that one is
+ * loaded already) and counts restarts from where it starts, so it also runs alone; tests on the same page
+ * and model come one after another, so the model loads once for them.
+ */
+const shared = new Map<string, Page>();
+async function sharedHarness(browser: Browser, baseURL: string | undefined, query = ''): Promise<Page> {
+  let page = shared.get(query);
+  if (!page) {
+    page = await browser.newPage({ baseURL });
+    await openHarness(page, query);
+    shared.set(query, page);
+  }
+  return page;
+}
+
+/**
+ * For the tests that kill or hard-stop the thread. A thread killed from outside sends no event: the bridge
+ * finds it by a ping that goes unanswered; the app waits 5 s for that answer, 1.5 s here finds the dead thread
+ * just the same, 3.5 s sooner. A 1 ms cancel grace period: a soft stop cannot win, so a cancel must kill and
+ * restart the thread (none of these tests cancels otherwise).
+ */
+const FAST_STOPS = '?pingTimeout=1500&cancelGrace=1';
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -62,10 +86,11 @@ const tinyPlan = {
 };
 
 test('plans with the tiny model in the thread: schema-valid, streamed token by token, steps before the end', async ({
-  page,
+  browser,
+  baseURL,
 }) => {
   test.setTimeout(120_000);
-  await openHarness(page);
+  const page = await sharedHarness(browser, baseURL);
   const load = await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
   expect(models.downloads()).toBe(1);
   expect(load.progress.length).toBeGreaterThan(0);
@@ -108,9 +133,12 @@ test('plans with the tiny model in the thread: schema-valid, streamed token by t
 
 // Every self-check failed with "Failed to format input: unordered_map::at: key not found"
 // on answers that were not ASCII: the tiny model had no byte tokens to fall back to.
-test('the tiny model reads text that is not ASCII, and writes only valid text', async ({ page }) => {
+test('the tiny model reads text that is not ASCII, and writes only valid text', async ({
+  browser,
+  baseURL,
+}) => {
   test.setTimeout(120_000);
-  await openHarness(page);
+  const page = await sharedHarness(browser, baseURL);
   await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
   const accented = 'Écris une fonction — « naïve » — qui additionne deux nombres ✓ 日本語, then check it.';
   const trace = await page.evaluate((request) => globalThis.__conductor.plan(request), {
@@ -129,53 +157,32 @@ test('the tiny model reads text that is not ASCII, and writes only valid text', 
   expect(written).not.toContain('\uFFFD');
 });
 
-test('cancel during generation stops the tokens within 500 ms and the next plan works', async ({ page }) => {
-  test.setTimeout(120_000);
-  await openHarness(page);
-  await page.evaluate((url) => globalThis.__conductor.load(url, 1), rambling.url);
-  const long = { ...tinyPlan, maxTaskLength: 600, maxThoughtLength: 800, maxTokens: 2000 };
-  const trace = await page.evaluate((request) => globalThis.__conductor.plan(request, 5), long);
-  expect(trace.ok).toBe(false);
-  expect(trace.error?.name).toBe('PlanCancelled');
-  const cancelledAt = trace.cancelledAt!;
-  const lastToken = trace.tokens.at(-1)!.t;
-  console.log(
-    `cancel: ${trace.tokens.length} tokens, last ${(lastToken - cancelledAt).toFixed(0)} ms and settled ` +
-      `${(trace.settledAt - cancelledAt).toFixed(0)} ms after cancel`,
-  );
-  expect(lastToken - cancelledAt).toBeLessThan(500);
-  expect(trace.settledAt - cancelledAt).toBeLessThan(500);
-  // A soft stop: the thread was not replaced, and it plans again at once.
-  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(0);
-  const next = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
-  expect(next.error).toBeUndefined();
-  expect(next.ok).toBe(true);
-});
-
 test('a thread killed while idle is replaced: the next plan reloads the model (from cache) and works', async ({
-  page,
+  browser,
+  baseURL,
 }) => {
   test.setTimeout(120_000);
-  // A thread killed from outside sends no event: the bridge finds it by a ping that goes unanswered. The
-  // app waits 5 s for that answer; 1.5 s here finds the dead thread just the same, 3.5 s sooner.
-  await openHarness(page, FAST_PING);
+  const page = await sharedHarness(browser, baseURL, FAST_STOPS);
   await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
+  const restarts = await page.evaluate(() => globalThis.__conductor.restartCount());
   const downloads = models.downloads();
   expect(await page.evaluate(() => globalThis.__conductor.terminateThread())).toBe(true);
   const trace = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
   expect(trace.error).toBeUndefined();
   expect(trace.ok).toBe(true);
-  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
+  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(restarts + 1);
   // The restarted thread read the model from Cache Storage instead of downloading it again.
   expect(models.downloads()).toBe(downloads);
 });
 
 test('a thread killed during a plan fails that plan as ThreadCrashed, and the next plan works', async ({
-  page,
+  browser,
+  baseURL,
 }) => {
   test.setTimeout(120_000);
-  await openHarness(page, FAST_PING);
+  const page = await sharedHarness(browser, baseURL, FAST_STOPS);
   await page.evaluate((url) => globalThis.__conductor.load(url, 1), rambling.url);
+  const restarts = await page.evaluate(() => globalThis.__conductor.restartCount());
   const long = { ...tinyPlan, maxTaskLength: 600, maxThoughtLength: 800, maxTokens: 2000 };
   const trace = await page.evaluate(async (request) => {
     const h = globalThis.__conductor;
@@ -190,30 +197,35 @@ test('a thread killed during a plan fails that plan as ThreadCrashed, and the ne
   const next = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
   expect(next.error).toBeUndefined();
   expect(next.ok).toBe(true);
-  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
+  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(restarts + 1);
 });
 
-test('an uncaught error in the thread replaces it, and the next plan works', async ({ page }) => {
+test('an uncaught error in the thread replaces it, and the next plan works', async ({ browser, baseURL }) => {
   test.setTimeout(120_000);
-  await openHarness(page);
+  const page = await sharedHarness(browser, baseURL);
   await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
+  const restarts = await page.evaluate(() => globalThis.__conductor.restartCount());
   await page.evaluate(() => globalThis.__conductor.crashThread());
-  await expect.poll(() => page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
+  await expect.poll(() => page.evaluate(() => globalThis.__conductor.restartCount())).toBe(restarts + 1);
   const trace = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
   expect(trace.error).toBeUndefined();
   expect(trace.ok).toBe(true);
 });
 
-test('a cancel the thread does not honour in time becomes a hard stop (restart)', async ({ page }) => {
+test('a cancel the thread does not honour in time becomes a hard stop (restart)', async ({
+  browser,
+  baseURL,
+}) => {
   test.setTimeout(120_000);
-  // A 1 ms grace period: the soft stop cannot win, so the bridge must kill and restart the thread.
-  await openHarness(page, '?cancelGrace=1');
+  // The 1 ms grace period (FAST_STOPS): the soft stop cannot win, so the bridge must kill and restart the thread.
+  const page = await sharedHarness(browser, baseURL, FAST_STOPS);
   await page.evaluate((url) => globalThis.__conductor.load(url, 1), rambling.url);
+  const restarts = await page.evaluate(() => globalThis.__conductor.restartCount());
   const long = { ...tinyPlan, maxTaskLength: 600, maxThoughtLength: 800, maxTokens: 2000 };
   const trace = await page.evaluate((request) => globalThis.__conductor.plan(request, 3), long);
   expect(trace.error?.name).toBe('PlanCancelled');
   expect(trace.error?.message).toMatch(/restarted/);
-  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(1);
+  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(restarts + 1);
   const next = await page.evaluate((request) => globalThis.__conductor.plan(request), {
     ...long,
     maxTokens: 200,
@@ -225,10 +237,11 @@ test('a cancel the thread does not honour in time becomes a hard stop (restart)'
 });
 
 test('a second question to the same pool prefills only itself: llama.cpp keeps the prompt prefix, also across a chat', async ({
-  page,
+  browser,
+  baseURL,
 }) => {
   test.setTimeout(180_000);
-  await openHarness(page);
+  const page = await sharedHarness(browser, baseURL);
   await page.evaluate((url) => globalThis.__conductor.load(url, 1), models.url);
   type Stats = { promptTokens: number; cachedPromptTokens?: number };
   const statsOf = (trace: { ok: boolean; response?: unknown }) => {
@@ -261,11 +274,39 @@ test('a second question to the same pool prefills only itself: llama.cpp keeps t
   expect(third.cachedPromptTokens).toBeGreaterThan(third.promptTokens * 0.8);
 });
 
+test('cancel during generation stops the tokens within 500 ms and the next plan works', async ({
+  browser,
+  baseURL,
+}) => {
+  test.setTimeout(120_000);
+  const page = await sharedHarness(browser, baseURL);
+  await page.evaluate((url) => globalThis.__conductor.load(url, 1), rambling.url);
+  const restarts = await page.evaluate(() => globalThis.__conductor.restartCount());
+  const long = { ...tinyPlan, maxTaskLength: 600, maxThoughtLength: 800, maxTokens: 2000 };
+  const trace = await page.evaluate((request) => globalThis.__conductor.plan(request, 5), long);
+  expect(trace.ok).toBe(false);
+  expect(trace.error?.name).toBe('PlanCancelled');
+  const cancelledAt = trace.cancelledAt!;
+  const lastToken = trace.tokens.at(-1)!.t;
+  console.log(
+    `cancel: ${trace.tokens.length} tokens, last ${(lastToken - cancelledAt).toFixed(0)} ms and settled ` +
+      `${(trace.settledAt - cancelledAt).toFixed(0)} ms after cancel`,
+  );
+  expect(lastToken - cancelledAt).toBeLessThan(500);
+  expect(trace.settledAt - cancelledAt).toBeLessThan(500);
+  // A soft stop: the thread was not replaced, and it plans again at once.
+  expect(await page.evaluate(() => globalThis.__conductor.restartCount())).toBe(restarts);
+  const next = await page.evaluate((request) => globalThis.__conductor.plan(request), tinyPlan);
+  expect(next.error).toBeUndefined();
+  expect(next.ok).toBe(true);
+});
+
 test('constrained decoding writes a self-check only as the last step, whatever the sampler picks', async ({
-  page,
+  browser,
+  baseURL,
 }) => {
   test.setTimeout(180_000);
-  await openHarness(page);
+  const page = await sharedHarness(browser, baseURL);
   await page.evaluate((url) => globalThis.__conductor.rawLoad(url, 1), models.url);
   // The thread's own prompt and schema for a conductor plan with self-checks allowed (the default depth),
   // sampled at temperature 1: a random-weight model then picks among the tokens the grammar allows.
