@@ -2,6 +2,7 @@ import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
 import type { StepStreams } from '../app/runs/draw-timing.ts';
+import { modeText } from '../app/runs/mode-text.ts';
 import { isActive, liveTotals, type RunView, runElapsed, snapshotOfView } from '../app/runs/run-model.ts';
 import { downloadText } from '../app/save-file.ts';
 import { workerColor } from '../app/worker-color.ts';
@@ -228,7 +229,9 @@ export function RunPanel({
           <span class="badge" data-status={view.phase} data-testid="run-phase" role="status">
             {PHASE_TEXT[view.phase]}
           </span>
-          <span class="badge">{view.mode}</span>
+          <span class="badge" data-testid="run-mode">
+            {modeText(view)}
+          </span>
           <span class="spacer" />
           {active && cancelRun && (
             <button
