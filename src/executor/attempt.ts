@@ -64,6 +64,8 @@ export interface WorkerStep {
   maxAnswerChars?: number;
   /** The step's answer is the run's final answer (ChatRequest.final). */
   final?: boolean;
+  /** A cut answer being continued (continuation.ts): each attempt's text is appended to it. */
+  prefix?: string;
 }
 
 /**
@@ -100,7 +102,8 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
     for (let attempt = 1; ; attempt++) {
       status.state = 'running';
       status.attempts = attempt;
-      status.text = '';
+      status.text = step.prefix ?? '';
+      delete status.cutAtLimit;
       status.reasoning = undefined;
       status.citations = undefined;
       status.usage = undefined;
@@ -147,7 +150,8 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
           outcome: error === undefined ? 'answered' : stopped && !timedOut ? 'cancelled' : 'failed',
           worker,
           messages,
-          answer: status.text,
+          // This request's answer: a continuation's text after the answer it went on from.
+          answer: status.text.slice(step.prefix?.length ?? 0),
           usage: status.usage,
           ...(status.reasoning ? { reasoning: status.reasoning } : {}),
           ...(reported.cost !== undefined ? { reportedCost: reported.cost } : {}),
@@ -167,6 +171,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
         }
         if (answered.cost !== undefined) status.cost = answered.cost;
         else delete status.cost;
+        delete status.continuing;
         return;
       }
       if (stopped) throw stepController.signal.reason;
@@ -344,6 +349,9 @@ async function streamAttempt(
         // Kept on the step, carried by its next event and write (the answer's end at the latest).
         const { type: _type, ...citation } = event;
         status.citations = withCitation(status.citations, citation);
+      } else if (event.type === 'finish') {
+        // The provider's output limit cut the answer: the page offers to continue it.
+        if (event.cut) status.cutAtLimit = true;
       } else if (event.type === 'usage') {
         // Replaced, never added: Gemini sends a running total on every chunk.
         status.usage = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };

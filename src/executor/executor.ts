@@ -34,6 +34,7 @@ import {
 import { type AttemptHost, answerStep } from './attempt.ts';
 import { EndpointLimits } from './concurrency.ts';
 import { assembleMessages } from './context.ts';
+import { continuationMessages, continuedFrom } from './continuation.ts';
 import { dependencies, resolveSees } from './dag.ts';
 import { type Choice, chooseSubstitute, type FailoverOptions, failoverCause } from './failover.ts';
 import { RunPersistence } from './persistence.ts';
@@ -604,11 +605,14 @@ class Run implements AttemptHost {
         }),
         filesOfStep(step, attachments),
       );
+      // Continuing a cut answer (continuation.ts): the same messages, the answer so far, a request for the rest.
+      const prefix = continuedFrom(status);
       await answerStep(this, {
+        ...(prefix !== undefined ? { prefix } : {}),
         status,
         worker,
         transport: this.transportFor(worker),
-        messages,
+        messages: continuationMessages(messages, prefix),
         signal,
         firstTokenTimeoutMs: this.options.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
         stepTimeoutMs: this.options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,

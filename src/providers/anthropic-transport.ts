@@ -19,6 +19,7 @@ import {
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { redirectError } from './answer-response.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike, retryAfterMs } from './errors.ts';
+import { finishEvent } from './finish-reason.ts';
 import {
   type BatonRequestInit,
   type ChatEvent,
@@ -474,6 +475,7 @@ export function createAnthropicTransport(options: AnthropicTransportOptions): Ch
         );
       }
       if (!state.answered) throw new EmptyAnswerError(emptyAnswerReason(state, maxTokens));
+      yield* finishEvent(state.stopReason);
     },
   };
 }

@@ -100,7 +100,12 @@ export type ChatEvent =
       cost?: number;
     }
   /** A source of a worker that searched the web (src/providers/web-search.ts): display, never context. */
-  | ({ type: 'citation' } & Citation);
+  | ({ type: 'citation' } & Citation)
+  /**
+   * Why a whole answer ended, once, last, when the provider said: its own word (`reason`), and whether
+   * that is its output limit (`cut`: the answer was cut short and can be continued; finish-reason.ts).
+   */
+  | { type: 'finish'; reason: string; cut: boolean };
 
 /**
  * Sends one chat request to one worker and streams the answer. Implementations: the OpenAI-compatible

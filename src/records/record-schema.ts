@@ -160,6 +160,8 @@ export const StepRecordSchema = z.looseObject({
     .optional()
     .catch(undefined),
   pin: z.literal(true).optional().catch(undefined),
+  cutAtLimit: z.literal(true).optional().catch(undefined),
+  continuing: z.number().int().nonnegative().optional().catch(undefined),
   // What the step was sent of the thread's earlier turns: display, so dropped if damaged.
   history: StepHistorySchema.optional().catch(undefined),
   // What the thread's instructions added to the step's input: display, so dropped if damaged.

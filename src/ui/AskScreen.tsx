@@ -291,6 +291,7 @@ export function AskScreen({ runId }: { runId?: string }) {
             cancelRun,
             cancelStep,
             rerunStep: (index) => void rerunStep(index),
+            continueAnswer: (index) => void app.runs.continueAnswer(index),
             exportJson: () => void exportCurrent('json', drawn.id),
             exportJsonWithoutFiles: () => void exportCurrent('json', drawn.id, { withoutFiles: true }),
             exportMarkdown: () => void exportCurrent('md', drawn.id),

@@ -9,6 +9,7 @@ import { workerColor } from '../app/worker-color.ts';
 import { workerDisplayName } from '../app/worker-names.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
+import { CutAnswer } from './CutAnswer.tsx';
 import { focusAfterStop, typing } from './key-targets.ts';
 import { Notice } from './Notice.tsx';
 import { RunFiles, stepFilesText } from './RunFiles.tsx';
@@ -66,6 +67,8 @@ export interface RunActions {
   cancelRun?: () => void;
   cancelStep?: (index: number) => void;
   rerunStep?: (index: number) => void;
+  /** Asks a step's worker for the rest of the answer its provider cut at the output limit. */
+  continueAnswer?: (index: number) => void;
   exportJson?: () => void;
   /** The JSON export without the attached files' contents (their names and sizes stay). */
   exportJsonWithoutFiles?: () => void;
@@ -376,6 +379,15 @@ export function RunPanel({
           <h2 id="final-title">Answer</h2>
           <Answer text={view.answer ?? finalStep.text} />
           <Citations citations={finalStep.citations} testId="final-citations" />
+          {finalStep.cutAtLimit && (
+            <CutAnswer
+              onContinue={
+                finished && actions.continueAnswer
+                  ? () => actions.continueAnswer?.(finalStep.index)
+                  : undefined
+              }
+            />
+          )}
           {onMark && <MarkButtons mark={mark} onMark={onMark} />}
         </section>
       )}

@@ -108,6 +108,12 @@ export interface ScriptedModel {
   search?: { sources: readonly SearchSource[] };
   /** Declared text-only: a request with an image is refused as the provider refuses it (images.ts). */
   textOnly?: boolean;
+  /**
+   * The model's own output limit: an answer longer than `tokens` stops there, ending with the dialect's
+   * length reason (`WireDialect.lengthReason`; Anthropic's `max_tokens`), or `reason` when given (Mistral's
+   * `model_length`, a gateway passing Gemini's `MAX_TOKENS` through).
+   */
+  outputLimit?: { tokens: number; reason?: string };
 }
 
 export interface ProviderOptions {
@@ -541,7 +547,12 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     let finishReason = 'stop';
     if (Number.isInteger(limit) && limit > 0 && tokens.length > limit) {
       tokens = tokens.slice(0, limit);
-      finishReason = 'length';
+      finishReason = wire.lengthReason;
+    }
+    const own = model.outputLimit;
+    if (own && tokens.length > own.tokens) {
+      tokens = tokens.slice(0, own.tokens);
+      finishReason = own.reason ?? wire.lengthReason;
     }
     const promptTokens =
       countPromptTokens(messages) + images.reduce((sum, { image }) => sum + openaiTileTokens(image ?? {}), 0);
