@@ -203,6 +203,10 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
         throw e;
       }
     }
+  } catch (error) {
+    // A continuation that failed leaves the answer as it was before it, not with a broken-off piece.
+    if (step.prefix !== undefined) status.text = step.prefix;
+    throw error;
   } finally {
     clearTimeout(stepTimer);
     signal.removeEventListener('abort', forward);
