@@ -222,7 +222,9 @@ export function Composer({
       <p id="composer-hint" class="field-hint">
         {disabled && blockedBy
           ? blockedBy
-          : 'Enter asks · Ctrl+Enter plans only (nothing sent) · Shift+Enter adds a line'}
+          : isDirect
+            ? 'Enter sends to the chosen worker, no planning · Shift+Enter adds a line'
+            : 'Enter asks · Ctrl+Enter plans only (nothing sent) · Shift+Enter adds a line'}
       </p>
     </form>
   );
