@@ -3,6 +3,7 @@ import { readWholeFileTokens } from '../attachments/whole-or-passages.ts';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_STEPS } from '../shared/plan/index.ts';
 import { readHistoryPrefs } from './history-budget.ts';
 import { storedValue } from './local-store.ts';
+import type { DirectChoice } from './runs/run-model.ts';
 
 /** Planning limits the user can change (Settings → Conductor), kept in localStorage. */
 export interface PlanPrefs {
@@ -35,6 +36,8 @@ export function readPrefs(raw: string | null | undefined): PlanPrefs {
 export interface AskPrefs {
   /** "Review the plan before it runs". */
   reviewPlan: boolean;
+  /** Direct mode's last choice: the worker, and whether another may answer (its id, never sent). */
+  direct?: DirectChoice;
 }
 
 const ASK_KEY = 'baton.askPrefs';
@@ -42,7 +45,13 @@ const ASK_KEY = 'baton.askPrefs';
 export function readAskPrefs(raw: string | null | undefined): AskPrefs {
   try {
     const parsed = raw ? (JSON.parse(raw) as Partial<AskPrefs> | null) : undefined;
-    return { reviewPlan: parsed?.reviewPlan === true };
+    const direct = parsed?.direct;
+    return {
+      reviewPlan: parsed?.reviewPlan === true,
+      ...(typeof direct?.worker === 'string'
+        ? { direct: { worker: direct.worker, ...(direct.failover === true ? { failover: true } : {}) } }
+        : {}),
+    };
   } catch {
     return { reviewPlan: false };
   }

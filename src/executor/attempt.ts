@@ -64,8 +64,11 @@ export interface WorkerStep {
   /** The most characters of one answer the step keeps (default MAX_ANSWER_CHARS). */
   maxAnswerChars?: number;
   /** The step's answer is the run's final answer (ChatRequest.final). */
-  final?: boolean /** The tools the step was granted (ChatRequest.tools). */;
+  final?: boolean;
+  /** The tools the step was granted (ChatRequest.tools). */
   tools?: ToolUse;
+  /** A cut answer being continued (continuation.ts): each attempt's text is appended to it. */
+  prefix?: string;
 }
 
 /**
@@ -102,7 +105,8 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
     for (let attempt = 1; ; attempt++) {
       status.state = 'running';
       status.attempts = attempt;
-      status.text = '';
+      status.text = step.prefix ?? '';
+      delete status.cutAtLimit;
       status.reasoning = undefined;
       status.citations = undefined;
       status.toolCalls = undefined;
@@ -150,7 +154,8 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
           outcome: error === undefined ? 'answered' : stopped && !timedOut ? 'cancelled' : 'failed',
           worker,
           messages,
-          answer: status.text,
+          // This request's answer: a continuation's text after the answer it went on from.
+          answer: status.text.slice(step.prefix?.length ?? 0),
           usage: status.usage,
           ...(status.reasoning ? { reasoning: status.reasoning } : {}),
           ...(reported.cost !== undefined ? { reportedCost: reported.cost } : {}),
@@ -170,6 +175,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
         }
         if (answered.cost !== undefined) status.cost = answered.cost;
         else delete status.cost;
+        delete status.continuing;
         return;
       }
       if (stopped) throw stepController.signal.reason;
@@ -201,6 +207,10 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
         throw e;
       }
     }
+  } catch (error) {
+    // A continuation that failed leaves the answer as it was before it, not with a broken-off piece.
+    if (step.prefix !== undefined) status.text = step.prefix;
+    throw error;
   } finally {
     clearTimeout(stepTimer);
     signal.removeEventListener('abort', forward);
@@ -355,6 +365,9 @@ async function streamAttempt(
         // Kept on the step, carried by its next event and write (the answer's end at the latest).
         const { type: _type, ...citation } = event;
         status.citations = withCitation(status.citations, citation);
+      } else if (event.type === 'finish') {
+        // The provider's output limit cut the answer: the page offers to continue it.
+        if (event.cut) status.cutAtLimit = true;
       } else if (event.type === 'usage') {
         // Replaced, never added: Gemini sends a running total on every chunk.
         status.usage = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };

@@ -3,6 +3,7 @@ import type { StepStatus } from '../records/run-types.ts';
 import type { RunRecord, StepRecord } from '../records/runs-db.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
+import { continuedFrom } from './continuation.ts';
 import { dependencies, downstream } from './dag.ts';
 import { interruptedSpend } from './spend.ts';
 
@@ -113,7 +114,8 @@ export function resumedStatuses(
     const fresh: StepStatus = {
       ...step,
       state: 'queued',
-      text: '',
+      // A step being continued keeps the answer it goes on from (continuation.ts).
+      text: continuedFrom(step) ?? '',
       // The reasoning and sources belonged to the answer that was lost.
       reasoning: undefined,
       citations: undefined,

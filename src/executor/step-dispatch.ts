@@ -7,6 +7,7 @@ import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { CANCEL_REASON, StopSignal } from './abort.ts';
 import { answerStep } from './attempt.ts';
 import { assembleMessages } from './context.ts';
+import { continuationMessages, continuedFrom } from './continuation.ts';
 import { DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_STEP_TIMEOUT_MS } from './run-options.ts';
 import type { RunState } from './run-state.ts';
 import { runSelf } from './self-step.ts';
@@ -142,11 +143,14 @@ export class StepDispatch {
         }),
         files,
       );
+      // Continuing a cut answer (continuation.ts): the same messages, the answer so far, a request for the rest.
+      const prefix = continuedFrom(status);
       await answerStep(run, {
+        ...(prefix !== undefined ? { prefix } : {}),
         status,
         worker,
         transport: this.transportFor(worker),
-        messages,
+        messages: continuationMessages(messages, prefix),
         signal,
         firstTokenTimeoutMs: options.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
         stepTimeoutMs: options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,

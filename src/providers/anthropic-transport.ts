@@ -20,6 +20,7 @@ import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { redirectError } from './answer-response.ts';
 import { AnthropicToolBlocks, type AnthropicToolFields, anthropicToolFields } from './anthropic-tools.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike, retryAfterMs } from './errors.ts';
+import { finishEvent } from './finish-reason.ts';
 import { callRound, loopedPastRounds, RoundUsage } from './tool-use.ts';
 import {
   type BatonRequestInit,
@@ -525,6 +526,7 @@ export function createAnthropicTransport(options: AnthropicTransportOptions): Ch
       }
       state.answered = answered;
       if (!state.answered) throw new EmptyAnswerError(emptyAnswerReason(state, maxTokens));
+      yield* finishEvent(state.stopReason);
     },
   };
 }

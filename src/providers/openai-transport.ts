@@ -4,6 +4,7 @@ import { answerChunks, refusingRedirects } from './answer-response.ts';
 import { type Dialect, dialectOf } from './dialects.ts';
 import { errorMessageOf, errorMessageOfText } from './error-body.ts';
 import { EmptyAnswerError, errorFromStatus, ProviderError, redactKeyLike } from './errors.ts';
+import { finishEvent } from './finish-reason.ts';
 import { OpenAIToolCalls, openaiToolFields, openaiToolTurns } from './openai-tools.ts';
 import { chatBody, deltaParts, usageOf } from './openai-wire.ts';
 import { callRound, loopedPastRounds, RoundUsage } from './tool-use.ts';
@@ -234,6 +235,7 @@ export function createOpenAITransport(options: OpenAITransportOptions): ChatTran
       }
       if (!answered)
         throw new EmptyAnswerError(emptyAnswerReason(finishReason, chunks, choicesSeen, reasoned));
+      yield* finishEvent(finishReason);
     },
   };
 }

@@ -110,7 +110,12 @@ export type ChatEvent =
   /** The model asked for a tool call (src/providers/tool-use.ts): the stream is alive while it runs. */
   | { type: 'tool-call'; name: string }
   /** How a tool call went (its result stays in the transport's requests: never shown, never context). */
-  | ({ type: 'tool-used' } & ToolCallNote);
+  | ({ type: 'tool-used' } & ToolCallNote)
+  /**
+   * Why a whole answer ended, once, last, when the provider said: its own word (`reason`), and whether
+   * that is its output limit (`cut`: the answer was cut short and can be continued; finish-reason.ts).
+   */
+  | { type: 'finish'; reason: string; cut: boolean };
 
 /**
  * Sends one chat request to one worker and streams the answer. Implementations: the OpenAI-compatible

@@ -115,7 +115,7 @@ export const RunRecordSchema = z.looseObject({
   planOnly: z.literal(true).optional().catch(undefined),
   // Auto mode's choice is display: a damaged one is dropped, never the run.
   chosenBy: z
-    .object({ by: z.enum(['auto', 'thread']), strategy: z.string(), reason: z.string() })
+    .object({ by: z.enum(['auto', 'thread', 'user']), strategy: z.string(), reason: z.string() })
     .optional()
     .catch(undefined),
   // What the conductor changed of its plan (added after the first records): display, so a record without
@@ -170,6 +170,8 @@ export const StepRecordSchema = z.looseObject({
     .optional()
     .catch(undefined),
   pin: z.literal(true).optional().catch(undefined),
+  cutAtLimit: z.literal(true).optional().catch(undefined),
+  continuing: z.number().int().nonnegative().optional().catch(undefined),
   // What the step was sent of the thread's earlier turns: display, so dropped if damaged.
   history: StepHistorySchema.optional().catch(undefined),
   // What the thread's instructions added to the step's input: display, so dropped if damaged.

@@ -129,6 +129,16 @@ export interface StepStatus {
   takeovers?: Takeover[];
   /** The user pinned the step to its worker: it never fails over (the plan step's `pin`). */
   pin?: true;
+  /**
+   * The provider stopped the answer at its output limit (OpenAI's `finish_reason: "length"`, Anthropic's
+   * `stop_reason: "max_tokens"`, src/providers/finish-reason.ts): the answer is cut, and can be continued.
+   */
+  cutAtLimit?: true;
+  /**
+   * Set while the step is being continued (src/executor/continuation.ts): the length of the answer it goes
+   * on from, which its `text` starts with.
+   */
+  continuing?: number;
   /** In a thread's follow-up: what the step's worker was sent of the earlier turns, and what was cut. */
   history?: StepHistory;
   /**

@@ -106,8 +106,11 @@ export interface StoredPlanNote {
 }
 
 export interface ChosenBy {
-  /** 'auto': auto mode chose; 'thread': a router-mode follow-up went back to the last turn's worker. */
-  by: 'auto' | 'thread';
+  /**
+   * 'auto': auto mode chose; 'thread': a router-mode follow-up went back to the last turn's worker; 'user':
+   * the user sent it to one worker in Direct mode.
+   */
+  by: 'auto' | 'thread' | 'user';
   /** 'conductor', 'router' or `single:<workerId>`. */
   strategy: string;
   reason: string;

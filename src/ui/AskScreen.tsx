@@ -16,6 +16,7 @@ import { answersAlone, labelsOf } from '../shared/worker-ids.ts';
 import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
 import { Composer } from './Composer.tsx';
+import { directOptions } from './DirectPicker.tsx';
 import { FilesConfirm } from './FilesConfirm.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
@@ -239,6 +240,11 @@ export function AskScreen({ runId }: { runId?: string }) {
             onReviewChange={(reviewPlan) => {
               askPrefs.value = { ...askPrefs.value, reviewPlan };
             }}
+            directWorkers={directOptions(workers)}
+            initialDirect={askPrefs.value.direct}
+            onDirectChange={(direct) => {
+              askPrefs.value = { ...askPrefs.value, direct };
+            }}
           />
         )}
         {runId && missing && (
@@ -294,6 +300,7 @@ export function AskScreen({ runId }: { runId?: string }) {
               cancelRun,
               cancelStep,
               rerunStep: (index) => void rerunStep(index),
+              continueAnswer: (index) => void app.runs.continueAnswer(index),
               exportJson: () => void exportCurrent('json', drawn.id),
               exportJsonWithoutFiles: () => void exportCurrent('json', drawn.id, { withoutFiles: true }),
               exportMarkdown: () => void exportCurrent('md', drawn.id),
@@ -326,10 +333,18 @@ function retryQuestion(
   ask({ question: view.question, ...view.retry });
 }
 
-/** Auto mode's choice for the run on screen, and its one-line reason. */
+/** Auto mode's choice for the run on screen, and its one-line reason; or why Direct mode's worker was replaced. */
 function AutoChoiceNote({ view }: { view: RunView }) {
   const chosen = view.chosenBy!;
   const id = singleWorkerOf(chosen.strategy);
+  // Direct mode: the run's header names the worker; a note only when another answered in its place.
+  if (chosen.by === 'user') {
+    return chosen.reason ? (
+      <p class="alert" data-kind="info" data-testid="direct-note">
+        {chosen.reason}
+      </p>
+    ) : null;
+  }
   const what =
     id !== undefined
       ? `${view.workerLabels?.[id] ?? id}, directly (no planning)`

@@ -1,14 +1,15 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { AskInput, AskMode } from '../app/runs/run-model.ts';
+import type { AskInput, AskMode, DirectChoice } from '../app/runs/run-model.ts';
 import { fileHandlers } from './AttachmentChips.tsx';
+import { type DirectOption, DirectPicker } from './DirectPicker.tsx';
 import { useKeyWarning } from './KeyWarning.tsx';
 import { recallKey } from './key-targets.ts';
 import { usePromptPicker } from './PromptPicker.tsx';
 
 /**
  * The question box: Enter asks, Ctrl+Enter (⌘+Enter) plans only, Shift+Enter adds a line; mode
- * router/conductor/auto; optional plan review.
+ * router/conductor/auto, or Direct to one chosen worker; optional plan review.
  */
 export function Composer({
   onAsk,
@@ -23,6 +24,9 @@ export function Composer({
   onFiles,
   filesBusy,
   recall,
+  directWorkers = [],
+  initialDirect,
+  onDirectChange,
 }: {
   onAsk: (input: AskInput) => void;
   disabled?: boolean;
@@ -43,6 +47,11 @@ export function Composer({
   filesBusy?: boolean;
   /** The last question asked here: ↑ in the empty box puts it back to edit. */
   recall?: string | undefined;
+  /** The workers Direct mode can talk to, by label. */
+  directWorkers?: readonly DirectOption[];
+  /** Direct mode's last choice, to find again. */
+  initialDirect?: DirectChoice | undefined;
+  onDirectChange?: (choice: DirectChoice) => void;
 }) {
   const [question, setQuestion] = useState('');
   useEffect(() => {
@@ -50,7 +59,15 @@ export function Composer({
   }, [restore?.key]);
   const [mode, setMode] = useState<AskMode>(initialMode);
   const [review, setReview] = useState(initialReview);
-  const blockedBy = disabledReason ?? (mode !== 'auto' ? plannerMissing : undefined);
+  const [direct, setDirect] = useState<DirectChoice | undefined>(initialDirect);
+  // The remembered worker while it is in the pool, else the first one offered.
+  const directChoice =
+    direct && directWorkers.some((w) => w.id === direct.worker)
+      ? direct
+      : directWorkers[0] && { worker: directWorkers[0].id };
+  const isDirect = mode === 'direct';
+  // Auto mode may answer without a planner, and Direct never plans.
+  const blockedBy = disabledReason ?? (mode !== 'auto' && !isDirect ? plannerMissing : undefined);
   disabled = disabled || blockedBy !== undefined;
 
   const files = fileHandlers(onFiles);
@@ -64,8 +81,9 @@ export function Composer({
       onAsk({
         question: asked,
         mode,
-        review,
-        ...(planOnly ? { planOnly } : {}),
+        review: review && !isDirect,
+        ...(isDirect && directChoice ? { direct: directChoice } : {}),
+        ...(planOnly && !isDirect ? { planOnly } : {}),
         ...(keptKey ? { keptKey } : {}),
       });
       setQuestion('');
@@ -148,31 +166,57 @@ export function Composer({
             />
             Auto
           </label>
+          <label title="No planning: talk to one worker you choose">
+            <input
+              type="radio"
+              name="mode"
+              value="direct"
+              checked={isDirect}
+              onChange={() => setMode('direct')}
+              data-testid="mode-direct"
+            />
+            Direct
+          </label>
         </fieldset>
-        <label style={{ fontWeight: 400 }}>
-          <input
-            type="checkbox"
-            checked={review}
-            onChange={(e) => {
-              const on = e.currentTarget.checked;
-              setReview(on);
-              onReviewChange?.(on);
+        {isDirect && (
+          <DirectPicker
+            idPrefix="composer-direct"
+            workers={directWorkers}
+            value={directChoice}
+            onChange={(choice) => {
+              setDirect(choice);
+              onDirectChange?.(choice);
             }}
-            data-testid="review-toggle"
-          />{' '}
-          Review the plan before it runs
-        </label>
+          />
+        )}
+        {!isDirect && (
+          <label style={{ fontWeight: 400 }}>
+            <input
+              type="checkbox"
+              checked={review}
+              onChange={(e) => {
+                const on = e.currentTarget.checked;
+                setReview(on);
+                onReviewChange?.(on);
+              }}
+              data-testid="review-toggle"
+            />{' '}
+            Review the plan before it runs
+          </label>
+        )}
         <span class="spacer" />
-        <button
-          type="button"
-          disabled={disabled || !question.trim()}
-          onClick={() => send(true)}
-          aria-keyshortcuts="Control+Enter Meta+Enter"
-          title="Plan on this device and stop: the workflow and its price, nothing sent, no key needed"
-          data-testid="plan-only"
-        >
-          Plan only
-        </button>
+        {!isDirect && (
+          <button
+            type="button"
+            disabled={disabled || !question.trim()}
+            onClick={() => send(true)}
+            aria-keyshortcuts="Control+Enter Meta+Enter"
+            title="Plan on this device and stop: the workflow and its price, nothing sent, no key needed"
+            data-testid="plan-only"
+          >
+            Plan only
+          </button>
+        )}
         <button
           type="submit"
           class="primary"
@@ -186,7 +230,9 @@ export function Composer({
       <p id="composer-hint" class="field-hint">
         {disabled && blockedBy
           ? blockedBy
-          : 'Enter asks · Ctrl+Enter plans only (nothing sent) · Shift+Enter adds a line'}
+          : isDirect
+            ? 'Enter sends to the chosen worker, no planning · Shift+Enter adds a line'
+            : 'Enter asks · Ctrl+Enter plans only (nothing sent) · Shift+Enter adds a line'}
       </p>
     </form>
   );

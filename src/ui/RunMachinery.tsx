@@ -2,6 +2,7 @@ import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
 import type { StepStreams } from '../app/runs/draw-timing.ts';
+import { modeText } from '../app/runs/mode-text.ts';
 import { isActive, liveTotals, type RunView, runElapsed } from '../app/runs/run-model.ts';
 import { workerColor } from '../app/worker-color.ts';
 import { workerDisplayName } from '../app/worker-names.ts';
@@ -18,6 +19,8 @@ export interface RunActions {
   cancelRun?: () => void;
   cancelStep?: (index: number) => void;
   rerunStep?: (index: number) => void;
+  /** Asks a step's worker for the rest of the answer its provider cut at the output limit. */
+  continueAnswer?: (index: number) => void;
   exportJson?: () => void;
   /** The JSON export without the attached files' contents (their names and sizes stay). */
   exportJsonWithoutFiles?: () => void;
@@ -136,7 +139,9 @@ export function RunMachinery({
     <div class="machinery" data-testid="machinery">
       <div class="card">
         <div class="row">
-          <span class="badge">{view.mode}</span>
+          <span class="badge" data-testid="run-mode">
+            {modeText(view)}
+          </span>
           <span class="spacer" />
           {/* These read the store; while it is not saving, the banner's export (from the page) is the one. */}
           {exports && actions.exportJson && (

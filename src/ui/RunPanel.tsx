@@ -5,6 +5,7 @@ import { downloadText } from '../app/save-file.ts';
 import { progressLine, turnLine } from '../app/turn-line.ts';
 import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
+import { CutAnswer } from './CutAnswer.tsx';
 import { focusAfterStop, typing } from './key-targets.ts';
 import { Notice } from './Notice.tsx';
 import { RunFiles } from './RunFiles.tsx';
@@ -244,6 +245,15 @@ export function RunPanel({
             </h2>
             <Answer text={view.answer ?? finalStep.text} />
             <Citations citations={finalStep.citations} testId="final-citations" />
+            {finalStep.cutAtLimit && (
+              <CutAnswer
+                onContinue={
+                  finished && actions.continueAnswer
+                    ? () => actions.continueAnswer?.(finalStep.index)
+                    : undefined
+                }
+              />
+            )}
           </section>
         )}
         {active && !open && <LiveStep view={view} streams={streams} />}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { routeHash } from '../app/router.ts';
-import type { AskMode, RunView } from '../app/runs/run-model.ts';
+import type { DirectChoice, RunView } from '../app/runs/run-model.ts';
 import { statusText } from '../app/status-text.ts';
 import { THREAD_PAGE_TURNS } from '../app/threads/opening.ts';
 import type { ThreadState } from '../app/threads/thread-core.ts';
@@ -10,6 +10,7 @@ import { Answer } from './Answer.tsx';
 import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
 import { CopyAnswer } from './CopyAnswer.tsx';
+import { askedBefore, DirectFollowUp } from './DirectPicker.tsx';
 import { EarlierTurnLine } from './EarlierTurnLine.tsx';
 import { FollowUp } from './FollowUp.tsx';
 import { keptKeyOf } from './KeyWarning.tsx';
@@ -49,9 +50,9 @@ function useOnAsk(): () => void {
   };
 }
 
-/** How to ask the next turn: as the last one was asked, else as the Ask box is set. */
-function askedAs(state: ThreadState, view: RunView, review: boolean): { mode: AskMode; review: boolean } {
-  return state.asked ?? { mode: view.chosenBy?.by === 'auto' ? 'auto' : view.mode, review };
+/** How to ask the next turn: as the last one was asked (Direct: to its worker), else as the Ask box is set. */
+function askedAs(state: ThreadState, view: RunView, review: boolean): NonNullable<ThreadState['asked']> {
+  return state.asked ?? askedBefore(view, review);
 }
 
 function BranchSwitch({ ids, at }: { ids: readonly string[] | undefined; at: string }) {
@@ -294,8 +295,12 @@ export function ThreadFooter({ state, view }: { state: ThreadState; view: RunVie
   const { threads } = app;
   const onAsk = useOnAsk();
   const [editing, setEditing] = useState(false);
-  const how = askedAs(state, view, app.prefs.askPrefs.value.reviewPlan);
+  const asked = askedAs(state, view, app.prefs.askPrefs.value.reviewPlan);
   const pool = app.pool.runPool.value;
+  // Direct: the next turn's worker can be changed here, for this message and the turns after it.
+  const [picked, setPicked] = useState<{ thread: string; choice: DirectChoice }>();
+  const direct = picked?.thread === state.id ? picked.choice : asked.direct;
+  const how = asked.mode === 'direct' && direct ? { ...asked, direct } : asked;
   return (
     <section class="thread-footer" aria-label="Follow up" data-testid="thread-footer">
       <div class="row">
@@ -330,6 +335,13 @@ export function ThreadFooter({ state, view }: { state: ThreadState; view: RunVie
             onAsk();
             void threads.branchAt(view.id, { question, ...how, ...keptKeyOf(keptKey) }, pool);
           }}
+        />
+      )}
+      {how.mode === 'direct' && state.later.length === 0 && (
+        <DirectFollowUp
+          pool={pool}
+          value={how.direct}
+          onChange={(choice) => setPicked({ thread: state.id, choice })}
         />
       )}
       {/* A turn opened in its place has later turns: a follow-up is asked from the last (LaterTurns). */}

@@ -111,6 +111,12 @@ export interface ScriptedModel {
   textOnly?: boolean;
   /** A model that calls tools when offered some, as scripted (dialects/tool-calls.ts). */
   toolCalls?: ToolCallScript;
+  /**
+   * The model's own output limit: an answer longer than `tokens` stops there, ending with the dialect's
+   * length reason (`WireDialect.lengthReason`; Anthropic's `max_tokens`), or `reason` when given (Mistral's
+   * `model_length`, a gateway passing Gemini's `MAX_TOKENS` through).
+   */
+  outputLimit?: { tokens: number; reason?: string };
 }
 
 export interface ProviderOptions {
@@ -548,7 +554,12 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     let finishReason = 'stop';
     if (Number.isInteger(limit) && limit > 0 && tokens.length > limit) {
       tokens = tokens.slice(0, limit);
-      finishReason = 'length';
+      finishReason = wire.lengthReason;
+    }
+    const own = model.outputLimit;
+    if (own && tokens.length > own.tokens) {
+      tokens = tokens.slice(0, own.tokens);
+      finishReason = own.reason ?? wire.lengthReason;
     }
     const promptTokens =
       countPromptTokens(messages) + images.reduce((sum, { image }) => sum + openaiTileTokens(image ?? {}), 0);

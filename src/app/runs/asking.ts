@@ -7,6 +7,7 @@ import { allFiles, viewFiles } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { SAME_WORKER_REASON, stickyWorker } from '../stickiness.ts';
 import { turnView } from '../turn-context.ts';
+import { pickDirect } from './direct.ts';
 import type { PlanningActions } from './planning.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
@@ -44,15 +45,31 @@ export function createAsking(
       const choice = await services.chooseStrategy(question, enabled, keyless);
       return { by: 'auto', strategy: choice.strategy, reason: choice.reason };
     } catch (error) {
-      currentRun.value = {
-        ...newRunView(runId, question, 'conductor'),
-        ...turnView(input.thread),
-        phase: 'failed',
-        error: `Auto mode could not choose: ${(error as Error).message}`,
-        endedAt: Date.now(),
-      };
+      failBefore(runId, input, `Auto mode could not choose: ${(error as Error).message}`);
       return undefined;
     }
+  }
+
+  /** A question that could not be sent to anyone: the run on screen says why. */
+  function failBefore(runId: string, input: AskInput, error: string): void {
+    currentRun.value = {
+      ...newRunView(runId, input.question, input.mode === 'direct' ? 'router' : 'conductor'),
+      ...turnView(input.thread),
+      phase: 'failed',
+      error,
+      endedAt: Date.now(),
+    };
+  }
+
+  /** Direct mode: the question goes to the worker the user chose (direct.ts), no planning at all. */
+  async function askDirect(input: AskInput, pool: WorkerSpec[]): Promise<void> {
+    const runId = crypto.randomUUID();
+    const enabled = pool.filter((w) => w.enabled);
+    const pick = await pickDirect(input.direct, pool, () =>
+      keylessWorkers(enabled, services).catch(() => new Set<string>()),
+    );
+    if ('error' in pick) return failBefore(runId, input, pick.error);
+    return askOne(runId, input, pick.worker, enabled, pick.chosenBy, pick.pinned);
   }
 
   /** Sends the question straight to one worker, as a one-step plan made here: the planner does not run. */
@@ -62,12 +79,22 @@ export function createAsking(
     worker: WorkerSpec,
     enabled: WorkerSpec[],
     chosenBy: ChosenBy,
+    pinned = false,
   ) {
     spend.settleConfirm(false, false);
     core.pendingReview.value = undefined;
     core.planAbort?.abort();
+    // Pinned (Direct mode, no failover allowed): the step never goes to another worker.
     const plan: Plan = {
-      steps: [{ worker: worker.id, task: 'Answer the question.', sees: [], ...allFiles(input) }],
+      steps: [
+        {
+          worker: worker.id,
+          task: 'Answer the question.',
+          sees: [],
+          ...allFiles(input),
+          ...(pinned ? { pin: true as const } : {}),
+        },
+      ],
     };
     core.runFiles.set(runId, input.attachments);
     const pastLengths = await core.answerLengths();
@@ -109,9 +136,10 @@ export function createAsking(
   /**
    * Asks the question in the mode the user picked; in auto mode, the strategy auto mode picks. A pick of one
    * worker sends the question straight to it as a one-step plan made here: the on-device planner does not
-   * run (no planning tokens, and no conductor model needed).
+   * run (no planning tokens, and no conductor model needed). Direct mode is that, with the user's worker.
    */
   async function ask(input: AskInput, pool: WorkerSpec[]): Promise<void> {
+    if (input.mode === 'direct') return askDirect(input, pool);
     const enabled = pool.filter((w) => w.enabled);
     const sticks = stickyWorker(input, enabled, (id) => services.markedBad?.(id) ?? false);
     if (input.mode !== 'auto' && !sticks) return planning.askPlanned({ ...input, mode: input.mode }, pool);

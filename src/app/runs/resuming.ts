@@ -1,4 +1,6 @@
 import type { RunHandle } from '../../executor/executor.ts';
+import type { RunStore } from '../../records/run-store.ts';
+import type { RunRecord, StepRecord } from '../../records/runs-db.ts';
 import { executorModule } from '../services.ts';
 import { turnRunOptions } from '../turn-context.ts';
 import type { Review } from './review.ts';
@@ -103,18 +105,39 @@ export function createResuming(core: RunCore, starts: RunStarts, review: Review,
     return run;
   }
 
-  /** Reruns one step and every step that depends on it (the executor's `resetForRerun`), then resumes the run. */
-  async function rerunStep(index: number): Promise<void> {
+  /** Marks the stored run on screen for `reset` (after the passphrase, if needed), then resumes it. */
+  async function restart(
+    why: string,
+    reset: (store: RunStore, stored: { run: RunRecord; steps: StepRecord[] }) => Promise<void>,
+  ): Promise<void> {
     const view = currentRun.value;
     if (!view || core.handle) return;
     const store = await services.runStore();
     const stored = await store.getRun(view.id);
     if (!stored) return;
-    if (!(await services.ensureUnlocked(stored.run.pool, 'to run this step again'))) return;
-    const { resetForRerun } = await import('../../executor/resume.ts');
-    await resetForRerun(store, stored, index);
+    if (!(await services.ensureUnlocked(stored.run.pool, why))) return;
+    await reset(store, stored);
     await resume(view.id);
   }
 
-  return { openRun, resume, rerunStep };
+  /** Reruns one step and every step that depends on it (the executor's `resetForRerun`), then resumes the run. */
+  async function rerunStep(index: number): Promise<void> {
+    await restart('to run this step again', async (store, stored) => {
+      const { resetForRerun } = await import('../../executor/resume.ts');
+      await resetForRerun(store, stored, index);
+    });
+  }
+
+  /**
+   * Asks step `index`'s worker for the rest of the answer its provider cut at the output limit, appended to
+   * it (src/executor/continuation.ts); the steps that read it run again with the whole answer.
+   */
+  async function continueAnswer(index: number): Promise<void> {
+    await restart('to continue this answer', async (store, stored) => {
+      const { resetForContinue } = await import('../../executor/continuation.ts');
+      await resetForContinue(store, stored, index);
+    });
+  }
+
+  return { openRun, resume, rerunStep, continueAnswer };
 }

@@ -83,6 +83,9 @@ export function createRunCore(services: RunServices, refreshUnfinished: () => Pr
     async refreshHistory() {
       lengths = undefined;
       await Promise.all([refreshUnfinished(), services.historyChanged()]);
+      // Read again now, while the user reads the answer: the next question's estimate (a Direct or auto
+      // mode question's, on the way from Enter to its request) finds them read, not a read of every run.
+      void core.answerLengths();
     },
     async storeRecord(make) {
       try {

@@ -11,8 +11,19 @@ import { activeMs, type Span } from '../active-time.ts';
 import type { TurnContext } from '../turn-context.ts';
 import type { PlanNote } from './plan-notes.ts';
 
-/** What the user picks on the Ask screen: a mode, or auto mode choosing one per question. */
-export type AskMode = PlanMode | 'auto';
+/**
+ * What the user picks on the Ask screen: a mode, auto mode choosing one per question, or Direct: one worker
+ * the user chose, with no planning at all.
+ */
+export type AskMode = PlanMode | 'auto' | 'direct';
+
+/** Direct mode's choice: the worker that answers, and whether another may answer when it cannot. */
+export interface DirectChoice {
+  /** The worker's id in the pool. */
+  worker: string;
+  /** Let failover give the question to another worker when this one cannot answer (default: no). */
+  failover?: boolean;
+}
 
 /**
  * A question as the user asks it: the one shape every way of asking takes, from the question box, a
@@ -30,6 +41,8 @@ export interface AskInput<Mode extends AskMode = AskMode> {
   thread?: TurnContext;
   /** The user chose to send the key-shaped text the question holds (KeyWarning.tsx; kept in `ThreadLink`). */
   keptKey?: true;
+  /** In Direct mode: the worker the question goes to (src/app/runs/direct.ts). */
+  direct?: DirectChoice;
 }
 
 /**

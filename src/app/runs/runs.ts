@@ -35,7 +35,7 @@ export function createRuns(services: RunServices) {
   const review = createReview(core, spend, starts);
   const planning = createPlanning(core, spend, starts, review);
   const { ask } = createAsking(core, spend, starts, review, planning);
-  const { openRun, resume, rerunStep } = createResuming(core, starts, review, unfinished);
+  const { openRun, resume, rerunStep, continueAnswer } = createResuming(core, starts, review, unfinished);
   const history = createHistoryActions({
     runStore: services.runStore,
     forget: (id) => {
@@ -86,6 +86,7 @@ export function createRuns(services: RunServices) {
     openRun,
     resume,
     rerunStep,
+    continueAnswer,
     refreshUnfinished: unfinished.refreshUnfinished,
     refreshHistory: core.refreshHistory,
     discardUnfinished: history.discardUnfinished,

@@ -38,7 +38,8 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
     followUpProblem.value = undefined;
     const state = current.value;
     if (state?.id === turn.link.threadId) {
-      current.value = { ...state, asked: { mode: input.mode, review: input.review } };
+      const direct = input.mode === 'direct' && input.direct ? { direct: input.direct } : {};
+      current.value = { ...state, asked: { mode: input.mode, review: input.review, ...direct } };
       if (state.instructions) turn.instructions = state.instructions;
     }
     const { keptKey, ...asked } = input;

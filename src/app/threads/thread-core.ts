@@ -2,7 +2,7 @@ import { type Signal, signal } from '@preact/signals';
 import type { RunHistoryStore } from '../../records/run-store.ts';
 import type { ThreadListing, ThreadRecord, ThreadStore, ThreadTurn } from '../../records/thread-store.ts';
 import type { HistoryPrefs } from '../history-budget.ts';
-import type { AskMode } from '../runs/run-model.ts';
+import type { AskMode, DirectChoice } from '../runs/run-model.ts';
 
 /** The thread on screen: its earlier turns (the last one is the run on screen) and its branches. */
 export interface ThreadState {
@@ -27,8 +27,11 @@ export interface ThreadState {
   branches: Record<string, string[]>;
   /** The thread's standing instructions (ThreadRecord.instructions): every turn asked here carries them. */
   instructions?: string;
-  /** How the last turn here was asked: a follow-up is asked the same way (absent: opened from History). */
-  asked?: { mode: AskMode; review: boolean };
+  /**
+   * How the last turn here was asked: a follow-up is asked the same way, in Direct mode to the same worker
+   * (absent: opened from History).
+   */
+  asked?: { mode: AskMode; review: boolean; direct?: DirectChoice };
 }
 
 export interface ThreadServices {

@@ -267,9 +267,15 @@ export function anthropicMode(ctx: AnthropicContext) {
     let tokens = fault?.kind === 'thinking-only' ? [] : tokenize(answer(model.behaviour, messages));
     let stopReason = fault?.kind === 'thinking-only' ? 'max_tokens' : 'end_turn';
     const limit = request.max_tokens as number;
+    // The request's `max_tokens`, or the model's own limit (ScriptedModel.outputLimit): `stop_reason:
+    // "max_tokens"` (https://docs.anthropic.com/en/api/handling-stop-reasons).
+    const own = model.outputLimit;
     if (tokens.length > limit) {
       tokens = tokens.slice(0, limit);
       stopReason = 'max_tokens';
+    } else if (own && tokens.length > own.tokens) {
+      tokens = tokens.slice(0, own.tokens);
+      stopReason = own.reason ?? 'max_tokens';
     }
     const thinking =
       fault?.kind === 'thinking-only' ||

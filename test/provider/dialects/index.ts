@@ -64,6 +64,8 @@ export interface WireDialect {
   usageExtras(usage: Usage, reasoningTokens: number): Record<string, unknown>;
   /** Fields added to every chunk (Groq's `x_groq`). */
   chunkExtras(first: boolean): Record<string, unknown>;
+  /** The `finish_reason` of an answer stopped at the output limit (`max_tokens`, or the model's own). */
+  lengthReason: string;
   /**
    * The provider's own refusal of a request's images, where it differs from OpenAI's (`openaiImageRefusal`,
    * which every other dialect sends in its own error shape).
@@ -92,6 +94,12 @@ const openai: WireDialect = {
   streamPlan: openaiPlan,
   usageExtras: (_usage, reasoningTokens) => reasoningDetails(reasoningTokens),
   chunkExtras: () => ({}),
+  // https://platform.openai.com/docs/api-reference/chat/object (`finish_reason`). Groq
+  // (https://console.groq.com/docs/api-reference#chat-create), DeepSeek
+  // (https://api-docs.deepseek.com/api/create-chat-completion), xAI
+  // (https://docs.x.ai/docs/api-reference#chat-completions) and OpenRouter's normalised reasons
+  // (https://openrouter.ai/docs/api-reference/overview#finish-reason) say it the same way.
+  lengthReason: 'length',
 };
 
 /**
@@ -141,6 +149,9 @@ const mistral: WireDialect = {
       : { object: 'error', message: error.message, type: error.type, param: null, code: error.code },
   reasoningDelta: (text) => ({ content: [{ type: 'thinking', thinking: [{ type: 'text', text }] }] }),
   streamPlan: () => ({ preamble: [], perChunk: 'absent', final: 'finish-chunk', trailingEmptyChunk: false }),
+  // `finish_reason` is one of stop, length, model_length, error, tool_calls (the API reference above):
+  // `length` at `max_tokens`, `model_length` when the context window ran out (a model's `outputLimit.reason`).
+  lengthReason: 'length',
 };
 
 /**
@@ -167,6 +178,9 @@ const gemini: WireDialect = {
     { error: { code: status, message: error.message, status: GEMINI_STATUS[status] ?? 'UNKNOWN' } },
   ],
   listedId: (id) => `models/${id}`,
+  // The endpoint speaks OpenAI's words: Gemini's own `finishReason: "MAX_TOKENS"`
+  // (https://ai.google.dev/api/generate-content#FinishReason) is sent as `length`.
+  lengthReason: 'length',
   streamPlan: (asked) => ({
     preamble: [],
     perChunk: asked ? 'running' : 'absent',

@@ -16,6 +16,19 @@ describe('Ask screen preferences', () => {
     expect(readAskPrefs('not json')).toEqual({ reviewPlan: false });
     expect(readAskPrefs(null)).toEqual({ reviewPlan: false });
   });
+
+  it("remembers Direct mode's worker and its failover choice, dropping a damaged one", () => {
+    expect(readAskPrefs('{"reviewPlan":false,"direct":{"worker":"w2","failover":true}}')).toEqual({
+      reviewPlan: false,
+      direct: { worker: 'w2', failover: true },
+    });
+    expect(readAskPrefs('{"direct":{"worker":"w2","failover":"yes"}}')).toEqual({
+      reviewPlan: false,
+      direct: { worker: 'w2' },
+    });
+    expect(readAskPrefs('{"direct":{"worker":7}}')).toEqual({ reviewPlan: false });
+    expect(readAskPrefs('{"direct":null}')).toEqual({ reviewPlan: false });
+  });
 });
 
 describe('how answers are shown', () => {

@@ -229,6 +229,7 @@ describe('the stream (Anthropic’s documented transcripts)', () => {
       { type: 'delta', text: 'Hello' },
       { type: 'delta', text: '!' },
       { type: 'usage', promptTokens: 25, completionTokens: 15 },
+      { type: 'finish', reason: 'end_turn', cut: false },
     ]);
   });
 
@@ -321,6 +322,7 @@ describe('the stream (Anthropic’s documented transcripts)', () => {
       { type: 'reasoning', text: 'Short thought.' },
       { type: 'delta', text: 'Hi! My name is Claude.' },
       { type: 'usage', promptTokens: 2095, completionTokens: 503 },
+      { type: 'finish', reason: 'end_turn', cut: false },
     ]);
   });
 });
@@ -510,7 +512,8 @@ describe('through egress (chatTransports picks the wire from the dialect)', () =
       stepIndex: 1,
     }))
       events.push(e);
-    expect(events.at(-1)).toEqual({ type: 'usage', promptTokens: 4, completionTokens: 3 });
+    expect(events.at(-2)).toEqual({ type: 'usage', promptTokens: 4, completionTokens: 3 });
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'end_turn', cut: false });
     const post = provider.requests.find((r) => r.method === 'POST')!;
     expect(post.path).toBe('/v1/messages');
     expect(post.headers['x-api-key']).toBe(KEY);

@@ -83,6 +83,7 @@ describe('non-answers through egress', () => {
     expect(events).toEqual([
       { type: 'delta', text: 'alpha beta' },
       { type: 'usage', promptTokens: 2, completionTokens: 2 },
+      { type: 'finish', reason: 'stop', cut: false },
     ]);
     const [entry] = await ledger.list({ runId: 'run-j' });
     expect(entry).toMatchObject({ status: 200, state: 'done', promptTokens: 2, completionTokens: 2 });

@@ -91,6 +91,7 @@ describe('createOpenAITransport', () => {
       { type: 'delta', text: ' THERE' },
       { type: 'delta', text: ' WORLD' },
       { type: 'usage', promptTokens: 3, completionTokens: 3 },
+      { type: 'finish', reason: 'stop', cut: false },
     ]);
     const [request] = chatPosts(provider);
     expect(request?.path).toBe('/v1/chat/completions');
@@ -284,6 +285,7 @@ describe('createOpenAITransport', () => {
       expect(events).toEqual([
         { type: 'delta', text: 'hello there world' },
         { type: 'usage', promptTokens: 3, completionTokens: 3 },
+        { type: 'finish', reason: 'stop', cut: false },
       ]);
     });
 
