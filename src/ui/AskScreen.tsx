@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
 import { estimateText, formatLimit, stepPriceText } from '../app/price-text.ts';
 import { estimateRun } from '../app/runs/run-estimate.ts';
-import { type AskInput, holdsThePage, type RunView } from '../app/runs/run-model.ts';
+import { type AskInput, holdsThePage, isActive, type RunView } from '../app/runs/run-model.ts';
 import type { PendingReview } from '../app/runs/run-services.ts';
 import type { ThreadState } from '../app/threads/thread-core.ts';
 import type { TurnContext } from '../app/turn-context.ts';
@@ -18,6 +18,7 @@ import { useAppState } from './app-context.ts';
 import { Composer } from './Composer.tsx';
 import { directOptions } from './DirectPicker.tsx';
 import { FilesConfirm } from './FilesConfirm.tsx';
+import { JumpToLatest, useFollowLatest } from './FollowLatest.tsx';
 import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
 import { SpendConfirm } from './SpendConfirm.tsx';
@@ -213,6 +214,7 @@ export function AskScreen({ runId }: { runId?: string }) {
   const thread = useShownThread(shown, runId !== undefined);
   const screen = useRef<HTMLDivElement>(null);
   useTurnInView(screen, drawn, thread);
+  const follow = useFollowLatest(screen, drawn !== undefined && isActive(drawn.phase));
   useUnfinishedThread(runId === undefined);
 
   return (
@@ -317,6 +319,7 @@ export function AskScreen({ runId }: { runId?: string }) {
         )}
         {thread && drawn && <ThreadFooter state={thread} view={drawn} />}
         {thread && drawn && <LaterTurns state={thread} view={drawn} />}
+        {follow.away && <JumpToLatest onJump={follow.jump} />}
       </div>
     </div>
   );
