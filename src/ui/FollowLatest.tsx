@@ -2,17 +2,27 @@ import type { RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { typing } from './key-targets.ts';
 
-/** How close to the page's end still counts as at the end (a line of text, a rounding pixel). */
-const AT_END_PX = 48;
+/** Room left under the newest text when following it (a line, so the last words are not on the edge). */
+const MARGIN_PX = 24;
 
-function pageEnd(): number {
-  return document.documentElement.scrollHeight - window.innerHeight;
+/**
+ * How far below the window's bottom the newest streaming text ends (0 or less: in view; undefined: nothing
+ * streams now). Parallel steps stream at once: the lowest on the page is the newest place to read.
+ */
+function newestBelow(content: HTMLElement | null): number | undefined {
+  let bottom: number | undefined;
+  for (const element of content?.querySelectorAll('[data-streaming="true"]') ?? []) {
+    const end = element.getBoundingClientRect().bottom;
+    bottom = bottom === undefined ? end : Math.max(bottom, end);
+  }
+  return bottom === undefined ? undefined : bottom - window.innerHeight;
 }
 
 /**
- * While a turn streams, the page keeps its newest text in view, as a chat does; once the user scrolls up to
- * read, it stays where they put it and offers "Jump to latest" (`away`). Back at the end, by the button or
- * by scrolling, it follows again. Growth is watched with a ResizeObserver on the conversation, at most once
+ * While a turn streams, the page keeps its newest text in view, as a chat does: it scrolls only when that
+ * text would go below the window, so a short answer under a turn just scrolled to moves nothing. Once the
+ * user scrolls up to read, it stays where they put it and offers "Jump to latest" (`away`); back at the
+ * newest text, by the button or by scrolling, it follows again. Growth is watched with a ResizeObserver on the conversation, at most once
  * a frame, so a long answer costs one scroll per frame, not one per token.
  */
 export function useFollowLatest(
@@ -47,7 +57,8 @@ export function useFollowLatest(
       if (e.target === document.documentElement) byUser = true;
     };
     const onScroll = () => {
-      if (pageEnd() - window.scrollY <= AT_END_PX) {
+      const below = newestBelow(content.current);
+      if (below === undefined || below <= MARGIN_PX) {
         following.current = true;
         setAway(false);
       } else if (byUser) {
@@ -65,7 +76,9 @@ export function useFollowLatest(
     const observer =
       element && typeof ResizeObserver === 'function'
         ? new ResizeObserver(() => {
-            if (following.current && pageEnd() - window.scrollY > 0) window.scrollTo({ top: pageEnd() });
+            const below = newestBelow(element);
+            if (following.current && below !== undefined && below > 0)
+              window.scrollBy({ top: below + MARGIN_PX });
           })
         : undefined;
     if (element) observer?.observe(element);
@@ -83,7 +96,8 @@ export function useFollowLatest(
     jump: () => {
       following.current = true;
       setAway(false);
-      window.scrollTo({ top: pageEnd() });
+      const below = newestBelow(content.current);
+      if (below !== undefined && below > 0) window.scrollBy({ top: below + MARGIN_PX });
     },
   };
 }

@@ -70,6 +70,8 @@ test('a key in a question is caught before sending: removed, kept, or edited, by
   await followUp.getByTestId('follow-up-text').press('Enter');
   await expect(followUp.getByTestId('key-warning')).toContainText(`an xAI key (…${XAI.slice(-4)})`);
   expect(chats()).toHaveLength(1);
+  // The warning takes the focus once drawn: Tab from there, not from the box it came from.
+  await expect(followUp.getByTestId('key-remove')).toBeFocused();
   await page.keyboard.press('Tab');
   await expect(followUp.getByTestId('key-keep')).toBeFocused();
   await page.keyboard.press('Enter');
