@@ -1,6 +1,6 @@
+import { codeRunnerWorker } from '../executor/code-runner-worker.ts';
 import type { ExecutorOptions } from '../executor/executor.ts';
 import { startRun } from '../executor/executor.ts';
-import { codeRunnerWorker } from '../executor/run-step.ts';
 import type { RunResult } from '../executor/types.ts';
 import type { Plan, PlanMode, Step } from '../shared/plan/index.ts';
 import { RUN_WORKER } from '../shared/worker-ids.ts';

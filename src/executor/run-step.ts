@@ -2,7 +2,6 @@ import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
 import type { ExecuteRequest, Execution } from '../sandbox/code-runner.ts';
 import { contentText, type PartsMessage } from '../shared/chat.ts';
-import { RUN_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { raceAbort } from './abort.ts';
 
@@ -16,25 +15,6 @@ import { raceAbort } from './abort.ts';
  * as one program, then the fenced blocks of its own task as test code. A block's fence names its language;
  * an unlabelled block takes the language the task names, else the one its content looks like.
  */
-
-/**
- * The code sandbox as a worker: a step given to it runs the code of the answers it sees on this device
- * (src/executor/run-step.ts) and answers with what happened. No key, no network, no tokens.
- */
-export function codeRunnerWorker(): WorkerSpec {
-  return {
-    id: RUN_WORKER,
-    label: 'Code runner',
-    strengths:
-      'runs the Python or JavaScript code of the steps it sees; answers with the output or the error',
-    providerId: 'run-device',
-    baseURL: '',
-    model: 'sandbox',
-    maxConcurrency: 1,
-    price: { inputPerM: 0, outputPerM: 0 },
-    enabled: true,
-  };
-}
 
 export type RunLanguage = ExecuteRequest['language'];
 

@@ -7,9 +7,10 @@ import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
 import { CutAnswer } from './CutAnswer.tsx';
 import { focusAfterStop, typing } from './key-targets.ts';
+import { RunMachinery } from './lazy.tsx';
 import { Notice } from './Notice.tsx';
 import { RunFiles } from './RunFiles.tsx';
-import { type RunActions, RunMachinery } from './RunMachinery.tsx';
+import type { RunActions } from './RunMachinery.tsx';
 
 /**
  * The time of this render; while `active`, the view is drawn again `ms` after its last draw, so running
