@@ -1,7 +1,24 @@
-import { describe, expect, it } from 'vitest';
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatTransports } from '../../../src/egress/chat-transports.ts';
+import { createEgress } from '../../../src/egress/egress.ts';
+import { openLedger } from '../../../src/egress/ledger.ts';
+import { startRun } from '../../../src/executor/executor.ts';
 import { fitHistory, historyCutText, sentTurnsText } from '../../../src/executor/turn-history.ts';
 import { rankTurns } from '../../../src/executor/turn-relevance.ts';
 import type { PastTurn } from '../../../src/records/thread-store.ts';
+import { estimateTokens } from '../../../src/shared/token-estimate.ts';
+import { workerSpec } from '../../fixtures/worker-spec.ts';
+import { startProvider, type TestProvider } from '../../provider/server.ts';
+
+let provider: TestProvider;
+beforeAll(async () => {
+  // A short fixed answer: what is checked is what was sent.
+  provider = await startProvider({ models: [{ id: 'noted', behaviour: { kind: 'fixed', text: 'Noted.' } }] });
+});
+afterAll(async () => {
+  await provider.close();
+});
 
 // One token per character: the arithmetic of the budget is then plain to read.
 const chars = (text: string) => text.length;
@@ -113,5 +130,57 @@ describe('earlier turns chosen by relevance', () => {
       // A question and an answer per turn offered, at most: 2,000 for the whole thread, never a turn per turn.
       expect(counted).toBeLessThanOrEqual(2 * long.length);
     }
+  });
+});
+
+describe('a follow-up over the real executor and the test provider', () => {
+  it('sends each worker the turns chosen for the question within its own budget, and records them on the step', async () => {
+    const perTurn = estimateTokens(thread[0]?.question ?? '') + estimateTokens(thread[0]?.answer ?? '') + 6;
+    const budgets: Record<string, number> = { a: 3 * perTurn + Math.floor(perTurn / 2), b: 100_000 };
+    const question = 'Remind me: how long was the termination notice?';
+    const egress = createEgress({
+      vault: { keyFor: async () => undefined, keysNotBoundTo: async () => [] },
+      ledger: await openLedger('turn-relevance'),
+    });
+    provider.clearRequests();
+    const { result } = startRun({
+      question,
+      pool: ['a', 'b'].map((id) => workerSpec({ id, baseURL: provider.baseURL, model: 'noted' })),
+      transport: chatTransports(egress),
+      history: { turns: thread, budgetFor: (worker) => budgets[worker.id] ?? 0 },
+      plan: {
+        steps: [
+          { worker: 'a', task: 'Answer from the thread.', sees: [] },
+          { worker: 'b', task: 'Check it.', sees: [] },
+        ],
+      },
+    });
+    const done = await result;
+    expect(done.status).toBe('done');
+    const bodies = provider.requests
+      .filter((r) => r.method === 'POST' && r.path.endsWith('/chat/completions'))
+      .map((r) => (r.body as { messages: { role: string; content: string }[] }).messages);
+    const toA = bodies.find((m) => m.at(-1)?.content === 'Answer from the thread.') ?? [];
+    const toB = bodies.find((m) => m.at(-1)?.content === 'Check it.') ?? [];
+    // Worker a: turn 3 (the one asked about) and the two newest, each question then its answer, then the question.
+    expect(toA.map((m) => [m.role, m.content.trim()])).toEqual([
+      ['user', TOPICS[2]],
+      ['assistant', thread[2]?.answer?.trim()],
+      ['user', TOPICS[10]],
+      ['assistant', thread[10]?.answer?.trim()],
+      ['user', TOPICS[11]],
+      ['assistant', thread[11]?.answer?.trim()],
+      ['user', question],
+      ['user', 'Answer from the thread.'],
+    ]);
+    // Worker b's budget holds them all: every turn, in the thread's order.
+    expect(asked(toB).slice(0, 12)).toEqual(TOPICS);
+    // What each step records (and its card says) is what its worker received.
+    expect(done.steps[0]?.history?.turns?.map((t) => [t.turn, t.why])).toEqual([
+      [2, 'matched'],
+      [10, 'recent'],
+      [11, 'newest'],
+    ]);
+    expect(done.steps[1]?.history).toMatchObject({ kept: 12, cut: 0 });
   });
 });
