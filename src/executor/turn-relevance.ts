@@ -1,4 +1,3 @@
-import { buildPassageIndex } from '../attachments/passage-index.ts';
 import type { Passage } from '../attachments/passages.ts';
 import type { PastTurn } from '../records/thread-store.ts';
 import { termsOf } from '../shared/search-terms.ts';
@@ -62,6 +61,8 @@ async function matching(
     const turn = turns[i] as PastTurn;
     return { n: i, place: `turn ${i + 1}`, heading: turn.question, text: indexedAnswer(turn.answer ?? '') };
   });
+  // Loaded only when a follow-up has earlier turns to search: MiniSearch stays out of the first screen's JavaScript.
+  const { buildPassageIndex } = await import('../attachments/passage-index.ts');
   const search = await buildPassageIndex(passages);
   const results = search.search(question, { combineWith: 'OR' });
   const best = results[0]?.score ?? 0;
