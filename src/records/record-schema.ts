@@ -91,6 +91,17 @@ export const StepHistorySchema = z.object({
   shortened: z.literal(true).optional(),
   budgetTokens: count,
   tokens: count,
+  // A damaged list loses only the card's "which turns and why", never the step.
+  turns: z
+    .array(
+      z.object({
+        turn: z.number().int().nonnegative(),
+        why: z.enum(['newest', 'matched', 'recent']),
+        terms: z.array(z.string()).optional(),
+      }),
+    )
+    .optional()
+    .catch(undefined),
 });
 
 export const RunRecordSchema = z.looseObject({

@@ -6,7 +6,7 @@ import { seesText } from '../app/sees-text.ts';
 import { workerDisplayName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/step-status.ts';
-import { historyCutText } from '../executor/turn-history.ts';
+import { historyCutText, sentTurnsText } from '../executor/turn-history.ts';
 import type { StepStatus } from '../records/run-types.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
 import { Answer } from './Answer.tsx';
@@ -18,7 +18,8 @@ function HistoryNote({ step }: { step: StepStatus }) {
   const history = step.history;
   if (!history) return null;
   const cut = historyCutText(history);
-  const kept = `Sent ${history.kept} earlier turn${history.kept === 1 ? '' : 's'} of this thread (${formatTokens(history.tokens)} tokens).`;
+  const which = sentTurnsText(history);
+  const kept = `Sent ${history.kept} earlier turn${history.kept === 1 ? '' : 's'} of this thread (${formatTokens(history.tokens)} tokens)${which ? `: ${which}` : ''}.`;
   return (
     <p
       class={cut ? 'alert small' : 'muted small'}
