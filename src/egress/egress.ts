@@ -6,11 +6,11 @@
  */
 import type { ProviderPreset } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
-import { presetOrMcp } from '../providers/mcp-preset.ts';
 import { watchCspViolations } from '../providers/network-cause.ts';
 import type { BatonRequestInit, EgressContext } from '../providers/transport.ts';
 import { mayHoldSecretEnding } from '../vault/redact.ts';
-import { BACKUP_PRESETS, signedForS3 } from './backup-endpoints.ts';
+import { signedForS3 } from './backup-endpoints.ts';
+import { egressPreset } from './egress-presets.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 import { countedResponse, EntryWriter, errorText, hasNoBody, purposeOf, sizedBody } from './metering.ts';
 import {
@@ -41,7 +41,7 @@ export interface KeySource {
 export interface EgressOptions {
   vault: KeySource;
   ledger: Pick<Ledger, 'add' | 'update'>;
-  /** Defaults to the catalog. */
+  /** Defaults to the catalog and egress's own providers (egress-presets.ts). */
   presetFor?: (providerId: string) => ProviderPreset | undefined;
   fetchImpl?: typeof fetch;
 }
@@ -175,7 +175,7 @@ function pendingEntry(
 }
 
 export function createEgress(options: EgressOptions): Egress {
-  const presetFor = options.presetFor ?? ((id: string) => presetOrMcp(id) ?? BACKUP_PRESETS.get(id));
+  const presetFor = options.presetFor ?? egressPreset;
   const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const { vault, ledger } = options;
   watchCspViolations();
