@@ -1,5 +1,5 @@
 import { ProviderError } from '../providers/errors.ts';
-import type { ToolUse } from '../providers/tool-use.ts';
+import { askingOffClock, type ToolUse } from '../providers/tool-use.ts';
 import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
 import { withCitation } from '../providers/web-search.ts';
 import type { RequestSpend, StepStatus, StepWait } from '../records/run-types.ts';
@@ -9,6 +9,7 @@ import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
 import { decideRetry, type RetryPolicy } from './retry.ts';
 import { inFlightSpend, needsEstimate, requestSpend, streamingSpend } from './spend.ts';
+import { startStepClock } from './step-clock.ts';
 import { streamBatches } from './stream-batches.ts';
 import type { StepEventBody } from './types.ts';
 
@@ -97,10 +98,11 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
   const stepController = new AbortController();
   const forward = () => stepController.abort(signal.reason);
   signal.addEventListener('abort', forward, { once: true });
-  const stepTimer = setTimeout(
-    () => stepController.abort(new StopSignal('step-timeout')),
-    step.stepTimeoutMs,
+  // The time the user takes to answer a tool call's question is not the step's (step-clock.ts).
+  const clock = startStepClock(step.stepTimeoutMs, () =>
+    stepController.abort(new StopSignal('step-timeout')),
   );
+  const asked = step.tools ? { ...step, tools: askingOffClock(step.tools, clock.offClock) } : step;
   try {
     for (let attempt = 1; ; attempt++) {
       status.state = 'running';
@@ -136,7 +138,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
         reasoning: new TokenTally(),
       };
       try {
-        await streamAttempt(host, step, stepController.signal, reported, live);
+        await streamAttempt(host, asked, stepController.signal, reported, live);
       } catch (e) {
         error = e;
       }
@@ -212,7 +214,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
     if (step.prefix !== undefined) status.text = step.prefix;
     throw error;
   } finally {
-    clearTimeout(stepTimer);
+    clock.stop();
     signal.removeEventListener('abort', forward);
   }
 }

@@ -39,12 +39,26 @@ export interface ToolOutcome {
   note?: ToolCallNote;
 }
 
+/**
+ * Runs `asking` (a question to the person: a tool call's yes, the vault's passphrase) off the step's clock:
+ * the step's time limit is for the provider and the servers, not for the user (src/executor/step-clock.ts).
+ */
+export type UserWait = <T>(asking: () => Promise<T>) => Promise<T>;
+
 export interface ToolUse {
   tools: readonly ToolSpec[];
   /** Most rounds of tool calls; past them the model is told so and must answer with what it has. */
   maxRounds: number;
-  /** Never throws for the call's own failures (the model is told them); throws only when `signal` aborts. */
-  call(request: ToolCallRequest, signal: AbortSignal): Promise<ToolOutcome>;
+  /**
+   * Never throws for the call's own failures (the model is told them); throws only when `signal` aborts.
+   * `userWait`, when given, holds the step's clock while the user is asked.
+   */
+  call(request: ToolCallRequest, signal: AbortSignal, userWait?: UserWait): Promise<ToolOutcome>;
+}
+
+/** The tools with every question to the user made off the step's clock. */
+export function askingOffClock(tools: ToolUse, userWait: UserWait): ToolUse {
+  return { ...tools, call: (request, signal) => tools.call(request, signal, userWait) };
 }
 
 /**

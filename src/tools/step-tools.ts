@@ -6,7 +6,14 @@
  * happens, the model is told in words, and the result it reads is fenced data (result-text.ts).
  */
 import type { Egress } from '../egress/egress.ts';
-import type { ToolCallNote, ToolCallRequest, ToolOutcome, ToolSpec, ToolUse } from '../providers/tool-use.ts';
+import type {
+  ToolCallNote,
+  ToolCallRequest,
+  ToolOutcome,
+  ToolSpec,
+  ToolUse,
+  UserWait,
+} from '../providers/tool-use.ts';
 import { type CallerContext, connectMcp, type McpConnection } from './connection.ts';
 import { toolServerError } from './cors.ts';
 import { MAX_RESULT_CHARS, resultText } from './result-text.ts';
@@ -106,7 +113,11 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
     note: { tool: tool.slice(0, 80), outcome: kind },
   });
 
-  async function call(request: ToolCallRequest, signal: AbortSignal): Promise<ToolOutcome> {
+  async function call(
+    request: ToolCallRequest,
+    signal: AbortSignal,
+    userWait: UserWait = (asking) => asking(),
+  ): Promise<ToolOutcome> {
     const granted = byWire.get(request.name);
     if (!granted) {
       const names = [...byWire.keys()].join(', ');
@@ -158,14 +169,16 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
     }
     const { server, tool } = granted;
     if (asksFirst(tool)) {
-      const yes = await options.confirm({
-        runId: options.runId,
-        stepIndex: options.stepIndex,
-        server: server.id,
-        tool: tool.name,
-        args: argObject,
-        destructive: tool.annotations?.destructiveHint !== false,
-      });
+      const yes = await userWait(() =>
+        options.confirm({
+          runId: options.runId,
+          stepIndex: options.stepIndex,
+          server: server.id,
+          tool: tool.name,
+          args: argObject,
+          destructive: tool.annotations?.destructiveHint !== false,
+        }),
+      );
       if (signal.aborted) throw signal.reason;
       if (!yes) {
         return noted(
