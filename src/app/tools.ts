@@ -2,11 +2,12 @@
  * Settings → Tools and what runs need of it: the MCP servers the user added (listed, their tools offered or
  * not), the bound on a step's rounds of tool calls, and the question to the user before a call to a tool
  * that may change things (one at a time, answered on the run's screen). A server's token is a vault key for
- * the server's origin (provider `mcp`), so egress sends it there and nowhere else.
+ * the server's URL (its origin, and its path in the provider id, mcp-preset.ts), so egress sends it to that
+ * server and no other, not even one on the same origin.
  */
 import { signal } from '@preact/signals';
 import type { Egress } from '../egress/egress.ts';
-import { MCP_PROVIDER_ID } from '../providers/mcp-preset.ts';
+import { mcpProviderId } from '../providers/mcp-preset.ts';
 import type { SandboxRunner } from '../sandbox/code-runner.ts';
 import type { OfferedTool } from '../shared/conductor-api.ts';
 import type { Step } from '../shared/plan/index.ts';
@@ -134,7 +135,7 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
       const token = input.token?.trim();
       if (token)
         await (await services.vault()).saveKey({
-          providerId: MCP_PROVIDER_ID,
+          providerId: mcpProviderId(input.url),
           origin: input.url,
           key: token,
           label: input.id,
@@ -165,7 +166,7 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
     });
   }
 
-  /** Removes the server, and its token unless another server at its origin still uses it. */
+  /** Removes the server, and its token unless another server at its URL still uses it. */
   function removeServer(id: string): Promise<boolean> {
     return act(id, async () => {
       const s = await store();
@@ -173,10 +174,12 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
       if (!s || !server) return;
       await s.remove(id);
       const origin = new URL(server.url).origin;
-      if ((await s.list()).some((other) => new URL(other.url).origin === origin)) return;
+      const providerId = mcpProviderId(server.url);
+      const sameUrl = (url: string) => new URL(url).origin === origin && mcpProviderId(url) === providerId;
+      if ((await s.list()).some((other) => sameUrl(other.url))) return;
       const vault = await services.vault();
       for (const key of await vault.listKeys())
-        if (key.providerId === MCP_PROVIDER_ID && key.origin === origin) await vault.deleteKey(key.id);
+        if (key.providerId === providerId && key.origin === origin) await vault.deleteKey(key.id);
     });
   }
 

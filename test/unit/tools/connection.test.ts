@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MCP_PROVIDER_ID } from '../../../src/providers/mcp-preset.ts';
+import { mcpProviderId } from '../../../src/providers/mcp-preset.ts';
 import { connectMcp } from '../../../src/tools/connection.ts';
 import { startMcpServer, type TestMcpServer } from '../../mcp/server.ts';
 import { toolEgress, trackerServer } from './tool-fixture.ts';
@@ -42,7 +42,7 @@ describe('an MCP server through egress', () => {
 
   it('sends the saved token to its own server only, and names the tool of a call in the ledger', async () => {
     const { egress, ledger, vault } = await toolEgress();
-    await vault.saveKey({ providerId: MCP_PROVIDER_ID, origin: guarded.url, key: TOKEN });
+    await vault.saveKey({ providerId: mcpProviderId(guarded.url), origin: guarded.url, key: TOKEN });
     const connection = await connectMcp(egress, trackerServer(guarded), { runId: 'r1', stepIndex: 2 });
     const result = await connection.callTool('search_issues', { query: 'login' });
     expect(result.content[0]).toMatchObject({
