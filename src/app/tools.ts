@@ -25,7 +25,7 @@ import {
 import type { stepTools, ToolConfirmRequest } from '../tools/step-tools.ts';
 import type { ToolStore } from '../tools/store.ts';
 import { callsTools } from '../tools/tool-workers.ts';
-import type { Vault } from '../vault/vault.ts';
+import type { KeyInfo, Vault } from '../vault/vault.ts';
 import { storedValue } from './local-store.ts';
 import { once } from './services.ts';
 
@@ -64,11 +64,24 @@ function pageOrigin(): string {
   return globalThis.location?.origin ?? 'this page';
 }
 
+/** Where a server's token is bound in the vault: its origin, and its path in the provider id. */
+function tokenBinding(url: string): { providerId: string; origin: string } {
+  return { providerId: mcpProviderId(url), origin: new URL(url).origin };
+}
+
+/** Asks for the passphrase when the vault is locked and `needsKey` wants a saved key (vault-unlock.ts). */
+type UnlockFor = (needsKey: (keys: readonly KeyInfo[]) => boolean, purpose: string) => Promise<boolean>;
+
 /**
  * `sandboxOn`: whether the code sandbox is offered (Settings, the same choice that adds the `run` worker to
- * the pool); while it is, so is `sandbox.run_python`.
+ * the pool); while it is, so is `sandbox.run_python`. `unlockFor`: the unlock prompt, asked before a call
+ * to a server whose token is saved while the vault is locked (absent: such a call fails, naming the lock).
  */
-export function createTools(services: ToolServices, sandboxOn: () => boolean = () => false) {
+export function createTools(
+  services: ToolServices,
+  sandboxOn: () => boolean = () => false,
+  unlockFor?: UnlockFor,
+) {
   const servers = signal<ToolServer[]>([]);
   const error = signal<string | undefined>(undefined);
   const busy = signal<string | undefined>(undefined);
@@ -135,8 +148,7 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
       const token = input.token?.trim();
       if (token)
         await (await services.vault()).saveKey({
-          providerId: mcpProviderId(input.url),
-          origin: input.url,
+          ...tokenBinding(input.url),
           key: token,
           label: input.id,
         });
@@ -173,13 +185,12 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
       const server = await s?.get(id);
       if (!s || !server) return;
       await s.remove(id);
-      const origin = new URL(server.url).origin;
-      const providerId = mcpProviderId(server.url);
-      const sameUrl = (url: string) => new URL(url).origin === origin && mcpProviderId(url) === providerId;
-      if ((await s.list()).some((other) => sameUrl(other.url))) return;
+      const token = tokenBinding(server.url);
+      const isToken = (k: { providerId: string; origin: string }) =>
+        k.providerId === token.providerId && k.origin === token.origin;
+      if ((await s.list()).some((other) => isToken(tokenBinding(other.url)))) return;
       const vault = await services.vault();
-      for (const key of await vault.listKeys())
-        if (key.providerId === providerId && key.origin === origin) await vault.deleteKey(key.id);
+      for (const key of await vault.listKeys()) if (isToken(key)) await vault.deleteKey(key.id);
     });
   }
 
@@ -201,6 +212,16 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
       };
       pending.value = [...pending.value, entry];
     });
+  }
+
+  /** Whether a server's token is among the saved keys. */
+  function savesToken(server: ToolServer): (keys: readonly KeyInfo[]) => boolean {
+    const token = tokenBinding(server.url);
+    return (keys) => keys.some((k) => k.providerId === token.providerId && k.origin === token.origin);
+  }
+
+  function tokenPurpose(server: ToolServer): string {
+    return `to send your token to the tool server "${server.id}"`;
   }
 
   /** The page's own tools on offer now. */
@@ -249,6 +270,9 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
           maxRounds: rounds.value,
           pageOrigin: pageOrigin(),
           confirm,
+          ...(unlockFor
+            ? { unlock: (server: ToolServer) => unlockFor(savesToken(server), tokenPurpose(server)) }
+            : {}),
         });
       };
     },

@@ -28,7 +28,8 @@ export interface ToolCallRequest {
 export interface ToolCallNote {
   /** As the plan names it (`server.tool`), or the name the model wrote when it named no granted tool. */
   tool: string;
-  outcome: 'called' | 'failed' | 'refused' | 'declined' | 'invalid';
+  /** `locked`: not called, the user would not unlock the vault that holds the server's token. */
+  outcome: 'called' | 'failed' | 'refused' | 'declined' | 'invalid' | 'locked';
 }
 
 /** What goes back to the model: always text (fenced as data), `isError` when the call did not happen or failed. */

@@ -51,6 +51,11 @@ export interface StepToolsOptions {
   maxRounds?: number;
   /** Asks the user; resolves false when they decline (or cannot be asked). */
   confirm(request: ToolConfirmRequest): Promise<boolean>;
+  /**
+   * Before a call to `server`: asks for the passphrase when the vault is locked and holds its token
+   * (src/app/vault-unlock.ts); false when the user would not unlock. Absent: not asked.
+   */
+  unlock?(server: ToolServer): Promise<boolean>;
   /** This page's origin, for the CORS fix a blocked call names. */
   pageOrigin: string;
   maxResultChars?: number;
@@ -185,6 +190,21 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
           planName,
           'declined',
           refusal(`The user declined this call to ${request.name}: nothing was sent to the server.`),
+        );
+      }
+    }
+    // Its token is sent only once the vault is open: locked, the user is asked (off the step's clock).
+    if (options.unlock) {
+      const unlock = options.unlock;
+      const unlocked = await userWait(() => unlock(server));
+      if (signal.aborted) throw signal.reason;
+      if (!unlocked) {
+        return noted(
+          planName,
+          'locked',
+          refusal(
+            `Not called: the vault is locked and the user did not unlock it, so the token for the MCP server "${server.id}" cannot be sent. Nothing was sent to the server.`,
+          ),
         );
       }
     }
