@@ -7,7 +7,6 @@
  */
 import { signal } from '@preact/signals';
 import type { Egress } from '../egress/egress.ts';
-import { mcpProviderId } from '../providers/mcp-preset.ts';
 import type { SandboxRunner } from '../sandbox/code-runner.ts';
 import type { OfferedTool } from '../shared/conductor-api.ts';
 import type { Step } from '../shared/plan/index.ts';
@@ -24,6 +23,7 @@ import {
 } from '../tools/servers.ts';
 import type { stepTools, ToolConfirmRequest } from '../tools/step-tools.ts';
 import type { ToolStore } from '../tools/store.ts';
+import { adoptOriginTokens, isTokenOf, tokenBinding } from '../tools/tokens.ts';
 import { callsTools } from '../tools/tool-workers.ts';
 import type { KeyInfo, Vault } from '../vault/vault.ts';
 import { storedValue } from './local-store.ts';
@@ -36,7 +36,7 @@ const stepToolsModule = once(() => import('../tools/step-tools.ts'));
 export interface ToolServices {
   toolStore?(): Promise<ToolStore>;
   egress(): Promise<Pick<Egress, 'fetchFor'>>;
-  vault(): Promise<Pick<Vault, 'saveKey' | 'listKeys' | 'deleteKey'>>;
+  vault(): Promise<Pick<Vault, 'saveKey' | 'listKeys' | 'deleteKey' | 'keyFor' | 'state'>>;
   /** The page's code sandbox: `sandbox.run_python` runs there. Absent: the tool is never offered. */
   codeSandbox?(): Promise<Pick<SandboxRunner, 'execute'>>;
 }
@@ -62,11 +62,6 @@ export const MAX_TOOL_ROUNDS = 16;
 
 function pageOrigin(): string {
   return globalThis.location?.origin ?? 'this page';
-}
-
-/** Where a server's token is bound in the vault: its origin, and its path in the provider id. */
-function tokenBinding(url: string): { providerId: string; origin: string } {
-  return { providerId: mcpProviderId(url), origin: new URL(url).origin };
 }
 
 /** Asks for the passphrase when the vault is locked and `needsKey` wants a saved key (vault-unlock.ts). */
@@ -100,9 +95,12 @@ export function createTools(
     return services.toolStore?.();
   }
 
+  /** Reads the servers; tokens an earlier version saved for a whole origin are bound to each server's URL. */
   async function load(): Promise<void> {
     const s = await store();
-    if (s) servers.value = await s.list();
+    if (!s) return;
+    servers.value = await s.list();
+    await adoptOriginTokens(await services.vault(), servers.value).catch(() => undefined);
   }
 
   /** Connects to the server and lists its tools; the message says what went wrong, CORS by its fix. */
@@ -185,9 +183,7 @@ export function createTools(
       const server = await s?.get(id);
       if (!s || !server) return;
       await s.remove(id);
-      const token = tokenBinding(server.url);
-      const isToken = (k: { providerId: string; origin: string }) =>
-        k.providerId === token.providerId && k.origin === token.origin;
+      const isToken = isTokenOf(server.url);
       if ((await s.list()).some((other) => isToken(tokenBinding(other.url)))) return;
       const vault = await services.vault();
       for (const key of await vault.listKeys()) if (isToken(key)) await vault.deleteKey(key.id);
@@ -212,16 +208,6 @@ export function createTools(
       };
       pending.value = [...pending.value, entry];
     });
-  }
-
-  /** Whether a server's token is among the saved keys. */
-  function savesToken(server: ToolServer): (keys: readonly KeyInfo[]) => boolean {
-    const token = tokenBinding(server.url);
-    return (keys) => keys.some((k) => k.providerId === token.providerId && k.origin === token.origin);
-  }
-
-  function tokenPurpose(server: ToolServer): string {
-    return `to send your token to the tool server "${server.id}"`;
   }
 
   /** The page's own tools on offer now. */
@@ -250,6 +236,7 @@ export function createTools(
       // A store that cannot be read gives no tools: the run goes on, its steps answer without them.
       const s = await store().catch(() => undefined);
       const stored = s ? await s.list().catch(() => []) : [];
+      await adoptOriginTokens(await services.vault(), stored).catch(() => undefined);
       const own = builtins();
       if (stored.length === 0 && own.length === 0) return undefined;
       const [egress, { stepTools }] = await Promise.all([services.egress(), stepToolsModule()]);
@@ -271,7 +258,13 @@ export function createTools(
           pageOrigin: pageOrigin(),
           confirm,
           ...(unlockFor
-            ? { unlock: (server: ToolServer) => unlockFor(savesToken(server), tokenPurpose(server)) }
+            ? {
+                unlock: (server: ToolServer) =>
+                  unlockFor(
+                    (keys) => keys.some(isTokenOf(server.url)),
+                    `to send your token to the tool server "${server.id}"`,
+                  ),
+              }
             : {}),
         });
       };

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTools } from '../../../src/app/tools.ts';
-import { mcpProviderId } from '../../../src/providers/mcp-preset.ts';
+import { MCP_PROVIDER_ID, mcpProviderId } from '../../../src/providers/mcp-preset.ts';
 import { openToolStore } from '../../../src/tools/store.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startMcpServer, type TestMcpServer } from '../../mcp/server.ts';
@@ -83,6 +83,19 @@ describe('Settings → Tools', () => {
     } finally {
       await shared.close();
     }
+  });
+
+  it('binds a token an earlier version saved for the whole origin to its server once the servers are read', async () => {
+    const { state, vault } = await tools('tools-app-7');
+    expect(await state.addServer({ id: 'tracker', url: mcp.url, token: TOKEN })).toBe(true);
+    // As the version before URL-bound tokens saved it:
+    for (const key of await vault.listKeys()) await vault.deleteKey(key.id);
+    await vault.saveKey({ providerId: MCP_PROVIDER_ID, origin: mcp.url, key: TOKEN });
+    await state.load();
+    expect((await vault.listKeys()).map((k) => [k.providerId, k.origin])).toEqual([
+      [mcpProviderId(mcp.url), new URL(mcp.url).origin],
+    ]);
+    expect(await state.refresh('tracker')).toBe(true);
   });
 
   it('names what is wrong: a bad name, a server that refuses without its token', async () => {
