@@ -129,7 +129,10 @@ export function unlockingFirst(
     return {
       async *stream(target, request) {
         // A refusal, not a cut stream: a stream's failure is tried again, which asked again at once.
-        if (!(await unlock(target))) throw new ProviderError('refused', stillLocked().message);
+        // The user's typing is off the step's clocks (no stall, no time limit while the prompt is open).
+        const asking = () => unlock(target);
+        const unlocked = await (request.userWait ? request.userWait(asking) : asking());
+        if (!unlocked) throw new ProviderError('refused', stillLocked().message);
         yield* inner.stream(target, request);
       },
     };
