@@ -7,7 +7,7 @@
  * one ledger row each.
  */
 import { type ProviderPreset, presetById } from '../providers/catalog.ts';
-import { MCP_PROVIDER_ID } from '../providers/mcp-preset.ts';
+import { isMcpProvider, MCP_PROVIDER_ID } from '../providers/mcp-preset.ts';
 import { BACKUP_S3, BACKUP_WEBDAV } from './backup-endpoints.ts';
 
 function userHostPreset(id: string, name: string, auth: ProviderPreset['auth']): ProviderPreset {
@@ -39,7 +39,10 @@ const EGRESS_ONLY: ReadonlyMap<string, ProviderPreset> = new Map(
   ].map((preset) => [preset.id, preset]),
 );
 
-/** The catalog's preset for a provider id, or egress's own for an MCP server or a backup target. */
+/**
+ * The catalog's preset for a provider id, or egress's own for an MCP server (any `mcp:<path>`: a token is
+ * bound to its server's URL, src/providers/mcp-preset.ts) or a backup target.
+ */
 export function egressPreset(providerId: string): ProviderPreset | undefined {
-  return presetById(providerId) ?? EGRESS_ONLY.get(providerId);
+  return presetById(providerId) ?? EGRESS_ONLY.get(isMcpProvider(providerId) ? MCP_PROVIDER_ID : providerId);
 }

@@ -163,7 +163,7 @@ export const StepRecordSchema = z.looseObject({
     .array(
       z.object({
         tool: z.string().max(200),
-        outcome: z.enum(['called', 'failed', 'refused', 'declined', 'invalid']),
+        outcome: z.enum(['called', 'failed', 'refused', 'declined', 'invalid', 'locked']),
       }),
     )
     .optional()

@@ -270,6 +270,7 @@ export function AskScreen({ runId }: { runId?: string }) {
             maxSteps={review.limits.maxSteps}
             allowSelf={review.limits.allowSelf}
             {...(review.keyless ? { hasKey: (id: string) => !review.keyless?.has(id) } : {})}
+            {...(review.tools ? { tools: review.tools } : {})}
             onRun={(plan) => void runReviewed(plan)}
             onDiscard={discardReview}
           />

@@ -223,7 +223,13 @@ function StepCardView({
       <Citations citations={step.citations} testId={`step-citations-${step.index}`} />
       {step.toolCalls?.length ? (
         <p class="small muted" data-testid={`step-tools-${step.index}`}>
-          Tools: {step.toolCalls.map((call) => `${call.tool} (${call.outcome})`).join(', ')}
+          Tools:{' '}
+          {step.toolCalls
+            .map(
+              (call) =>
+                `${call.tool} (${call.outcome === 'locked' ? 'not called: the vault stayed locked' : call.outcome})`,
+            )
+            .join(', ')}
         </p>
       ) : null}
       <p
