@@ -160,7 +160,9 @@ describe('passages an answer can cite', () => {
       { attachment: notes, passages: { passages: splitPassages(notes), total: 1 } },
     ];
     const [message] = withStepFiles([{ role: 'user', content: 'Answer.' }], files);
-    const text = (message?.content as { type: string; text?: string }[]).map((p) => p.text ?? '').join('');
+    const text = ((message?.content ?? []) as { type: string; text?: string }[])
+      .map((p) => p.text ?? '')
+      .join('');
     expect(text).toContain('<passage cite="[1]" place="page 1">\nFirst page.');
     expect(text).toContain('<passage cite="[2]" place="page 3">\nThird page.');
     expect(text).toContain('<passage cite="[3]" place="rows 1-2">');
