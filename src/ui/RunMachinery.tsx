@@ -6,6 +6,7 @@ import { modeText } from '../app/runs/mode-text.ts';
 import { isActive, liveTotals, type RunView, runElapsed } from '../app/runs/run-model.ts';
 import { workerColor } from '../app/worker-color.ts';
 import { workerDisplayName } from '../app/worker-names.ts';
+import type { Attachment } from '../attachments/types.ts';
 import type { LedgerEntry } from '../egress/ledger.ts';
 import { AppStateContext } from './app-context.ts';
 import { LedgerTable } from './LedgerPanel.tsx';
@@ -29,6 +30,8 @@ export interface RunActions {
   retry?: () => void;
   /** Marks the finished run good or bad (workflow memory learns from the good ones); again replaces it. */
   mark?: (good: boolean) => void;
+  /** One of the run's files, by content hash, from this device (an answer's citation opens its passage). */
+  fileOf?: (id: string) => Promise<Attachment | undefined>;
 }
 
 /** The graph is laid out again only when its steps' workers, tasks, inputs or states change. */
