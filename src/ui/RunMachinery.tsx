@@ -1,5 +1,6 @@
 import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
+import { namesOf } from '../app/ledger-documents.ts';
 import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
 import type { StepStreams } from '../app/runs/draw-timing.ts';
 import { modeText } from '../app/runs/mode-text.ts';
@@ -93,7 +94,11 @@ function RunRequests({ view }: { view: RunView }) {
     <section class="card" aria-labelledby={`requests-title-${view.id}`} data-testid="run-requests">
       <h2 id={`requests-title-${view.id}`}>Requests</h2>
       <div class="table-wrap">
-        <LedgerTable entries={entries} caption="This answer's requests, oldest first" />
+        <LedgerTable
+          entries={entries}
+          caption="This answer's requests, oldest first"
+          names={namesOf(view.attachments)}
+        />
       </div>
     </section>
   );

@@ -107,6 +107,12 @@ test('plan review shows the passages a step will send of a long PDF; unticking o
   await expect(sent).toContainText(`Sent contract.pdf: `);
   await expect(sent).toContainText(`page ${CLAUSE_7_PAGE}`);
   await expect(sent).not.toContainText(`${otherPlace},`);
+  // The run's requests (the ledger's rows) say how many bytes of the contract left: what the step says it sent.
+  const sentBytes = /passages, ([\d.]+ [KMG]?B)\)/.exec((await sent.textContent()) ?? '')?.[1];
+  expect(sentBytes).toBeDefined();
+  await expect(page.getByTestId('run-requests').getByTestId('ledger-documents')).toHaveText(
+    `of which contract.pdf ${sentBytes}`,
+  );
 
   // The request labels each passage as the answer cites it, and says how to cite.
   expect(body).toContain('Cite a passage you use by its label, as [1], or by page, as [p. ');
