@@ -32,7 +32,7 @@ export function CitedAnswer({
   return (
     <>
       <Answer text={text} cites={cites} />
-      <PassageDialog opened={opened} fileOf={fileOf} onClose={() => setOpened(undefined)} />
+      {opened && <PassageDialog opened={opened} fileOf={fileOf} onClose={() => setOpened(undefined)} />}
     </>
   );
 }

@@ -127,6 +127,9 @@ export function RunMachinery({
   const finished = !active && !reviewing && view.steps.length > 0;
   const totals = view.totals ?? liveTotals(view.steps);
   const labels = view.workerLabels ?? NO_LABELS;
+  // One reader of the run's files per run (they never change): a new one on every draw would draw every
+  // step card again.
+  const fileOf = useMemo(() => actions.fileOf, [view.id]);
   // A token changes a step's record, not its place in the graph: the graph's steps are made again only
   // when a step is added, changes state or is taken over.
   const graphKey = view.steps.map((s) => `${s.worker}:${s.state}`).join();
@@ -280,6 +283,7 @@ export function RunMachinery({
                 onCancel={actions.cancelStep}
                 onRerun={active ? undefined : actions.rerunStep}
                 stream={streams?.of(view.id, step.index)}
+                fileOf={step.sent?.some((file) => file.passages) ? fileOf : undefined}
               />
             ))}
           </div>

@@ -123,6 +123,11 @@ test('plan review shows the passages a step will send of a long PDF; unticking o
   await expect(answer).toContainText('not [p. 99] nor [7].');
   const cites = answer.locator('button.cite-link');
   await expect(cites).toHaveText([`[p. ${CLAUSE_7_PAGE}]`, '[1]']);
+  // The step's own card links them too.
+  await expect(page.getByTestId('step-card-0').locator('button.cite-link')).toHaveText([
+    `[p. ${CLAUSE_7_PAGE}]`,
+    '[1]',
+  ]);
 
   // The page's citation opens page 42's passage, read from the file on this device, and the PDF at that page.
   await cites.first().click();
