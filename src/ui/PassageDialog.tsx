@@ -31,10 +31,16 @@ async function shownOf(
   const ids = [...new Set(passages.map((p) => p.file))];
   const files = new Map(await Promise.all(ids.map(async (id) => [id, await fileOf(id)] as const)));
   const pdfUrls = new Map<string, string>();
+  const split = new Map<string, ReturnType<typeof splitPassages>>();
   return passages.map((passage) => {
     const file = files.get(passage.file);
     if (!file || file.kind === 'image') return { passage };
-    const text = splitPassages(file)[passage.n]?.text;
+    let all = split.get(file.id);
+    if (!all) {
+      all = splitPassages(file);
+      split.set(file.id, all);
+    }
+    const text = all[passage.n]?.text;
     let pdfAt: string | undefined;
     if (file.kind === 'pdf' && passage.page !== undefined) {
       let url = pdfUrls.get(file.id);
