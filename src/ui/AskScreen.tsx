@@ -312,6 +312,7 @@ export function AskScreen({ runId }: { runId?: string }) {
                 ? { retry: () => retryQuestion(drawn, (input) => void ask(input, runPool.value), router) }
                 : {}),
               mark: (good) => void outcomes.mark(drawn, good),
+              fileOf: (id) => app.runs.fileOf(drawn.id, drawn.attachments, id),
             }}
             mark={{
               ...(mark ? { good: mark.good } : {}),
