@@ -19,3 +19,6 @@ export function codeRunnerWorker(): WorkerSpec {
     enabled: true,
   };
 }
+
+/** How long the code may run. */
+export const RUN_TIME_LIMIT_MS = 10_000;

@@ -4,6 +4,7 @@ import type { ExecuteRequest, Execution } from '../sandbox/code-runner.ts';
 import { contentText, type PartsMessage } from '../shared/chat.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { raceAbort } from './abort.ts';
+import { RUN_TIME_LIMIT_MS } from './code-runner-worker.ts';
 
 /**
  * The `run` worker: a step given to it runs the code of the answers it sees in the code sandbox
@@ -22,8 +23,6 @@ export type RunLanguage = ExecuteRequest['language'];
 export const RUN_OUTPUT_CHARS = 4000;
 /** Characters of a traceback an answer shows (the end: the frame that raised and the exception). */
 export const RUN_TRACEBACK_CHARS = 3000;
-/** How long the code may run. */
-export const RUN_TIME_LIMIT_MS = 10_000;
 
 export const NO_CODE_TO_RUN = 'No code to run';
 /** Why a last run step with nothing to run fails rather than answer. */
