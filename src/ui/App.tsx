@@ -4,7 +4,7 @@ import type { Route } from '../app/router.ts';
 import { AskScreen } from './AskScreen.tsx';
 import { useAppState } from './app-context.ts';
 import { Logo } from './Logo.tsx';
-import { lazyComponent } from './lazy.tsx';
+import { lazyComponent, PlanEditor, preloadWhenIdle, RunMachinery } from './lazy.tsx';
 import { ScreenBoundary } from './ScreenBoundary.tsx';
 import { Shortcuts } from './Shortcuts.tsx';
 import { StartScreen } from './StartScreen.tsx';
@@ -77,8 +77,12 @@ function Screen({ current }: { current: Route }) {
   }
 }
 
+// The bench is left to its first opening: it is large and few open it (the service worker keeps it offline).
+const LAZY_PARTS = [PlanEditor, RunMachinery, SettingsScreen, HistoryScreen, LedgerScreen];
+
 export function App() {
   const current = useAppState().router.route.value;
+  useEffect(() => preloadWhenIdle(LAZY_PARTS), []);
   const mainRef = useRef<HTMLElement>(null);
   const first = useRef(true);
   // Move focus to the new screen on navigation (not on first load), so keyboard and screen-reader users

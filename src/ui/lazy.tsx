@@ -8,27 +8,42 @@ import type { RunMachinery as RunMachineryView } from './RunMachinery.tsx';
  * first-load JS (P4): other screens, a run's machinery, plan review. Once loaded it is shown at once the next
  * time (no "Loading" flash); a failed load says so and is tried again on the next showing.
  */
+export type LazyComponent<P> = ComponentType<P> & {
+  /** Loads the code now, quietly: a failure is tried again when the component is shown. */
+  preload(): void;
+};
+
 export function lazyComponent<P extends object>(
   what: string,
   load: () => Promise<ComponentType<P>>,
-): ComponentType<P> {
+): LazyComponent<P> {
   let loaded: ComponentType<P> | undefined;
   let loading: Promise<ComponentType<P>> | undefined;
-  return function Lazy(props: P) {
+  function start(): Promise<ComponentType<P>> {
+    loading ??= load().then(
+      (Component) => {
+        loaded = Component;
+        return Component;
+      },
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    );
+    return loading;
+  }
+  function Lazy(props: P) {
     const [shown, setShown] = useState<{ Component: ComponentType<P> } | { error: string } | undefined>(
       loaded && { Component: loaded },
     );
     useEffect(() => {
       if (loaded) return;
       let mounted = true;
-      loading ??= load();
-      loading.then(
+      start().then(
         (Component) => {
-          loaded = Component;
           if (mounted) setShown({ Component });
         },
         (error: unknown) => {
-          loading = undefined;
           if (mounted)
             setShown({
               error: `${what[0]?.toUpperCase()}${what.slice(1)} could not be loaded: ${(error as Error).message}. Reload the page to try again.`,
@@ -42,7 +57,29 @@ export function lazyComponent<P extends object>(
     if (!shown) return <p aria-busy="true">Loading {what}…</p>;
     if ('error' in shown) return <p role="alert">{shown.error}</p>;
     return <shown.Component {...props} />;
+  }
+  return Object.assign(Lazy, {
+    preload() {
+      start().catch(() => {});
+    },
+  });
+}
+
+/**
+ * Loads every lazy part once the first screen is drawn and the page is idle: they are then shown at once,
+ * and go on working when the network goes (a plan made offline is reviewed; the service worker, where there
+ * is one, has them too). Not first-load JS: nothing waits for them.
+ */
+export function preloadWhenIdle(parts: ReadonlyArray<{ preload(): void }>): () => void {
+  const preload = () => {
+    for (const part of parts) part.preload();
   };
+  if (typeof requestIdleCallback === 'function') {
+    const id = requestIdleCallback(preload, { timeout: 5000 });
+    return () => cancelIdleCallback(id);
+  }
+  const id = setTimeout(preload, 1000);
+  return () => clearTimeout(id);
 }
 
 // A run's plan, graph, timeline and step cards are one click away (answer first): loaded when first opened.
