@@ -44,3 +44,28 @@ test('a run backed up to a bucket is restored in a fresh browser', async ({ page
   await expect(other.getByRole('link', { name: 'Stored question kept-run' })).toBeVisible();
   await fresh.close();
 });
+
+test('two browsers backing up to one bucket each get the other’s thread', async ({ page, browser }) => {
+  // Two profiles, one question each, both backed up to the bucket above (each as its own device).
+  const second = await browser.newContext({ serviceWorkers: 'block' });
+  const other = await second.newPage();
+  await seedVersion1(page, [storedRun('laptop-run', 1000)], [storedStep('laptop-run')]);
+  await seedVersion1(other, [storedRun('phone-run', 2000)], [storedStep('phone-run')]);
+  for (const p of [page, other]) {
+    await useBucket(p);
+    await p.getByTestId('backup-now').click();
+    await expect(p.getByTestId('backup-said')).toContainText('Backed up');
+  }
+  // Each restores, and opens the thread the other asked.
+  for (const [p, theirs] of [
+    [page, 'phone-run'],
+    [other, 'laptop-run'],
+  ] as const) {
+    await p.getByTestId('backup-restore').click();
+    await expect(p.getByTestId('backup-said')).toContainText('Restored');
+    await p.goto('/#/history');
+    await p.getByRole('link', { name: `Stored question ${theirs}` }).click();
+    await expect(p.getByText(`Stored answer ${theirs}`).first()).toBeVisible();
+  }
+  await second.close();
+});
