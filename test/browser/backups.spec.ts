@@ -69,3 +69,85 @@ test('two browsers backing up to one bucket each get the other’s thread', asyn
   }
   await second.close();
 });
+
+/**
+ * The folder picker is the browser's own dialog, which a test cannot answer: it is answered with a folder
+ * of the origin private file system, a FileSystemDirectoryHandle as showDirectoryPicker gives (same
+ * interface, same permission calls), so the app's folder target runs on the real File System Access API.
+ */
+async function pickPrivateFolder(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    Object.assign(window, {
+      showDirectoryPicker: async () =>
+        (await navigator.storage.getDirectory()).getDirectoryHandle('Baton backups', { create: true }),
+    });
+  });
+}
+
+/** The folder's files, name and bytes. */
+function folderFiles(page: Page): Promise<{ name: string; bytes: number[] }[]> {
+  return page.evaluate(async () => {
+    const folder = await (await navigator.storage.getDirectory()).getDirectoryHandle('Baton backups');
+    const out: { name: string; bytes: number[] }[] = [];
+    for await (const [name, handle] of folder as unknown as AsyncIterable<[string, FileSystemFileHandle]>) {
+      out.push({ name, bytes: [...new Uint8Array(await (await handle.getFile()).arrayBuffer())] });
+    }
+    return out;
+  });
+}
+
+test('a folder on this computer holds a sealed backup, restored in another browser given that folder', async ({
+  page,
+  browser,
+}) => {
+  await pickPrivateFolder(page);
+  await seedVersion1(page, [storedRun('folder-run', 1000)], [storedStep('folder-run')]);
+  await page.goto('/#/settings/backups');
+  const panel = page.getByTestId('backups-panel');
+  await panel.getByTestId('backup-kind').selectOption('folder');
+  await panel.getByTestId('backup-save-target').click();
+  await expect(panel.getByTestId('backup-where')).toContainText('folder Baton backups');
+  await panel.getByLabel('Backup passphrase').fill('a long backup passphrase');
+  await panel.getByTestId('backup-now').click();
+  await expect(panel.getByTestId('backup-status')).toContainText(/Backed up .*: 1 run, 1 thread/);
+
+  // The header, a device's head, a segment of its index and a pack; no question or answer in the clear.
+  const files = await folderFiles(page);
+  expect(files.map((f) => (f.name[0] === 'b' ? f.name : f.name[0])).sort()).toEqual([
+    'baton-backup.json',
+    'd',
+    'o',
+    's',
+  ]);
+  for (const f of files) {
+    const text = Buffer.from(f.bytes).toString('latin1');
+    expect(text).not.toContain('folder-run');
+  }
+
+  // Another browser, the same folder (its files copied there): restored.
+  const fresh = await browser.newContext({ serviceWorkers: 'block' });
+  const other = await fresh.newPage();
+  await pickPrivateFolder(other);
+  await other.goto('/favicon.svg');
+  await other.evaluate(async (copied) => {
+    const folder = await (await navigator.storage.getDirectory()).getDirectoryHandle('Baton backups', {
+      create: true,
+    });
+    for (const f of copied) {
+      const writable = await (await folder.getFileHandle(f.name, { create: true })).createWritable();
+      await writable.write(new Uint8Array(f.bytes));
+      await writable.close();
+    }
+  }, files);
+  await other.goto('/#/settings/backups');
+  const otherPanel = other.getByTestId('backups-panel');
+  await otherPanel.getByTestId('backup-kind').selectOption('folder');
+  await otherPanel.getByTestId('backup-save-target').click();
+  await expect(otherPanel.getByTestId('backup-where')).toContainText('folder Baton backups');
+  await otherPanel.getByLabel('Backup passphrase').fill('a long backup passphrase');
+  await otherPanel.getByTestId('backup-restore').click();
+  await expect(otherPanel.getByTestId('backup-said')).toContainText('Restored');
+  await other.goto('/#/history');
+  await expect(other.getByRole('link', { name: 'Stored question folder-run' })).toBeVisible();
+  await fresh.close();
+});
