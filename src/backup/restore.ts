@@ -45,6 +45,8 @@ export interface RestoreResult {
   notes: string[];
   /** Objects that could not be restored (missing, or failing their authentication check), named. */
   problems: string[];
+  /** The kinds of record written or deleted here (`run`, `worker`, `settings`…): what a page shows anew. */
+  kinds: string[];
 }
 
 /** Records fetched and written at once. */
@@ -77,13 +79,14 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
   const merged = mergeDevices(await readAllDevices(target, keys, problems));
   const synced = await state.synced();
   const local = new Map((await profile.list()).map((u) => [u.key, u]));
-  const result: RestoreResult = { restored: 0, deleted: 0, notes: [], problems };
+  const result: RestoreResult = { restored: 0, deleted: 0, notes: [], problems, kinds: [] };
   let since = performance.now();
   const pause = async () => {
     if (performance.now() - since < TASK_MS) return;
     await nextTask();
     since = performance.now();
   };
+  const kinds = new Set<string>();
 
   /** This browser's version's hash: the synced one when its time says it is unchanged since. */
   const localHash = async (unit: LocalUnit, base: ManifestEntry | undefined) => {
@@ -155,6 +158,7 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
     }
     synced.set(entry.k, entry);
     result.restored++;
+    kinds.add(kindOf(entry.k));
     return true;
   };
 
@@ -191,6 +195,7 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
     lastRestoreAt: Date.now(),
     notes: [...result.notes, ...result.problems],
   });
+  result.kinds = [...kinds];
   return result;
 
   async function step(entry: ManifestEntry, unit: LocalUnit | undefined, base: ManifestEntry | undefined) {
@@ -210,6 +215,7 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
       await profile.remove(entry.k);
       synced.set(entry.k, entry);
       result.deleted++;
+      kinds.add(kindOf(entry.k));
       return;
     }
     const remote = entry as ManifestEntry & { h: string };

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import { startS3, type TestServer } from '../unit/backup/servers.ts';
+import { addWorker } from './app-steps.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
 
 // The user's path to a backup and back: a bucket (a real S3-compatible server, s3rver, on 127.0.0.1, its
@@ -26,11 +27,17 @@ async function useBucket(page: Page): Promise<void> {
   await panel.getByLabel('Backup passphrase').fill('a long backup passphrase');
 }
 
-test('a run backed up to a bucket is restored in a fresh browser', async ({ page, browser }) => {
+test('a run, the pool and settings backed up to a bucket are restored in a fresh browser', async ({
+  page,
+  browser,
+}) => {
   await seedVersion1(page, [storedRun('kept-run', 1000)], [storedStep('kept-run')]);
+  await page.goto('/#/settings/pool');
+  await addWorker(page, { baseURL: 'http://127.0.0.1:9/v1', model: 'kept-model', label: 'Kept worker' });
+  await page.getByTestId('theme-dark').check();
   await useBucket(page);
   await page.getByTestId('backup-now').click();
-  await expect(page.getByTestId('backup-status')).toContainText(/Backed up .*: 1 run, 1 thread/);
+  await expect(page.getByTestId('backup-status')).toContainText(/Backed up .*: 1 run, 1 thread, 1 worker/);
   // Every request went through egress, in the ledger as a backup.
   await page.goto('/#/ledger');
   await expect(page.getByTestId('ledger-panel')).toContainText('backup');
@@ -40,6 +47,11 @@ test('a run backed up to a bucket is restored in a fresh browser', async ({ page
   await useBucket(other);
   await other.getByTestId('backup-restore').click();
   await expect(other.getByTestId('backup-said')).toContainText('Restored');
+  // The pool is shown at once; the settings (the theme) on the reload the panel offers.
+  await expect(other.getByTestId('pool-table')).toContainText('Kept worker');
+  await expect(other.locator('html')).not.toHaveAttribute('data-theme', 'dark');
+  await other.getByTestId('backup-reload').getByRole('button', { name: 'Reload now' }).click();
+  await expect(other.locator('html')).toHaveAttribute('data-theme', 'dark');
   await other.goto('/#/history');
   await expect(other.getByRole('link', { name: 'Stored question kept-run' })).toBeVisible();
   await fresh.close();
