@@ -34,7 +34,7 @@ export interface TraceEvent {
 export function longestMainThreadTask(
   events: readonly TraceEvent[],
   path = '/test/pages/attachments.html',
-): { cpu: number; wall: number; tasks: number } {
+): { cpu: number; wall: number; tasks: number; pid: number; tid: number } {
   const frames = events.flatMap((e) =>
     e.name === 'TracingStartedInBrowser' ? (e.args?.data?.frames ?? []) : [],
   );
@@ -47,7 +47,7 @@ export function longestMainThreadTask(
     (e) => e.ph === 'X' && e.name === 'RunTask' && e.pid === main.pid && e.tid === main.tid,
   );
   const longest = (field: 'dur' | 'tdur') => Math.max(0, ...tasks.map((e) => (e[field] ?? 0) / 1000));
-  return { cpu: longest('tdur'), wall: longest('dur'), tasks: tasks.length };
+  return { cpu: longest('tdur'), wall: longest('dur'), tasks: tasks.length, pid: main.pid, tid: main.tid };
 }
 
 interface Read {
