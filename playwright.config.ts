@@ -2,10 +2,11 @@ import { defineConfig } from '@playwright/test';
 import { STEPS_OPEN } from './test/browser/steps-open.ts';
 import { findChromium, webgpuChromiumArgs } from './test/chromium.ts';
 import { previewPort as portFor, reuseServer } from './test/preview-server.ts';
+import { testBuildDir, testServerCommand } from './test/test-build.mjs';
 
 // Several checkouts or helpers can run browser tests at once: each has its own port and build folder.
 const previewPort = portFor(process.env, import.meta.dirname);
-const outDir = process.env.BATON_DIST ?? 'dist-test';
+const outDir = testBuildDir(process.env);
 // Playwright empties its output folder at start: parallel runs each need their own.
 const resultsDir = process.env.BATON_DIST ? `test-results/${process.env.BATON_DIST}` : 'test-results';
 
@@ -38,7 +39,7 @@ export default defineConfig({
     storageState: { cookies: [], origins: [{ origin: baseURL, localStorage: [STEPS_OPEN] }] },
   },
   webServer: {
-    command: `npx vite build --mode test --logLevel warn --outDir ${outDir} && npx vite preview --mode test --outDir ${outDir} --host 127.0.0.1 --port ${previewPort} --strictPort`,
+    command: testServerCommand(process.env, outDir, previewPort),
     url: `http://127.0.0.1:${previewPort}/`,
     reuseExistingServer: reuseServer(process.env),
     timeout: 180_000,

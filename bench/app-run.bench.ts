@@ -3,12 +3,12 @@
 // `fetch` calls, both from the same page of the built app (test mode, for its harness page) in Chromium,
 // in rounds alternating the order. One measurement gives two figures: the wall time ratio (P13) and the
 // ratio of the page's main-thread busy time (main-thread-ratio), each side's median.
-import { availableParallelism, loadavg } from 'node:os';
 import { chromium } from '@playwright/test';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { startProvider } from '../test/provider/server.ts';
+import { alternate, loadNote, type Paired, pairedNote, type Side } from './paired.ts';
 import { serveBuiltApp } from './site.ts';
-import { median, quantile, round } from './stats.ts';
+import { median, round } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 const GOAL = 1.01;
@@ -34,12 +34,8 @@ declare global {
   };
 }
 
-interface Measured {
-  ratios: number[];
-  app: number[];
-  bare: number[];
-  busyMs: Record<'app' | 'bare', number[]>;
-  load: number;
+interface Measured extends Paired {
+  busyMs: Record<Side, number[]>;
 }
 
 async function measure(): Promise<Measured> {
@@ -66,7 +62,7 @@ async function measure(): Promise<Measured> {
       (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
     await page.goto(`${site.url}/test/pages/run.html`);
     await page.waitForFunction(() => globalThis.__run !== undefined);
-    const side = async (which: 'app' | 'bare') => {
+    const side = async (which: Side) => {
       const before = await busy();
       const timed = await page.evaluate(({ which, base, model }) => globalThis.__run[which](base, model), {
         which,
@@ -80,25 +76,15 @@ async function measure(): Promise<Measured> {
       const warm = await side(which);
       if (warm.phase !== 'done') throw new Error(`P13 ${which} run ended ${warm.phase}: ${warm.error ?? ''}`);
     }
-    const app: number[] = [];
-    const bare: number[] = [];
-    const busyMs: Record<'app' | 'bare', number[]> = { app: [], bare: [] };
-    const ratios: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? (['app', 'bare'] as const) : (['bare', 'app'] as const);
-      const times: Record<string, number> = {};
-      for (const which of order) {
-        const timed = await side(which);
-        if (timed.phase !== 'done')
-          throw new Error(`P13 ${which} run ended ${timed.phase}: ${timed.error ?? ''}`);
-        times[which] = timed.ms;
-        busyMs[which].push(timed.busyMs);
-      }
-      app.push(times.app!);
-      bare.push(times.bare!);
-      ratios.push(times.app! / times.bare!);
-    }
-    return { ratios, app, bare, busyMs, load: loadavg()[0] ?? 0 };
+    const busyMs: Record<Side, number[]> = { app: [], bare: [] };
+    const paired = await alternate(ROUNDS, async (which) => {
+      const timed = await side(which);
+      if (timed.phase !== 'done')
+        throw new Error(`P13 ${which} run ended ${timed.phase}: ${timed.error ?? ''}`);
+      busyMs[which].push(timed.busyMs);
+      return timed.ms;
+    });
+    return { ...paired, busyMs };
   } finally {
     await browser.close();
     await site.close();
@@ -114,7 +100,6 @@ const measurement = () => {
 };
 
 const SETUP = `${TOKENS} tokens/step, first token ${FIRST_TOKEN_MS} ms, ${PER_TOKEN_MS} ms/token`;
-const loadNote = (m: Measured) => `load average ${round(m.load)} on ${availableParallelism()} cores`;
 
 async function p13(): Promise<BenchResult> {
   const m = await measurement();
@@ -123,11 +108,12 @@ async function p13(): Promise<BenchResult> {
     goal: GOAL,
     unit: '× bare fetch',
     better: 'lower',
-    notes:
-      `median of ${ROUNDS} alternating rounds (p90 ${quantile(m.ratios, 0.9).toFixed(3)}); ` +
-      `app ${round(median(m.app))} ms, bare fetch ${round(median(m.bare))} ms; ` +
-      `main thread busy: app ${round(median(m.busyMs.app))} ms, bare ${round(median(m.busyMs.bare))} ms; ` +
-      `${SETUP}; ${loadNote(m)}`,
+    notes: pairedNote(
+      m,
+      `app ${round(median(m.app))} ms, bare fetch ${round(median(m.bare))} ms`,
+      `main thread busy: app ${round(median(m.busyMs.app))} ms, bare ${round(median(m.busyMs.bare))} ms`,
+      SETUP,
+    ),
   };
 }
 
@@ -142,7 +128,7 @@ async function mainThread(): Promise<BenchResult> {
     better: 'lower',
     notes:
       `the page's main thread busy (CDP Performance.getMetrics TaskDuration) during the P13 runs, ` +
-      `median of ${ROUNDS} rounds: app ${round(app)} ms, bare fetch ${round(bare)} ms; ${SETUP}; ${loadNote(m)}`,
+      `median of ${ROUNDS} rounds: app ${round(app)} ms, bare fetch ${round(bare)} ms; ${SETUP}; ${loadNote(m.load)}`,
   };
 }
 

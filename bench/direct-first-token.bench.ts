@@ -3,13 +3,13 @@
 // answer character painted, against the time a bare `fetch` from the same page takes to the first byte of
 // the same model's answer text, in rounds alternating the order. Nothing plans: Direct mode asks no
 // conductor, and none is loaded.
-import { availableParallelism, loadavg } from 'node:os';
 import { chromium, type Page } from '@playwright/test';
 import { modelWorker, seedApp } from '../test/browser/seed-app.ts';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { startProvider } from '../test/provider/server.ts';
+import { alternate, type Paired, pairedNote } from './paired.ts';
 import { serveBuiltApp } from './site.ts';
-import { median, quantile, round } from './stats.ts';
+import { median, round } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 const GOAL = 1.15;
@@ -96,13 +96,6 @@ function bareFirstByte(args: { url: string; question: string; marker: string }):
   })();
 }
 
-interface Measured {
-  ratios: number[];
-  app: number[];
-  bare: number[];
-  load: number;
-}
-
 async function waitForDone(page: Page): Promise<void> {
   await page.waitForFunction(
     () => document.querySelector('[data-testid="run"]')?.getAttribute('data-phase') === 'done',
@@ -111,7 +104,7 @@ async function waitForDone(page: Page): Promise<void> {
   );
 }
 
-async function measure(): Promise<Measured> {
+async function measure(): Promise<Paired> {
   const provider = await startProvider({
     cors: 'open',
     models: [
@@ -149,18 +142,7 @@ async function measure(): Promise<Measured> {
     };
     // Unmeasured rounds of each: modules loaded, databases opened, connections warm.
     for (let i = 0; i < 2; i++) for (const which of ['app', 'bare'] as const) await side(which);
-    const app: number[] = [];
-    const bare: number[] = [];
-    const ratios: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? (['app', 'bare'] as const) : (['bare', 'app'] as const);
-      const times: Record<string, number> = {};
-      for (const which of order) times[which] = await side(which);
-      app.push(times.app!);
-      bare.push(times.bare!);
-      ratios.push(times.app! / times.bare!);
-    }
-    return { ratios, app, bare, load: loadavg()[0] ?? 0 };
+    return await alternate(ROUNDS, side);
   } finally {
     await browser.close();
     await site.close();
@@ -175,11 +157,12 @@ async function p30(): Promise<BenchResult> {
     goal: GOAL,
     unit: '× bare fetch',
     better: 'lower',
-    notes:
-      `median of ${ROUNDS} alternating rounds (p90 ${quantile(m.ratios, 0.9).toFixed(3)}); ` +
+    notes: pairedNote(
+      m,
       `Enter to first answer character painted ${round(median(m.app))} ms, bare fetch to the answer's ` +
-      `first byte ${round(median(m.bare))} ms; first token ${FIRST_TOKEN_MS} ms; ` +
-      `load average ${round(m.load)} on ${availableParallelism()} cores`,
+        `first byte ${round(median(m.bare))} ms`,
+      `first token ${FIRST_TOKEN_MS} ms`,
+    ),
   };
 }
 

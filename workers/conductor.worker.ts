@@ -12,6 +12,7 @@ import { EngineHost, type HostDevice } from './engine-host.ts';
 import type { ConductorEngine } from './engines/engine.ts';
 import { createPromptApiEngine } from './engines/prompt-api.ts';
 import { createWllamaEngine, wllamaCacheStatus, wllamaDeleteCache } from './engines/wllama.ts';
+import { batchTokens } from './token-batches.ts';
 
 /**
  * The conductor thread: the engine host behind comlink. The page imports only the type
@@ -93,6 +94,11 @@ class ConductorThread extends EngineHost {
   /** The page's half of the browser's own model: the bridge offers it as soon as it starts the thread. */
   useBrowserModel(host: BrowserModelHost | undefined): void {
     browserModel = host;
+  }
+
+  /** Tokens cross to the page in batches (workers/token-batches.ts): a message per token slowed planning. */
+  protected override deliverTo(listener: ConductorListener): ConductorListener {
+    return batchTokens(listener);
   }
 
   /** A listener from the page is a comlink proxy with its own port: closed once its stream has ended. */

@@ -336,9 +336,10 @@ export class EngineHost implements ConductorService {
     const stopOnAbort = () => this.cancel(requestId);
     request.signal?.addEventListener('abort', stopOnAbort, { once: true });
     if (request.signal?.aborted) controller.abort();
+    const deliver = onEvent && this.deliverTo(onEvent);
     const emit = (event: ConductorEvent) => {
       try {
-        void Promise.resolve(onEvent?.(event)).catch(noop);
+        void Promise.resolve(deliver?.(event)).catch(noop);
       } catch {
         // A listener's fault must not stop the generation.
       }
@@ -359,13 +360,13 @@ export class EngineHost implements ConductorService {
       return result;
     } finally {
       request.signal?.removeEventListener('abort', stopOnAbort);
-      if (onEvent) {
+      if (onEvent && deliver) {
         const event: ConductorEvent = {
           kind: 'stats',
           stats: final ?? (stats ?? new StatsCollector(0)).done(),
         };
         try {
-          await Promise.resolve(onEvent(event)).catch(noop);
+          await Promise.resolve(deliver(event)).catch(noop);
         } catch {
           // As above: the listener's fault is not the call's.
         }
@@ -373,6 +374,11 @@ export class EngineHost implements ConductorService {
       }
       this.controllers.delete(requestId);
     }
+  }
+
+  /** How a generation's events reach its listener: directly here; the thread batches tokens for the page. */
+  protected deliverTo(listener: ConductorListener): ConductorListener {
+    return listener;
   }
 
   /** Called when a generation's listener has had its last event; the thread releases comlink's proxy here. */

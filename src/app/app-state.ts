@@ -62,7 +62,12 @@ export function createAppState(services: AppServices) {
   const passages = services.passages ? { passages: services.passages } : {};
   const attachments = createAttachments(passages);
   // The code sandbox's tool is offered while its `run` worker is, when the user turned the tool on too.
-  const tools = createTools(services, () => pool.includeRun.value && pool.includeRunTool.value);
+  // A call to a server whose token is saved asks for the passphrase first, as a step's key does.
+  const tools = createTools(
+    services,
+    () => pool.includeRun.value && pool.includeRunTool.value,
+    unlock.ensureUnlockedFor,
+  );
   // A follow-up's files are its own: what is attached under an answer is not attached on Ask.
   const followUpAttachments = createAttachments(passages);
   // A restore's records are read again at once (its settings apply on a reload: backups.ts says why).

@@ -4,13 +4,37 @@
  */
 import { signal } from '@preact/signals';
 import type { Ledger, LedgerEntry, LedgerPage } from '../egress/ledger.ts';
+import type { RunHistoryStore } from '../records/run-store.ts';
+import type { AttachmentRef } from '../records/runs-db.ts';
+import { documentNames } from './ledger-documents.ts';
 import { downloadText } from './save-file.ts';
 
-export function createLedgerView(services: { ledger(): Promise<Ledger> }) {
+export function createLedgerView(services: {
+  ledger(): Promise<Ledger>;
+  runStore?: () => Promise<Pick<RunHistoryStore, 'getRun'>>;
+}) {
   const page = signal<LedgerPage | undefined>(undefined);
+  /** The names of the documents the page's requests carried, by content hash, from their runs. */
+  const names = signal<ReadonlyMap<string, string>>(new Map());
   /** `before` of each page shown so far; the last is the current page (undefined: the newest). */
   const trail = signal<(number | undefined)[]>([undefined]);
   let reads = 0;
+  // A run's files never change: each run is read once while the page lives (the ledger is read again on
+  // every change while it is open).
+  const runFiles = new Map<string, Promise<readonly AttachmentRef[] | undefined>>();
+
+  function filesOfRun(runId: string): Promise<readonly AttachmentRef[] | undefined> {
+    const runStore = services.runStore;
+    if (!runStore) return Promise.resolve(undefined);
+    let files = runFiles.get(runId);
+    if (!files) {
+      files = runStore().then(async (store) => (await store.getRun(runId))?.run.attachments);
+      runFiles.set(runId, files);
+      // A store that could not be read is asked again next time.
+      files.catch(() => runFiles.delete(runId));
+    }
+    return files;
+  }
 
   async function load(): Promise<void> {
     const read = ++reads;
@@ -19,6 +43,9 @@ export function createLedgerView(services: { ledger(): Promise<Ledger> }) {
     const next = await ledger.page(before === undefined ? {} : { before });
     // A page turned (or a later change) while this read was out wins.
     if (read === reads) page.value = next;
+    if (!next.entries.some((e) => e.documentBytes)) return;
+    const found = await documentNames(next.entries, filesOfRun);
+    if (read === reads) names.value = found;
   }
 
   /** Shows the newest page and follows the ledger until the returned function is called. */
@@ -62,7 +89,7 @@ export function createLedgerView(services: { ledger(): Promise<Ledger> }) {
     return entries.sort((a, b) => a.time - b.time || a.id - b.id);
   }
 
-  return { page, trail, open, older, newer, exportAs, ofRun };
+  return { page, names, trail, open, older, newer, exportAs, ofRun };
 }
 
 export type LedgerView = ReturnType<typeof createLedgerView>;

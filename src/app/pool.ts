@@ -1,5 +1,5 @@
 import { computed, signal } from '@preact/signals';
-import { codeRunnerWorker } from '../executor/run-step.ts';
+import { codeRunnerWorker } from '../executor/code-runner-worker.ts';
 import type { PoolStore } from '../records/pool-store.ts';
 import { LOCAL_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';

@@ -9,7 +9,7 @@ import type { Attachment } from '../attachments/types.ts';
 import { planFilesOf } from '../executor/step-files.ts';
 import { refOf } from '../records/attachment-store.ts';
 import type { RunHistoryStore } from '../records/run-store.ts';
-import type { RunRecord } from '../records/runs-db.ts';
+import type { AttachmentRef, RunRecord } from '../records/runs-db.ts';
 import type { AttachmentSummary } from '../shared/conductor-api.ts';
 import type { PlanFiles } from '../shared/plan/files.ts';
 import { storageErrorText } from '../shared/storage-error.ts';
@@ -30,6 +30,23 @@ export function createRunFiles() {
       byRun.delete(runId);
     },
   };
+}
+
+/**
+ * One file of a run, by content hash: from this page's memory while the run is here, else from the run
+ * store (an answer's citation opens its passage in this local copy). Absent when the run has no such file
+ * or the store no longer keeps it.
+ */
+export async function fileOfRun(
+  here: readonly Attachment[],
+  refs: readonly AttachmentRef[] | undefined,
+  store: () => Promise<Pick<RunHistoryStore, 'getAttachments'>>,
+  id: string,
+): Promise<Attachment | undefined> {
+  const found = here.find((file) => file.id === id);
+  if (found) return found;
+  const ref = refs?.find((r) => r.id === id);
+  return ref ? (await (await store()).getAttachments([ref]))[0] : undefined;
 }
 
 /** The run view's list of files (none without files). */

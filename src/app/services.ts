@@ -22,7 +22,6 @@ import type { WorkerSpec } from '../shared/worker-spec.ts';
 import type { ToolStore } from '../tools/store.ts';
 import type { Vault } from '../vault/vault.ts';
 import type { RunPrefs } from './prefs.ts';
-import { withRunStep } from './run-worker.ts';
 
 export interface PageServices {
   vault(): Promise<Vault>;
@@ -140,8 +139,9 @@ export async function transports(
 ): Promise<(worker: WorkerSpec) => ChatTransport> {
   const needsCloud = pool.some((w) => !onDevice(w.id));
   // At once, not one after another: this is on the way from Run to the first request.
-  const [{ LocalChatTransport }, cloudModule, egress] = await Promise.all([
+  const [{ LocalChatTransport }, { withRunStep }, cloudModule, egress] = await Promise.all([
     bridgeModule(),
+    import('./run-worker.ts'),
     needsCloud ? chatTransportsModule() : undefined,
     needsCloud ? services.egress() : undefined,
   ]);

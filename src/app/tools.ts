@@ -2,11 +2,11 @@
  * Settings → Tools and what runs need of it: the MCP servers the user added (listed, their tools offered or
  * not), the bound on a step's rounds of tool calls, and the question to the user before a call to a tool
  * that may change things (one at a time, answered on the run's screen). A server's token is a vault key for
- * the server's origin (provider `mcp`), so egress sends it there and nowhere else.
+ * the server's URL (its origin, and its path in the provider id, mcp-preset.ts), so egress sends it to that
+ * server and no other, not even one on the same origin.
  */
 import { signal } from '@preact/signals';
 import type { Egress } from '../egress/egress.ts';
-import { MCP_PROVIDER_ID } from '../providers/mcp-preset.ts';
 import type { SandboxRunner } from '../sandbox/code-runner.ts';
 import type { OfferedTool } from '../shared/conductor-api.ts';
 import type { Step } from '../shared/plan/index.ts';
@@ -23,8 +23,9 @@ import {
 } from '../tools/servers.ts';
 import type { stepTools, ToolConfirmRequest } from '../tools/step-tools.ts';
 import type { ToolStore } from '../tools/store.ts';
+import { adoptOriginTokens, isTokenOf, tokenBinding } from '../tools/tokens.ts';
 import { callsTools } from '../tools/tool-workers.ts';
-import type { Vault } from '../vault/vault.ts';
+import type { KeyInfo, Vault } from '../vault/vault.ts';
 import { storedValue } from './local-store.ts';
 import { once } from './services.ts';
 
@@ -35,7 +36,7 @@ const stepToolsModule = once(() => import('../tools/step-tools.ts'));
 export interface ToolServices {
   toolStore?(): Promise<ToolStore>;
   egress(): Promise<Pick<Egress, 'fetchFor'>>;
-  vault(): Promise<Pick<Vault, 'saveKey' | 'listKeys' | 'deleteKey'>>;
+  vault(): Promise<Pick<Vault, 'saveKey' | 'listKeys' | 'deleteKey' | 'keyFor' | 'state'>>;
   /** The page's code sandbox: `sandbox.run_python` runs there. Absent: the tool is never offered. */
   codeSandbox?(): Promise<Pick<SandboxRunner, 'execute'>>;
 }
@@ -63,11 +64,19 @@ function pageOrigin(): string {
   return globalThis.location?.origin ?? 'this page';
 }
 
+/** Asks for the passphrase when the vault is locked and `needsKey` wants a saved key (vault-unlock.ts). */
+type UnlockFor = (needsKey: (keys: readonly KeyInfo[]) => boolean, purpose: string) => Promise<boolean>;
+
 /**
  * `sandboxOn`: whether the code sandbox is offered (Settings, the same choice that adds the `run` worker to
- * the pool); while it is, so is `sandbox.run_python`.
+ * the pool); while it is, so is `sandbox.run_python`. `unlockFor`: the unlock prompt, asked before a call
+ * to a server whose token is saved while the vault is locked (absent: such a call fails, naming the lock).
  */
-export function createTools(services: ToolServices, sandboxOn: () => boolean = () => false) {
+export function createTools(
+  services: ToolServices,
+  sandboxOn: () => boolean = () => false,
+  unlockFor?: UnlockFor,
+) {
   const servers = signal<ToolServer[]>([]);
   const error = signal<string | undefined>(undefined);
   const busy = signal<string | undefined>(undefined);
@@ -86,9 +95,12 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
     return services.toolStore?.();
   }
 
+  /** Reads the servers; tokens an earlier version saved for a whole origin are bound to each server's URL. */
   async function load(): Promise<void> {
     const s = await store();
-    if (s) servers.value = await s.list();
+    if (!s) return;
+    servers.value = await s.list();
+    await adoptOriginTokens(await services.vault(), servers.value).catch(() => undefined);
   }
 
   /** Connects to the server and lists its tools; the message says what went wrong, CORS by its fix. */
@@ -134,8 +146,7 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
       const token = input.token?.trim();
       if (token)
         await (await services.vault()).saveKey({
-          providerId: MCP_PROVIDER_ID,
-          origin: input.url,
+          ...tokenBinding(input.url),
           key: token,
           label: input.id,
         });
@@ -165,18 +176,17 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
     });
   }
 
-  /** Removes the server, and its token unless another server at its origin still uses it. */
+  /** Removes the server, and its token unless another server at its URL still uses it. */
   function removeServer(id: string): Promise<boolean> {
     return act(id, async () => {
       const s = await store();
       const server = await s?.get(id);
       if (!s || !server) return;
       await s.remove(id);
-      const origin = new URL(server.url).origin;
-      if ((await s.list()).some((other) => new URL(other.url).origin === origin)) return;
+      const isToken = isTokenOf(server.url);
+      if ((await s.list()).some((other) => isToken(tokenBinding(other.url)))) return;
       const vault = await services.vault();
-      for (const key of await vault.listKeys())
-        if (key.providerId === MCP_PROVIDER_ID && key.origin === origin) await vault.deleteKey(key.id);
+      for (const key of await vault.listKeys()) if (isToken(key)) await vault.deleteKey(key.id);
     });
   }
 
@@ -226,6 +236,7 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
       // A store that cannot be read gives no tools: the run goes on, its steps answer without them.
       const s = await store().catch(() => undefined);
       const stored = s ? await s.list().catch(() => []) : [];
+      await adoptOriginTokens(await services.vault(), stored).catch(() => undefined);
       const own = builtins();
       if (stored.length === 0 && own.length === 0) return undefined;
       const [egress, { stepTools }] = await Promise.all([services.egress(), stepToolsModule()]);
@@ -246,6 +257,15 @@ export function createTools(services: ToolServices, sandboxOn: () => boolean = (
           maxRounds: rounds.value,
           pageOrigin: pageOrigin(),
           confirm,
+          ...(unlockFor
+            ? {
+                unlock: (server: ToolServer) =>
+                  unlockFor(
+                    (keys) => keys.some(isTokenOf(server.url)),
+                    `to send your token to the tool server "${server.id}"`,
+                  ),
+              }
+            : {}),
         });
       };
     },

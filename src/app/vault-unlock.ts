@@ -55,10 +55,20 @@ export function createVaultUnlock(services: { vault(): Promise<Vault> }) {
    */
   async function ensureUnlocked(workers: readonly WorkerSpec[], purpose: string): Promise<boolean> {
     if (!workers.some((w) => !onDevice(w.id))) return true;
+    return ensureUnlockedFor((keys) => workers.some((w) => sendsKey(w, keys)), purpose);
+  }
+
+  /**
+   * The same for any request that may send a saved key (an MCP server's token, src/app/tools.ts): asks only
+   * when the vault is locked and `needsKey` says one of the saved keys (listed while locked) is wanted.
+   */
+  async function ensureUnlockedFor(
+    needsKey: (keys: readonly KeyInfo[]) => boolean,
+    purpose: string,
+  ): Promise<boolean> {
     const vault = await services.vault();
     if (vault.state() !== 'locked') return true;
-    const keys = await vault.listKeys();
-    if (!workers.some((w) => sendsKey(w, keys))) return true;
+    if (!needsKey(await vault.listKeys())) return true;
     pending ??= new Promise<boolean>((resolve) => {
       const off = vault.onChange((change) => {
         if (change.kind === 'unlocked' || change.kind === 'forgotten' || change.kind === 'passphrase')
@@ -90,7 +100,7 @@ export function createVaultUnlock(services: { vault(): Promise<Vault> }) {
     request?.settle(true);
   }
 
-  return { unlockRequest, ensureUnlocked, answer };
+  return { unlockRequest, ensureUnlocked, ensureUnlockedFor, answer };
 }
 
 export type VaultUnlock = ReturnType<typeof createVaultUnlock>;
@@ -119,7 +129,10 @@ export function unlockingFirst(
     return {
       async *stream(target, request) {
         // A refusal, not a cut stream: a stream's failure is tried again, which asked again at once.
-        if (!(await unlock(target))) throw new ProviderError('refused', stillLocked().message);
+        // The user's typing is off the step's clocks (no stall, no time limit while the prompt is open).
+        const asking = () => unlock(target);
+        const unlocked = await (request.userWait ? request.userWait(asking) : asking());
+        if (!unlocked) throw new ProviderError('refused', stillLocked().message);
         yield* inner.stream(target, request);
       },
     };

@@ -8,7 +8,7 @@
  * thread for long (bench p26).
  */
 import MiniSearch, { type Options } from 'minisearch';
-import { processTerm, termsOf } from '../shared/search-terms.ts';
+import { documentTerm, termsOf } from '../shared/search-terms.ts';
 import { MAX_PASSAGES, PASSAGE_BUDGET_CHARS, type Passage } from './passages.ts';
 
 interface IndexedPassage {
@@ -19,8 +19,13 @@ interface IndexedPassage {
 
 export const INDEX_OPTIONS: Options<IndexedPassage> = {
   fields: ['text', 'heading'],
-  processTerm,
-  searchOptions: { processTerm, boost: { heading: 2 }, prefix: (term) => term.length >= 4, fuzzy: 0.15 },
+  processTerm: documentTerm,
+  searchOptions: {
+    processTerm: documentTerm,
+    boost: { heading: 2 },
+    prefix: (term) => term.length >= 4,
+    fuzzy: 0.15,
+  },
 };
 
 export type PassageSearch = MiniSearch<IndexedPassage>;
@@ -64,7 +69,7 @@ export function choosePassages(
 ): PassageChoice {
   const max = limits.max ?? MAX_PASSAGES;
   const budget = limits.budgetChars ?? PASSAGE_BUDGET_CHARS;
-  const terms = termsOf(query).size;
+  const terms = termsOf(query, documentTerm).size;
   const results = terms > 0 ? search.search(query, { combineWith: 'OR' }) : [];
   const best = results[0];
   const weak = !best || new Set(best.queryTerms).size * 2 < terms;

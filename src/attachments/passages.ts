@@ -57,8 +57,11 @@ export function passagesUnavailable(attachment: Attachment): PassagesUnavailable
   return undefined;
 }
 
-/** Bump when the splitting changes: a stored index of another version is rebuilt. */
-export const PASSAGES_VERSION = 1;
+/**
+ * Bump when the splitting or the index's terms change: a stored index of another version is rebuilt. 2: a
+ * one-digit number is a term ("clause 7"), so an index stored without them would not find it.
+ */
+export const PASSAGES_VERSION = 2;
 
 export type ReadableAttachment = TextAttachment | PdfAttachment;
 

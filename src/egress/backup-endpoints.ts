@@ -1,39 +1,14 @@
 /**
  * Backup targets as egress sees them: two providers of no catalog (they are not workers, and the user's
- * own bucket or server is on no list), so a backup request is checked, keyed and recorded as a provider's
- * is: sent only to the target's origin, with the credentials the vault holds for that origin alone, and
- * one ledger row each (purpose `backup`). The S3 signature is made here, where the secret is attached,
- * so the secret never reaches src/backup/.
+ * own bucket or server is on no list; their presets are in egress-presets.ts), so a backup request is
+ * checked, keyed and recorded as a provider's is (purpose `backup`). The S3 signature is made here, where
+ * the secret is attached, so the secret never reaches src/backup/.
  */
 import { AwsV4Signer } from 'aws4fetch';
-import type { ProviderPreset } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
 
 export const BACKUP_S3 = 'backup-s3';
 export const BACKUP_WEBDAV = 'backup-webdav';
-
-function backupPreset(id: string, name: string, auth: ProviderPreset['auth']): ProviderPreset {
-  return {
-    id,
-    name,
-    kind: 'custom',
-    baseURL: '',
-    baseURLEditable: true,
-    auth,
-    needsKey: false,
-    headers: {},
-    // WebDAV needs Depth, S3 its x-amz-* headers: the client's own headers go as they are (never its
-    // credentials, which egress replaces).
-    stripSdkHeaders: false,
-    hasModelsEndpoint: false,
-    models: [],
-  };
-}
-
-export const BACKUP_PRESETS: ReadonlyMap<string, ProviderPreset> = new Map([
-  [BACKUP_S3, backupPreset(BACKUP_S3, 'Backup bucket (S3-compatible)', 'sigv4')],
-  [BACKUP_WEBDAV, backupPreset(BACKUP_WEBDAV, 'Backup server (WebDAV)', 'basic')],
-]);
 
 /**
  * A request to an S3-compatible endpoint signed (AWS Signature Version 4, by aws4fetch) with the key

@@ -6,11 +6,11 @@
  */
 import type { ProviderPreset } from '../providers/catalog.ts';
 import { ProviderError } from '../providers/errors.ts';
-import { presetOrMcp } from '../providers/mcp-preset.ts';
 import { watchCspViolations } from '../providers/network-cause.ts';
 import type { BatonRequestInit, EgressContext } from '../providers/transport.ts';
 import { mayHoldSecretEnding } from '../vault/redact.ts';
-import { BACKUP_PRESETS, signedForS3 } from './backup-endpoints.ts';
+import { signedForS3 } from './backup-endpoints.ts';
+import { egressPreset } from './egress-presets.ts';
 import type { Ledger, LedgerEntry, LedgerPurpose } from './ledger.ts';
 import { countedResponse, EntryWriter, errorText, hasNoBody, purposeOf, sizedBody } from './metering.ts';
 import {
@@ -32,16 +32,19 @@ import { diagnoseUnreachable } from './unreachable.ts';
 export interface KeySource {
   /** The key bound to a provider at an origin, if any. */
   keyFor(providerId: string, origin: string): Promise<string | undefined>;
-  /** Every saved key bound to another origin: removed from any body going to `origin`. */
-  keysNotBoundTo(origin: string): Promise<string[]>;
-  /** Every saved key's origin and last four characters (`••••` for a short key); readable while locked. */
-  listKeys?(): Promise<{ origin: string; last4: string }[]>;
+  /**
+   * Every saved key bound to another origin, or to another provider at `origin`: removed from any body
+   * going to `providerId` at `origin`, and from what comes back.
+   */
+  keysNotBoundTo(origin: string, providerId?: string): Promise<string[]>;
+  /** Every saved key's provider, origin and last four characters (`••••` for a short key); readable while locked. */
+  listKeys?(): Promise<{ providerId: string; origin: string; last4: string }[]>;
 }
 
 export interface EgressOptions {
   vault: KeySource;
   ledger: Pick<Ledger, 'add' | 'update'>;
-  /** Defaults to the catalog. */
+  /** Defaults to the catalog and egress's own providers (egress-presets.ts). */
   presetFor?: (providerId: string) => ProviderPreset | undefined;
   fetchImpl?: typeof fetch;
 }
@@ -175,7 +178,7 @@ function pendingEntry(
 }
 
 export function createEgress(options: EgressOptions): Egress {
-  const presetFor = options.presetFor ?? ((id: string) => presetOrMcp(id) ?? BACKUP_PRESETS.get(id));
+  const presetFor = options.presetFor ?? egressPreset;
   const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const { vault, ledger } = options;
   watchCspViolations();
@@ -255,9 +258,11 @@ export function createEgress(options: EgressOptions): Egress {
    * (a local server) goes without the passphrase, and a connection test's one-line probe too, unless a key
    * was pasted into the model field or an earlier answer quotes one. A short key cannot be ruled out.
    */
-  async function holdsNoSavedKey(body: BodyInit, origin: string): Promise<boolean> {
+  async function holdsNoSavedKey(body: BodyInit, origin: string, providerId: string): Promise<boolean> {
     if (typeof body !== 'string' || !vault.listKeys) return false;
-    const endings = (await vault.listKeys()).filter((k) => k.origin !== origin).map((k) => k.last4);
+    const endings = (await vault.listKeys())
+      .filter((k) => k.origin !== origin || k.providerId !== providerId)
+      .map((k) => k.last4);
     return !mayHoldSecretEnding(body, endings);
   }
 
@@ -314,12 +319,12 @@ export function createEgress(options: EgressOptions): Egress {
     let foreign: string[] | undefined;
     if (mode === 'cors') {
       try {
-        foreign = await vault.keysNotBoundTo(allowedOrigin);
+        foreign = await vault.keysNotBoundTo(allowedOrigin, target.providerId);
       } catch (error) {
         if (
           sized.body !== undefined &&
           sized.bytes > 0 &&
-          !(await holdsNoSavedKey(sized.body, allowedOrigin))
+          !(await holdsNoSavedKey(sized.body, allowedOrigin, target.providerId))
         )
           return refuse(base, uncheckedBody(preset, host, error));
         // Locked, and no body: nothing to check on the way out, and nothing known to scrub on the way in.

@@ -1,3 +1,4 @@
+import type { Attachment } from '../attachments/types.ts';
 import type { ExecutorOptions } from '../executor/executor.ts';
 import { totalsOf } from '../executor/spend.ts';
 import type { StepStatus } from '../records/run-types.ts';
@@ -28,6 +29,11 @@ export interface BenchItemResult {
   error?: string;
   promptTokens: number;
   completionTokens: number;
+  /**
+   * Bytes of the bench's document the item's requests carried (whole, or its passages), when it was given
+   * the document: what local reading saves, beside what it costs in accuracy.
+   */
+  documentBytes?: number;
   tokensByWorker: Record<string, number>;
   cost: number;
   latencyMs: number;
@@ -55,6 +61,8 @@ export interface BenchItemSetup {
   transport: ExecutorOptions['transport'];
   planner?: Planner;
   codeRunner?: CodeRunner;
+  /** The document the reading strategies answer from (the user's own, attached to the bench). */
+  document?: Attachment;
   /**
    * Executor settings shared by every item (timeouts, retry, failover). With `failover`, a step whose
    * worker stays unavailable goes to another worker, as in a run, except in single-worker strategies:
@@ -80,6 +88,7 @@ export async function runItem(
       pool: setup.pool,
       transport: setup.transport,
       ...(setup.planner ? { planner: setup.planner } : {}),
+      ...(setup.document ? { document: setup.document } : {}),
       signal,
     });
     const scores = await scoreRun(task, run, setup.codeRunner);
@@ -144,12 +153,19 @@ function tokensByWorkerOf(steps: readonly StepStatus[]): Record<string, number> 
   return tokensByWorker;
 }
 
+/** Bytes of files the steps sent, or undefined when no step sent a file. */
+function documentBytesOf(steps: readonly StepStatus[]): number | undefined {
+  const sent = steps.flatMap((step) => step.sent ?? []);
+  return sent.length > 0 ? sent.reduce((sum, file) => sum + file.bytes, 0) : undefined;
+}
+
 function itemResult(
   task: Task,
   strategy: Strategy,
   run: StrategyRun,
   { score, unscored, steps: stepScores }: RunScores,
 ): Omit<BenchItemResult, 'latencyMs' | 'finishedAt'> {
+  const documentBytes = documentBytesOf(run.result.steps);
   return {
     taskId: task.id,
     strategyId: strategy.id,
@@ -171,6 +187,7 @@ function itemResult(
         : {}),
     promptTokens: run.result.totals.promptTokens,
     completionTokens: run.result.totals.completionTokens,
+    ...(documentBytes !== undefined ? { documentBytes } : {}),
     tokensByWorker: tokensByWorkerOf(run.result.steps),
     cost: run.result.totals.cost,
     plan: run.plan,

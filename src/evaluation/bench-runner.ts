@@ -1,3 +1,6 @@
+import { PASSAGE_BUDGET_CHARS } from '../attachments/passages.ts';
+import type { Attachment } from '../attachments/types.ts';
+import { approxTokens } from '../attachments/whole-or-passages.ts';
 import { DEFAULT_ANSWER_TOKENS } from '../executor/estimate.ts';
 import { formatCost } from '../shared/format-cost.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
@@ -55,6 +58,7 @@ function estimateCost(
   task: Task,
   pool: readonly WorkerSpec[],
   dearestSeen: number | undefined,
+  document: Attachment | undefined,
 ): number {
   if (dearestSeen !== undefined) return dearestSeen;
   const steps =
@@ -67,7 +71,14 @@ function estimateCost(
           : strategy.config.kind === 'conductor'
             ? 5
             : 1;
-  const inputTokens = Math.ceil(task.question.length / 3) * steps * 2;
+  // A reading strategy's request carries the document: whole, or at most the passage budget of it.
+  const documentTokens =
+    strategy.config.kind !== 'reading' || !document
+      ? 0
+      : strategy.config.as === 'whole'
+        ? approxTokens(document)
+        : Math.min(approxTokens(document), Math.ceil(PASSAGE_BUDGET_CHARS / 4));
+  const inputTokens = Math.ceil(task.question.length / 3) * steps * 2 + documentTokens;
   const dearest = pool.reduce(
     (max, w) => ({
       input: Math.max(max.input, w.price?.inputPerM ?? 0),
@@ -139,6 +150,7 @@ export function runBench(options: BenchOptions): BenchController {
         next.task,
         options.pool,
         dearestByStrategy.get(next.strategy.id),
+        options.document,
       );
       const committed = [...running.values()].reduce((sum, r) => sum + r.estimate, 0);
       if (options.spendCapUsd !== undefined && spent + committed + estimate > options.spendCapUsd) {

@@ -1,4 +1,5 @@
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
+import type { Attachment } from '../attachments/types.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import type { BenchItemResult } from './bench-item.ts';
 import type { Strategy } from './strategies.ts';
@@ -15,6 +16,8 @@ export interface BenchRunRecord {
   tasks: Task[];
   strategies: Strategy[];
   pool: WorkerSpec[];
+  /** The document the reading strategies answer from, kept with the bench so it can be resumed. */
+  document?: Attachment;
   concurrency: number;
   spendCapUsd?: number;
   state: 'running' | 'paused' | 'cancelled' | 'capped' | 'done';

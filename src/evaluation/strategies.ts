@@ -1,6 +1,7 @@
+import type { Attachment } from '../attachments/types.ts';
+import { codeRunnerWorker } from '../executor/code-runner-worker.ts';
 import type { ExecutorOptions } from '../executor/executor.ts';
 import { startRun } from '../executor/executor.ts';
-import { codeRunnerWorker } from '../executor/run-step.ts';
 import type { RunResult } from '../executor/types.ts';
 import type { Plan, PlanMode, Step } from '../shared/plan/index.ts';
 import { RUN_WORKER } from '../shared/worker-ids.ts';
@@ -19,7 +20,15 @@ export type StrategyConfig =
   | { kind: 'pipeline'; planner: string; executor: string; verifier: string }
   | { kind: 'self-consistency'; worker: string; samples: number }
   /** Write, run in the code sandbox, fix from the output (src/evaluation/run-fix.ts). */
-  | { kind: 'run-fix'; writer: string; fixer: string };
+  | { kind: 'run-fix'; writer: string; fixer: string }
+  /**
+   * One worker answers from the bench's document, sent whole or as the passages its search finds for the
+   * question (issue 40): added as a pair, so the bench shows what local reading costs in quality.
+   */
+  | { kind: 'reading'; worker: string; as: ReadingAs };
+
+/** How a reading strategy sends the bench's document. */
+export type ReadingAs = 'whole' | 'passages';
 
 export interface Strategy {
   id: string;
@@ -66,7 +75,31 @@ export function strategyLabel(
       return `Self-consistency ×${config.samples} (${labelOf(config.worker)})`;
     case 'run-fix':
       return `Write → run → fix (${labelOf(config.writer)}${config.fixer === config.writer ? '' : `, ${labelOf(config.fixer)}`})`;
+    case 'reading':
+      return `Reading ${config.as === 'whole' ? 'the whole file' : 'passages'} (${labelOf(config.worker)})`;
   }
+}
+
+/** Said when a reading strategy runs without a document. */
+export const READING_NEEDS_DOCUMENT =
+  'The reading strategies need a document: attach one to the bench (under Task set).';
+
+/**
+ * The reading strategy's one step, pinned as a single worker's is: the document whole, or only the
+ * passages the device finds for the question (the question is the query, as a plan's `find` would be).
+ */
+export function readingPlan(worker: string, as: ReadingAs, question: string): Plan {
+  return {
+    steps: [
+      {
+        worker,
+        task: `Answer the question from the attached document. ${ANSWER_HINT}`,
+        sees: [],
+        pin: true,
+        files: as === 'whole' ? [0] : [{ file: 0, find: question }],
+      },
+    ],
+  };
 }
 
 /** Mixture-of-Agents: each layer's proposers see the previous layer; one aggregator sees the last layer. */
@@ -180,6 +213,8 @@ export async function planFor(
       return { plan: pipelinePlan(config.planner, config.executor, config.verifier), parsed: true };
     case 'run-fix':
       return { plan: runFixPlan(config.writer, config.fixer, task), parsed: true };
+    case 'reading':
+      return { plan: readingPlan(config.worker, config.as, task.question), parsed: true };
     case 'self-consistency':
       return {
         plan: {
@@ -208,9 +243,16 @@ export interface StrategyRun {
 export async function runStrategy(
   config: StrategyConfig,
   task: Task,
-  options: Omit<ExecutorOptions, 'maxSteps'> & { planner?: Planner; signal: AbortSignal; runId?: string },
+  options: Omit<ExecutorOptions, 'maxSteps' | 'attachments'> & {
+    planner?: Planner;
+    signal: AbortSignal;
+    runId?: string;
+    /** The bench's document: only reading strategies are given it. */
+    document?: Attachment;
+  },
 ): Promise<StrategyRun> {
-  const { planner, signal, runId, ...executor } = options;
+  const { planner, signal, runId, document, ...executor } = options;
+  if (config.kind === 'reading' && !document) throw new Error(READING_NEEDS_DOCUMENT);
   const { plan, parsed, aggregate } = await planFor(config, task, planner, signal);
   // The code runner is built in: a plan that gives it a step finds it in the pool.
   const runs =
@@ -220,6 +262,7 @@ export async function runStrategy(
     ...(runs ? { pool: [...executor.pool, codeRunnerWorker()] } : {}),
     ...(runId ? { runId } : {}),
     question: questionOf(task),
+    ...(config.kind === 'reading' && document ? { attachments: [document] } : {}),
     mode: config.kind,
     plan,
     // Baselines are not bound by the conductor's step cap (MoA 3×2 has 7 steps).
@@ -242,6 +285,7 @@ export function workersOf(config: StrategyConfig): string[] {
   switch (config.kind) {
     case 'single':
     case 'self-consistency':
+    case 'reading':
       return [config.worker];
     case 'moa':
       return [...new Set([...config.proposers, config.aggregator])];

@@ -21,6 +21,8 @@ export interface StrategySummary {
   completionTokens: number;
   /** Mean tokens (prompt + completion) per item. */
   tokensPerItem: number;
+  /** Mean bytes of the bench's document sent per item, over the items that sent it (reading strategies). */
+  documentBytesPerItem?: number;
   cost: number;
   latencyMedianMs: number;
   latencyP90Ms: number;
@@ -58,6 +60,7 @@ export function summarize(results: readonly BenchItemResult[]): StrategySummary[
     const scored = items.filter(isScored);
     const correct = scored.filter((r) => r.correct).length;
     const latencies = items.map((r) => r.latencyMs);
+    const documentBytes = items.flatMap((r) => (r.documentBytes !== undefined ? [r.documentBytes] : []));
     const interval = wilsonInterval(correct, scored.length);
     return {
       strategyId,
@@ -72,6 +75,9 @@ export function summarize(results: readonly BenchItemResult[]): StrategySummary[
       promptTokens,
       completionTokens,
       tokensPerItem: (promptTokens + completionTokens) / items.length,
+      ...(documentBytes.length > 0
+        ? { documentBytesPerItem: documentBytes.reduce((a, b) => a + b, 0) / documentBytes.length }
+        : {}),
       cost: items.reduce((sum, r) => sum + r.cost, 0),
       latencyMedianMs: quantile(latencies, 0.5),
       latencyP90Ms: quantile(latencies, 0.9),
@@ -96,13 +102,7 @@ export function compareWithBestSingle(
   results: readonly BenchItemResult[],
   strategies: readonly Strategy[],
 ): BestSingleComparison | undefined {
-  const byStrategy = new Map<string, Map<string, boolean>>();
-  // Only items with a verdict: an unscored item is neither a win nor a loss.
-  for (const r of results.filter(isScored)) {
-    const items = byStrategy.get(r.strategyId) ?? new Map<string, boolean>();
-    items.set(r.taskId, r.correct);
-    byStrategy.set(r.strategyId, items);
-  }
+  const byStrategy = verdictsByStrategy(results);
   const accuracy = (id: string) => {
     const items = [...(byStrategy.get(id)?.values() ?? [])];
     return items.length ? items.filter(Boolean).length / items.length : -1;
@@ -118,15 +118,56 @@ export function compareWithBestSingle(
   for (const strategy of strategies) {
     const items = byStrategy.get(strategy.id);
     if (strategy.id === best.id || !items) continue;
-    const shared = [...items.keys()].filter((taskId) => bestItems.has(taskId));
-    if (shared.length === 0) continue;
-    against.set(
-      strategy.id,
-      comparePaired(
-        shared.map((taskId) => items.get(taskId)!),
-        shared.map((taskId) => bestItems.get(taskId)!),
-      ),
-    );
+    const paired = pairedOn(items, bestItems);
+    if (paired) against.set(strategy.id, paired);
   }
   return { bestId: best.id, against };
+}
+
+/** Each strategy's verdicts by task, items with a verdict only: an unscored item is neither a win nor a loss. */
+function verdictsByStrategy(results: readonly BenchItemResult[]): Map<string, Map<string, boolean>> {
+  const byStrategy = new Map<string, Map<string, boolean>>();
+  for (const r of results.filter(isScored)) {
+    const items = byStrategy.get(r.strategyId) ?? new Map<string, boolean>();
+    items.set(r.taskId, r.correct);
+    byStrategy.set(r.strategyId, items);
+  }
+  return byStrategy;
+}
+
+/** `items` against `base` on the tasks both have a verdict for; undefined when they share none. */
+function pairedOn(
+  items: ReadonlyMap<string, boolean>,
+  base: ReadonlyMap<string, boolean>,
+): PairedComparison | undefined {
+  const shared = [...items.keys()].filter((taskId) => base.has(taskId));
+  if (shared.length === 0) return undefined;
+  return comparePaired(
+    shared.map((taskId) => items.get(taskId)!),
+    shared.map((taskId) => base.get(taskId)!),
+  );
+}
+
+/**
+ * Each reading strategy that sent passages against the same worker sent the whole document, on the same
+ * items: what local reading cost (or gained) in accuracy. Keyed by the passages strategy's id.
+ */
+export function compareReadingPairs(
+  results: readonly BenchItemResult[],
+  strategies: readonly Strategy[],
+): Map<string, PairedComparison> {
+  const byStrategy = verdictsByStrategy(results);
+  const pairs = new Map<string, PairedComparison>();
+  for (const passages of strategies) {
+    if (passages.config.kind !== 'reading' || passages.config.as !== 'passages') continue;
+    const { worker } = passages.config;
+    const whole = strategies.find(
+      (s) => s.config.kind === 'reading' && s.config.as === 'whole' && s.config.worker === worker,
+    );
+    const items = byStrategy.get(passages.id);
+    const base = whole && byStrategy.get(whole.id);
+    const paired = items && base && pairedOn(items, base);
+    if (paired) pairs.set(passages.id, paired);
+  }
+  return pairs;
 }

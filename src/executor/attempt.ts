@@ -1,5 +1,5 @@
 import { ProviderError } from '../providers/errors.ts';
-import type { ToolUse } from '../providers/tool-use.ts';
+import { askingOffClock, type ToolUse, type UserWait } from '../providers/tool-use.ts';
 import type { ChatEvent, ChatTransport } from '../providers/transport.ts';
 import { withCitation } from '../providers/web-search.ts';
 import type { RequestSpend, StepStatus, StepWait } from '../records/run-types.ts';
@@ -9,6 +9,7 @@ import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { closeQuietly, nextOrAbort, StopSignal } from './abort.ts';
 import { decideRetry, type RetryPolicy } from './retry.ts';
 import { inFlightSpend, needsEstimate, requestSpend, streamingSpend } from './spend.ts';
+import { startStepClock } from './step-clock.ts';
 import { streamBatches } from './stream-batches.ts';
 import type { StepEventBody } from './types.ts';
 
@@ -97,9 +98,9 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
   const stepController = new AbortController();
   const forward = () => stepController.abort(signal.reason);
   signal.addEventListener('abort', forward, { once: true });
-  const stepTimer = setTimeout(
-    () => stepController.abort(new StopSignal('step-timeout')),
-    step.stepTimeoutMs,
+  // The time the user takes to answer a tool call's question is not the step's (step-clock.ts).
+  const clock = startStepClock(step.stepTimeoutMs, () =>
+    stepController.abort(new StopSignal('step-timeout')),
   );
   try {
     for (let attempt = 1; ; attempt++) {
@@ -136,7 +137,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
         reasoning: new TokenTally(),
       };
       try {
-        await streamAttempt(host, step, stepController.signal, reported, live);
+        await streamAttempt(host, step, stepController.signal, reported, live, clock.offClock);
       } catch (e) {
         error = e;
       }
@@ -212,7 +213,7 @@ export async function answerStep(host: AttemptHost, step: WorkerStep): Promise<v
     if (step.prefix !== undefined) status.text = step.prefix;
     throw error;
   } finally {
-    clearTimeout(stepTimer);
+    clock.stop();
     signal.removeEventListener('abort', forward);
   }
 }
@@ -277,6 +278,7 @@ async function streamAttempt(
   stepSignal: AbortSignal,
   reported: ReportedCost,
   live: LiveRequest,
+  offStepClock: UserWait,
 ): Promise<void> {
   const { status, worker, transport, messages, firstTokenTimeoutMs } = step;
   const limit = step.maxAnswerChars ?? MAX_ANSWER_CHARS;
@@ -285,17 +287,18 @@ async function streamAttempt(
   if (stepSignal.aborted) throw stepSignal.reason;
   stepSignal.addEventListener('abort', forward, { once: true });
   const firstTokenTimeout = new StalledError(firstTokenTimeoutMs);
-  let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(
-    () => controller.abort(firstTokenTimeout),
-    firstTokenTimeoutMs,
-  );
+  // Stands still, as the step's clock does, while the user is asked something (step-clock.ts).
+  const firstToken = startStepClock(firstTokenTimeoutMs, () => controller.abort(firstTokenTimeout));
+  let waitingFirst = true;
+  const userWait: UserWait = (asking) => offStepClock(() => firstToken.offClock(asking));
   const request = {
     messages,
     signal: controller.signal,
     runId: host.runId,
     stepIndex: status.index,
+    userWait,
     ...(step.final ? { final: true } : {}),
-    ...(step.tools ? { tools: step.tools } : {}),
+    ...(step.tools ? { tools: askingOffClock(step.tools, userWait) } : {}),
   };
   // Taken a window at a time: the step's work per piece (its snapshot, spend, view, persistence) follows
   // the window, not each token.
@@ -324,10 +327,10 @@ async function streamAttempt(
       // tool call too: the model answered, and the user may be asked before it is made.
       if (
         (event.type === 'delta' || event.type === 'reasoning' || event.type === 'tool-call') &&
-        timer !== undefined
+        waitingFirst
       ) {
-        clearTimeout(timer);
-        timer = undefined;
+        firstToken.stop();
+        waitingFirst = false;
         status.timings.firstTokenAt = host.now();
         host.setWait(status, undefined);
       }
@@ -378,7 +381,7 @@ async function streamAttempt(
       }
     }
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
+    firstToken.stop();
     stepSignal.removeEventListener('abort', forward);
   }
 }

@@ -2,9 +2,9 @@ import { ProviderError } from '../providers/errors.ts';
 import type { ChatEvent, ChatRequest, ChatTransport } from '../providers/transport.ts';
 import type { ExecuteRequest, Execution } from '../sandbox/code-runner.ts';
 import { contentText, type PartsMessage } from '../shared/chat.ts';
-import { RUN_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { raceAbort } from './abort.ts';
+import { RUN_TIME_LIMIT_MS } from './code-runner-worker.ts';
 
 /**
  * The `run` worker: a step given to it runs the code of the answers it sees in the code sandbox
@@ -17,33 +17,12 @@ import { raceAbort } from './abort.ts';
  * an unlabelled block takes the language the task names, else the one its content looks like.
  */
 
-/**
- * The code sandbox as a worker: a step given to it runs the code of the answers it sees on this device
- * (src/executor/run-step.ts) and answers with what happened. No key, no network, no tokens.
- */
-export function codeRunnerWorker(): WorkerSpec {
-  return {
-    id: RUN_WORKER,
-    label: 'Code runner',
-    strengths:
-      'runs the Python or JavaScript code of the steps it sees; answers with the output or the error',
-    providerId: 'run-device',
-    baseURL: '',
-    model: 'sandbox',
-    maxConcurrency: 1,
-    price: { inputPerM: 0, outputPerM: 0 },
-    enabled: true,
-  };
-}
-
 export type RunLanguage = ExecuteRequest['language'];
 
 /** Characters of stdout and of stderr an answer shows (the start: what a program prints first explains most). */
 export const RUN_OUTPUT_CHARS = 4000;
 /** Characters of a traceback an answer shows (the end: the frame that raised and the exception). */
 export const RUN_TRACEBACK_CHARS = 3000;
-/** How long the code may run. */
-export const RUN_TIME_LIMIT_MS = 10_000;
 
 export const NO_CODE_TO_RUN = 'No code to run';
 /** Why a last run step with nothing to run fails rather than answer. */

@@ -2,6 +2,7 @@ import type { ToolUse } from '../providers/tool-use.ts';
 import type { ChatTransport } from '../providers/transport.ts';
 import type { StepStatus } from '../records/run-types.ts';
 import type { Step } from '../shared/plan/index.ts';
+import { estimateTokens } from '../shared/token-estimate.ts';
 import { labelOf, SELF_WORKER } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { CANCEL_REASON, StopSignal } from './abort.ts';
@@ -17,6 +18,7 @@ import { checkStepFiles, chooseStepFiles, sentFilesOf, withStepFiles } from './s
 import { finalStepIndex } from './step-status.ts';
 import { Takeovers } from './takeovers.ts';
 import { type FittedHistory, fitHistory } from './turn-history.ts';
+import { rankTurns, type TurnRanking } from './turn-relevance.ts';
 
 /**
  * Runs one step the scheduler started: a `self` step asks the conductor (self-step.ts); a worker step is
@@ -28,6 +30,8 @@ export class StepDispatch {
   private readonly takeovers: Takeovers;
   /** Each worker's share of the thread's earlier turns: the same for every step it answers in this run. */
   private readonly histories = new Map<string, FittedHistory>();
+  /** The earlier turns in the order they are offered to each worker's budget (turn-relevance.ts). */
+  private ranking: Promise<TurnRanking | undefined> | undefined;
 
   constructor(private readonly run: RunState) {
     this.takeovers = new Takeovers(run);
@@ -111,7 +115,7 @@ export class StepDispatch {
     if (semaphore.full) run.setWait(status, { kind: 'slot', endpoint, limit: semaphore.limit });
     await semaphore.acquire(signal);
     try {
-      const history = this.historyFor(worker);
+      const history = await this.historyFor(worker);
       if (history.history) status.history = history.history;
       else delete status.history;
       // Said on the step card: large instructions are paid for in every step.
@@ -170,14 +174,18 @@ export class StepDispatch {
     }
   }
 
-  private historyFor(worker: WorkerSpec): FittedHistory {
+  private async historyFor(worker: WorkerSpec): Promise<FittedHistory> {
     const history = this.run.options.history;
     if (!history || history.turns.length === 0) return { messages: [] };
-    let fitted = this.histories.get(worker.id);
-    if (!fitted) {
-      fitted = fitHistory(history.turns, history.budgetFor(worker));
-      this.histories.set(worker.id, fitted);
-    }
+    const known = this.histories.get(worker.id);
+    if (known) return known;
+    // Ranked once for the run (the question is the run's); a search that fails leaves newest first.
+    this.ranking ??= rankTurns(history.turns, this.run.options.question).catch(() => undefined);
+    const ranking = await this.ranking;
+    const fitted =
+      this.histories.get(worker.id) ??
+      fitHistory(history.turns, history.budgetFor(worker), estimateTokens, ranking);
+    this.histories.set(worker.id, fitted);
     return fitted;
   }
 

@@ -6,6 +6,7 @@
  */
 
 import { attachmentParts, type PassagesToSend, passagesText } from '../attachments/parts.ts';
+import { firstLabels } from '../attachments/passage-cites.ts';
 import type { PassageLibrary } from '../attachments/passage-store.ts';
 import { PASSAGE_BUDGET_CHARS, PassagesUnavailable, passagesUnavailable } from '../attachments/passages.ts';
 import { imageTokenRule, imageTokens } from '../attachments/tokens.ts';
@@ -140,20 +141,27 @@ export function estimatedStepFiles(
   });
 }
 
-/** The parts a step sends for one file: all of it, or its passages alone. */
-function partsOf(file: StepFile): ContentPart[] {
+/** The parts a step sends for one file: all of it, or its passages alone, labelled from `first`. */
+function partsOf(file: StepFile, first: number): ContentPart[] {
   const { attachment, passages } = file;
   if (!passages || attachment.kind === 'image') return attachmentParts(attachment);
-  const text = passagesText(attachment as TextAttachment | PdfAttachment, passages);
+  const text = passagesText(attachment as TextAttachment | PdfAttachment, passages, first);
   return [{ type: 'text', text, attachment: attachment.id }];
+}
+
+/** Each file's parts in a step's message, its passages labelled on from the file before. */
+function filesParts(files: readonly StepFile[]): ContentPart[][] {
+  const firsts = firstLabels(files.map((file) => file.passages?.passages.length ?? 0));
+  return files.map((file, i) => partsOf(file, firsts[i] as number));
 }
 
 const encoder = new TextEncoder();
 
 /** What a step sent of each file, for its card and its record: whole or which passages, and the bytes. */
 export function sentFilesOf(files: readonly StepFile[]): SentFile[] {
-  return files.map((file) => {
-    const bytes = partsOf(file).reduce(
+  const parts = filesParts(files);
+  return files.map((file, i) => {
+    const bytes = (parts[i] as ContentPart[]).reduce(
       (n, part) => n + (part.type === 'image' ? part.data.length : encoder.encode(part.text).byteLength),
       0,
     );
@@ -196,7 +204,7 @@ export function withStepFiles(
   const last = messages.at(-1);
   if (last?.role !== 'user') throw new Error('A step’s messages must end with its task.');
   const parts: ContentPart[] = [
-    ...files.flatMap((file) => partsOf('attachment' in file ? file : { attachment: file })),
+    ...filesParts(files.map((file) => ('attachment' in file ? file : { attachment: file }))).flat(),
     { type: 'text', text: contentText(last.content) },
   ];
   return [...messages.slice(0, -1), { role: 'user', content: parts }];

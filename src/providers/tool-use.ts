@@ -28,7 +28,8 @@ export interface ToolCallRequest {
 export interface ToolCallNote {
   /** As the plan names it (`server.tool`), or the name the model wrote when it named no granted tool. */
   tool: string;
-  outcome: 'called' | 'failed' | 'refused' | 'declined' | 'invalid';
+  /** `locked`: not called, the user would not unlock the vault that holds the server's token. */
+  outcome: 'called' | 'failed' | 'refused' | 'declined' | 'invalid' | 'locked';
 }
 
 /** What goes back to the model: always text (fenced as data), `isError` when the call did not happen or failed. */
@@ -39,12 +40,26 @@ export interface ToolOutcome {
   note?: ToolCallNote;
 }
 
+/**
+ * Runs `asking` (a question to the person: a tool call's yes, the vault's passphrase) off the step's clock:
+ * the step's time limit is for the provider and the servers, not for the user (src/executor/step-clock.ts).
+ */
+export type UserWait = <T>(asking: () => Promise<T>) => Promise<T>;
+
 export interface ToolUse {
   tools: readonly ToolSpec[];
   /** Most rounds of tool calls; past them the model is told so and must answer with what it has. */
   maxRounds: number;
-  /** Never throws for the call's own failures (the model is told them); throws only when `signal` aborts. */
-  call(request: ToolCallRequest, signal: AbortSignal): Promise<ToolOutcome>;
+  /**
+   * Never throws for the call's own failures (the model is told them); throws only when `signal` aborts.
+   * `userWait`, when given, holds the step's clock while the user is asked.
+   */
+  call(request: ToolCallRequest, signal: AbortSignal, userWait?: UserWait): Promise<ToolOutcome>;
+}
+
+/** The tools with every question to the user made off the step's clock. */
+export function askingOffClock(tools: ToolUse, userWait: UserWait): ToolUse {
+  return { ...tools, call: (request, signal) => tools.call(request, signal, userWait) };
 }
 
 /**

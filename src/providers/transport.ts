@@ -2,7 +2,7 @@ import { attachmentBytesById, hasImages, type PartsMessage } from '../shared/cha
 import { labelOf } from '../shared/worker-ids.ts';
 import type { WorkerSpec } from '../shared/worker-spec.ts';
 import { ProviderError } from './errors.ts';
-import type { ToolCallNote, ToolUse } from './tool-use.ts';
+import type { ToolCallNote, ToolUse, UserWait } from './tool-use.ts';
 
 /** What the executor sends for one attempt of one step. */
 export interface ChatRequest {
@@ -25,6 +25,8 @@ export interface ChatRequest {
   final?: boolean;
   /** The tools the step was granted (src/tools/): the transport runs the tool loop in its dialect. */
   tools?: ToolUse;
+  /** Runs a question to the user (the passphrase, before the request) off the step's clocks. */
+  userWait?: UserWait;
 }
 
 /**

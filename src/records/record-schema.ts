@@ -91,6 +91,17 @@ export const StepHistorySchema = z.object({
   shortened: z.literal(true).optional(),
   budgetTokens: count,
   tokens: count,
+  // A damaged list loses only the card's "which turns and why", never the step.
+  turns: z
+    .array(
+      z.object({
+        turn: z.number().int().nonnegative(),
+        why: z.enum(['newest', 'matched', 'recent']),
+        terms: z.array(z.string()).optional(),
+      }),
+    )
+    .optional()
+    .catch(undefined),
 });
 
 export const RunRecordSchema = z.looseObject({
@@ -152,7 +163,7 @@ export const StepRecordSchema = z.looseObject({
     .array(
       z.object({
         tool: z.string().max(200),
-        outcome: z.enum(['called', 'failed', 'refused', 'declined', 'invalid']),
+        outcome: z.enum(['called', 'failed', 'refused', 'declined', 'invalid', 'locked']),
       }),
     )
     .optional()

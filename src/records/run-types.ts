@@ -155,8 +155,8 @@ export interface StepStatus {
 
 /**
  * A follow-up step's share of its thread (src/executor/turn-history.ts): `kept` earlier turns went to the
- * worker as chat history, `cut` did not fit its budget (the oldest), and `shortened` says the newest kept
- * answer was cut in the middle to fit.
+ * worker as chat history, `cut` did not fit its budget, and `shortened` says the newest kept answer was cut
+ * in the middle to fit.
  */
 export interface StepHistory {
   kept: number;
@@ -166,6 +166,17 @@ export interface StepHistory {
   budgetTokens: number;
   /** Tokens the history took (estimated, as `estimateTokens` counts). */
   tokens: number;
+  /** Which turns went and why, in the thread's order (absent in records from before turns were chosen by relevance). */
+  turns?: SentTurn[];
+}
+
+/** One earlier turn a step was sent, and why: the newest, one matching the question, or a recent one. */
+export interface SentTurn {
+  /** The turn's number in its thread, from 0 (shown from 1). */
+  turn: number;
+  why: 'newest' | 'matched' | 'recent';
+  /** With `matched`: the question's terms the turn matched (the user's own words). */
+  terms?: string[];
 }
 
 export interface RunTotals {

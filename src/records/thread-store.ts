@@ -8,6 +8,8 @@ import { RUNS_DB_NAME, type RunSummary, type RunsDB } from './runs-db.ts';
 /** One earlier turn of a thread, as the worker sees it. */
 export interface PastTurn {
   question: string;
+  /** Its number in the thread, from 0 (shown from 1): what the step card names it by. */
+  turn?: number;
   /** The turn's final answer; a turn without one (failed, cancelled) is left out. */
   answer?: string;
   /** The worker that wrote the final answer (a follow-up may go back to it: auto mode's stickiness). */
@@ -283,7 +285,7 @@ class IdbThreadStore implements ThreadStore {
         // A key the user did not choose to send stays out of later turns (a question asked before the
         // warning, or an answer that quoted it): what goes on is "[key removed]".
         const told = turn.summary.keptKey ? (text: string) => text : removeKeyShapes;
-        const past: PastTurn = { question: told(turn.summary.question) };
+        const past: PastTurn = { question: told(turn.summary.question), turn: turn.turn };
         if (turn.summary.answer !== undefined) past.answer = told(turn.summary.answer);
         if (turn.summary.finalWorker !== undefined) past.worker = turn.summary.finalWorker;
         out.unshift(past);

@@ -16,11 +16,19 @@ export function processTerm(term: string): string | null {
   return lower.length < 2 || STOP_WORDS.has(lower) ? null : lower;
 }
 
-/** The distinct search terms of a text, as MiniSearch indexes them. */
-export function termsOf(text: string): Set<string> {
+/**
+ * A document's terms: the same, and a number of one digit too. In a document a number names a place
+ * ("clause 7", "schedule 3", "page 9"), and a question about that place is lost without it.
+ */
+export function documentTerm(term: string): string | null {
+  return /^\p{Nd}$/u.test(term) ? term : processTerm(term);
+}
+
+/** The distinct search terms of a text, as MiniSearch indexes them (with `process`, by default memory's rule). */
+export function termsOf(text: string, process: (term: string) => string | null = processTerm): Set<string> {
   const terms = new Set<string>();
   for (const raw of text.split(/[\n\r\p{Z}\p{P}]+/u)) {
-    const term = processTerm(raw);
+    const term = process(raw);
     if (term) terms.add(term);
   }
   return terms;

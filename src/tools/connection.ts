@@ -1,13 +1,13 @@
 /**
  * One connection to an MCP server over Streamable HTTP, with the official SDK's client, every request of it
- * through egress: the server's bearer token (a vault key for its origin) is attached there and nowhere
- * else, the ledger gets a row per request (purpose `tool`, the server, and the tool of a `tools/call`, for
+ * through egress: the server's bearer token (a vault key for its URL, mcp-preset.ts) is attached there and
+ * nowhere else, the ledger gets a row per request (purpose `tool`, the server, and the tool of a `tools/call`, for
  * the run and step that called it), and other hosts' keys are scrubbed out of what goes and what comes.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Egress } from '../egress/egress.ts';
-import { MCP_PROVIDER_ID } from '../providers/mcp-preset.ts';
+import { mcpProviderId } from '../providers/mcp-preset.ts';
 import { zodSchemaValidator } from './schema-check.ts';
 import type { ListedTool, ToolAnnotations, ToolServer } from './servers.ts';
 
@@ -63,7 +63,8 @@ export function mcpFetch(
     if (method !== 'POST') return Promise.resolve(new Response(null, { status: 405 }));
     const tool = calledTool(init?.body);
     return egress.fetchFor({
-      providerId: MCP_PROVIDER_ID,
+      // Its token is bound to the server's URL, not only its origin: another server there gets none of it.
+      providerId: mcpProviderId(server.url),
       baseURL: server.url,
       purpose: 'tool',
       server: server.id,

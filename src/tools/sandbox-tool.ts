@@ -8,7 +8,8 @@
  * capped by step-tools.ts like a server's result.
  */
 import { raceAbort } from '../executor/abort.ts';
-import { executionReport, RUN_TIME_LIMIT_MS, type RunSandbox } from '../executor/run-step.ts';
+import { RUN_TIME_LIMIT_MS } from '../executor/code-runner-worker.ts';
+import type { RunSandbox } from '../executor/run-step.ts';
 import type { ToolResult } from './connection.ts';
 import { planToolName, SANDBOX_SERVER } from './servers.ts';
 
@@ -72,7 +73,11 @@ export function sandboxTool(sandbox: RunSandbox, timeoutMs = RUN_TIME_LIMIT_MS):
       const code = String(args.code);
       const running = sandbox().then((s) => s.execute({ language: 'python', code, timeoutMs }));
       try {
-        const execution = await raceAbort(running, signal);
+        // The run worker's report of an execution, loaded with the first call (not first-load JS).
+        const [{ executionReport }, execution] = await Promise.all([
+          import('../executor/run-step.ts'),
+          raceAbort(running, signal),
+        ]);
         return text(executionReport(execution, 'python', timeoutMs), execution.outcome !== 'ok');
       } catch (error) {
         if (signal.aborted) throw signal.reason;

@@ -6,7 +6,14 @@
  * happens, the model is told in words, and the result it reads is fenced data (result-text.ts).
  */
 import type { Egress } from '../egress/egress.ts';
-import type { ToolCallNote, ToolCallRequest, ToolOutcome, ToolSpec, ToolUse } from '../providers/tool-use.ts';
+import type {
+  ToolCallNote,
+  ToolCallRequest,
+  ToolOutcome,
+  ToolSpec,
+  ToolUse,
+  UserWait,
+} from '../providers/tool-use.ts';
 import { type CallerContext, connectMcp, type McpConnection } from './connection.ts';
 import { toolServerError } from './cors.ts';
 import { MAX_RESULT_CHARS, resultText } from './result-text.ts';
@@ -44,6 +51,11 @@ export interface StepToolsOptions {
   maxRounds?: number;
   /** Asks the user; resolves false when they decline (or cannot be asked). */
   confirm(request: ToolConfirmRequest): Promise<boolean>;
+  /**
+   * Before a call to `server`: asks for the passphrase when the vault is locked and holds its token
+   * (src/app/vault-unlock.ts); false when the user would not unlock. Absent: not asked.
+   */
+  unlock?(server: ToolServer): Promise<boolean>;
   /** This page's origin, for the CORS fix a blocked call names. */
   pageOrigin: string;
   maxResultChars?: number;
@@ -106,7 +118,11 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
     note: { tool: tool.slice(0, 80), outcome: kind },
   });
 
-  async function call(request: ToolCallRequest, signal: AbortSignal): Promise<ToolOutcome> {
+  async function call(
+    request: ToolCallRequest,
+    signal: AbortSignal,
+    userWait: UserWait = (asking) => asking(),
+  ): Promise<ToolOutcome> {
     const granted = byWire.get(request.name);
     if (!granted) {
       const names = [...byWire.keys()].join(', ');
@@ -158,20 +174,37 @@ export function stepTools(options: StepToolsOptions): ToolUse | undefined {
     }
     const { server, tool } = granted;
     if (asksFirst(tool)) {
-      const yes = await options.confirm({
-        runId: options.runId,
-        stepIndex: options.stepIndex,
-        server: server.id,
-        tool: tool.name,
-        args: argObject,
-        destructive: tool.annotations?.destructiveHint !== false,
-      });
+      const yes = await userWait(() =>
+        options.confirm({
+          runId: options.runId,
+          stepIndex: options.stepIndex,
+          server: server.id,
+          tool: tool.name,
+          args: argObject,
+          destructive: tool.annotations?.destructiveHint !== false,
+        }),
+      );
       if (signal.aborted) throw signal.reason;
       if (!yes) {
         return noted(
           planName,
           'declined',
           refusal(`The user declined this call to ${request.name}: nothing was sent to the server.`),
+        );
+      }
+    }
+    // Its token is sent only once the vault is open: locked, the user is asked (off the step's clock).
+    if (options.unlock) {
+      const unlock = options.unlock;
+      const unlocked = await userWait(() => unlock(server));
+      if (signal.aborted) throw signal.reason;
+      if (!unlocked) {
+        return noted(
+          planName,
+          'locked',
+          refusal(
+            `Not called: the vault is locked and the user did not unlock it, so the token for the MCP server "${server.id}" cannot be sent. Nothing was sent to the server.`,
+          ),
         );
       }
     }

@@ -1,14 +1,11 @@
-import type { ComponentType } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { modelLabel } from '../app/conductor.ts';
 import type { Route } from '../app/router.ts';
 import { AskScreen } from './AskScreen.tsx';
 import { useAppState } from './app-context.ts';
-import { HistoryScreen } from './HistoryScreen.tsx';
-import { LedgerScreen } from './LedgerScreen.tsx';
 import { Logo } from './Logo.tsx';
+import { lazyComponent } from './lazy.tsx';
 import { ScreenBoundary } from './ScreenBoundary.tsx';
-import { SettingsScreen } from './SettingsScreen.tsx';
 import { Shortcuts } from './Shortcuts.tsx';
 import { StartScreen } from './StartScreen.tsx';
 import { UnlockPrompt } from './UnlockPrompt.tsx';
@@ -47,19 +44,19 @@ function ConductorStatusLine() {
   );
 }
 
-/** The bench (charts, strategies, scoring) is loaded only when someone opens it: it is not first-load JS. */
-function LazyBench() {
-  const [screen, setScreen] = useState<{ Bench: ComponentType } | { error: string } | undefined>();
-  useEffect(() => {
-    import('./bench/BenchRoute.tsx').then(
-      (module) => setScreen({ Bench: module.BenchRoute }),
-      (error: unknown) => setScreen({ error: `The bench could not be loaded: ${(error as Error).message}` }),
-    );
-  }, []);
-  if (!screen) return <p aria-busy="true">Loading the bench…</p>;
-  if ('error' in screen) return <p role="alert">{screen.error}</p>;
-  return <screen.Bench />;
-}
+// Only Start and Ask are first-load JS: the other screens are loaded when first opened (P4).
+const LazyBench = lazyComponent('the bench', () =>
+  import('./bench/BenchRoute.tsx').then((m) => m.BenchRoute),
+);
+const HistoryScreen = lazyComponent('History', () =>
+  import('./HistoryScreen.tsx').then((m) => m.HistoryScreen),
+);
+const SettingsScreen = lazyComponent('Settings', () =>
+  import('./SettingsScreen.tsx').then((m) => m.SettingsScreen),
+);
+const LedgerScreen = lazyComponent('the ledger', () =>
+  import('./LedgerScreen.tsx').then((m) => m.LedgerScreen),
+);
 
 function Screen({ current }: { current: Route }) {
   switch (current.name) {

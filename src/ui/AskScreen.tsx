@@ -19,7 +19,8 @@ import { Composer } from './Composer.tsx';
 import { directOptions } from './DirectPicker.tsx';
 import { FilesConfirm } from './FilesConfirm.tsx';
 import { JumpToLatest, useFollowLatest } from './FollowLatest.tsx';
-import { PlanEditor, type PlanPrice } from './PlanEditor.tsx';
+import { PlanEditor } from './lazy.tsx';
+import type { PlanPrice } from './PlanEditor.tsx';
 import { RunPanel } from './RunPanel.tsx';
 import { SpendConfirm } from './SpendConfirm.tsx';
 import { ThreadsBeside } from './ThreadsBeside.tsx';
@@ -269,6 +270,7 @@ export function AskScreen({ runId }: { runId?: string }) {
             maxSteps={review.limits.maxSteps}
             allowSelf={review.limits.allowSelf}
             {...(review.keyless ? { hasKey: (id: string) => !review.keyless?.has(id) } : {})}
+            {...(review.tools ? { tools: review.tools } : {})}
             onRun={(plan) => void runReviewed(plan)}
             onDiscard={discardReview}
           />
@@ -310,6 +312,7 @@ export function AskScreen({ runId }: { runId?: string }) {
                 ? { retry: () => retryQuestion(drawn, (input) => void ask(input, runPool.value), router) }
                 : {}),
               mark: (good) => void outcomes.mark(drawn, good),
+              fileOf: (id) => app.runs.fileOf(drawn.id, drawn.attachments, id),
             }}
             mark={{
               ...(mark ? { good: mark.good } : {}),

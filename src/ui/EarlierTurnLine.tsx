@@ -4,7 +4,7 @@ import { viewFromRecord } from '../app/runs/stored-view.ts';
 import { summaryLine } from '../app/turn-line.ts';
 import type { RunSummary } from '../records/runs-db.ts';
 import { useAppState } from './app-context.ts';
-import { RunMachinery } from './RunMachinery.tsx';
+import { RunMachinery } from './lazy.tsx';
 
 const NO_ACTIONS = {};
 

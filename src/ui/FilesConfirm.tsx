@@ -1,5 +1,6 @@
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { FilesConfirm as Confirm, FileDestination } from '../app/runs/files-confirm.ts';
+import { useConfirmKeys } from './confirm-keys.ts';
 
 /**
  * Before a plan nobody reviewed sends the user's files to more than one provider, or to one they have not
@@ -13,11 +14,8 @@ export function FilesConfirm({
   confirm: Confirm;
   onAnswer: (ok: boolean, remember: boolean) => void;
 }) {
-  const safe = useRef<HTMLButtonElement>(null);
   const [remember, setRemember] = useState(false);
-  useLayoutEffect(() => {
-    safe.current?.focus();
-  }, [confirm]);
+  const { safe, onKeyDown } = useConfirmKeys(confirm, () => onAnswer(false, false));
   const many = confirm.destinations.length > 1;
   return (
     <section
@@ -26,12 +24,7 @@ export function FilesConfirm({
       role="alertdialog"
       aria-labelledby="files-confirm-text"
       data-testid="files-confirm"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.preventDefault();
-          onAnswer(false, false);
-        }
-      }}
+      onKeyDown={onKeyDown}
     >
       <p id="files-confirm-text">
         Send {confirm.destinations.map(destinationText).join('; ')}?{' '}

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { withArticle } from '../app/indefinite-article.ts';
 import { type FoundKey, findKeyShapes, KEY_REMOVED, removeKeyShapes } from '../providers/key-shapes.ts';
 import { maskKey } from '../vault/redact.ts';
+import { useConfirmKeys } from './confirm-keys.ts';
 
 /**
  * A key pasted into a question, caught before it is sent: sent, it would go to this turn's workers and, as
@@ -67,9 +68,8 @@ function KeyWarning({
   onKeep: () => void;
   onEdit: () => void;
 }) {
-  const first = useRef<HTMLButtonElement>(null);
   // The choice takes the keyboard at once: Enter removes the key, Escape goes back to the question.
-  useEffect(() => first.current?.focus(), []);
+  const { safe, onKeyDown } = useConfirmKeys(keys, onEdit);
   return (
     <div
       class="alert small key-warning"
@@ -77,19 +77,14 @@ function KeyWarning({
       role="alertdialog"
       aria-labelledby="key-warning-text"
       data-testid="key-warning"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.preventDefault();
-          onEdit();
-        }
-      }}
+      onKeyDown={onKeyDown}
     >
       <p id="key-warning-text">
         This question holds what looks like {what(keys)}. Sent as it is, it goes to the workers (and to later
         turns' workers as history) and is kept in plain text in History and exports.
       </p>
       <div class="row">
-        <button type="button" class="small primary" ref={first} onClick={onRemove} data-testid="key-remove">
+        <button type="button" class="small primary" ref={safe} onClick={onRemove} data-testid="key-remove">
           Remove it and send
         </button>
         <button type="button" class="small" onClick={onKeep} data-testid="key-keep">

@@ -1,5 +1,6 @@
 import { useEffect } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatTime } from '../app/format.ts';
+import { documentsOut } from '../app/ledger-documents.ts';
 import { takeoversIn } from '../app/ledger-takeovers.ts';
 import { LEDGER_PAGE_SIZE, type LedgerEntry, type LedgerPurpose } from '../egress/ledger.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
@@ -79,15 +80,29 @@ export function LedgerPanel() {
               Older
             </button>
           </nav>
-          <LedgerTable entries={entries} caption="Requests, newest first" />
+          <LedgerTable entries={entries} caption="Requests, newest first" names={view.names.value} />
         </div>
       )}
     </section>
   );
 }
 
-/** Ledger entries as rows (this page's, and an answer's own requests under its steps). */
-export function LedgerTable({ entries, caption }: { entries: readonly LedgerEntry[]; caption: string }) {
+const NO_NAMES: ReadonlyMap<string, string> = new Map();
+
+/**
+ * Ledger entries as rows (this page's, and an answer's own requests under its steps); a request that
+ * carried documents says, under its bytes out, how many bytes of which (by the name in `names`, else by
+ * its hash).
+ */
+export function LedgerTable({
+  entries,
+  caption,
+  names = NO_NAMES,
+}: {
+  entries: readonly LedgerEntry[];
+  caption: string;
+  names?: ReadonlyMap<string, string>;
+}) {
   const takeovers = takeoversIn(entries);
   return (
     <table class="data">
@@ -124,7 +139,10 @@ export function LedgerTable({ entries, caption }: { entries: readonly LedgerEntr
               {statusText(e)}
               {removedKeysNote(e) && <span class="small muted"> · {removedKeysNote(e)}</span>}
             </td>
-            <td>{formatBytes(e.bytesOut)}</td>
+            <td>
+              {formatBytes(e.bytesOut)}
+              <DocumentsOut entry={e} names={names} />
+            </td>
             <td>{formatBytes(e.bytesIn)}</td>
             <td
               data-testid="ledger-tokens"
@@ -136,6 +154,18 @@ export function LedgerTable({ entries, caption }: { entries: readonly LedgerEntr
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** "of which contract.pdf 4 KB, notes.md 2 KB": the documents' bytes in a request, each file's name as text. */
+function DocumentsOut({ entry, names }: { entry: LedgerEntry; names: ReadonlyMap<string, string> }) {
+  const documents = documentsOut(entry.documentBytes, names);
+  if (documents.length === 0) return null;
+  return (
+    <span class="small muted ledger-documents" data-testid="ledger-documents">
+      {' '}
+      of which {documents.map((d) => `${d.name} ${formatBytes(d.bytes)}`).join(', ')}
+    </span>
   );
 }
 

@@ -6,6 +6,7 @@ import {
   type Files,
   type Plan,
   type PlanIssue,
+  type PlanTools,
   poolValidateOptions,
   type Step,
   validatePlan,
@@ -88,6 +89,7 @@ export function PlanEditor({
   price,
   attachments = [],
   previewFiles,
+  tools,
 }: {
   plan: Plan;
   workers: readonly EditorWorker[];
@@ -105,6 +107,8 @@ export function PlanEditor({
   attachments?: readonly AttachmentRef[];
   /** What a step would send of each file: whole, or which passages (each shown, each with a checkbox). */
   previewFiles?: PreviewFiles;
+  /** The tools offered and who calls them: a step's tools are refused by name as the conductor's are. */
+  tools?: PlanTools;
 }) {
   const visionKey = workers.flatMap((w) => (w.vision ? [w.id] : [])).join('\u0001');
   const planFiles = useMemo(
@@ -131,9 +135,11 @@ export function PlanEditor({
           labelsOnly: true,
           selfOnlyLast: true,
           ...(planFiles ? { files: planFiles } : {}),
+          ...(tools ? { tools } : {}),
         },
       ),
     [
+      tools,
       planFiles,
       steps,
       thought,

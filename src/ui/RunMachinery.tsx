@@ -1,11 +1,13 @@
 import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
+import { namesOf } from '../app/ledger-documents.ts';
 import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
 import type { StepStreams } from '../app/runs/draw-timing.ts';
 import { modeText } from '../app/runs/mode-text.ts';
 import { isActive, liveTotals, type RunView, runElapsed } from '../app/runs/run-model.ts';
 import { workerColor } from '../app/worker-color.ts';
 import { workerDisplayName } from '../app/worker-names.ts';
+import type { Attachment } from '../attachments/types.ts';
 import type { LedgerEntry } from '../egress/ledger.ts';
 import { AppStateContext } from './app-context.ts';
 import { LedgerTable } from './LedgerPanel.tsx';
@@ -29,6 +31,8 @@ export interface RunActions {
   retry?: () => void;
   /** Marks the finished run good or bad (workflow memory learns from the good ones); again replaces it. */
   mark?: (good: boolean) => void;
+  /** One of the run's files, by content hash, from this device (an answer's citation opens its passage). */
+  fileOf?: (id: string) => Promise<Attachment | undefined>;
 }
 
 /** The graph is laid out again only when its steps' workers, tasks, inputs or states change. */
@@ -90,7 +94,11 @@ function RunRequests({ view }: { view: RunView }) {
     <section class="card" aria-labelledby={`requests-title-${view.id}`} data-testid="run-requests">
       <h2 id={`requests-title-${view.id}`}>Requests</h2>
       <div class="table-wrap">
-        <LedgerTable entries={entries} caption="This answer's requests, oldest first" />
+        <LedgerTable
+          entries={entries}
+          caption="This answer's requests, oldest first"
+          names={namesOf(view.attachments)}
+        />
       </div>
     </section>
   );
@@ -119,6 +127,9 @@ export function RunMachinery({
   const finished = !active && !reviewing && view.steps.length > 0;
   const totals = view.totals ?? liveTotals(view.steps);
   const labels = view.workerLabels ?? NO_LABELS;
+  // One reader of the run's files per run (they never change): a new one on every draw would draw every
+  // step card again.
+  const fileOf = useMemo(() => actions.fileOf, [view.id]);
   // A token changes a step's record, not its place in the graph: the graph's steps are made again only
   // when a step is added, changes state or is taken over.
   const graphKey = view.steps.map((s) => `${s.worker}:${s.state}`).join();
@@ -272,6 +283,7 @@ export function RunMachinery({
                 onCancel={actions.cancelStep}
                 onRerun={active ? undefined : actions.rerunStep}
                 stream={streams?.of(view.id, step.index)}
+                fileOf={step.sent?.some((file) => file.passages) ? fileOf : undefined}
               />
             ))}
           </div>

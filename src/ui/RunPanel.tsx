@@ -3,13 +3,14 @@ import type { StepStreams } from '../app/runs/draw-timing.ts';
 import { isActive, type RunView, snapshotOfView } from '../app/runs/run-model.ts';
 import { downloadText } from '../app/save-file.ts';
 import { progressLine, turnLine } from '../app/turn-line.ts';
-import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
+import { CitedAnswer } from './CitedAnswer.tsx';
 import { CutAnswer } from './CutAnswer.tsx';
 import { focusAfterStop, typing } from './key-targets.ts';
+import { RunMachinery } from './lazy.tsx';
 import { Notice } from './Notice.tsx';
 import { RunFiles } from './RunFiles.tsx';
-import { type RunActions, RunMachinery } from './RunMachinery.tsx';
+import type { RunActions } from './RunMachinery.tsx';
 
 /**
  * The time of this render; while `active`, the view is drawn again `ms` after its last draw, so running
@@ -243,7 +244,12 @@ export function RunPanel({
             <h2 id={`final-title-${view.id}`} class="visually-hidden">
               Answer
             </h2>
-            <Answer text={view.answer ?? finalStep.text} />
+            <CitedAnswer
+              text={view.answer ?? finalStep.text}
+              steps={view.steps}
+              step={finalStep.index}
+              fileOf={actions.fileOf}
+            />
             <Citations citations={finalStep.citations} testId="final-citations" />
             {finalStep.cutAtLimit && (
               <CutAnswer

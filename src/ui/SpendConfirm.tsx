@@ -1,13 +1,12 @@
-import { useLayoutEffect, useRef } from 'preact/hooks';
 import { estimateText, formatLimit } from '../app/price-text.ts';
 import type { SpendConfirm as Confirm } from '../app/runs/spend-confirm.ts';
 import type { WorkerLabels } from '../app/worker-names.ts';
 import { formatCost } from '../shared/format-cost.ts';
+import { useConfirmKeys } from './confirm-keys.ts';
 
 /**
  * A plan estimated over the spend limit waits here for the user's OK. Focus starts on the answer that
- * spends nothing, Escape gives it too: a stray Enter never spends. Focus moves in the render that shows the
- * confirm (a layout effect), not a frame later: a key pressed as it appears acts on it, not on what is behind.
+ * spends nothing, Escape gives it too: a stray Enter never spends.
  */
 export function SpendConfirm({
   confirm,
@@ -18,10 +17,7 @@ export function SpendConfirm({
   labels?: WorkerLabels;
   onAnswer: (ok: boolean) => void;
 }) {
-  const safe = useRef<HTMLButtonElement>(null);
-  useLayoutEffect(() => {
-    safe.current?.focus();
-  }, [confirm]);
+  const { safe, onKeyDown } = useConfirmKeys(confirm, () => onAnswer(false));
   return (
     <section
       class="alert"
@@ -30,12 +26,7 @@ export function SpendConfirm({
       aria-labelledby="spend-confirm-title"
       aria-describedby="spend-confirm-text"
       data-testid="spend-confirm"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.preventDefault();
-          onAnswer(false);
-        }
-      }}
+      onKeyDown={onKeyDown}
     >
       <h2 id="spend-confirm-title">Over your spend limit</h2>
       <p id="spend-confirm-text">

@@ -4,13 +4,14 @@ import { costText } from '../app/price-text.ts';
 import type { StepStream } from '../app/runs/draw-timing.ts';
 import { seesText } from '../app/sees-text.ts';
 import { workerDisplayName as nameOf, type WorkerLabels } from '../app/worker-names.ts';
+import type { Attachment } from '../attachments/types.ts';
 import { estimateTokens, totalsOf } from '../executor/spend.ts';
 import { describeWait } from '../executor/step-status.ts';
-import { historyCutText } from '../executor/turn-history.ts';
+import { historyCutText, sentTurnsText } from '../executor/turn-history.ts';
 import type { StepStatus } from '../records/run-types.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
-import { Answer } from './Answer.tsx';
 import { Citations } from './Citations.tsx';
+import { CitedAnswer } from './CitedAnswer.tsx';
 import { renderedOnChange } from './unchanged.ts';
 
 /** What a follow-up's step was sent of the thread's earlier turns, and what was cut and why. */
@@ -18,7 +19,8 @@ function HistoryNote({ step }: { step: StepStatus }) {
   const history = step.history;
   if (!history) return null;
   const cut = historyCutText(history);
-  const kept = `Sent ${history.kept} earlier turn${history.kept === 1 ? '' : 's'} of this thread (${formatTokens(history.tokens)} tokens).`;
+  const which = sentTurnsText(history);
+  const kept = `Sent ${history.kept} earlier turn${history.kept === 1 ? '' : 's'} of this thread (${formatTokens(history.tokens)} tokens)${which ? `: ${which}` : ''}.`;
   return (
     <p
       class={cut ? 'alert small' : 'muted small'}
@@ -110,6 +112,7 @@ function StepCardView({
   onCancel,
   onRerun,
   stream,
+  fileOf,
 }: {
   step: StepStatus;
   color: string;
@@ -125,6 +128,8 @@ function StepCardView({
   onRerun?: (index: number) => void;
   /** The live run's streamed text for this step (none for a stored run). */
   stream?: StepStream | undefined;
+  /** Reads one of the run's files here, when the step was sent passages its answer may cite. */
+  fileOf?: ((id: string) => Promise<Attachment | undefined>) | undefined;
 }) {
   const latency = stepLatency(step, now);
   const ttft =
@@ -217,12 +222,20 @@ function StepCardView({
           <p class="plain">{stream.text}</p>
         </div>
       ) : (
-        (step.text || step.state === 'running') && <Answer text={step.text} />
+        (step.text || step.state === 'running') && (
+          <CitedAnswer text={step.text} steps={[step]} step={step.index} fileOf={fileOf} />
+        )
       )}
       <Citations citations={step.citations} testId={`step-citations-${step.index}`} />
       {step.toolCalls?.length ? (
         <p class="small muted" data-testid={`step-tools-${step.index}`}>
-          Tools: {step.toolCalls.map((call) => `${call.tool} (${call.outcome})`).join(', ')}
+          Tools:{' '}
+          {step.toolCalls
+            .map(
+              (call) =>
+                `${call.tool} (${call.outcome === 'locked' ? 'not called: the vault stayed locked' : call.outcome})`,
+            )
+            .join(', ')}
         </p>
       ) : null}
       <p

@@ -1,5 +1,5 @@
-import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { PendingToolConfirm } from '../app/tools.ts';
+import { useConfirmKeys } from './confirm-keys.ts';
 
 /**
  * Before a call to a tool that may change things: which step, which server and tool, and the arguments the
@@ -7,10 +7,7 @@ import type { PendingToolConfirm } from '../app/tools.ts';
  * gives it too: a stray Enter never makes the call.
  */
 export function ToolConfirm({ confirm }: { confirm: PendingToolConfirm }) {
-  const safe = useRef<HTMLButtonElement>(null);
-  useLayoutEffect(() => {
-    safe.current?.focus();
-  }, [confirm]);
+  const { safe, onKeyDown } = useConfirmKeys(confirm, () => confirm.answer(false));
   return (
     <section
       class="alert"
@@ -18,12 +15,7 @@ export function ToolConfirm({ confirm }: { confirm: PendingToolConfirm }) {
       role="alertdialog"
       aria-labelledby="tool-confirm-text"
       data-testid="tool-confirm"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.preventDefault();
-          confirm.answer(false);
-        }
-      }}
+      onKeyDown={onKeyDown}
     >
       <p id="tool-confirm-text">
         Step {confirm.stepIndex} asks to call <code>{`${confirm.server}.${confirm.tool}`}</code>, which{' '}

@@ -246,17 +246,21 @@ export class Vault {
   }
 
   /**
-   * Every saved key bound to an origin other than `origin`, for egress to scrub out of a body going there.
-   * Throws `locked` when the vault is locked and holds such keys (they cannot be known, so not removed).
+   * Every saved key bound to an origin other than `origin`, for egress to scrub out of a body going there;
+   * with `providerId`, also the keys of other providers at `origin` (two MCP servers on one origin each
+   * have their own token, mcp-preset.ts). Throws `locked` when the vault is locked and holds such keys
+   * (they cannot be known, so not removed).
    */
-  async keysNotBoundTo(origin: string): Promise<string[]> {
+  async keysNotBoundTo(origin: string, providerId?: string): Promise<string[]> {
     const wanted = normalizeOrigin(origin);
+    const other = (k: Pick<KeyRecord, 'providerId' | 'origin'>) =>
+      k.origin !== wanted || (providerId !== undefined && k.providerId !== providerId);
     const plain = this.#plain?.keys ?? (await this.#serial(() => this.#plaintexts()));
     if (plain === 'locked') {
-      if (!(await this.#hasRecord((r) => r.origin !== wanted))) return [];
+      if (!(await this.#hasRecord(other))) return [];
       throw lockedError();
     }
-    const foreign = plain.filter((k) => k.origin !== wanted && k.plaintext !== undefined);
+    const foreign = plain.filter((k) => other(k) && k.plaintext !== undefined);
     return [...new Set(foreign.map((k) => k.plaintext as string))];
   }
 

@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { sampleRunExport } from './app-fixtures.ts';
 import { FIRST_SCREENS, importOneRun, type Screen } from './app-steps.ts';
 import { saveScreenshot } from './screenshots.ts';
@@ -27,13 +27,24 @@ const SCREENS: Screen[] = [
   },
 ];
 
+// One page for both color schemes: what is checked is how each screen is drawn, not a first load, and the
+// run they show is imported once.
+test.describe.configure({ mode: 'serial' });
+let page: Page;
+let runHref: string | null;
+test.beforeAll(async ({ browser }) => {
+  page = await (await browser.newContext()).newPage();
+  runHref = await importOneRun(page, sampleRunExport());
+});
+test.afterAll(async () => {
+  await page?.context().close();
+});
+
 for (const colorScheme of ['light', 'dark'] as const) {
-  test(`main screens have no serious or critical axe violations (${colorScheme})`, async ({
-    page,
-  }, testInfo) => {
+  test(`main screens have no serious or critical axe violations (${colorScheme})`, async () => {
+    const testInfo = test.info();
     test.setTimeout(180_000);
     await page.emulateMedia({ colorScheme });
-    const runHref = await importOneRun(page, sampleRunExport());
 
     for (const screen of SCREENS) {
       await page.goto(`/${screen.name === 'run' ? runHref : screen.hash}`);

@@ -8,11 +8,15 @@ import { modelWorker, seedApp } from './seed-app.ts';
 // Local reading: a long contract PDF (written for the test, with a text layer the app's own PDF reader
 // reads), a question whose answer is on one page. The plan in review shows, for its step and file, the
 // passages that will go; unticking one takes it out of the request the provider gets, and the step card
-// says what was sent.
+// says what was sent. The answer cites the page and a passage's label: each opens the passage from the
+// file kept on this device; a citation of nothing sent stays text.
+
+/** Cites page 42, the first passage sent, a page the PDF does not have and a label past the passages sent. */
+const ANSWER = `Clause 7: ${CLAUSE_7_ANSWER} notice [p. ${CLAUSE_7_PAGE}]. See also [1]; not [p. 99] nor [7].`;
 
 const servers = useServers({
   cors: 'strict',
-  models: [{ id: 'noted', behaviour: { kind: 'fixed', text: `Clause 7: ${CLAUSE_7_ANSWER} notice.` } }],
+  models: [{ id: 'noted', behaviour: { kind: 'fixed', text: ANSWER } }],
 });
 
 const PAGES = 60;
@@ -55,7 +59,7 @@ function plannedExport(pool: unknown[], bytes: Uint8Array): string {
   });
 }
 
-test('plan review shows the passages a step will send of a long PDF; unticking one takes it out of the request', async ({
+test('plan review shows the passages a step will send of a long PDF; unticking one takes it out of the request; the answer’s citations open them here', async ({
   page,
 }) => {
   test.setTimeout(120_000);
@@ -103,4 +107,54 @@ test('plan review shows the passages a step will send of a long PDF; unticking o
   await expect(sent).toContainText(`Sent contract.pdf: `);
   await expect(sent).toContainText(`page ${CLAUSE_7_PAGE}`);
   await expect(sent).not.toContainText(`${otherPlace},`);
+  // The run's requests (the ledger's rows) say how many bytes of the contract left: what the step says it sent.
+  const sentBytes = /passages, ([\d.]+ [KMG]?B)\)/.exec((await sent.textContent()) ?? '')?.[1];
+  expect(sentBytes).toBeDefined();
+  await expect(page.getByTestId('run-requests').getByTestId('ledger-documents')).toHaveText(
+    `of which contract.pdf ${sentBytes}`,
+  );
+
+  // The request labels each passage as the answer cites it, and says how to cite.
+  expect(body).toContain('Cite a passage you use by its label, as [1], or by page, as [p. ');
+  const firstPlace = /cite=\\"\[1\]\\" place=\\"(page \d+)\\"/.exec(body ?? '')?.[1];
+  expect(firstPlace).toBeDefined();
+  // The answer's citations of passages sent are buttons; a page or label nobody was sent stays text.
+  const answer = page.getByTestId('final-answer').getByTestId('answer');
+  await expect(answer).toContainText('not [p. 99] nor [7].');
+  const cites = answer.locator('button.cite-link');
+  await expect(cites).toHaveText([`[p. ${CLAUSE_7_PAGE}]`, '[1]']);
+  // The step's own card links them too.
+  await expect(page.getByTestId('step-card-0').locator('button.cite-link')).toHaveText([
+    `[p. ${CLAUSE_7_PAGE}]`,
+    '[1]',
+  ]);
+
+  // The page's citation opens page 42's passage, read from the file on this device, and the PDF at that page.
+  await cites.first().click();
+  const dialog = page.getByTestId('passage-dialog');
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByTestId('cited-passage')).toHaveCount(1);
+  await expect(dialog).toContainText(`contract.pdf, page ${CLAUSE_7_PAGE}`);
+  await expect(dialog).toContainText(
+    `7.1 Either party may terminate this agreement by giving the other ${CLAUSE_7_ANSWER}`,
+  );
+  const href = (await dialog.getByTestId('open-pdf-page').getAttribute('href')) ?? '';
+  expect(href).toMatch(new RegExp(`^blob:.*#page=${CLAUSE_7_PAGE}$`));
+  // It opens in a tab of its own (the page's CSP keeps even its own blob: URLs out of fetch).
+  const popup = page.waitForEvent('popup');
+  await dialog.getByTestId('open-pdf-page').click();
+  const tab = await popup;
+  expect(tab.url()).toBe(href);
+  await tab.close();
+  await dialog.getByTestId('passage-dialog-close').click();
+  await expect(dialog).toBeHidden();
+  await expect(cites.first()).toBeFocused();
+
+  // [1] is the first passage of the request, wherever it is in the file.
+  await cites.nth(1).click();
+  await expect(dialog).toContainText(`contract.pdf, ${firstPlace}`);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  // Opening them sent nothing.
+  expect(servers.provider.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
 });

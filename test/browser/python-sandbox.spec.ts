@@ -13,7 +13,9 @@ test.use({ serviceWorkers: 'allow' });
 
 // Python answers scored under Pyodide in the code-runner sandbox: the page fetches Pyodide's files from this
 // build and hands the bytes in; the sandbox itself never touches the network. One page for the whole file:
-// starting Pyodide takes seconds, and reusing one interpreter across items is part of what is shown.
+// starting Pyodide takes seconds, and reusing one interpreter across items is part of what is shown. It opens
+// after a first visit to the app, as a user's would, so the app's service worker controls it (and caches
+// Pyodide): what the last test looks at, without a second context that starts Pyodide again.
 test.describe.configure({ mode: 'serial' });
 
 const HUMANEVAL = readFileSync(
@@ -31,8 +33,13 @@ interface Harness {
 let context: BrowserContext;
 let page: Page;
 let tasks: Task[];
-/** Every request of the page and its frames and workers, with the frame it came from when Playwright knows it. */
-const requests: { url: string; frame: string; failed?: string }[] = [];
+/**
+ * Every request of the page and its frames and workers, with the frame it came from when Playwright knows it;
+ * `forwarded`: the service worker's own request for what a page asked it for.
+ */
+const requests: { url: string; frame: string; forwarded: boolean; failed?: string }[] = [];
+/** What was requested before the first answer was scored: the app's first visit and the harness page's load. */
+let beforeScoring: string[];
 
 const score = (task: Task, response: string, ms = TIME_LIMIT_MS) =>
   page.evaluate(
@@ -54,15 +61,21 @@ test.beforeAll(async ({ browser }) => {
     try {
       frame = request.frame().url();
     } catch {}
-    requests.push({ url: request.url(), frame });
+    requests.push({ url: request.url(), frame, forwarded: request.serviceWorker() !== null });
   });
   context.on('requestfailed', (request) => {
     const entry = requests.findLast((r) => r.url === request.url());
     if (entry) entry.failed = request.failure()?.errorText ?? 'failed';
   });
   page = await context.newPage();
+  await page.goto('/');
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+  // The harness page, controlled by the app's service worker like any page of this origin.
   await page.goto('/test/pages/python.html');
   await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
+  beforeScoring = requests.map((r) => r.url);
   tasks = await page.evaluate(
     (text) => (globalThis as unknown as { harness: Harness }).harness.tasks(text, 'humaneval.jsonl'),
     HUMANEVAL,
@@ -226,12 +239,20 @@ test('the sandbox makes no request: Pyodide came from the page, and an answer re
   }
   const origin = new URL(baseURL ?? '').origin;
   const sandbox = `${origin}/sandbox/code-runner.html`;
-  // The page fetched Pyodide's files itself, once each, from this build.
-  const pyodide = requests.filter((r) => r.url.includes('/assets/pyodide/'));
-  expect(pyodide.map((r) => r.url.split('/').pop()).sort()).toEqual(
-    ['pyodide-lock.json', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'pyodide.mjs', 'python_stdlib.zip'].sort(),
-  );
+  // The page fetched Pyodide's files itself, once each, from this build (and the service worker it asked
+  // forwarded each once, to cache it).
+  const files = [
+    'pyodide-lock.json',
+    'pyodide.asm.mjs',
+    'pyodide.asm.wasm',
+    'pyodide.mjs',
+    'python_stdlib.zip',
+  ];
+  const pyodide = requests.filter((r) => r.url.includes('/assets/pyodide/') && !r.forwarded);
+  expect(pyodide.map((r) => r.url.split('/').pop()).sort()).toEqual(files.sort());
   expect(pyodide.every((r) => r.frame.startsWith(`${origin}/test/pages/python.html`))).toBe(true);
+  const forwarded = requests.filter((r) => r.url.includes('/assets/pyodide/') && r.forwarded);
+  expect(forwarded.map((r) => r.url.split('/').pop()).sort()).toEqual(files.sort());
   // From the sandbox frame: blob: URLs it made of the bytes it was given (Pyodide's modules), and the
   // answer's attempt, refused by the frame's policy before it left the browser (the server saw nothing).
   const fromSandbox = requests.filter((r) => r.frame === sandbox);
@@ -247,60 +268,31 @@ test('the sandbox makes no request: Pyodide came from the page, and an answer re
   ).toEqual([]);
 });
 
-test('Pyodide is not part of the first visit, and is cached for offline use once a Python item was scored', async ({
-  browser,
-}) => {
-  test.setTimeout(180_000);
-  const visit = await browser.newContext();
-  try {
-    const fetched: string[] = [];
-    visit.on('request', (request) => {
-      fetched.push(request.url());
-    });
-    const app = await visit.newPage();
-    await app.goto('/');
-    await app.evaluate(async () => {
-      await navigator.serviceWorker.ready;
-    });
-    // The harness page, controlled by the app's service worker like any page of this origin.
-    await app.goto('/test/pages/python.html');
-    await expect(app.locator('body')).toHaveAttribute('data-ready', 'true');
-    expect(await app.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
-    expect(fetched.filter((url) => url.includes('/assets/pyodide/'))).toEqual([]);
+test('Pyodide is not part of the first visit, and is cached for offline use once a Python item was scored', async () => {
+  expect(await page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+  expect(beforeScoring.filter((url) => url.includes('/assets/pyodide/'))).toEqual([]);
+  // Scored here too, so that this test also runs alone.
+  const [addPair] = tasks as [Task];
+  expect((await score(addPair, fenced(addPair.answer))).correct).toBe(true);
+  const cached = await page.evaluate(async (name) => {
+    const keys = await (await caches.open(name)).keys();
+    return keys.map((request) => new URL(request.url).pathname.split('/').pop()).sort();
+  }, PYODIDE_CACHE);
+  expect(cached).toEqual([...PYODIDE_FILES].sort());
 
-    const [task] = await app.evaluate(
-      (text) => (globalThis as unknown as { harness: Harness }).harness.tasks(text, 'humaneval.jsonl'),
-      HUMANEVAL,
-    );
-    const scored = await app.evaluate(
-      ([task, response]) =>
-        (globalThis as unknown as { harness: Harness }).harness.score(task, response, 5000),
-      [task!, fenced(task!.answer)] as const,
-    );
-    expect(scored.correct).toBe(true);
-    const cached = await app.evaluate(async (name) => {
-      const keys = await (await caches.open(name)).keys();
-      return keys.map((request) => new URL(request.url).pathname.split('/').pop()).sort();
-    }, PYODIDE_CACHE);
-    expect(cached).toEqual([...PYODIDE_FILES].sort());
-
-    // Offline, every file still comes (from the service worker's cache), whole.
-    await visit.setOffline(true);
-    // Each once by the page, and once more by the service worker that forwarded it.
-    const urls = [...new Set(fetched.filter((url) => url.includes('/assets/pyodide/')))];
-    expect(urls).toHaveLength(PYODIDE_FILES.length);
-    const offline = await app.evaluate(
-      (urls) =>
-        Promise.all(
-          urls.map(async (url) => {
-            const response = await fetch(url);
-            return { url, ok: response.ok, bytes: (await response.arrayBuffer()).byteLength };
-          }),
-        ),
-      urls,
-    );
-    for (const file of offline) expect(file.ok && file.bytes > 0, file.url).toBe(true);
-  } finally {
-    await visit.close();
-  }
+  // Offline, every file still comes (from the service worker's cache), whole.
+  await context.setOffline(true);
+  const urls = [...new Set(requests.filter((r) => r.url.includes('/assets/pyodide/')).map((r) => r.url))];
+  expect(urls).toHaveLength(PYODIDE_FILES.length);
+  const offline = await page.evaluate(
+    (urls) =>
+      Promise.all(
+        urls.map(async (url) => {
+          const response = await fetch(url);
+          return { url, ok: response.ok, bytes: (await response.arrayBuffer()).byteLength };
+        }),
+      ),
+    urls,
+  );
+  for (const file of offline) expect(file.ok && file.bytes > 0, file.url).toBe(true);
 });

@@ -25,25 +25,60 @@ async function loadCustom(page: Page, url: string): Promise<void> {
   await setup.getByTestId('load-model').click();
 }
 
-test('SwiftShader: WebGPU is offered only for small models, and every WebGPU model shows its size', async ({
-  page,
-}) => {
-  await page.goto('/#/start');
-  const recommendation = page.getByTestId('recommendation');
-  await expect(recommendation).toContainText('software renderer');
-  await expect(recommendation).toContainText('Recommended: Qwen2.5 0.5B Instruct (GGUF');
-  // It used to add "If you still want WebGPU: ... Chose Qwen3 4B (..., 4.2 GB)" on a software renderer (4.23 GB now).
-  await expect(recommendation).not.toContainText('Qwen3 4B');
-  await expect(recommendation).not.toContainText('4.23 GB');
-  const labels = await page
-    .getByTestId('conductor-setup')
-    .getByLabel('Model', { exact: true })
-    .locator('option')
-    .allTextContents();
-  const webgpu = labels.filter((label) => label.includes('(WebGPU)'));
-  expect(webgpu.length).toBeGreaterThan(0);
-  for (const label of webgpu) expect(label).toMatch(/ · q4f32_1 · \d+\.\d+ GB GPU memory \(WebGPU\)/);
-  expect(labels.join('\n')).not.toMatch(/\b(4B|3B|1\.7B|1\.5B)\b/);
+/**
+ * What this machine's software WebGPU adapter is offered, then what a WebGPU load that fails suggests: one
+ * Start screen for both (its first load and capability probe take seconds), the test that loads last.
+ */
+test.describe(() => {
+  test.describe.configure({ mode: 'serial' });
+  let page: Page;
+  test.beforeAll(async ({ browser }) => {
+    page = await (await browser.newContext()).newPage();
+    await page.goto('/#/start');
+  });
+  test.afterAll(async () => {
+    await page?.context().close();
+  });
+
+  test('SwiftShader: WebGPU is offered only for small models, and every WebGPU model shows its size', async () => {
+    const recommendation = page.getByTestId('recommendation');
+    await expect(recommendation).toContainText('software renderer');
+    await expect(recommendation).toContainText('Recommended: Qwen2.5 0.5B Instruct (GGUF');
+    // It used to add "If you still want WebGPU: ... Chose Qwen3 4B (..., 4.2 GB)" on a software renderer (4.23 GB now).
+    await expect(recommendation).not.toContainText('Qwen3 4B');
+    await expect(recommendation).not.toContainText('4.23 GB');
+    const labels = await page
+      .getByTestId('conductor-setup')
+      .getByLabel('Model', { exact: true })
+      .locator('option')
+      .allTextContents();
+    const webgpu = labels.filter((label) => label.includes('(WebGPU)'));
+    expect(webgpu.length).toBeGreaterThan(0);
+    for (const label of webgpu) expect(label).toMatch(/ · q4f32_1 · \d+\.\d+ GB GPU memory \(WebGPU\)/);
+    expect(labels.join('\n')).not.toMatch(/\b(4B|3B|1\.7B|1\.5B)\b/);
+  });
+
+  test("a failed WebGPU load shows the engine's own suggestions: the CPU engine, then try again", async () => {
+    const setup = page.getByTestId('conductor-setup');
+    const select = setup.getByLabel('Model', { exact: true });
+    const webgpu = (await select.locator('option').allTextContents()).find((l) => l.includes('(WebGPU)'));
+    await select.selectOption({ label: webgpu! });
+    // No network: the engine's code (not precached) and the model cannot be fetched: a ModelFetchError.
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    await page.context().setOffline(true);
+    await setup.getByTestId('load-model').click();
+    const error = page.getByTestId('model-error');
+    await expect(error).toBeVisible({ timeout: 45_000 });
+    await expect(error).toHaveAttribute('data-suggestion', 'cpu');
+    await expect(error.getByTestId('hint-cpu')).toContainText('Use the CPU engine instead');
+    await expect(error.getByTestId('hint-retry')).toBeVisible();
+    await expect(error.getByRole('button', { name: 'Use the CPU engine' })).toBeVisible();
+    await expect(error.getByRole('button', { name: 'Try again' })).toBeVisible();
+    // Not the old hard-coded hint, which offered a smaller model for a download failure.
+    await expect(error).not.toContainText('smaller model');
+  });
 });
 
 test('without WebGPU the reason appears once on the Start screen, not twice', async ({ baseURL }) => {
@@ -61,32 +96,6 @@ test('without WebGPU the reason appears once on the Start screen, not twice', as
   } finally {
     await browser.close();
   }
-});
-
-test("a failed WebGPU load shows the engine's own suggestions: the CPU engine, then try again", async ({
-  page,
-  context,
-}) => {
-  await page.goto('/#/start');
-  const setup = page.getByTestId('conductor-setup');
-  const select = setup.getByLabel('Model', { exact: true });
-  const webgpu = (await select.locator('option').allTextContents()).find((l) => l.includes('(WebGPU)'));
-  await select.selectOption({ label: webgpu! });
-  // No network: the engine's code (not precached) and the model cannot be fetched: a ModelFetchError.
-  await page.evaluate(async () => {
-    await navigator.serviceWorker.ready;
-  });
-  await context.setOffline(true);
-  await setup.getByTestId('load-model').click();
-  const error = page.getByTestId('model-error');
-  await expect(error).toBeVisible({ timeout: 45_000 });
-  await expect(error).toHaveAttribute('data-suggestion', 'cpu');
-  await expect(error.getByTestId('hint-cpu')).toContainText('Use the CPU engine instead');
-  await expect(error.getByTestId('hint-retry')).toBeVisible();
-  await expect(error.getByRole('button', { name: 'Use the CPU engine' })).toBeVisible();
-  await expect(error.getByRole('button', { name: 'Try again' })).toBeVisible();
-  // Not the old hard-coded hint, which offered a smaller model for a download failure.
-  await expect(error).not.toContainText('smaller model');
 });
 
 test('switching models says the loaded one is unloaded first and asks; keeping it leaves it loaded', async ({

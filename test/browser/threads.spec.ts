@@ -84,7 +84,10 @@ test('ask, follow up twice, branch by editing, switch branches, resume after a r
     'Answer the question.',
   ]);
   await expect(page.getByTestId('thread-turns')).toHaveText('3 turns');
-  await expect(page.getByTestId('step-history-0')).toContainText('Sent 2 earlier turns');
+  // Which turns went and why: nothing matches "longer", so the newest, as before.
+  await expect(page.getByTestId('step-history-0')).toHaveText(
+    /^Sent 2 earlier turns of this thread \([^)]* tokens\): turns 1 \(recent\), 2 \(newest\)\.$/,
+  );
 
   // Edit the first question: a new branch from the start; the old one is kept.
   await page.getByTestId('thread-turn').first().getByTestId('edit-question').click();

@@ -1,4 +1,6 @@
 import { expect, test } from '@playwright/test';
+import { workerFromPreset } from '../../src/pool/worker-rules.ts';
+import { presetById } from '../../src/providers/catalog.ts';
 import { startMcpServer, type TestMcpServer } from '../mcp/server.ts';
 import { PLANNER_MODEL_ID, plannerModel } from '../provider/planner-model.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
@@ -42,7 +44,11 @@ test('a server added in Settings, a grant in review, a call from the page, one l
   test.setTimeout(120_000);
   logErrors(page);
   await seedApp(page, {
-    pool: [modelWorker('w1', provider.baseURL, 'searcher', 'Searcher')],
+    pool: [
+      modelWorker('w1', provider.baseURL, 'searcher', 'Searcher'),
+      // OpenAI's search models take no function tools: review must refuse a grant moved to it.
+      { ...workerFromPreset(presetById('openai')!, 'gpt-4o-mini-search-preview', 'w2'), label: 'Finder' },
+    ],
     plan: { maxSteps: 1 },
   });
 
@@ -83,6 +89,16 @@ test('a server added in Settings, a grant in review, a call from the page, one l
   await askQuestion(page, 'Which issues mention login?', { review: true });
   const tools = page.getByTestId('edit-step-0-tools');
   await expect(tools).toContainText('tracker.search_issues');
+  // The user's edit is checked as the conductor's plan is: the grant on a worker that cannot call tools
+  // is refused by name, and the plan cannot run until the step goes back.
+  const worker = page.getByLabel('Worker', { exact: true });
+  await worker.selectOption('w2');
+  await expect(page.getByTestId('edit-step-0-issues')).toContainText(
+    'gives tools to "Finder", whose model cannot call tools',
+  );
+  await expect(page.getByTestId('run-plan')).toBeDisabled();
+  await worker.selectOption('w1');
+  await expect(page.getByTestId('edit-step-0-issues')).toHaveCount(0);
   await page.getByTestId('run-plan').click();
   await expect(page.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
   await expect(page.getByTestId('final-answer')).toContainText('#1 Login page times out');

@@ -61,6 +61,8 @@ test('a run resumed in one tab shows as running in the other, which does not off
   await expect(banner.getByTestId('resume-run')).toHaveCount(0);
   await expect(banner.getByTestId('discard-run')).toHaveCount(0);
 
+  // Seen while it streamed: the rest of the answer need not be waited out.
+  provider.hurry();
   // When the first tab's run ends, the second tab's banner is read again: nothing is left to resume.
   await expect(first.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
   await expect(second.getByTestId('unfinished-banner')).toHaveCount(0);
@@ -89,6 +91,9 @@ test('a tab that still shows a stale Resume button does not run the run another 
   // The second tab's banner was drawn before the first tab took the run; its click is refused.
   await stale.click();
   await expect(second.getByTestId('resume-problem')).toContainText('running in another tab');
+  // Once its answer is coming in, the rest of it need not be waited out.
+  await expect(first.getByTestId('step-card-0')).toContainText('slow words');
+  provider.hurry();
   await expect(first.getByTestId('run')).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
   // Once the first tab lets the run go, the second reads again: nothing left to resume, no stale warning.
   await expect(second.getByTestId('unfinished-banner')).toHaveCount(0);

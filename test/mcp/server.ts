@@ -23,6 +23,8 @@ export interface McpCall {
 
 export interface McpHttpRequest {
   method: string;
+  /** The request's path: one server may answer at several (two MCP servers on one origin). */
+  path: string;
   headers: Record<string, string>;
 }
 
@@ -31,6 +33,8 @@ export interface TestMcpServerOptions {
   cors?: 'open' | 'off';
   /** Then every request must carry `Authorization: Bearer <token>`, else 401. */
   token?: string;
+  /** A token by path instead (`/a/mcp`): a path not named takes `token`. Two servers on one origin. */
+  tokens?: Record<string, string>;
   /** Answer as JSON (default) or as an event stream (`sse`). */
   answer?: 'json' | 'sse';
   /** What `search_issues` returns (default: the issues whose title holds the query). */
@@ -109,7 +113,8 @@ export async function startMcpServer(options: TestMcpServerOptions = {}): Promis
     const arrived = performance.now();
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) headers[name] = String(value);
-    requests.push({ method: req.method ?? '', headers });
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    requests.push({ method: req.method ?? '', path, headers });
     for (const [name, value] of Object.entries(corsHeaders(req))) res.setHeader(name, value);
     if (req.method === 'OPTIONS') {
       if (cors === 'off') {
@@ -124,7 +129,8 @@ export async function startMcpServer(options: TestMcpServerOptions = {}): Promis
       res.end();
       return;
     }
-    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) {
+    const token = options.tokens?.[path] ?? options.token;
+    if (token !== undefined && req.headers.authorization !== `Bearer ${token}`) {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized' }, id: null }));
       return;

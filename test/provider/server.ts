@@ -164,6 +164,8 @@ export interface TestProvider {
   setModel(model: ScriptedModel): void;
   /** Resets every "fail the first N" counter. */
   resetFaults(): void;
+  /** The answers now being sent skip the rest of their latency; later requests keep theirs. */
+  hurry(): void;
   close(): Promise<void>;
 }
 
@@ -336,16 +338,38 @@ function cut(res: ServerResponse): void {
   socket.write('', () => socket.destroy());
 }
 
-/** Resolves after `ms`; at once (no timer turn) when `ms` is 0, so zero-latency models add no delay. */
-const sleep = (ms: number): Promise<void> =>
-  ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
-
 /**
- * Sleeps until `start + ms`: token i of a stream is due at a fixed time from its first, so a timer that
- * fires late (a loaded machine) does not push every later token back. A stream's length is then what its
- * latency says, and benchmarks that compare two runs of it are not comparing timer drift.
+ * One answer's waits, which `hurry()` ends: a test that has seen what it needs of a slow stream (it was
+ * still streaming while the page was looked at) then gets the rest at once instead of waiting it out.
  */
-const sleepUntil = (start: number, ms: number): Promise<void> => sleep(start + ms - performance.now());
+function pacer(waiting: Set<() => void>) {
+  let hurried = false;
+  /** Resolves after `ms`; at once (no timer turn) when `ms` is 0, so zero-latency models add no delay. */
+  const wait = (ms: number): Promise<void> =>
+    hurried || ms <= 0
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const wake = () => {
+            clearTimeout(timer);
+            waiting.delete(wake);
+            resolve();
+          };
+          const timer = setTimeout(wake, ms);
+          waiting.add(wake);
+        });
+  return {
+    sleep: wait,
+    /**
+     * Sleeps until `start + ms`: token i of a stream is due at a fixed time from its first, so a timer that
+     * fires late (a loaded machine) does not push every later token back. A stream's length is then what its
+     * latency says, and benchmarks that compare two runs of it are not comparing timer drift.
+     */
+    sleepUntil: (start: number, ms: number) => wait(start + ms - performance.now()),
+    hurry: () => {
+      hurried = true;
+    },
+  };
+}
 
 export async function startProvider(options: ProviderOptions = {}): Promise<TestProvider> {
   const cors: CorsMode = options.cors ?? 'strict';
@@ -357,6 +381,9 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
   /** How many times each fault key has failed so far (for `times`). */
   const faultCounts = new Map<string, number>();
   let nextId = 1;
+  /** The answers now being sent, for `hurry()`, and the wake-ups of their pending waits. */
+  const inFlight = new Set<ReturnType<typeof pacer>>();
+  const waiting = new Set<() => void>();
 
   function corsHeaders(req: IncomingMessage): Record<string, string> {
     if (cors === 'off') return {};
@@ -593,8 +620,12 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     }
 
     let closed = false;
+    const paced = pacer(waiting);
+    const { sleep, sleepUntil } = paced;
+    inFlight.add(paced);
     res.on('close', () => {
       closed = true;
+      inFlight.delete(paced);
     });
 
     const full = () => ({
@@ -877,6 +908,10 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       }
     },
     resetFaults: () => faultCounts.clear(),
+    hurry: () => {
+      for (const stream of inFlight) stream.hurry();
+      for (const wake of [...waiting]) wake();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

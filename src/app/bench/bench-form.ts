@@ -1,5 +1,11 @@
+import type { Attachment } from '../../attachments/types.ts';
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
-import { missingWorkers, type Planner, type Strategy } from '../../evaluation/strategies.ts';
+import {
+  missingWorkers,
+  type Planner,
+  READING_NEEDS_DOCUMENT,
+  type Strategy,
+} from '../../evaluation/strategies.ts';
 import type { Task } from '../../evaluation/taskset.ts';
 import type { ChatTransport } from '../../providers/transport.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
@@ -16,6 +22,8 @@ export interface BenchForm {
   name: string;
   tasks: readonly Task[];
   strategies: readonly Strategy[];
+  /** The document attached for the reading strategies, if any. */
+  document?: Attachment;
   concurrency: string;
   spendCap: string;
 }
@@ -40,6 +48,8 @@ export function benchFromForm(
     form.strategies.some((s) => s.config.kind === 'router' || s.config.kind === 'conductor')
   )
     return problem('The router and conductor strategies need the on-device conductor.');
+  if (!form.document && form.strategies.some((s) => s.config.kind === 'reading'))
+    return problem(READING_NEEDS_DOCUMENT);
   const limit = Math.round(Number(form.concurrency));
   if (!(limit >= 1 && limit <= 16)) return problem('Concurrency must be a whole number from 1 to 16.');
   const cap = form.spendCap.trim() === '' ? undefined : Number(form.spendCap);
@@ -56,6 +66,7 @@ export function benchFromForm(
       strategies: [...form.strategies],
       // The whole pool, as a conductor would see it; worker specs carry no keys (egress attaches them by origin).
       pool: [...env.pool],
+      ...(form.document ? { document: form.document } : {}),
       concurrency: limit,
       ...(cap !== undefined ? { spendCapUsd: cap } : {}),
       state: 'running',

@@ -10,6 +10,8 @@ export function benchOutcome(record: BenchRunRecord, result: BenchItemResult): O
   const task = record.tasks.find((t) => t.id === result.taskId);
   const strategy = record.strategies.find((s) => s.id === result.strategyId);
   if (!task || !strategy || result.status !== 'done') return undefined;
+  // A question about the bench's own document is no guide to how other questions should be answered.
+  if (strategy.config.kind === 'reading') return undefined;
   const workerIds = [...new Set(result.plan.steps.map((s) => s.worker))];
   const models = new Map(record.pool.map((w) => [w.id, w.model]));
   return {

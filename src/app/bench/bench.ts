@@ -7,6 +7,7 @@
 import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import { screenStore } from '../screen-store.ts';
 import { type BenchOptions, createBenchCore } from './bench-core.ts';
+import { createBenchDocument } from './bench-document.ts';
 import { createBenchLaunching } from './launching.ts';
 
 export const UNFINISHED_BENCH: readonly BenchRunRecord['state'][] = ['running', 'paused'];
@@ -18,6 +19,7 @@ export function createBench(options: BenchOptions) {
   const core = createBenchCore(options, held.store);
   const { store, storeError, runs, progress, activeId, shown, compare, problem } = core;
   const { start, resumeStored } = createBenchLaunching(core);
+  const document = createBenchDocument();
 
   /** Opens the store and lists its benches; a store that cannot open is said, and the bench runs unstored. */
   async function open(): Promise<void> {
@@ -50,6 +52,7 @@ export function createBench(options: BenchOptions) {
     core.controller?.pause();
     core.codeRunner?.dispose?.();
     core.codeRunner = undefined;
+    document.dispose();
   }
 
   /** Leaves it for good: its store is closed too when it owns it. */
@@ -67,6 +70,7 @@ export function createBench(options: BenchOptions) {
     shown,
     compare,
     problem,
+    document,
     open,
     refreshRuns: core.refreshRuns,
     start,

@@ -68,6 +68,7 @@ export function createBenchLaunching(core: BenchCore) {
       tasks: record.tasks,
       strategies: record.strategies,
       pool: record.pool,
+      ...(record.document ? { document: record.document } : {}),
       transport: env.transport,
       ...(env.planner ? { planner: env.planner } : {}),
       ...(code ? { codeRunner: code } : {}),

@@ -1,4 +1,3 @@
-import { chooseSubstitute } from '../../executor/failover.ts';
 import { singleStrategy } from '../../learning/outcome.ts';
 import { ProviderError } from '../../providers/errors.ts';
 import type { ChosenBy } from '../../records/runs-db.ts';
@@ -46,6 +45,8 @@ export async function pickDirect(
       error: `${noKey}: add one in Settings, or let another worker answer when it cannot (Direct mode).`,
     };
   }
+  // Failover's rule is loaded only when a chosen worker cannot answer (not first-load JS).
+  const { chooseSubstitute } = await import('../../executor/failover.ts');
   const substitute = await chooseSubstitute({
     failed: chosen,
     cause: new ProviderError('auth', noKey),

@@ -1,4 +1,5 @@
 import { type Plan, planLimitsFor } from '../../shared/plan/index.ts';
+import { callsTools } from '../../tools/tool-workers.ts';
 import { keepRunFiles } from '../run-files.ts';
 import { keylessWorkers } from '../services.ts';
 import { samePlan } from './plan-notes.ts';
@@ -31,9 +32,10 @@ export function createReview(core: RunCore, spend: SpendConfirmation, starts: Ru
 
   /** Gives the run on screen its plan editor; the view it is for, unless the user moved on meanwhile. */
   async function showReview(runId: string, input: ReviewInput): Promise<RunView | undefined> {
-    const [keyless, pastLengths] = await Promise.all([
+    const [keyless, pastLengths, offered] = await Promise.all([
       keylessWorkers(input.pool, services).catch(() => undefined),
       input.lengths ?? core.answerLengths(),
+      services.tools?.offered().catch(() => undefined),
     ]);
     const view = currentRun.value;
     if (view?.id !== runId) return undefined;
@@ -44,6 +46,15 @@ export function createReview(core: RunCore, spend: SpendConfirmation, starts: Ru
       planOnly: input.planOnly,
       answerLengths: pastLengths,
       ...(keyless ? { keyless } : {}),
+      // The user's edits are checked against the tools as offered now, as the conductor's plan was.
+      ...(offered
+        ? {
+            tools: {
+              names: offered.map((tool) => tool.name),
+              toolWorkers: input.pool.filter(callsTools).map((w) => w.id),
+            },
+          }
+        : {}),
     };
     return view;
   }

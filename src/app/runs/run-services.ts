@@ -5,7 +5,7 @@ import type { TurnHistory } from '../../executor/turn-history.ts';
 import type { MemoryExample } from '../../learning/memory.ts';
 import type { RunHistoryStore } from '../../records/run-store.ts';
 import type { ThreadLink } from '../../records/runs-db.ts';
-import type { Plan, PlanLimits, PlanMode } from '../../shared/plan/index.ts';
+import type { Plan, PlanLimits, PlanMode, PlanTools } from '../../shared/plan/index.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import type { PlanPrefs } from '../prefs.ts';
 import type { SendingServices } from '../services.ts';
@@ -66,6 +66,8 @@ export interface PendingReview {
   planOnly?: boolean;
   /** Each model's past answer lengths, for the price of the plan as the user edits it. */
   answerLengths?: ReadonlyMap<string, AnswerLength>;
+  /** The tools offered now and the workers that call tools: the review refuses a grant as planning does. */
+  tools?: PlanTools;
 }
 
 /** A plan to review: the pool and mode it was written for, and whether it came from Plan only. */

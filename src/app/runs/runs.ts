@@ -3,8 +3,10 @@
  * file of this folder; `createRuns` builds them over one shared core (run-core.ts) and returns them as the
  * page uses them.
  */
+import type { AttachmentRef } from '../../records/runs-db.ts';
 import type { Step } from '../../shared/plan/index.ts';
 import { createHistoryActions } from '../history.ts';
+import { fileOfRun } from '../run-files.ts';
 import { createAsking } from './asking.ts';
 import { createRunDrawing } from './draw-timing.ts';
 import { createFilesConfirm } from './files-confirm.ts';
@@ -58,6 +60,9 @@ export function createRuns(services: RunServices) {
   return {
     /** The files a run started here was asked with. */
     filesOf: core.runFiles.get,
+    /** One file of run `runId` (whose files are `refs`), by content hash, from this page or the run store. */
+    fileOf: (runId: string, refs: readonly AttachmentRef[] | undefined, id: string) =>
+      fileOfRun(core.runFiles.get(runId), refs, services.runStore, id),
     currentRun: core.currentRun,
     drawnRun: drawing.drawnRun,
     streams: drawing.streams,

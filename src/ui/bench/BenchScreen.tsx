@@ -15,6 +15,7 @@ import { labelsOf } from '../../shared/worker-ids.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { Field } from '../Field.tsx';
 import { ComparePlanners, type ComparePlannersProps } from './ComparePlanners.tsx';
+import { DocumentPicker } from './DocumentPicker.tsx';
 import { ResultsPanel } from './ResultsPanel.tsx';
 import { StrategyPicker } from './StrategyPicker.tsx';
 import { type TaskSetChoice, TaskSetPicker } from './TaskSetPicker.tsx';
@@ -68,6 +69,7 @@ export function BenchScreen({ pool, transport, planner, bench, comparison, condu
   const shown = bench.shown.value;
   const compare = bench.compare.value;
   const problem = bench.problem.value;
+  const benchDocument = bench.document.document.value;
 
   const remove = (run: BenchRunRecord) => {
     if (run.id === activeId) return;
@@ -111,6 +113,7 @@ export function BenchScreen({ pool, transport, planner, bench, comparison, condu
         <h2>New bench</h2>
         <div class="bench-setup">
           <TaskSetPicker value={taskSet} onChange={setTaskSet} disabled={running} />
+          <DocumentPicker picker={bench.document} disabled={running} />
           <StrategyPicker
             pool={pool}
             hasPlanner={planner !== undefined}
@@ -160,7 +163,10 @@ export function BenchScreen({ pool, transport, planner, bench, comparison, condu
             type="button"
             class="primary"
             onClick={() =>
-              void bench.start({ name, tasks: taskSet.tasks, strategies, concurrency, spendCap }, env)
+              void bench.start(
+                { name, tasks: taskSet.tasks, strategies, document: benchDocument, concurrency, spendCap },
+                env,
+              )
             }
             disabled={running}
           >

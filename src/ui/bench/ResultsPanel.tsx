@@ -5,11 +5,13 @@ import type { BenchRunRecord } from '../../evaluation/bench-store.ts';
 import type { Interval, PairedComparison } from '../../evaluation/stats.ts';
 import { strategyLabel } from '../../evaluation/strategies.ts';
 import {
+  compareReadingPairs,
   compareWithBestSingle,
   notScoredCauses,
   type StrategySummary,
   summarize,
 } from '../../evaluation/summary.ts';
+import { formatBytes } from '../../shared/format-bytes.ts';
 import { formatCost } from '../../shared/format-cost.ts';
 import { labelsOf } from '../../shared/worker-ids.ts';
 import { AccuracyCostChart, TokensByWorkerChart } from './charts.tsx';
@@ -58,6 +60,8 @@ export function ResultsPanel({
   const labels = new Map(run.strategies.map((s) => [s.id, strategyLabel(s.config, workerLabelOf)]));
   const labelOf = (id: string) => labels.get(id) ?? id;
   const versus = compareWithBestSingle(results, run.strategies);
+  const reading = compareReadingPairs(results, run.strategies);
+  const documentSent = summaries.some((s) => s.documentBytesPerItem !== undefined);
   const captionId = `${testid}-caption`;
   /** What the cause table and the item list both read: one classification, one set of names. */
   const items = { results, tasks: run.tasks, strategyOrder: order, labelOf, workerLabelOf };
@@ -87,7 +91,9 @@ export function ResultsPanel({
                   <th scope="col">Accuracy</th>
                   <th scope="col">95% interval</th>
                   {versus && <th scope="col">Against {labelOf(versus.bestId)}, same items</th>}
+                  {reading.size > 0 && <th scope="col">Passages against whole, same items</th>}
                   <th scope="col">Tokens per task</th>
+                  {documentSent && <th scope="col">Document sent per task</th>}
                   <th scope="col">Cost</th>
                   <th scope="col">Latency median</th>
                   <th scope="col">Latency p90</th>
@@ -110,7 +116,17 @@ export function ResultsPanel({
                             : '—'}
                       </td>
                     )}
+                    {reading.size > 0 && (
+                      <td data-col="vs-whole">
+                        {reading.get(s.strategyId) ? comparisonText(reading.get(s.strategyId)!) : '—'}
+                      </td>
+                    )}
                     <td data-col="tokens">{tokens(s.tokensPerItem)}</td>
+                    {documentSent && (
+                      <td data-col="document-sent">
+                        {s.documentBytesPerItem !== undefined ? formatBytes(s.documentBytesPerItem) : '—'}
+                      </td>
+                    )}
                     <td data-col="cost">{formatCost(s.cost)}</td>
                     <td data-col="latency-median">{formatDuration(s.latencyMedianMs)}</td>
                     <td data-col="latency-p90">{formatDuration(s.latencyP90Ms)}</td>

@@ -20,6 +20,7 @@ const KINDS: { kind: Kind; label: string; needsPlanner?: boolean }[] = [
   { kind: 'pipeline', label: 'Planner → executor → verifier' },
   { kind: 'self-consistency', label: 'Self-consistency (majority of k samples)' },
   { kind: 'run-fix', label: 'Write → run → fix (the code runner runs the code, the worker fixes it)' },
+  { kind: 'reading', label: 'Reading: the document whole vs as passages (a pair)' },
 ];
 
 /** A stable id from the configuration, so the same strategy cannot be added twice. */
@@ -38,7 +39,18 @@ export function strategyId(config: StrategyConfig): string {
       return `sc:${config.worker}:${config.samples}`;
     case 'run-fix':
       return `run-fix:${config.writer}>${config.fixer}`;
+    case 'reading':
+      return `reading:${config.as}:${config.worker}`;
   }
+}
+
+/** What one "Add strategy" adds: the strategy, or for reading the pair, whole then passages. */
+function configsToAdd(config: StrategyConfig): StrategyConfig[] {
+  if (config.kind !== 'reading') return [config];
+  return [
+    { ...config, as: 'whole' },
+    { ...config, as: 'passages' },
+  ];
 }
 
 interface Draft {
@@ -128,6 +140,9 @@ export function configFromDraft(
     case 'run-fix':
       config = { kind: 'run-fix', writer: draft.worker, fixer: draft.worker };
       break;
+    case 'reading':
+      config = { kind: 'reading', worker: draft.worker, as: 'whole' };
+      break;
   }
   const missing = missingWorkers(config, pool);
   if (missing.length) return `Not in the pool: ${missing.map((id) => id || '(none chosen)').join(', ')}.`;
@@ -191,12 +206,14 @@ export function StrategyPicker({
       setProblem(config);
       return;
     }
-    const id = strategyId(config);
-    if (value.some((s) => s.id === id)) {
+    const added = configsToAdd(config)
+      .map((c) => ({ id: strategyId(c), label: strategyLabel(c, namerFor(labelsOf(pool))), config: c }))
+      .filter((s) => !value.some((v) => v.id === s.id));
+    if (added.length === 0) {
       setProblem('This strategy is already in the list.');
       return;
     }
-    onChange([...value, { id, label: strategyLabel(config, namerFor(labelsOf(pool))), config }]);
+    onChange([...value, ...added]);
   };
 
   return (
@@ -253,7 +270,10 @@ export function StrategyPicker({
             </span>
           )}
         </div>
-        {(draft.kind === 'single' || draft.kind === 'self-consistency' || draft.kind === 'run-fix') && (
+        {(draft.kind === 'single' ||
+          draft.kind === 'self-consistency' ||
+          draft.kind === 'run-fix' ||
+          draft.kind === 'reading') && (
           <WorkerSelect
             id="bench-worker"
             label="Worker"
@@ -261,6 +281,12 @@ export function StrategyPicker({
             pool={pool}
             onChange={(worker) => set({ worker })}
           />
+        )}
+        {draft.kind === 'reading' && (
+          <p class="field-hint" data-testid="reading-hint">
+            Adds two strategies: the worker answers each question with the bench's document whole, and with
+            only the passages this device finds for the question. Attach the document beside the task set.
+          </p>
         )}
         {draft.kind === 'self-consistency' && (
           <div class="field">

@@ -1,6 +1,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { scriptedConductor } from './scripted-conductor.ts';
+import { until } from './signal-until.ts';
 import { keyedServices, keyedTestProvider, testAppState } from './test-app-state.ts';
 
 // Ask with review off on a locked vault: the plan runs as it streams, so the passphrase is asked for when
@@ -21,10 +22,12 @@ describe('ask() without review on a locked vault', () => {
     const pool = [keyed.worker('w1', 'Shouter', 'upper')];
     const chats = () => keyed.provider.requests.filter((r) => r.path === '/v1/chat/completions');
     const question = { question: 'Greet me.', mode: 'conductor' as const, review: false };
+    const asked = () => until(app.unlock.unlockRequest, (request) => request !== undefined);
 
     const declined = app.runs.ask(question, pool);
-    await expect.poll(() => app.unlock.unlockRequest.value?.purpose).toBe('to run your question');
-    app.unlock.unlockRequest.value!.settle(false);
+    const request = await asked();
+    expect(request?.purpose).toBe('to run your question');
+    request?.settle(false);
     await declined;
     await app.runs.whenIdle();
     const failed = app.runs.currentRun.value!;
@@ -37,7 +40,7 @@ describe('ask() without review on a locked vault', () => {
     expect(vault.state()).toBe('locked');
 
     const unlocked = app.runs.ask(question, pool);
-    await expect.poll(() => app.unlock.unlockRequest.value?.purpose).toBe('to run your question');
+    expect((await asked())?.purpose).toBe('to run your question');
     await vault.unlock(PASS);
     await unlocked;
     await app.runs.whenIdle();

@@ -6,7 +6,7 @@ import type { ConductorBridge } from '../../../src/conductor/bridge.ts';
 import { BenchStore } from '../../../src/evaluation/bench-store.ts';
 import { PlannerCompareStore } from '../../../src/evaluation/compare-planners-store.ts';
 import { mulberry32 } from '../../../src/evaluation/random.ts';
-import { codeRunnerWorker } from '../../../src/executor/run-step.ts';
+import { codeRunnerWorker } from '../../../src/executor/code-runner-worker.ts';
 import type { Outcome, OutcomeChange, OutcomeStore } from '../../../src/learning/outcome.ts';
 import { openThreadStore } from '../../../src/records/thread-store.ts';
 import { keyedServices, keyedTestProvider } from './test-app-state.ts';

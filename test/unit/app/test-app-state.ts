@@ -12,6 +12,7 @@ import { openOutcomeStore } from '../../../src/records/outcome-store.ts';
 import { openRunStore, type RunHistoryStore } from '../../../src/records/run-store.ts';
 import { openThreadStore, type ThreadStore } from '../../../src/records/thread-store.ts';
 import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
+import type { ToolStore } from '../../../src/tools/store.ts';
 import { openVault, type Vault } from '../../../src/vault/vault.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
@@ -32,7 +33,10 @@ export function testAppState(parts: {
   threadStore?: ThreadStore;
   /** How the conductor's thread is reached; absent: at once, as `conductor`. */
   openBridge?: () => Promise<ConductorBridge>;
+  /** The MCP servers (Settings → Tools); absent: no tools. */
+  toolStore?: ToolStore;
 }) {
+  const { toolStore } = parts;
   let outcomes: Promise<OutcomeStore> | undefined;
   return createAppState({
     runStore: async () => parts.runStore,
@@ -51,6 +55,7 @@ export function testAppState(parts: {
     plannerCompareStore: () => PlannerCompareStore.open(`test-planner-compare-${crypto.randomUUID()}`),
     // A run calls only plan, replan and chat; nothing here loads a model.
     openBridge: parts.openBridge ?? (async () => parts.conductor as unknown as ConductorBridge),
+    ...(toolStore ? { toolStore: async () => toolStore } : {}),
   });
 }
 

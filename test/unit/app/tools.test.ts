@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTools } from '../../../src/app/tools.ts';
-import { MCP_PROVIDER_ID } from '../../../src/providers/mcp-preset.ts';
+import { MCP_PROVIDER_ID, mcpProviderId } from '../../../src/providers/mcp-preset.ts';
 import { openToolStore } from '../../../src/tools/store.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startMcpServer, type TestMcpServer } from '../../mcp/server.ts';
@@ -43,7 +43,7 @@ describe('Settings → Tools', () => {
       },
     ]);
     expect((await vault.listKeys()).map((k) => [k.providerId, k.origin])).toEqual([
-      [MCP_PROVIDER_ID, new URL(mcp.url).origin],
+      [mcpProviderId(mcp.url), new URL(mcp.url).origin],
     ]);
 
     await state.setOffered('tracker', 'delete_issue', true);
@@ -55,6 +55,47 @@ describe('Settings → Tools', () => {
     await state.removeServer('tracker');
     expect(state.servers.value).toEqual([]);
     expect(await vault.listKeys()).toEqual([]);
+  });
+
+  it('binds a token to its server’s URL: a second server on the same origin is not sent it', async () => {
+    const A_TOKEN = 'mcp-a-token-0123456789';
+    const shared = await startMcpServer({ tokens: { '/a/mcp': A_TOKEN } });
+    try {
+      const { state, vault } = await tools('tools-app-6');
+      const a = new URL('/a/mcp', shared.url).href;
+      const b = new URL('/b/mcp', shared.url).href;
+      expect(await state.addServer({ id: 'a', url: a, token: A_TOKEN })).toBe(true);
+      expect(await state.addServer({ id: 'b', url: b })).toBe(true);
+      expect(state.error.value).toBeUndefined();
+      const auth = (path: string) =>
+        shared.requests
+          .filter((r) => r.path === path && r.method === 'POST')
+          .map((r) => r.headers.authorization);
+      expect(auth('/a/mcp').length).toBeGreaterThan(0);
+      expect(new Set(auth('/a/mcp'))).toEqual(new Set([`Bearer ${A_TOKEN}`]));
+      expect(auth('/b/mcp').length).toBeGreaterThan(0);
+      expect(new Set(auth('/b/mcp'))).toEqual(new Set([undefined]));
+      // Removing b leaves a's token; removing a removes it.
+      await state.removeServer('b');
+      expect(await vault.listKeys()).toHaveLength(1);
+      await state.removeServer('a');
+      expect(await vault.listKeys()).toEqual([]);
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it('binds a token an earlier version saved for the whole origin to its server once the servers are read', async () => {
+    const { state, vault } = await tools('tools-app-7');
+    expect(await state.addServer({ id: 'tracker', url: mcp.url, token: TOKEN })).toBe(true);
+    // As the version before URL-bound tokens saved it:
+    for (const key of await vault.listKeys()) await vault.deleteKey(key.id);
+    await vault.saveKey({ providerId: MCP_PROVIDER_ID, origin: mcp.url, key: TOKEN });
+    await state.load();
+    expect((await vault.listKeys()).map((k) => [k.providerId, k.origin])).toEqual([
+      [mcpProviderId(mcp.url), new URL(mcp.url).origin],
+    ]);
+    expect(await state.refresh('tracker')).toBe(true);
   });
 
   it('names what is wrong: a bad name, a server that refuses without its token', async () => {

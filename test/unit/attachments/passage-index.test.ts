@@ -29,6 +29,21 @@ describe('choosePassages', () => {
     );
   });
 
+  it('finds a place a one-digit number names: "schedule 3" is not any schedule', async () => {
+    // Pages alike but for their schedule's number: only the digit tells them apart.
+    const pages = Array.from(
+      { length: 9 },
+      (_, i) => `Schedule ${i + 1}. The goods of schedule ${i + 1} go to the warehouse.`,
+    );
+    const pdf = await pdfAttachment('schedules.pdf', pages);
+    const passages = splitPassages(pdf);
+    const search = await buildPassageIndex(passages);
+    for (const n of [3, 7]) {
+      const choice = choosePassages(search, passages, `Where do the goods of schedule ${n} go?`, { max: 1 });
+      expect(choice.passages.map((p) => p.page)).toEqual([n]);
+    }
+  });
+
   it('sends the first passages anyway when nothing matches, and says the match was weak', async () => {
     const { passages, search } = await contract();
     const choice = choosePassages(search, passages, 'zebra xylophone');

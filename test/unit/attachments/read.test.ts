@@ -10,7 +10,14 @@ import { ATTACHMENT_LIMITS, AttachmentError } from '../../../src/attachments/lim
 import { pdfReaderOver } from '../../../src/attachments/pdf-reader.ts';
 import { type ReadProgress, readAttachment, readAttachments } from '../../../src/attachments/read.ts';
 import { extractPdfText } from '../../../src/shared/pdf-text.ts';
-import { emptyPagesPdf, expandingPdf, manyPagesPdf, scannedPdf, textPdf } from '../../fixtures/pdf-writer.ts';
+import {
+  DENSE_LINE,
+  emptyPagesPdf,
+  expandingPdf,
+  manyPagesPdf,
+  scannedPdf,
+  textPdf,
+} from '../../fixtures/pdf-writer.ts';
 
 /** The page's reader over pdf.js in-process (the page's runs pdf.js in its own thread). */
 const pdf = pdfReaderOver((name, data, options) => extractPdfText(pdfjs, name, data, options));
@@ -94,8 +101,9 @@ describe('readAttachment', () => {
   });
 
   it("limits what a PDF expands to, as a text file's bytes are: its text to 2 MB, its pages to 2,000", async () => {
-    // A few kilobytes that draw 50,000 lines of ~50 bytes: 2.5 MB of text.
-    const bomb = expandingPdf(100, 50);
+    // A few kilobytes that draw 4,000 lines of 660 bytes: 2.6 MB of text, in few glyphs (pdf.js's time
+    // goes by the glyph: ASCII lines took five times as long, past a minute on a loaded machine).
+    const bomb = expandingPdf(20, 20, DENSE_LINE);
     expect(bomb.length).toBeLessThan(ATTACHMENT_LIMITS.pdfFileBytes / 1000);
     const large = await refusal(readAttachment(file('bomb.pdf', bomb), { pdf }));
     expect(large.code).toBe('pdf-text-too-large');

@@ -1,17 +1,19 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { attachmentText, base64Of } from '../../../src/attachments/parts.ts';
+import { findCitations, sentPassages } from '../../../src/attachments/passage-cites.ts';
+import { splitPassages } from '../../../src/attachments/passages.ts';
 import type { ImageAttachment } from '../../../src/attachments/types.ts';
 import { chatTransports } from '../../../src/egress/chat-transports.ts';
 import { createEgress } from '../../../src/egress/egress.ts';
 import { openLedger } from '../../../src/egress/ledger.ts';
 import { startRun } from '../../../src/executor/executor.ts';
 import { inFlightSpend } from '../../../src/executor/spend.ts';
-import { filesOfStep, promptTokensOf, withStepFiles } from '../../../src/executor/step-files.ts';
+import { filesOfStep, promptTokensOf, sentFilesOf, withStepFiles } from '../../../src/executor/step-files.ts';
 import { attachmentBytes } from '../../../src/shared/chat.ts';
 import { estimateTokens, loadTokenizer } from '../../../src/shared/token-estimate.ts';
 import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
-import { csvAttachment, pngAttachment } from '../../fixtures/attachments.ts';
+import { csvAttachment, pdfAttachment, pngAttachment } from '../../fixtures/attachments.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { IMAGE_MODELS, startProvider, type TestProvider } from '../../provider/server.ts';
 
@@ -143,6 +145,40 @@ describe("a step's files go to that step alone", () => {
     );
     expect(result.steps[0]?.takeovers).toBeUndefined();
     expect(chatRequests().map((r) => r.model)).not.toContain('text-only');
+  });
+});
+
+describe('passages an answer can cite', () => {
+  it('labels a step’s passages [1], [2], … on from file to file, as its record gives them again, and says how to cite them', async () => {
+    const pdf = await pdfAttachment('contract.pdf', ['First page.', 'Second page.', 'Third page.']);
+    const notes = await csvAttachment('notes.csv', 'a,b\n1,2\n3,4');
+    const whole = await csvAttachment('whole.csv', 'c\n5');
+    const [p1, , p3] = splitPassages(pdf);
+    const files = [
+      { attachment: pdf, passages: { passages: [p1!, p3!], total: 3 } },
+      { attachment: whole },
+      { attachment: notes, passages: { passages: splitPassages(notes), total: 1 } },
+    ];
+    const [message] = withStepFiles([{ role: 'user', content: 'Answer.' }], files);
+    const text = ((message?.content ?? []) as { type: string; text?: string }[])
+      .map((p) => p.text ?? '')
+      .join('');
+    expect(text).toContain('<passage cite="[1]" place="page 1">\nFirst page.');
+    expect(text).toContain('<passage cite="[2]" place="page 3">\nThird page.');
+    expect(text).toContain('<passage cite="[3]" place="rows 1-2">');
+    expect(text).toContain('Cite a passage you use by its label, as [1], or by page, as [p. 1].');
+    expect(text).toContain('Cite a passage you use by its label, as [3].');
+    // The step's record (what the run view resolves an answer's citations against) gives the same labels.
+    const sent = sentPassages([{ index: 0, sent: sentFilesOf(files) }]);
+    expect(sent.map((p) => [p.label, p.place])).toEqual([
+      [1, 'page 1'],
+      [2, 'page 3'],
+      [3, 'rows 1-2'],
+    ]);
+    for (const p of sent) expect(text).toContain(`<passage cite="[${p.label}]" place="${p.place}">`);
+    // Each label in the message reads back as the citation of that label.
+    const labels = [...text.matchAll(/cite="(\[\d+\])"/g)].map((m) => findCitations(m[1]!)[0]?.refs);
+    expect(labels).toEqual([[{ label: 1 }], [{ label: 2 }], [{ label: 3 }]]);
   });
 });
 

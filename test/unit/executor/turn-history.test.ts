@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitHistory, historyCutText } from '../../../src/executor/turn-history.ts';
+import { fitHistory, historyCutText, sentTurnsText } from '../../../src/executor/turn-history.ts';
 import type { PastTurn } from '../../../src/records/thread-store.ts';
 
 // One token per character: the arithmetic of the budget is then plain to read.
@@ -24,7 +24,18 @@ describe('fitHistory', () => {
       ['user', 'q3'],
       ['assistant', 'cc'],
     ]);
-    expect(fitted.history).toEqual({ kept: 3, cut: 0, budgetTokens: 10_000, tokens: 3 * TURN });
+    expect(fitted.history).toEqual({
+      kept: 3,
+      cut: 0,
+      budgetTokens: 10_000,
+      tokens: 3 * TURN,
+      turns: [
+        { turn: 0, why: 'recent' },
+        { turn: 1, why: 'recent' },
+        { turn: 2, why: 'newest' },
+      ],
+    });
+    expect(sentTurnsText(fitted.history)).toBe('turns 1, 2 (recent), 3 (newest)');
     expect(historyCutText(fitted.history)).toBeUndefined();
   });
 

@@ -119,8 +119,12 @@ describe('the thread store', () => {
       expect(page?.turns.map((t) => Boolean(t.summary))).toEqual([true, false, true]);
       expect(page?.turns[1]?.problem).toMatch(/totals/);
       expect(page?.turns[2]?.summary?.answer).toBe('answer t2');
-      // The conversation a follow-up sees skips what cannot be read, and keeps the rest in order.
-      expect((await threads.pastTurns('t2')).map((t) => t.question)).toEqual(['question t0', 'question t2']);
+      // The conversation a follow-up sees skips what cannot be read, and keeps the rest in order, each by
+      // its own number (the step card names turns by it).
+      expect((await threads.pastTurns('t2')).map((t) => [t.question, t.turn])).toEqual([
+        ['question t0', 0],
+        ['question t2', 2],
+      ]);
     });
   });
 

@@ -216,6 +216,21 @@ describe('chat completions, SSE', () => {
     expect(read.data.at(-1)).toBe('[DONE]');
   });
 
+  it('hurry() sends the rest of a stream at once', async () => {
+    // A minute a token: without hurry() this stream would outlast the test's timeout.
+    p.setModel({
+      id: 'glacial',
+      behaviour: { kind: 'echo' },
+      latency: { firstTokenMs: 0, perTokenMs: 60_000 },
+    });
+    // The headers come with the first token, when the stream is already waiting for its second.
+    const res = await post({ model: 'glacial', messages: [user('one two three')], stream: true });
+    p.hurry();
+    const read = await readSse(res);
+    expect(streamedText(chunks(read))).toBe('one two three');
+    expect(read.data.at(-1)).toBe('[DONE]');
+  });
+
   it('stops streaming when the client aborts', async () => {
     const controller = new AbortController();
     const res = await fetch(`${p.baseURL}/chat/completions`, {

@@ -1,7 +1,8 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MCP_PROVIDER_ID } from '../../../src/providers/mcp-preset.ts';
+import { mcpProviderId } from '../../../src/providers/mcp-preset.ts';
 import { connectMcp } from '../../../src/tools/connection.ts';
+import { tokenBinding } from '../../../src/tools/tokens.ts';
 import { startMcpServer, type TestMcpServer } from '../../mcp/server.ts';
 import { toolEgress, trackerServer } from './tool-fixture.ts';
 
@@ -42,7 +43,7 @@ describe('an MCP server through egress', () => {
 
   it('sends the saved token to its own server only, and names the tool of a call in the ledger', async () => {
     const { egress, ledger, vault } = await toolEgress();
-    await vault.saveKey({ providerId: MCP_PROVIDER_ID, origin: guarded.url, key: TOKEN });
+    await vault.saveKey({ providerId: mcpProviderId(guarded.url), origin: guarded.url, key: TOKEN });
     const connection = await connectMcp(egress, trackerServer(guarded), { runId: 'r1', stepIndex: 2 });
     const result = await connection.callTool('search_issues', { query: 'login' });
     expect(result.content[0]).toMatchObject({
@@ -71,6 +72,30 @@ describe('an MCP server through egress', () => {
     expect(open.requests.some((r) => r.headers.authorization !== undefined)).toBe(false);
     await connection.close();
     await other.close();
+  });
+
+  it('takes another server’s token out of an answer, a server on the same origin too', async () => {
+    const A_TOKEN = 'mcp-a-token-ABCDEFGHIJKLMN';
+    const B_TOKEN = 'mcp-b-token-OPQRSTUVWXYZAB';
+    const shared = await startMcpServer({
+      tokens: { '/a/mcp': A_TOKEN, '/b/mcp': B_TOKEN },
+      searchResult: () => `leaked: ${A_TOKEN}`,
+    });
+    try {
+      const { egress, vault } = await toolEgress();
+      const a = new URL('/a/mcp', shared.url).href;
+      const b = new URL('/b/mcp', shared.url).href;
+      await vault.saveKey({ ...tokenBinding(a), key: A_TOKEN });
+      await vault.saveKey({ ...tokenBinding(b), key: B_TOKEN });
+      const connection = await connectMcp(egress, { ...trackerServer(shared), id: 'b', url: b });
+      const result = await connection.callTool('search_issues', { query: 'login' });
+      expect(shared.calls).toHaveLength(1);
+      expect(JSON.stringify(result)).toContain('leaked: ');
+      expect(JSON.stringify(result)).not.toContain(A_TOKEN);
+      await connection.close();
+    } finally {
+      await shared.close();
+    }
   });
 
   it('without its token a guarded server refuses, and the failure says so', async () => {
