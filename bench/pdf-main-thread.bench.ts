@@ -12,7 +12,7 @@ const PAGES = 100;
 /** Reads after the first (which also loads pdf.js and starts its worker). */
 const WARM_READS = 3;
 
-interface TraceEvent {
+export interface TraceEvent {
   name: string;
   ph: string;
   pid: number;
@@ -27,15 +27,18 @@ interface TraceEvent {
 
 /**
  * The longest task the page's main thread ran while traced: the longest `RunTask` on the renderer's
- * `CrRendererMain` thread of the process that holds the harness page (Chromium's own task timings, as
+ * `CrRendererMain` thread of the process that holds the harness page at `path` (Chromium's own task timings, as
  * DevTools' Performance panel shows them), in ms: its thread time (what the task itself cost the main
  * thread) and its wall time (that, plus any wait for a core while it ran).
  */
-function longestMainThreadTask(events: readonly TraceEvent[]): { cpu: number; wall: number; tasks: number } {
+export function longestMainThreadTask(
+  events: readonly TraceEvent[],
+  path = '/test/pages/attachments.html',
+): { cpu: number; wall: number; tasks: number; pid: number; tid: number } {
   const frames = events.flatMap((e) =>
     e.name === 'TracingStartedInBrowser' ? (e.args?.data?.frames ?? []) : [],
   );
-  const pid = frames.find((f) => f.url?.includes('/test/pages/attachments.html'))?.processId;
+  const pid = frames.find((f) => f.url?.includes(path))?.processId;
   const main = events.find(
     (e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && e.pid === pid,
   );
@@ -44,7 +47,7 @@ function longestMainThreadTask(events: readonly TraceEvent[]): { cpu: number; wa
     (e) => e.ph === 'X' && e.name === 'RunTask' && e.pid === main.pid && e.tid === main.tid,
   );
   const longest = (field: 'dur' | 'tdur') => Math.max(0, ...tasks.map((e) => (e[field] ?? 0) / 1000));
-  return { cpu: longest('tdur'), wall: longest('dur'), tasks: tasks.length };
+  return { cpu: longest('tdur'), wall: longest('dur'), tasks: tasks.length, pid: main.pid, tid: main.tid };
 }
 
 interface Read {

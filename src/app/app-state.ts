@@ -70,7 +70,16 @@ export function createAppState(services: AppServices) {
   );
   // A follow-up's files are its own: what is attached under an answer is not attached on Ask.
   const followUpAttachments = createAttachments(passages);
-  const backups = createBackups(services);
+  // A restore's records are read again at once (its settings apply on a reload: backups.ts says why).
+  const backups = createBackups(services, async (kinds) => {
+    if (kinds.includes('worker')) await pool.loadPool();
+    if (kinds.includes('tool')) await tools.load();
+    if (kinds.includes('outcome')) await outcomes.reread();
+    if (kinds.includes('run') || kinds.includes('thread')) {
+      await threads.loadList();
+      await history.reloadIfShown();
+    }
+  });
   // History's list, once opened, is read again whenever a run ends or one is imported or deleted.
   const runs = createRuns({
     ...services,

@@ -35,7 +35,10 @@ const backupModules = once(() =>
   ]),
 );
 
-export function createBackups(services: Pick<PageServices, 'vault' | 'egress'>) {
+/** What the rest of the app reads again after a restore wrote records of these kinds. */
+export type Restored = (kinds: readonly string[]) => Promise<void>;
+
+export function createBackups(services: Pick<PageServices, 'vault' | 'egress'>, restored?: Restored) {
   const state = once(() => import('../backup/sync-state.ts').then((m) => m.openSyncState()));
   const config = signal<BackupConfig | undefined>(undefined);
   const status = signal<BackupStatus>({});
@@ -43,6 +46,13 @@ export function createBackups(services: Pick<PageServices, 'vault' | 'egress'>) 
   const problem = signal<BackupProblemView | undefined>(undefined);
   /** The last action's outcome in words (a restore's notes follow in `status.notes`). */
   const said = signal<string | undefined>(undefined);
+  /**
+   * A restore wrote settings: they apply on a reload. The app reads each setting once, into the state
+   * built from it (the conductor's model choice into the model loaded, the theme into the page), so
+   * changing them under a running page would apply some and not others; the records (runs, threads,
+   * the pool, tool servers, marks) are read again at once.
+   */
+  const reloadToApply = signal(false);
   let timer: ReturnType<typeof setInterval> | undefined;
 
   async function load(): Promise<void> {
@@ -213,7 +223,9 @@ export function createBackups(services: Pick<PageServices, 'vault' | 'egress'>) 
         },
       });
       status.value = await s.status();
-      said.value = `Restored ${result.restored} records${result.deleted ? `, deleted ${result.deleted} deleted on another device` : ''}${result.problems.length ? `; ${result.problems.length} could not be restored` : ''}. Reload the page to see them.`;
+      await restored?.(result.kinds);
+      said.value = `Restored ${result.restored} records${result.deleted ? `, deleted ${result.deleted} deleted on another device` : ''}${result.problems.length ? `; ${result.problems.length} could not be restored` : ''}.`;
+      if (result.kinds.includes('settings')) reloadToApply.value = true;
       return true;
     } catch (error) {
       problem.value = shown(error);
@@ -254,6 +266,7 @@ export function createBackups(services: Pick<PageServices, 'vault' | 'egress'>) 
     progress,
     problem,
     said,
+    reloadToApply,
     load,
     saveS3: guarded(saveS3),
     saveWebDav: guarded(saveWebDav),

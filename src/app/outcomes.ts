@@ -79,6 +79,17 @@ export function createOutcomes(services: OutcomeServices) {
     return loading;
   }
 
+  /** Reads the outcomes again, once loaded: a restore wrote them beside the store, which told nobody. */
+  async function reread(): Promise<void> {
+    if (!loading) return;
+    await loading;
+    const all = await (await services.outcomeStore()).list();
+    byRun.clear();
+    for (const o of all) byRun.set(o.runId, o);
+    memory = undefined;
+    version.value++;
+  }
+
   /** The mark of `runId` (undefined: none, or not loaded yet). Reads a signal: views re-render on a change. */
   function outcomeOf(runId: string): Outcome | undefined {
     void version.value;
@@ -137,6 +148,7 @@ export function createOutcomes(services: OutcomeServices) {
   return {
     markError,
     load,
+    reread,
     outcomeOf,
     mark,
     record,

@@ -1,8 +1,8 @@
 import { check } from '../records/record-schema.ts';
 import type { RunRecord, StepRecord } from '../records/runs-db.ts';
 import { THREAD_SCHEMA_VERSION, type ThreadRecord, ThreadRecordSchema } from '../records/thread-store.ts';
+import { nextTask } from '../shared/next-task.ts';
 import { exportRun, exportRunMarkdown, fenced, inline, readRunExport } from './export.ts';
-import { nextTask } from './next-task.ts';
 
 /**
  * A whole thread as a portable file: its record and every run of every branch (edits and regenerations

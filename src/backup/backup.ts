@@ -2,8 +2,10 @@
  * One backup: what changed since this device's last one (by each record's time, else its content hash)
  * is sealed and uploaded in packs, packs the place already holds are skipped, then one segment of the index,
  * then the device's head, last: a backup cut off before its head leaves the previous index whole, and
- * the next one lists what was uploaded and sends only the rest.
+ * the next one lists what was uploaded and sends only the rest. Then, now and again, objects no device's
+ * index names any more are collected (collect.ts).
  */
+import { type CollectOptions, collectGarbage, DEFAULT_COLLECT } from './collect.ts';
 import {
   BACKUP_FORMAT_VERSION,
   DEVICE_PREFIX,
@@ -39,6 +41,8 @@ export interface BackupRun {
   onProgress?: (progress: BackupProgress) => void;
   /** False for a scheduled backup: when another tab is backing up, it is skipped, not queued. */
   wait?: boolean;
+  /** When objects no index names are deleted (collect.ts); DEFAULT_COLLECT unless a test says. */
+  collect?: CollectOptions;
 }
 
 export interface BackupResult {
@@ -76,9 +80,9 @@ async function backUpHeld(run: BackupRun): Promise<BackupResult> {
   const known = new Map((base?.entries ?? []).map((e) => [e.k, e]));
 
   const units = await profile.list();
-  const resume = await state.interrupted();
-  const present = new Set(resume || !base ? await target.list(OBJECT_PREFIX) : []);
-  await state.setInterrupted(true);
+  // What the place holds: packs a backup cut off uploaded are skipped, and a pack another device wrote is
+  // reused only while it is there (one no index named any more may have been collected: collect.ts).
+  const present = new Set(await target.list(OBJECT_PREFIX));
 
   const changes: ManifestEntry[] = [];
   let uploadedObjects = 0;
@@ -140,7 +144,7 @@ async function backUpHeld(run: BackupRun): Promise<BackupResult> {
     for (const changed of await Promise.all(units.slice(i, i + PARALLEL).map(prepare))) {
       if (!changed) continue;
       const at = located.get(changed.hash);
-      if (at) {
+      if (at && present.has(at.o)) {
         changes.push({
           k: changed.unit.key,
           h: changed.hash,
@@ -192,7 +196,12 @@ async function backUpHeld(run: BackupRun): Promise<BackupResult> {
   await state.setPublished({ head, segments, entries: [...entries.values()] });
   for (const change of changes) synced.set(change.k, change);
   await state.setSynced(synced);
-  await state.setInterrupted(false);
+  // Only now that this device's new index is written: objects no device's index names go, after a while.
+  const collecting = run.collect ?? DEFAULT_COLLECT;
+  if (now - (await state.collection()).at >= collecting.everyMs) {
+    // A failed collection changes nothing and does not fail the backup: the next one collects.
+    await collectGarbage(target, keys, state, collecting.graceMs, now).catch(() => undefined);
+  }
 
   const holds: Record<string, number> = {};
   let bytes = 0;

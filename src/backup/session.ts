@@ -44,5 +44,5 @@ export async function keysFor(
 async function forgetPlace(state: SyncState): Promise<void> {
   await state.setPublished(undefined);
   await state.setSynced(new Map());
-  await state.setInterrupted(false);
+  await state.setCollection(undefined);
 }

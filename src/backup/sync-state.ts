@@ -3,7 +3,8 @@
  * this device's random id, the keys the passphrase gave (non-extractable CryptoKeys: they can seal and
  * name objects in this browser only, and open nothing the plaintext records beside them do not already
  * show), this device's manifest as last written, what it last agreed with the backup (the base a change
- * on both sides is told by), and the last backup's and restore's outcome.
+ * on both sides is told by), the last backup's and restore's outcome, and which objects no index named
+ * when it last looked (collect.ts).
  */
 import { type IDBPDatabase, openDB } from 'idb';
 import type { ManifestEntry } from './format.ts';
@@ -46,6 +47,12 @@ export interface Published {
   entries: ManifestEntry[];
 }
 
+/** The last collection of unnamed objects (collect.ts): when, and since when each object was unnamed. */
+export interface Collection {
+  at: number;
+  unnamed: Record<string, number>;
+}
+
 interface StateDB {
   state: { key: string; value: unknown };
 }
@@ -58,13 +65,12 @@ export interface SyncState {
   setKeys(value: { keys: BackupKeys; salt: string } | undefined): Promise<void>;
   published(): Promise<Published | undefined>;
   setPublished(value: Published | undefined): Promise<void>;
-  /** Set while a backup is under way: the next one lists what is already uploaded, and skips it. */
-  interrupted(): Promise<boolean>;
-  setInterrupted(value: boolean): Promise<void>;
   synced(): Promise<Map<string, ManifestEntry>>;
   setSynced(value: Map<string, ManifestEntry>): Promise<void>;
   status(): Promise<BackupStatus>;
   setStatus(value: BackupStatus): Promise<void>;
+  collection(): Promise<Collection>;
+  setCollection(value: Collection | undefined): Promise<void>;
   close(): void;
 }
 
@@ -100,10 +106,6 @@ export async function openSyncState(name = BACKUP_DB): Promise<SyncState> {
     setKeys: (value) => set('keys', value),
     published: () => get('published'),
     setPublished: (value) => set('published', value),
-    async interrupted() {
-      return (await get<boolean>('interrupted')) === true;
-    },
-    setInterrupted: (value) => set('interrupted', value || undefined),
     async synced() {
       return new Map(((await get<ManifestEntry[]>('synced')) ?? []).map((e) => [e.k, e]));
     },
@@ -112,6 +114,10 @@ export async function openSyncState(name = BACKUP_DB): Promise<SyncState> {
       return (await get<BackupStatus>('status')) ?? {};
     },
     setStatus: (value) => set('status', value),
+    async collection() {
+      return (await get<Collection>('collection')) ?? { at: 0, unnamed: {} };
+    },
+    setCollection: (value) => set('collection', value),
     close() {
       db.close();
     },

@@ -353,6 +353,17 @@ export function BackupsPanel() {
           {backups.said.value}
         </p>
       )}
+      {backups.reloadToApply.value && (
+        <div class="alert" data-kind="warn" data-testid="backup-reload">
+          <p>
+            The restored settings apply when the page reloads; the restored threads, pool and marks are shown
+            already.
+          </p>
+          <button type="button" onClick={() => globalThis.location.reload()}>
+            Reload now
+          </button>
+        </div>
+      )}
       <p class="small" data-testid="backup-status">
         {status.lastBackupAt
           ? `Backed up ${formatTime(status.lastBackupAt)}: ${holdsText(status.holds, status.bytes)}.`

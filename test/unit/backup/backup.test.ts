@@ -5,84 +5,17 @@
  * credentials; every request in the egress ledger.
  */
 import 'fake-indexeddb/auto';
-import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { backUp } from '../../../src/backup/backup.ts';
 import { BackupError, HEADER_NAME } from '../../../src/backup/format.ts';
-import { openProfile } from '../../../src/backup/profile.ts';
-import { restore } from '../../../src/backup/restore.ts';
-import { openSyncState } from '../../../src/backup/sync-state.ts';
-import { s3Target } from '../../../src/backup/targets/s3.ts';
 import { singleFileTarget } from '../../../src/backup/targets/single-file.ts';
 import type { BackupTarget } from '../../../src/backup/targets/target.ts';
-import { webDavTarget } from '../../../src/backup/targets/webdav.ts';
-import { BACKUP_S3, BACKUP_WEBDAV } from '../../../src/egress/backup-endpoints.ts';
-import { createEgress } from '../../../src/egress/egress.ts';
-import { type Ledger, openLedger } from '../../../src/egress/ledger.ts';
-import { openVault, type Vault } from '../../../src/vault/vault.ts';
+import { BACKUP_S3 } from '../../../src/egress/backup-endpoints.ts';
+import { type Browser, backUpWith, browser, dav, restoreWith, s3, wipe } from './browsers.ts';
 import { dumpProfile, namesFor, plain, secretsOf, seedProfile } from './seed.ts';
-import {
-  DAV_PASSWORD,
-  DAV_USER,
-  filesUnder,
-  S3_KEY,
-  startS3,
-  startWebDav,
-  type TestServer,
-} from './servers.ts';
+import { DAV_PASSWORD, filesUnder, startS3, startWebDav, type TestServer } from './servers.ts';
 
 const PASSPHRASE = 'correct horse battery staple';
 const PROVIDER_KEY = 'sk-test-provider-key-0123456789abcdef';
-
-/** One browser: its vault, ledger, egress, and the backup's own state, by database names of its own. */
-async function browser(profile: string) {
-  const vault: Vault = await openVault(`${profile}-vault`);
-  const ledger: Ledger = await openLedger(`${profile}-ledger`);
-  const egress = createEgress({ vault, ledger, fetchImpl: fetch });
-  const state = await openSyncState(`${profile}-backup`);
-  const names = namesFor(profile);
-  const open = () => openProfile(names);
-  return { vault, ledger, egress, state, names, open };
-}
-
-type Browser = Awaited<ReturnType<typeof browser>>;
-
-async function s3(b: Browser, server: TestServer, key = S3_KEY): Promise<BackupTarget> {
-  await b.vault.saveKey({ providerId: BACKUP_S3, origin: server.url, key });
-  return s3Target({ endpoint: server.url, bucket: 'baton', region: 'us-east-1' }, b.egress);
-}
-
-async function dav(b: Browser, server: TestServer): Promise<BackupTarget> {
-  await b.vault.saveKey({
-    providerId: BACKUP_WEBDAV,
-    origin: server.url,
-    key: `${DAV_USER}:${DAV_PASSWORD}`,
-  });
-  return webDavTarget({ url: `${server.url}/baton/` }, b.egress);
-}
-
-async function backUpWith(b: Browser, target: BackupTarget, passphrase?: string) {
-  const profile = await b.open();
-  try {
-    return await backUp({ target, state: b.state, profile, ...(passphrase ? { passphrase } : {}) });
-  } finally {
-    profile.close();
-  }
-}
-
-async function restoreWith(b: Browser, target: BackupTarget, passphrase?: string) {
-  const profile = await b.open();
-  try {
-    return await restore({ target, state: b.state, profile, ...(passphrase ? { passphrase } : {}) });
-  } finally {
-    profile.close();
-  }
-}
-
-/** A new browser: every database gone (the vault, the ledger and the backup's own state with them). */
-function wipe(): void {
-  globalThis.indexedDB = new IDBFactory();
-}
 
 /** Which of `texts` appear anywhere on the server's disk, as UTF-8 or UTF-16. */
 function leaked(server: TestServer, texts: string[]): string[] {
