@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FilePreview, PassagePreview } from '../app/runs/review-files.ts';
+import { type FilePreview, type PassagePreview, passagesSent } from '../app/runs/review-files.ts';
 import type { AttachmentRef } from '../records/runs-db.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
 import { fileOf, type PlanFiles, resolveFiles } from '../shared/plan/files.ts';
@@ -86,8 +86,9 @@ export function StepFilesField({
   const given = resolveFiles(entries, refs.length);
   // A file ticked goes whole; unticked, every entry of it goes (its passages too).
   const toggle = (file: number, on: boolean) => onChange(withEntry(entries, file, on ? file : undefined));
+  const sentOf = (file: number) => passagesSent(entries, previews, file);
   const togglePassage = (file: number, n: number, on: boolean) => {
-    const sent = previews.find((p) => p.file === file)?.passages?.map((p) => p.n) ?? [];
+    const sent = sentOf(file);
     const chosen = on ? [...new Set([...sent, n])].sort((a, b) => a - b) : sent.filter((m) => m !== n);
     const had = entries.find((e) => fileOf(e) === file);
     const find = typeof had === 'object' && had.find !== undefined ? { find: had.find } : {};
@@ -123,6 +124,7 @@ export function StepFilesField({
             preview={p}
             name={refs[p.file]?.name ?? `file ${p.file}`}
             shown={seen[p.file] ?? p.passages}
+            sent={sentOf(p.file)}
             onTick={(n, on) => togglePassage(p.file, n, on)}
             onWhole={() => onChange(withEntry(entries, p.file, p.file))}
           />
@@ -137,6 +139,7 @@ function Passages({
   preview,
   name,
   shown,
+  sent: sentList,
   onTick,
   onWhole,
 }: {
@@ -144,11 +147,13 @@ function Passages({
   preview: FilePreview;
   name: string;
   shown: readonly PassagePreview[];
+  /** The numbers of the passages that go. */
+  sent: readonly number[];
   onTick: (n: number, on: boolean) => void;
   onWhole: () => void;
 }) {
-  const sent = new Set(preview.passages?.map((p) => p.n));
-  const chars = preview.passages?.reduce((sum, p) => sum + p.chars, 0) ?? 0;
+  const sent = new Set(sentList);
+  const chars = shown.reduce((sum, p) => sum + (sent.has(p.n) ? p.chars : 0), 0);
   const id = `edit-step-${index}-file-${preview.file}`;
   return (
     <div class="step-passages" data-testid={`${id}-passages`}>

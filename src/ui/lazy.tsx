@@ -37,7 +37,9 @@ export function lazyComponent<P extends object>(
       loaded && { Component: loaded },
     );
     useEffect(() => {
-      if (loaded) return;
+      // Whether it was shown at once is read from the first render: the code may have arrived (preloaded)
+      // between that render and this effect, and then it must still be shown.
+      if (shown) return;
       let mounted = true;
       start().then(
         (Component) => {

@@ -6,7 +6,9 @@
  */
 import type { Attachment } from '../../attachments/types.ts';
 import { chooseStepFiles, type StepFilesOptions } from '../../executor/step-files.ts';
+import { fileOf } from '../../shared/plan/files.ts';
 import type { Step } from '../../shared/plan/index.ts';
+import type { FileEntry } from '../../shared/plan/schema.ts';
 
 export interface PassagePreview {
   n: number;
@@ -25,6 +27,22 @@ export interface FilePreview {
   weak?: true;
   /** Why it cannot go as passages (a scan without text), when it cannot. */
   problem?: string;
+}
+
+/**
+ * The passages of `file` that go: the user's own ticks as soon as they are made (the step's entry lists
+ * them), else what the preview found. Read from the preview alone, a passage just unticked showed ticked
+ * again until the preview of the new choice came back (seconds on a busy machine), and a second tick made
+ * in between undid the first.
+ */
+export function passagesSent(
+  entries: readonly FileEntry[],
+  previews: readonly FilePreview[],
+  file: number,
+): number[] {
+  const entry = entries.find((e) => fileOf(e) === file);
+  if (typeof entry === 'object' && entry.passages) return entry.passages;
+  return previews.find((p) => p.file === file)?.passages?.map((p) => p.n) ?? [];
 }
 
 const START_CHARS = 80;
