@@ -3,16 +3,17 @@ import { useEffect, useState } from 'preact/hooks';
 import type { PlanEditor as PlanEditorView } from './PlanEditor.tsx';
 import type { RunMachinery as RunMachineryView } from './RunMachinery.tsx';
 
-/**
- * A component whose code is loaded when it is first shown, so what a user does not see first is not
- * first-load JS (P4): other screens, a run's machinery, plan review. Once loaded it is shown at once the next
- * time (no "Loading" flash); a failed load says so and is tried again on the next showing.
- */
+/** A lazy component, and a way to load its code before it is shown. */
 export type LazyComponent<P> = ComponentType<P> & {
   /** Loads the code now, quietly: a failure is tried again when the component is shown. */
   preload(): void;
 };
 
+/**
+ * A component whose code is loaded when it is first shown, so what a user does not see first is not
+ * first-load JS (P4): other screens, a run's machinery, plan review. Once loaded it is shown at once the next
+ * time (no "Loading" flash); a failed load says so and is tried again on the next showing.
+ */
 export function lazyComponent<P extends object>(
   what: string,
   load: () => Promise<ComponentType<P>>,
