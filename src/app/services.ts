@@ -114,6 +114,7 @@ export interface SendingServices {
 export const executorModule = once(() => import('../executor/executor.ts'));
 const bridgeModule = once(() => import('../conductor/bridge.ts'));
 const chatTransportsModule = once(() => import('../egress/chat-transports.ts'));
+const runWorkerModule = once(() => import('./run-worker.ts'));
 
 /**
  * The conductor a run sends through, its thread reached on the first call that needs it (a step for the
@@ -141,7 +142,7 @@ export async function transports(
   // At once, not one after another: this is on the way from Run to the first request.
   const [{ LocalChatTransport }, { withRunStep }, cloudModule, egress] = await Promise.all([
     bridgeModule(),
-    import('./run-worker.ts'),
+    runWorkerModule(),
     needsCloud ? chatTransportsModule() : undefined,
     needsCloud ? services.egress() : undefined,
   ]);
