@@ -4,6 +4,7 @@ import type { RunHandle, RunOptions } from '../../executor/executor.ts';
 import { checkPlan, describeFindings } from '../../shared/plan/checks.ts';
 import type { PlanMode } from '../../shared/plan/index.ts';
 import { type Plan, planLimitsFor, type Step } from '../../shared/plan/index.ts';
+import { mayCallTools } from '../../shared/plan/tools.ts';
 import { labelsOf, onDevice } from '../../shared/worker-ids.ts';
 import type { WorkerSpec } from '../../shared/worker-spec.ts';
 import { poolEntries } from '../pool-entries.ts';
@@ -43,13 +44,20 @@ export function createRunStarts(
 
   /**
    * What a started or resumed run of `runId` over `pool` sends through and reports to: transports, the
-   * replanner, failover, the spend limit, and the run view (as the draw policy says, draw-timing.ts).
+   * replanner, failover, the spend limit, the tools (unless `tools` is false: no step may call one), and the
+   * run view (as the draw policy says, draw-timing.ts).
    */
-  async function wiring(runId: string, pool: readonly WorkerSpec[], spendLimitUsd = core.spendLimit()) {
+  async function wiring(
+    runId: string,
+    pool: readonly WorkerSpec[],
+    spendLimitUsd = core.spendLimit(),
+    tools = true,
+  ) {
+    // Reading the tools offered (their store, the vault's tokens) is on the way from Run to the request.
     const [sendTo, failover, toolsFor] = await Promise.all([
       transports(pool, sending),
       failoverFor(services),
-      services.tools?.toolsFor(),
+      tools ? services.tools?.toolsFor() : undefined,
     ]);
     const transport = unlockingFirst(sendTo, (worker) =>
       services.ensureUnlocked([worker], 'to run your question'),
@@ -130,7 +138,8 @@ export function createRunStarts(
     const [{ startRun }, store, wired] = await Promise.all([
       executorModule(),
       services.runStore(),
-      wiring(runId, pool, spendLimitUsd),
+      // Steps still streaming may yet be granted tools.
+      wiring(runId, pool, spendLimitUsd, !('steps' in plan) || mayCallTools(plan.steps)),
     ]);
     const filesNotKept = await keepRunFiles(store, core.runFiles.get(runId));
     if (filesNotKept)

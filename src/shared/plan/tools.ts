@@ -22,6 +22,14 @@ export function takesTools(worker: string, tools: PlanTools): boolean {
   return !NO_TOOLS.includes(worker) && tools.toolWorkers.includes(worker);
 }
 
+/**
+ * Whether a run of `steps` may call a tool: a step is granted one, or a `self` step may write corrective
+ * steps that are. A run of none need not read the tools offered before its first request.
+ */
+export function mayCallTools(steps: readonly Pick<Step, 'worker' | 'tools'>[]): boolean {
+  return steps.some((step) => (step.tools?.length ?? 0) > 0 || step.worker === SELF_WORKER);
+}
+
 type Add = (code: 'tools-invalid' | 'unknown-tool' | 'tools-not-allowed', message: string) => void;
 
 /**

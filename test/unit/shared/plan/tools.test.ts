@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planJsonSchema, validatePlan } from '../../../../src/shared/plan/index.ts';
-import type { PlanTools } from '../../../../src/shared/plan/tools.ts';
+import { mayCallTools, type PlanTools } from '../../../../src/shared/plan/tools.ts';
 
 const tools: PlanTools = {
   names: ['tracker.search_issues', 'tracker.delete_issue'],
@@ -90,5 +90,13 @@ describe('the decoding schema and tools', () => {
     });
     expect(others?.properties.worker.enum).toEqual(['old', 'run']);
     expect(others?.properties.tools).toBeUndefined();
+  });
+});
+
+describe('mayCallTools', () => {
+  it('is true when a step is granted a tool, or a self step may write one that is', () => {
+    expect(mayCallTools([{ worker: 'gpt', tools: [] }, { worker: 'claude' }])).toBe(false);
+    expect(mayCallTools([{ worker: 'gpt', tools: ['tracker.search_issues'] }])).toBe(true);
+    expect(mayCallTools([{ worker: 'gpt' }, { worker: 'self' }])).toBe(true);
   });
 });
