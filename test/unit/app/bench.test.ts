@@ -19,6 +19,7 @@ import { openVault } from '../../../src/vault/vault.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { directFetch } from '../../provider/direct-fetch.ts';
 import { startProvider, type TestProvider } from '../../provider/server.ts';
+import { until } from './signal-until.ts';
 
 let provider: TestProvider;
 beforeAll(async () => {
@@ -316,7 +317,8 @@ describe('a bench with a locked vault', () => {
 
     // Declined: no bench, no request, and the form says why.
     const declined = bench.start(form(), env);
-    await expect.poll(() => unlock.unlockRequest.value).toBeDefined();
+    // A wait on the prompt itself, not a one-second poll (signal-until.ts says why).
+    await until(unlock.unlockRequest, (request) => request !== undefined);
     expect(unlock.unlockRequest.value?.purpose).toBe('to run this bench');
     unlock.unlockRequest.value!.settle(false);
     expect(await declined).toBeUndefined();
@@ -326,7 +328,7 @@ describe('a bench with a locked vault', () => {
 
     // Unlocked at the prompt: every item runs with the key.
     const started = bench.start(form(), env);
-    await expect.poll(() => unlock.unlockRequest.value).toBeDefined();
+    await until(unlock.unlockRequest, (request) => request !== undefined);
     await vault.unlock(PASS);
     unlock.unlockRequest.value?.settle(true);
     const results = await (await started)!.finished;
