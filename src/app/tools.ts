@@ -23,7 +23,7 @@ import {
 } from '../tools/servers.ts';
 import type { stepTools, ToolConfirmRequest } from '../tools/step-tools.ts';
 import type { ToolStore } from '../tools/store.ts';
-import { adoptOriginTokens, isTokenOf, tokenBinding } from '../tools/tokens.ts';
+import { adoptOriginTokens, hasTokenFor, isTokenOf, tokenBinding } from '../tools/tokens.ts';
 import { callsTools } from '../tools/tool-workers.ts';
 import type { KeyInfo, Vault } from '../vault/vault.ts';
 import { storedValue } from './local-store.ts';
@@ -115,6 +115,12 @@ export function createTools(
     }
   }
 
+  /** The unlock prompt before a token is saved or sent (vault-unlock.ts); declined, it names the lock. */
+  async function unlockedFor(purpose: string, needsKey: (keys: readonly KeyInfo[]) => boolean = () => true) {
+    if (unlockFor && !(await unlockFor(needsKey, purpose)))
+      throw new Error(`The vault is still locked: unlock it ${purpose}.`);
+  }
+
   async function act(id: string, work: () => Promise<void>): Promise<boolean> {
     busy.value = id;
     error.value = undefined;
@@ -144,6 +150,8 @@ export function createTools(
       const s = await store();
       if (!s) throw new Error('Tools cannot be stored in this browser.');
       const token = input.token?.trim();
+      if (token) await unlockedFor(`to save the token of tool server "${input.id}"`);
+      else await unlockedFor(`to send the token saved for ${input.url}`, hasTokenFor(input.url));
       if (token)
         await (await services.vault()).saveKey({
           ...tokenBinding(input.url),
@@ -162,6 +170,7 @@ export function createTools(
       const s = await store();
       const server = await s?.get(id);
       if (!s || !server) return;
+      await unlockedFor(`to send the token of tool server "${id}"`, hasTokenFor(server.url));
       await s.save(await listed(server));
     });
   }
@@ -260,10 +269,7 @@ export function createTools(
           ...(unlockFor
             ? {
                 unlock: (server: ToolServer) =>
-                  unlockFor(
-                    (keys) => keys.some(isTokenOf(server.url)),
-                    `to send your token to the tool server "${server.id}"`,
-                  ),
+                  unlockFor(hasTokenFor(server.url), `to send your token to the tool server "${server.id}"`),
               }
             : {}),
         });

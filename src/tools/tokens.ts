@@ -17,6 +17,14 @@ export function isTokenOf(url: string): (key: Pick<KeyInfo, 'providerId' | 'orig
   return (key) => key.providerId === token.providerId && key.origin === token.origin;
 }
 
+/** Whether a token for the server at `url` is among the saved keys. */
+export function hasTokenFor(
+  url: string,
+): (keys: readonly Pick<KeyInfo, 'providerId' | 'origin'>[]) => boolean {
+  const isToken = isTokenOf(url);
+  return (keys) => keys.some(isToken);
+}
+
 /**
  * Tokens saved before a token was bound to its server's URL: they were keys of provider `mcp` for the
  * server's origin, which every server at that origin was sent. Each is saved again for each server at its

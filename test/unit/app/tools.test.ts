@@ -1,13 +1,16 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTools } from '../../../src/app/tools.ts';
+import { createVaultUnlock } from '../../../src/app/vault-unlock.ts';
 import { MCP_PROVIDER_ID, mcpProviderId } from '../../../src/providers/mcp-preset.ts';
 import { openToolStore } from '../../../src/tools/store.ts';
 import { workerSpec } from '../../fixtures/worker-spec.ts';
 import { startMcpServer, type TestMcpServer } from '../../mcp/server.ts';
 import { toolEgress } from '../tools/tool-fixture.ts';
+import { until } from './signal-until.ts';
 
 const TOKEN = 'mcp-app-token-0123456789';
+const PASS = 'correct horse battery staple';
 let mcp: TestMcpServer;
 beforeAll(async () => {
   mcp = await startMcpServer({ token: TOKEN });
@@ -96,6 +99,35 @@ describe('Settings → Tools', () => {
       [mcpProviderId(mcp.url), new URL(mcp.url).origin],
     ]);
     expect(await state.refresh('tracker')).toBe(true);
+  });
+
+  it('asks for the passphrase before a token is saved on a locked vault: declined, it names the lock and keeps nothing', async () => {
+    const { egress, vault } = await toolEgress();
+    const store = await openToolStore('tools-app-locked');
+    const unlock = createVaultUnlock({ vault: async () => vault });
+    const state = createTools(
+      { toolStore: async () => store, egress: async () => egress, vault: async () => vault },
+      () => false,
+      unlock.ensureUnlockedFor,
+    );
+    await vault.setPassphrase(PASS);
+    vault.lock();
+    const purpose = 'to save the token of tool server "tracker"';
+
+    const declined = state.addServer({ id: 'tracker', url: mcp.url, token: TOKEN });
+    expect((await until(unlock.unlockRequest, (r) => r !== undefined))?.purpose).toBe(purpose);
+    unlock.unlockRequest.value!.settle(false);
+    expect(await declined).toBe(false);
+    expect(state.error.value).toContain(`The vault is still locked: unlock it ${purpose}.`);
+    expect(state.servers.value).toEqual([]);
+    expect(await vault.listKeys()).toEqual([]);
+
+    const unlocked = state.addServer({ id: 'tracker', url: mcp.url, token: TOKEN });
+    await until(unlock.unlockRequest, (r) => r !== undefined);
+    await unlock.answer(PASS);
+    expect(await unlocked).toBe(true);
+    expect(state.error.value).toBeUndefined();
+    expect(state.servers.value.map((server) => server.id)).toEqual(['tracker']);
   });
 
   it('names what is wrong: a bad name, a server that refuses without its token', async () => {
