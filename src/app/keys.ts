@@ -4,6 +4,8 @@
  * vault is opened on the first `watch()`, not with the app: most screens never show a key.
  */
 import { signal } from '@preact/signals';
+import { presetById } from '../providers/catalog.ts';
+import { isMcpProvider, MCP_PROVIDER_ID } from '../providers/mcp-preset.ts';
 import type { KeyInfo, SaveKeyInput, Vault } from '../vault/vault.ts';
 
 /** What an action did, in words for the page. */
@@ -17,6 +19,18 @@ export const PASSPHRASES_DIFFER =
   'The new passphrase and its repeat differ: type the same passphrase in both fields. Nothing was changed.';
 
 const differ = (): Promise<KeyOutcome> => Promise.resolve({ kind: 'error', text: PASSPHRASES_DIFFER });
+
+/**
+ * A saved key's name as the user knows it: its provider's name, or for a tool server's token (whose
+ * provider id is `mcp:` and the server's path) the server's own name.
+ */
+export function keyName(key: Pick<KeyInfo, 'providerId' | 'label'>): string {
+  if (isMcpProvider(key.providerId))
+    return key.label
+      ? `Tool server "${key.label}"`
+      : `Tool server at ${key.providerId.slice(MCP_PROVIDER_ID.length + 1) || '/'}`;
+  return presetById(key.providerId)?.name ?? key.providerId;
+}
 
 function errorText(error: unknown): string {
   return (error as { message?: string }).message ?? 'Something went wrong.';

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatTime } from '../app/format.ts';
 import { IDLE_LOCK_MINUTES } from '../app/idle-lock.ts';
 import { withArticle } from '../app/indefinite-article.ts';
-import type { KeyOutcome } from '../app/keys.ts';
+import { type KeyOutcome, keyName } from '../app/keys.ts';
 import { CATALOG, presetById } from '../providers/catalog.ts';
 import { useAppState } from './app-context.ts';
 import { Field } from './Field.tsx';
@@ -91,15 +91,14 @@ export function VaultPanel() {
               {keys.list.value.map((k) => (
                 <li key={k.id}>
                   <span class="q">
-                    <strong>{presetById(k.providerId)?.name ?? k.providerId}</strong>{' '}
-                    <span class="muted small">{k.origin}</span>
+                    <strong>{keyName(k)}</strong> <span class="muted small">{k.origin}</span>
                   </span>
                   <code data-testid="key-last4">…{k.last4}</code>
                   <span class="small muted">{formatTime(k.createdAt)}</span>
                   <button
                     type="button"
                     class="small danger"
-                    aria-label={`Delete the key for ${k.providerId}`}
+                    aria-label={`Delete the key for ${keyName(k)}`}
                     onClick={() => void act(keys.remove(k.id))}
                   >
                     Delete
