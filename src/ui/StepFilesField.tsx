@@ -1,8 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type FilePreview, type PassagePreview, passagesSent } from '../app/runs/review-files.ts';
+import {
+  type FilePreview,
+  type PassagePreview,
+  passagesSent,
+  tickPassage,
+  withEntry,
+} from '../app/runs/review-files.ts';
 import type { AttachmentRef } from '../records/runs-db.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
-import { fileOf, type PlanFiles, resolveFiles } from '../shared/plan/files.ts';
+import { type PlanFiles, resolveFiles } from '../shared/plan/files.ts';
 import type { FileEntry, Files, Step } from '../shared/plan/schema.ts';
 
 /** The plan language's view of a question's files, from their references and the workers that take images. */
@@ -27,12 +33,6 @@ function entriesOf(files: Files | undefined, count: number, previews: readonly F
   return Array.from({ length: count }, (_, file) =>
     previews.find((p) => p.file === file)?.passages ? { file } : file,
   );
-}
-
-/** The entries with `file`'s replaced by `entry` (none: the file is left out). */
-function withEntry(entries: readonly FileEntry[], file: number, entry?: FileEntry): FileEntry[] {
-  const others = entries.filter((e) => fileOf(e) !== file);
-  return (entry === undefined ? others : [...others, entry]).sort((a, b) => fileOf(a) - fileOf(b));
 }
 
 /**
@@ -87,13 +87,8 @@ export function StepFilesField({
   // A file ticked goes whole; unticked, every entry of it goes (its passages too).
   const toggle = (file: number, on: boolean) => onChange(withEntry(entries, file, on ? file : undefined));
   const sentOf = (file: number) => passagesSent(entries, previews, file);
-  const togglePassage = (file: number, n: number, on: boolean) => {
-    const sent = sentOf(file);
-    const chosen = on ? [...new Set([...sent, n])].sort((a, b) => a - b) : sent.filter((m) => m !== n);
-    const had = entries.find((e) => fileOf(e) === file);
-    const find = typeof had === 'object' && had.find !== undefined ? { find: had.find } : {};
-    onChange(withEntry(entries, file, chosen.length > 0 ? { file, ...find, passages: chosen } : undefined));
-  };
+  const togglePassage = (file: number, n: number, on: boolean) =>
+    onChange(tickPassage(entries, previews, file, n, on));
   const problem = previews.find((p) => p.problem)?.problem;
   return (
     <fieldset data-testid={`edit-step-${index}-files`}>

@@ -45,6 +45,30 @@ export function passagesSent(
   return previews.find((p) => p.file === file)?.passages?.map((p) => p.n) ?? [];
 }
 
+/** The entries with `file`'s replaced by `entry` (none: the file is left out). */
+export function withEntry(entries: readonly FileEntry[], file: number, entry?: FileEntry): FileEntry[] {
+  const others = entries.filter((e) => fileOf(e) !== file);
+  return (entry === undefined ? others : [...others, entry]).sort((a, b) => fileOf(a) - fileOf(b));
+}
+
+/**
+ * The entries once passage `n` of `file` is ticked (`on`) or unticked: the passages sent so far
+ * (`passagesSent`) with it or without it, the entry's query kept; none left, the file is left out.
+ */
+export function tickPassage(
+  entries: readonly FileEntry[],
+  previews: readonly FilePreview[],
+  file: number,
+  n: number,
+  on: boolean,
+): FileEntry[] {
+  const sent = passagesSent(entries, previews, file);
+  const entry = entries.find((e) => fileOf(e) === file);
+  const chosen = on ? [...new Set([...sent, n])].sort((a, b) => a - b) : sent.filter((m) => m !== n);
+  const find = typeof entry === 'object' && entry.find !== undefined ? { find: entry.find } : {};
+  return withEntry(entries, file, chosen.length > 0 ? { file, ...find, passages: chosen } : undefined);
+}
+
 const START_CHARS = 80;
 
 function startOf(text: string): string {
