@@ -4,9 +4,9 @@
  * the page's profile created them before).
  */
 import { expose } from 'comlink';
-import { type PackReader, packReader } from '../src/backup/pack-reader.ts';
-import { openDatabaseWriter, type RecordWriter } from '../src/backup/profile-write.ts';
-import { PAGE_KINDS, type RestoreThreadApi } from '../src/backup/restore-thread.ts';
+import { type PackReader, packReader } from '../src/shared/pack-reader.ts';
+import { openDatabaseWriter, type RecordWriter } from '../src/shared/profile-write.ts';
+import { PAGE_KINDS, type RestoreThreadApi } from '../src/shared/restore-thread-api.ts';
 
 class RestoreThread implements RestoreThreadApi {
   private databases: (RecordWriter & { close(): void }) | undefined;

@@ -15,8 +15,6 @@ import { LEARNING_DB, openOutcomeStore } from '../records/outcome-store.ts';
 import { openPoolStore, POOL_DB } from '../records/pool-store.ts';
 import { openRunsDatabase } from '../records/run-store.ts';
 import { RUNS_DB_NAME, type RunsDB } from '../records/runs-db.ts';
-import { openToolStore, TOOLS_DB } from '../tools/store.ts';
-import type { Vault } from '../vault/vault.ts';
 import {
   type AnyDB,
   idOf,
@@ -24,7 +22,9 @@ import {
   type ProfileDatabases,
   type RunUnit,
   writeToDatabases,
-} from './profile-write.ts';
+} from '../shared/profile-write.ts';
+import { openToolStore, TOOLS_DB } from '../tools/store.ts';
+import type { Vault } from '../vault/vault.ts';
 
 export interface ProfileOptions {
   runs?: string;

@@ -7,22 +7,11 @@
  * p29-restore-main-thread; the issue's goal is no task over 50 ms while restoring).
  */
 import { type Remote, releaseProxy, transfer, wrap } from 'comlink';
+import { type PackReader, type Written, writeHere } from '../shared/pack-reader.ts';
+import type { ProfileDatabases, RecordWriter } from '../shared/profile-write.ts';
+import type { RestoreThreadApi } from '../shared/restore-thread-api.ts';
 import { BackupError } from './format.ts';
 import type { BackupKeys } from './keys.ts';
-import { type PackReader, type RecordEntry, type Written, writeHere } from './pack-reader.ts';
-import type { ProfileDatabases, RecordWriter } from './profile-write.ts';
-
-/** The thread's side, as the page calls it (comlink). */
-export interface RestoreThreadApi {
-  start(keys: BackupKeys, databases: ProfileDatabases): Promise<void>;
-  open(name: string, sealed: Uint8Array<ArrayBuffer>): Promise<string | undefined>;
-  write(entry: RecordEntry): Promise<Written>;
-  release(name: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** Kinds the thread gives back to the page to write: settings live in its localStorage, keys in its vault. */
-export const PAGE_KINDS: ReadonlySet<string> = new Set(['settings', 'key']);
 
 /** A failure of the thread, said as the restore's: what was written stays, and a restore again goes on. */
 function stopped(detail: string): BackupError {
@@ -64,7 +53,8 @@ export async function threadReader(
     worker.terminate();
   };
   try {
-    await call(api.start(keys, databases));
+    // Only the key that opens objects: the one that names them stays on the page.
+    await call(api.start({ seal: keys.seal }, databases));
   } catch (error) {
     end();
     throw error;

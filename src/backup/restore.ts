@@ -12,15 +12,15 @@
  * running it again skips what it already wrote.
  */
 import { nextTask } from '../shared/next-task.ts';
+import { type PackReader, packReader } from '../shared/pack-reader.ts';
+import { encodeRecord } from '../shared/record-bytes.ts';
 import { BackupError, type ManifestEntry } from './format.ts';
 import type { BackupKeys } from './keys.ts';
 import { contentId } from './keys.ts';
 import { withBackupLock } from './lock.ts';
 import { mergeDevices, readAllDevices } from './manifest.ts';
-import { type PackReader, packReader } from './pack-reader.ts';
 import { kindOf, type LocalUnit, type Profile, restoreOrder } from './profile.ts';
 import { threadReader } from './restore-thread.ts';
-import { encodeRecord } from './serialize.ts';
 import { keysFor } from './session.ts';
 import type { SyncState } from './sync-state.ts';
 import type { BackupTarget } from './targets/target.ts';

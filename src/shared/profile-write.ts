@@ -4,7 +4,7 @@
  * too, and a worker has neither localStorage nor the page's vault: this module needs only IndexedDB.
  */
 import { type IDBPDatabase, openDB } from 'idb';
-import { ATTACHMENTS_STORE } from '../records/attachment-store.ts';
+import { ATTACHMENTS_STORE } from './runs-layout.ts';
 
 /** The databases a profile reads and writes, by name: what another thread opens to write into them too. */
 export interface ProfileDatabases {

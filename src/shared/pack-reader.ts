@@ -1,15 +1,13 @@
 /**
  * The heavy half of a restore: a pack's sealed bytes opened (AES-GCM), split into its records, each
  * record checked against the hash its index gives, decoded and written into this browser's databases. It
- * runs in the restore's own thread in a browser (restore-thread.ts), so the page's main thread never holds
+ * runs in the restore's own thread in a browser (src/backup/restore-thread.ts), so the page's main thread never holds
  * a pack's plaintext or the records built from it; in Node's tests it runs in-process, the same code.
  */
-import type { ManifestEntry } from './format.ts';
-import type { BackupKeys } from './keys.ts';
-import { contentId } from './keys.ts';
+import { contentHash } from './content-hash.ts';
 import { kindOf, type RecordWriter } from './profile-write.ts';
-import { openObject } from './sealing.ts';
-import { decodePack, decodeRecord } from './serialize.ts';
+import { decodePack, decodeRecord } from './record-bytes.ts';
+import { openObject } from './sealed-object.ts';
 
 /** What became of one record, as plain data (it crosses from the restore's thread). */
 export type Written =
@@ -20,7 +18,13 @@ export type Written =
   | { failed: 'missing' }
   | { failed: 'unreadable' | 'unwritable' | 'full'; reason: string };
 
-export type RecordEntry = Pick<ManifestEntry, 'k' | 'o' | 'i'> & { h: string };
+/** A record as the backup's index lists it (src/backup/format.ts, ManifestEntry): key, hash, pack, place. */
+export interface RecordEntry {
+  k: string;
+  h: string;
+  o?: string;
+  i?: number;
+}
 
 export interface PackReader {
   /** Opens a pack, its sealed bytes taken over: undefined when it opened, else why not (in words). */
@@ -34,7 +38,7 @@ export interface PackReader {
 
 /** The reader over `profile`; records of `pageKinds` are given back rather than written. */
 export function packReader(
-  keys: BackupKeys,
+  keys: { seal: CryptoKey },
   profile: RecordWriter,
   pageKinds: ReadonlySet<string> = new Set(),
 ): PackReader {
@@ -52,7 +56,7 @@ export function packReader(
     },
     async write(entry) {
       const bytes = packs.get(entry.o ?? '')?.[entry.i ?? -1];
-      if (!bytes || (await contentId(bytes)) !== entry.h) return { failed: 'missing' };
+      if (!bytes || (await contentHash(bytes)) !== entry.h) return { failed: 'missing' };
       let body: unknown;
       try {
         body = decodeRecord(bytes);
