@@ -87,7 +87,8 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
   try {
     return await restoreWith(run, keys, reader);
   } finally {
-    await reader.close();
+    // A failure of the restore's thread was already thrown above, by name: its end adds nothing.
+    await reader.close().catch(() => {});
   }
 }
 
@@ -135,7 +136,8 @@ async function restoreWith(run: RestoreRun, keys: BackupKeys, reader: PackReader
     uses.set(entry.o, left);
     if (left === 0) {
       packs.delete(entry.o);
-      void reader.release(entry.o);
+      // A thread that died says so on the next record; letting a pack go needs no answer.
+      reader.release(entry.o).catch(() => {});
     }
   };
 
