@@ -7,7 +7,9 @@
 //   from their JSON exports (History's import, run by run).
 // - p29-restore-main-thread: the longest main-thread task while a page (the test build's harness
 //   test/pages/backup.html, in headless Chromium) restores the same 1,000 runs from the bucket: the issue's
-//   ≤ 50 ms.
+//   ≤ 50 ms. The page fetches the packs through egress; the restore worker (src/backup/restore-thread.ts)
+//   opens them and writes the records, so the page's garbage, and V8's pauses to collect it, stay small.
+//   p29-restore runs in Node, which has no Worker: the same code in-process (src/shared/pack-reader.ts).
 import 'fake-indexeddb/auto';
 import { chromium } from '@playwright/test';
 import { IDBFactory } from 'fake-indexeddb';
