@@ -3,7 +3,7 @@
  * every request is in the ledger, purpose "backup") and hands its sealed bytes over (transferred); the
  * thread opens, decodes and writes the records into the same databases, and says per record what became
  * of it. The page's main thread so allocates none of a pack's plaintext nor the records built from it:
- * when it did, V8 collected that garbage in pauses inside its tasks, the longest of them 55 ms (bench
+ * when it did, V8 collected that garbage in pauses inside its tasks, making tasks of 55-61 ms (bench
  * p29-restore-main-thread; the issue's goal is no task over 50 ms while restoring).
  */
 import { type Remote, releaseProxy, transfer, wrap } from 'comlink';
