@@ -7,7 +7,9 @@
 //   from their JSON exports (History's import, run by run).
 // - p29-restore-main-thread: the longest main-thread task while a page (the test build's harness
 //   test/pages/backup.html, in headless Chromium) restores the same 1,000 runs from the bucket: the issue's
-//   ≤ 50 ms.
+//   ≤ 50 ms. The page fetches the packs through egress; the restore worker (src/backup/restore-thread.ts)
+//   opens them and writes the records, so the page's garbage, and V8's pauses to collect it, stay small.
+//   p29-restore runs in Node, which has no Worker: the same code in-process (src/shared/pack-reader.ts).
 import 'fake-indexeddb/auto';
 import { chromium } from '@playwright/test';
 import { IDBFactory } from 'fake-indexeddb';
@@ -17,7 +19,6 @@ import { exportFile } from '../src/attachments/export.ts';
 import { backUp } from '../src/backup/backup.ts';
 import { openProfile } from '../src/backup/profile.ts';
 import { restore } from '../src/backup/restore.ts';
-import { encodeRecord } from '../src/backup/serialize.ts';
 import { openSyncState } from '../src/backup/sync-state.ts';
 import { s3Target } from '../src/backup/targets/s3.ts';
 import { BACKUP_S3 } from '../src/egress/backup-endpoints.ts';
@@ -25,6 +26,7 @@ import { createEgress } from '../src/egress/egress.ts';
 import { openLedger } from '../src/egress/ledger.ts';
 import { openRunStore } from '../src/records/run-store.ts';
 import { openThreadStore } from '../src/records/thread-store.ts';
+import { encodeRecord } from '../src/shared/record-bytes.ts';
 import { openVault } from '../src/vault/vault.ts';
 import { baseChromiumArgs, findChromium } from '../test/chromium.ts';
 import { csvAttachment, runWithFiles } from '../test/fixtures/attachments.ts';

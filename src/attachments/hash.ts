@@ -1,6 +1,2 @@
-/** An attachment's id: the SHA-256 of its bytes in hex, so the same file attached twice is stored once. */
-export async function contentHash(bytes: Uint8Array): Promise<string> {
-  // Web Crypto hashes off the page's main thread, however large the file.
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
+/** An attachment's id: its content hash (the restore's thread checks records with the same function). */
+export { contentHash } from '../shared/content-hash.ts';

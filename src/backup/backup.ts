@@ -5,6 +5,8 @@
  * the next one lists what was uploaded and sends only the rest. Then, now and again, objects no device's
  * index names any more are collected (collect.ts).
  */
+
+import { encodePack, encodeRecord } from '../shared/record-bytes.ts';
 import { type CollectOptions, collectGarbage, DEFAULT_COLLECT } from './collect.ts';
 import {
   BACKUP_FORMAT_VERSION,
@@ -19,7 +21,6 @@ import { withBackupLock } from './lock.ts';
 import { fold, MAX_SEGMENTS, readSealedJson, writeSealedJson } from './manifest.ts';
 import { DELETABLE, kindOf, type LocalUnit, type Profile } from './profile.ts';
 import { sealObject } from './sealing.ts';
-import { encodePack, encodeRecord } from './serialize.ts';
 import { keysFor } from './session.ts';
 import type { BackupStatus, SyncState } from './sync-state.ts';
 import type { BackupTarget } from './targets/target.ts';

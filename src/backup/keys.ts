@@ -5,7 +5,7 @@
  * (HMAC-SHA-256), so a name says nothing of what it holds and cannot be guessed from a record.
  */
 import { contentHash } from '../attachments/hash.ts';
-import { type Bytes, IV_BYTES, MIN_PBKDF2_ITERATIONS, randomBytes, SALT_BYTES } from '../vault/crypto.ts';
+import { type Bytes, MIN_PBKDF2_ITERATIONS, randomBytes, SALT_BYTES } from '../vault/crypto.ts';
 import { BackupError } from './format.ts';
 
 export interface BackupKeys {
@@ -13,7 +13,7 @@ export interface BackupKeys {
   names: CryptoKey;
 }
 
-export { IV_BYTES, MIN_PBKDF2_ITERATIONS, randomBytes, SALT_BYTES };
+export { MIN_PBKDF2_ITERATIONS, randomBytes, SALT_BYTES };
 
 const encoder = new TextEncoder();
 

@@ -7,7 +7,7 @@
  * The databases are read and written as their own stores lay them out, so a record restored is the
  * record backed up.
  */
-import { type IDBPDatabase, openDB } from 'idb';
+import { openDB } from 'idb';
 import { BACKUP_S3, BACKUP_WEBDAV } from '../egress/backup-endpoints.ts';
 import { BENCH_DB_NAME, BenchStore } from '../evaluation/bench-store.ts';
 import { ATTACHMENTS_STORE, deleteUnreferenced } from '../records/attachment-store.ts';
@@ -15,6 +15,14 @@ import { LEARNING_DB, openOutcomeStore } from '../records/outcome-store.ts';
 import { openPoolStore, POOL_DB } from '../records/pool-store.ts';
 import { openRunsDatabase } from '../records/run-store.ts';
 import { RUNS_DB_NAME, type RunsDB } from '../records/runs-db.ts';
+import {
+  type AnyDB,
+  idOf,
+  kindOf,
+  type ProfileDatabases,
+  type RunUnit,
+  writeToDatabases,
+} from '../shared/profile-write.ts';
 import { openToolStore, TOOLS_DB } from '../tools/store.ts';
 import type { Vault } from '../vault/vault.ts';
 
@@ -44,13 +52,7 @@ export interface LocalUnit {
 /** Kinds whose deletion by the user travels as a tombstone. Keys and settings are never deleted remotely. */
 export const DELETABLE = ['run', 'thread', 'file', 'outcome', 'worker', 'tool', 'bench'] as const;
 
-export function kindOf(key: string): string {
-  return key.slice(0, key.indexOf(':'));
-}
-
-function idOf(key: string): string {
-  return key.slice(key.indexOf(':') + 1);
-}
+export { kindOf };
 
 /** Settings that are this browser's own, not the user's choices: never carried to another browser. */
 const LOCAL_ONLY = /^baton\.(backup|onboarded)/;
@@ -62,24 +64,20 @@ export function restoreOrder(a: string, b: string): number {
   return ORDER.indexOf(kindOf(a)) - ORDER.indexOf(kindOf(b));
 }
 
-interface RunUnit {
-  run: { id: string; attachmentIds?: string[] };
-  steps: unknown[];
-  summary?: unknown;
-}
+export type { ProfileDatabases };
 
 export interface Profile {
+  /** Absent on profiles that are not this browser's databases (a test's own). */
+  readonly databases?: ProfileDatabases;
   list(): Promise<LocalUnit[]>;
   write(key: string, body: unknown): Promise<void>;
   remove(key: string): Promise<void>;
   close(): void;
 }
 
-type AnyDB = IDBPDatabase<unknown>;
-
 /** Opens every database a backup reads (creating them as their stores would, in a fresh browser). */
 export async function openProfile(options: ProfileOptions = {}): Promise<Profile> {
-  const names = {
+  const names: ProfileDatabases = {
     runs: options.runs ?? RUNS_DB_NAME,
     pool: options.pool ?? POOL_DB,
     learning: options.learning ?? LEARNING_DB,
@@ -99,6 +97,7 @@ export async function openProfile(options: ProfileOptions = {}): Promise<Profile
     openDB(names.tools),
   ])) as [AnyDB, AnyDB, AnyDB, AnyDB];
   const raw = runs as unknown as AnyDB;
+  const dbs = { runs: raw, pool, learning, bench, tools };
   const { storage, vault } = options;
 
   /** Every record of one store as units, read at once (the small stores). */
@@ -179,6 +178,7 @@ export async function openProfile(options: ProfileOptions = {}): Promise<Profile
   }
 
   return {
+    databases: names,
     async list() {
       const [runTimes, threadTimes, fileIds, benchTimes, workers, servers, outcomes, keyUnits] =
         await Promise.all([
@@ -215,42 +215,8 @@ export async function openProfile(options: ProfileOptions = {}): Promise<Profile
     },
 
     async write(key, body) {
-      const id = idOf(key);
+      if (await writeToDatabases(dbs, key, body)) return;
       switch (kindOf(key)) {
-        case 'run': {
-          const unit = body as RunUnit;
-          const tx = runs.transaction(['runs', 'steps', 'summaries'], 'readwrite');
-          const steps = tx.objectStore('steps');
-          for (const old of await steps.index('runId').getAllKeys(id)) await steps.delete(old);
-          await tx.objectStore('runs').put(unit.run as never);
-          for (const step of unit.steps) await steps.put(step as never);
-          if (unit.summary) await tx.objectStore('summaries').put(unit.summary as never);
-          await tx.done;
-          return;
-        }
-        case 'thread':
-          await runs.put('threads', body);
-          return;
-        case 'file':
-          await runs.put(ATTACHMENTS_STORE, body as never);
-          return;
-        case 'worker':
-          await pool.put('workers', body);
-          return;
-        case 'tool':
-          await tools.put('servers', body);
-          return;
-        case 'outcome':
-          await learning.put('outcomes', body);
-          return;
-        case 'bench': {
-          const unit = body as { run: unknown; results: unknown[] };
-          const tx = bench.transaction(['runs', 'results'], 'readwrite');
-          await tx.objectStore('runs').put(unit.run);
-          for (const result of unit.results) await tx.objectStore('results').put(result);
-          await tx.done;
-          return;
-        }
         case 'settings':
           for (const [name, value] of Object.entries(body as Record<string, string>))
             storage?.setItem(name, value);

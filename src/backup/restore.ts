@@ -12,13 +12,15 @@
  * running it again skips what it already wrote.
  */
 import { nextTask } from '../shared/next-task.ts';
+import { type PackReader, packReader } from '../shared/pack-reader.ts';
+import { encodeRecord } from '../shared/record-bytes.ts';
 import { BackupError, type ManifestEntry } from './format.ts';
+import type { BackupKeys } from './keys.ts';
 import { contentId } from './keys.ts';
 import { withBackupLock } from './lock.ts';
 import { mergeDevices, readAllDevices } from './manifest.ts';
 import { kindOf, type LocalUnit, type Profile, restoreOrder } from './profile.ts';
-import { openObject } from './sealing.ts';
-import { decodePack, decodeRecord, encodeRecord } from './serialize.ts';
+import { threadReader } from './restore-thread.ts';
 import { keysFor } from './session.ts';
 import type { SyncState } from './sync-state.ts';
 import type { BackupTarget } from './targets/target.ts';
@@ -71,10 +73,27 @@ function what(key: string): string {
   return `${key.slice(0, colon)} ${key.slice(colon + 1)}`;
 }
 
+/** The records are opened and written in the restore's own thread where there are workers (restore-thread.ts). */
+function readerFor(keys: BackupKeys, profile: Profile): Promise<PackReader> | PackReader {
+  if (typeof Worker !== 'undefined' && profile.databases)
+    return threadReader(keys, profile.databases, profile);
+  return packReader(keys, profile);
+}
+
 async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
-  const { target, state, profile } = run;
   // A wrong passphrase stops here: nothing read, nothing written.
-  const keys = await keysFor(target, state, run.passphrase, false);
+  const keys = await keysFor(run.target, run.state, run.passphrase, false);
+  const reader = await readerFor(keys, run.profile);
+  try {
+    return await restoreWith(run, keys, reader);
+  } finally {
+    // A failure of the restore's thread was already thrown above, by name: its end adds nothing.
+    await reader.close().catch(() => {});
+  }
+}
+
+async function restoreWith(run: RestoreRun, keys: BackupKeys, reader: PackReader): Promise<RestoreResult> {
+  const { target, state, profile } = run;
   const problems: string[] = [];
   const merged = mergeDevices(await readAllDevices(target, keys, problems));
   const synced = await state.synced();
@@ -96,7 +115,7 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
   };
 
   // Each pack is fetched and opened once, and let go once every record of it was looked at.
-  const packs = new Map<string, Promise<Uint8Array[] | string>>();
+  const packs = new Map<string, Promise<string | undefined>>();
   const uses = new Map<string, number>();
   for (const e of merged.values()) if (e.o) uses.set(e.o, (uses.get(e.o) ?? 0) + 1);
   const openPack = (name: string) => {
@@ -105,13 +124,7 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
       opening = (async () => {
         const sealed = await target.get(name);
         if (!sealed) return 'is missing';
-        const opened = await openObject(keys, name, sealed);
-        if (!opened) return 'failed its authentication check: it was changed or cut short';
-        try {
-          return decodePack(opened);
-        } catch (error) {
-          return `could not be read (${String(error)})`;
-        }
+        return reader.open(name, sealed);
       })();
       packs.set(name, opening);
     }
@@ -121,39 +134,40 @@ async function restoreHeld(run: RestoreRun): Promise<RestoreResult> {
     if (!entry.o) return;
     const left = (uses.get(entry.o) ?? 1) - 1;
     uses.set(entry.o, left);
-    if (left === 0) packs.delete(entry.o);
+    if (left === 0) {
+      packs.delete(entry.o);
+      // A thread that died says so on the next record; letting a pack go needs no answer.
+      reader.release(entry.o).catch(() => {});
+    }
   };
 
   const take = async (entry: ManifestEntry & { h: string }) => {
     const name = entry.o ?? '(none)';
-    const records = entry.o ? await openPack(entry.o) : 'is not named in the index';
-    const bytes = typeof records === 'string' ? undefined : records[entry.i ?? -1];
-    if (!bytes || (await contentId(bytes)) !== entry.h) {
-      const why = typeof records === 'string' ? records : 'does not hold it';
-      problems.push(`The backup of ${what(entry.k)} (object ${name}) ${why}: it was not restored.`);
+    const failed = entry.o ? await openPack(entry.o) : 'is not named in the index';
+    if (failed !== undefined) {
+      problems.push(`The backup of ${what(entry.k)} (object ${name}) ${failed}: it was not restored.`);
       return false;
     }
     await pause();
-    let body: unknown;
-    try {
-      body = decodeRecord(bytes);
-    } catch (error) {
-      problems.push(`The backup of ${what(entry.k)} (object ${name}) could not be read (${String(error)}).`);
-      return false;
-    }
-    try {
-      await pause();
-      await profile.write(entry.k, body);
-    } catch (error) {
-      // A full disk stops the restore (every record after would fail too); what is written stays whole.
-      if ((error as { name?: string }).name === 'QuotaExceededError') {
+    const written = await reader.write(entry);
+    if ('failed' in written) {
+      if (written.failed === 'missing') {
+        problems.push(
+          `The backup of ${what(entry.k)} (object ${name}) does not hold it: it was not restored.`,
+        );
+      } else if (written.failed === 'unreadable') {
+        problems.push(
+          `The backup of ${what(entry.k)} (object ${name}) could not be read (${written.reason}).`,
+        );
+      } else if (written.failed === 'full') {
+        // A full disk stops the restore (every record after would fail too); what is written stays whole.
         throw new BackupError(
           'full',
           "This browser's storage for Baton is full: the restore stopped, and what it wrote is kept. Free some (old runs in History, the cached model in Settings), then restore again to go on.",
         );
+      } else {
+        problems.push(`${what(entry.k)} could not be written here (${written.reason}): it was not restored.`);
       }
-      const reason = error instanceof Error ? error.message : String(error);
-      problems.push(`${what(entry.k)} could not be written here (${reason}): it was not restored.`);
       return false;
     }
     synced.set(entry.k, entry);

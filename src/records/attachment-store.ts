@@ -6,9 +6,10 @@
  */
 import type { IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
 import type { Attachment } from '../attachments/types.ts';
+import { ATTACHMENTS_STORE } from '../shared/runs-layout.ts';
 import type { AttachmentRef, RunsDB, StoredAttachment } from './runs-db.ts';
 
-export const ATTACHMENTS_STORE = 'attachments';
+export { ATTACHMENTS_STORE };
 /** The runs index over each run's `attachmentIds` (one entry per hash). */
 export const ATTACHMENT_IDS_INDEX = 'attachmentIds';
 

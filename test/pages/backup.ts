@@ -17,6 +17,8 @@ export interface RestoreReport {
   ms: number;
   restored: number;
   problems: string[];
+  /** The keys of this page's records after the restore (what its databases now hold). */
+  here: string[];
   /** Durations of the Long Tasks (over 50 ms) the main thread ran during the restore. */
   longTasks: number[];
 }
@@ -39,7 +41,8 @@ async function restoreFrom(bucket: { url: string; key: string; passphrase: strin
     const ms = performance.now() - t;
     // Entries of the last task are delivered after it: one more task lets them arrive.
     await new Promise((resolve) => setTimeout(resolve, 0));
-    return { ms, restored: result.restored, problems: result.problems, longTasks };
+    const here = (await profile.list()).map((unit) => unit.key);
+    return { ms, restored: result.restored, problems: result.problems, here, longTasks };
   } finally {
     observer.disconnect();
     profile.close();
@@ -47,5 +50,15 @@ async function restoreFrom(bucket: { url: string; key: string; passphrase: strin
   }
 }
 
-(globalThis as { __backup?: unknown }).__backup = { restoreFrom };
+/** The keys of the records this page's databases hold. */
+async function recordsHere(): Promise<string[]> {
+  const profile = await openProfile({ storage: localStorage });
+  try {
+    return (await profile.list()).map((unit) => unit.key);
+  } finally {
+    profile.close();
+  }
+}
+
+(globalThis as { __backup?: unknown }).__backup = { restoreFrom, recordsHere };
 document.body.dataset.ready = 'true';
