@@ -1,4 +1,5 @@
 import type { TurnHistory } from '../executor/turn-history.ts';
+import { rankTurns, type TurnRanking } from '../executor/turn-relevance.ts';
 import type { ThreadLink } from '../records/runs-db.ts';
 import type { PastTurn, ThreadStore } from '../records/thread-store.ts';
 import type { ConversationTurn } from '../shared/conductor-api.ts';
@@ -24,20 +25,35 @@ const PLANNER_TURNS = 8;
 /** Characters of one earlier answer handed to the planner's thread: it shows far less, cut in the middle. */
 const PLANNER_ANSWER_CHARS = 1_000;
 
-/** The earlier turns before a turn that follows `parentRunId`, with budgets under `prefs`. */
+/**
+ * The earlier turns before a turn that follows `parentRunId`, with budgets under `prefs`; ranked for
+ * `question` when it is known, as the run will rank them, so the estimate counts the turns that will go.
+ */
 export async function turnHistory(
   threads: Pick<ThreadStore, 'pastTurns'>,
   parentRunId: string | undefined,
   prefs: () => HistoryPrefs,
+  question?: string,
 ): Promise<TurnHistory | undefined> {
   if (parentRunId === undefined) return undefined;
   const turns = await threads.pastTurns(parentRunId);
-  return historyWith(turns, prefs);
+  // A ranking that fails leaves the estimate newest-first; the run ranks again itself.
+  const ranking =
+    question === undefined ? undefined : await rankTurns(turns, question).catch(() => undefined);
+  return historyWith(turns, prefs, ranking);
 }
 
 /** `turns` with each worker's budget read from the settings when the step is sent. */
-export function historyWith(turns: readonly PastTurn[], prefs: () => HistoryPrefs): TurnHistory {
-  return { turns, budgetFor: (worker: WorkerSpec) => historyBudget(worker, prefs()) };
+export function historyWith(
+  turns: readonly PastTurn[],
+  prefs: () => HistoryPrefs,
+  ranking?: TurnRanking,
+): TurnHistory {
+  return {
+    turns,
+    budgetFor: (worker: WorkerSpec) => historyBudget(worker, prefs()),
+    ...(ranking ? { ranking } : {}),
+  };
 }
 
 /** The run view's share of a turn: its thread (nothing for a run that is not one). */

@@ -54,6 +54,8 @@ export interface PassageChoice {
    * passages were taken). Said on the step, so the user knows the worker may lack what it needs.
    */
   weak: boolean;
+  /** No passage holds any term of the query: the file's first passages were taken. */
+  unmatched?: true;
 }
 
 /**
@@ -82,5 +84,5 @@ export function choosePassages(
     chosen.push(passage);
     size += passage.text.length;
   }
-  return { passages: chosen.sort((a, b) => a.n - b.n), weak };
+  return { passages: chosen.sort((a, b) => a.n - b.n), weak, ...(best ? {} : { unmatched: true as const }) };
 }

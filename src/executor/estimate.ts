@@ -121,7 +121,14 @@ export function estimatePlan(input: EstimateInput): PlanEstimate {
         answers,
         index,
         ...(input.history && worker
-          ? { history: fitHistory(input.history.turns, input.history.budgetFor(worker)).messages }
+          ? {
+              history: fitHistory(
+                input.history.turns,
+                input.history.budgetFor(worker),
+                undefined,
+                input.history.ranking,
+              ).messages,
+            }
           : {}),
       }),
       estimatedStepFiles(step, input.attachments ?? [], input.wholeFileTokens),

@@ -103,7 +103,8 @@ export async function chooseStepFiles(
         let choice = choosePassages(search, passages, use.find ?? step.task);
         if (choice.weak && use.find === undefined && options.question?.trim()) {
           const wider = choosePassages(search, passages, `${step.task} ${options.question}`);
-          if (!wider.weak) choice = wider;
+          // A weak match to the question beats the file's first pages taken for a task that matched nothing.
+          if (!wider.weak || (choice.unmatched && !wider.unmatched)) choice = wider;
         }
         return {
           attachment: use.attachment,

@@ -17,6 +17,11 @@ import type { TurnRanking } from './turn-relevance.ts';
 export interface TurnHistory {
   turns: readonly PastTurn[];
   budgetFor(worker: WorkerSpec): number;
+  /**
+   * The turns ranked for the new question (turn-relevance.ts), when read with it: the estimate then counts
+   * the turns the run will send, not the newest.
+   */
+  ranking?: TurnRanking;
 }
 
 /** What a chat format adds per message (as `estimatePromptTokens` counts it). */

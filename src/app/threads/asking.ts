@@ -96,7 +96,7 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
       return;
     }
     const link: ThreadLink = { threadId: last.state.id, turn: last.link.turn + 1, parentRunId: last.view.id };
-    const history = await turnHistory(await core.store(), last.view.id, services.historyPrefs);
+    const history = await turnHistory(await core.store(), last.view.id, services.historyPrefs, question);
     // Asked under a turn opened in its place: the new turn starts a branch there, the later turns are not its.
     const { at: _at, ...state } = last.state;
     current.value = {
@@ -126,7 +126,12 @@ export function createThreadAsking(core: ThreadCore, runs: Runs) {
     if (!replaced) return;
     const link: ThreadLink = { threadId: state.id, turn: replaced.turn };
     if (replaced.parentRunId !== undefined) link.parentRunId = replaced.parentRunId;
-    const history = await turnHistory(await core.store(), replaced.parentRunId, services.historyPrefs);
+    const history = await turnHistory(
+      await core.store(),
+      replaced.parentRunId,
+      services.historyPrefs,
+      question,
+    );
     const siblings = state.branches[runId] ?? [runId];
     const { at: _at, ...kept } = state;
     current.value = {

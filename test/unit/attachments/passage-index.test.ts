@@ -48,8 +48,14 @@ describe('choosePassages', () => {
     const { passages, search } = await contract();
     const choice = choosePassages(search, passages, 'zebra xylophone');
     expect(choice.weak).toBe(true);
+    expect(choice.unmatched).toBe(true);
     expect(choice.passages.length).toBeGreaterThan(0);
     expect(choice.passages[0]?.n).toBe(0);
+    // A weak match is still a match: the step prefers it to the first passages (executor/step-files.ts).
+    const weak = choosePassages(search, passages, 'zebra xylophone termination');
+    expect(weak.weak).toBe(true);
+    expect(weak.unmatched).toBeUndefined();
+    expect(weak.passages.some((p) => p.page === CLAUSE_7_PAGE)).toBe(true);
   });
 
   it('reads back a stored index that answers as the one built', async () => {

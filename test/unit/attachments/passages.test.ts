@@ -53,6 +53,24 @@ describe('splitPassages', () => {
     expect(passages.every((p) => p.text.length <= PASSAGE_MAX_CHARS)).toBe(true);
   });
 
+  it('cuts a paragraph written on one line at the end of a sentence, so no sentence is split between passages', () => {
+    // A scientific article's paragraph is often one line of several thousand characters (COVID-QA, bench P24).
+    const sentences = Array.from(
+      { length: 60 },
+      (_, i) => `Sentence ${i} reports that cohort ${i} showed a ${i + 3}-fold rise in antibody titres.`,
+    );
+    const paragraph = sentences.join(' ');
+    const passages = splitPassages(text('text', `Title\n\n${paragraph}\n\nEnd.`));
+    const pieces = passages.filter((p) => p.place === 'line 3');
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.every((p) => p.text.length <= PASSAGE_MAX_CHARS)).toBe(true);
+    for (const sentence of sentences) {
+      expect(pieces.filter((p) => p.text.includes(sentence))).toHaveLength(1);
+    }
+    // Nothing of the line is lost: the pieces are the line again, between sentences.
+    expect(pieces.map((p) => p.text).join(' ')).toBe(paragraph);
+  });
+
   it("gives a CSV's rows in ranges, each passage with the header row", () => {
     const rows = Array.from({ length: 200 }, (_, i) => `${i + 1},item number ${i + 1},${i * 3}`);
     const passages = splitPassages(text('csv', ['id,name,price', ...rows].join('\n')));
