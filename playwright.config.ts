@@ -1,5 +1,4 @@
 import { defineConfig } from '@playwright/test';
-import { STEPS_OPEN } from './test/browser/steps-open.ts';
 import { findChromium, webgpuChromiumArgs } from './test/chromium.ts';
 import { previewPort as portFor, reuseServer } from './test/preview-server.ts';
 import { testBuildDir, testServerCommand } from './test/test-build.mjs';
@@ -33,10 +32,8 @@ export default defineConfig({
     // 1.6 MB): a user's browser does that once, the suite did it for every test, about an eighth of an
     // app spec's time. Specs about what the worker does (offline use, what it caches) allow it.
     serviceWorkers: 'block',
-    // The specs written before answers came first look into the plan, graph and step cards of every run:
-    // they run with Settings' "Show the plan and steps open by default" on. The specs of the answer-first
-    // layout (conversation.spec.ts) start from the app's own default instead (`ANSWER_FIRST`).
-    storageState: { cookies: [], origins: [{ origin: baseURL, localStorage: [STEPS_OPEN] }] },
+    // Settings' "Show the plan and steps open by default" is on in every test's context unless its file
+    // says otherwise: test/browser/app-test.ts, whose `test` the specs import.
   },
   webServer: {
     command: testServerCommand(process.env, outDir, previewPort),

@@ -1,8 +1,9 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
 import { sampleRunExport } from './app-fixtures.ts';
 import { FIRST_SCREENS, importOneRun, type Screen } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { saveScreenshot } from './screenshots.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 /** The main screens, each reached the way a user would, with what proves it has rendered. */
 const SCREENS: Screen[] = [
@@ -33,7 +34,9 @@ test.describe.configure({ mode: 'serial' });
 let page: Page;
 let runHref: string | null;
 test.beforeAll(async ({ browser }) => {
-  page = await (await browser.newContext()).newPage();
+  const context = await browser.newContext();
+  await openStepsByDefault(context);
+  page = await context.newPage();
   runHref = await importOneRun(page, sampleRunExport());
 });
 test.afterAll(async () => {

@@ -1,5 +1,4 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
 import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import {
   addModelWorker,
@@ -13,6 +12,7 @@ import {
   openPlanInReview,
   useServers,
 } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { saveScreenshot } from './screenshots.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 

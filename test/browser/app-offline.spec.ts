@@ -1,7 +1,7 @@
-import { expect, type Page, test } from '@playwright/test';
 import { ENGINE_CACHE } from '../../build/engine-assets.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import { limitPlans } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // The service worker is what this spec is about (blocked by default: playwright.config.ts).
 test.use({ serviceWorkers: 'allow' });

@@ -1,6 +1,6 @@
-import { expect, test } from '@playwright/test';
 import { sampleRunExport } from './app-fixtures.ts';
 import { importRunFile } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 
 test('first visit opens the start screen with the device check and a recommended conductor model', async ({
   page,

@@ -3,11 +3,12 @@
  * through pdf.js in its own Web Worker under the app's CSP, images through createImageBitmap and
  * OffscreenCanvas. The PDFs and images are written for the test (test/fixtures/).
  */
-import { expect, type Page, test } from '@playwright/test';
+
 import { sendSize } from '../../src/attachments/image-size.ts';
 import { encryptedPdf, manyPagesLines, manyPagesPdf, scannedPdf, textPdf } from '../fixtures/pdf-writer.ts';
 import { writePng } from '../fixtures/png-writer.ts';
 import type { AttachmentsHarness, ReadSummary } from '../pages/attachments.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 type Win = { __attachments: AttachmentsHarness };
 type Upload = { name: string; mimeType: string; buffer: Buffer };

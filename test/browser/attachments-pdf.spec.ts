@@ -1,6 +1,6 @@
-import { expect, test } from '@playwright/test';
 import { emptyPagesPdf, encryptedPdf } from '../fixtures/pdf-writer.ts';
 import { logErrors } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 
 // What the page does with a PDF that cannot simply be read: one that needs a password asks for
 // it where it was attached; a long one shows its progress and can be cancelled while it is read; one

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { expect, type Page, test } from '@playwright/test';
 import { textPdf } from '../fixtures/pdf-writer.ts';
 import { writePng } from '../fixtures/png-writer.ts';
 import { IMAGE_MODELS } from '../provider/server.ts';
 import { editPlan, importRunFile, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { seedApp } from './seed-app.ts';
 
 // Attachments through the whole app: a PDF with a text layer, a CSV and an image attached on Ask, planned

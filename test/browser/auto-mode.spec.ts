@@ -1,6 +1,6 @@
-import { expect, test } from '@playwright/test';
 import { createBanditState, update } from '../../src/learning/bandit.ts';
 import { logErrors, useServers } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // Auto mode in the built app, against the local test provider over real HTTP and real storage. No conductor

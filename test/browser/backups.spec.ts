@@ -1,6 +1,7 @@
-import { expect, type Page, test } from '@playwright/test';
 import { startS3, type TestServer } from '../unit/backup/servers.ts';
 import { addWorker } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
+import { openStepsByDefault } from './steps-open.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
 
 // The user's path to a backup and back: a bucket (a real S3-compatible server, s3rver, on 127.0.0.1, its
@@ -43,6 +44,7 @@ test('a run, the pool and settings backed up to a bucket are restored in a fresh
   await expect(page.getByTestId('ledger-panel')).toContainText('backup');
 
   const fresh = await browser.newContext({ serviceWorkers: 'block' });
+  await openStepsByDefault(fresh);
   const other = await fresh.newPage();
   await useBucket(other);
   await other.getByTestId('backup-restore').click();
@@ -60,6 +62,7 @@ test('a run, the pool and settings backed up to a bucket are restored in a fresh
 test('two browsers backing up to one bucket each get the other’s thread', async ({ page, browser }) => {
   // Two profiles, one question each, both backed up to the bucket above (each as its own device).
   const second = await browser.newContext({ serviceWorkers: 'block' });
+  await openStepsByDefault(second);
   const other = await second.newPage();
   await seedVersion1(page, [storedRun('laptop-run', 1000)], [storedStep('laptop-run')]);
   await seedVersion1(other, [storedRun('phone-run', 2000)], [storedStep('phone-run')]);
@@ -138,6 +141,7 @@ test('a folder on this computer holds a sealed backup, restored in another brows
 
   // Another browser, the same folder (its files copied there): restored.
   const fresh = await browser.newContext({ serviceWorkers: 'block' });
+  await openStepsByDefault(fresh);
   const other = await fresh.newPage();
   await pickPrivateFolder(other);
   await other.goto('/favicon.svg');

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, test } from './app-test.ts';
 
 // The bench harness (test/pages/bench.html) against the local test provider: one worker that answers
 // (wrongly on one task), one whose every request is refused with a 401, and one right on the sum, which

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // A GSM8K-format file (written for Baton, test/fixtures/benchmarks/) picked as a file, cut to a seeded
 // sample of 2, then run by two single workers: `good` is right on every item, `poor` on none. So, by

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
 import { type ScriptedModel, startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { saveScreenshot } from './screenshots.ts';
 
 // Four tasks; `arith` is right on the three sums and wrong on the fact, `facts` is right on the fact and

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // Published HumanEval, as a user brings it: `HumanEval.jsonl.gz` from github.com/openai/human-eval
 // (data/HumanEval.jsonl.gz), gzipped JSONL, one record a line with task_id, prompt, entry_point,

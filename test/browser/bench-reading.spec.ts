@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, test } from './app-test.ts';
 
 // The reading pair on the page: a Markdown document of 40 sections, the notice period in section 27, and
 // one question about it. The worker answers only from what its request carries.

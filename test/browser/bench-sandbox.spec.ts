@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, test } from './app-test.ts';
 import { smallHeapTest } from './small-heap.ts';
 
 // A code answer that allocates until the heap limit, then an ordinary one, scored in the Bench's own

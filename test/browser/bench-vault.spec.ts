@@ -1,6 +1,6 @@
-import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { logErrors, saveKeyUnderPassphrase } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { customWorker, seedApp } from './seed-app.ts';
 
 // The whole app with a locked vault (passphrase set, page reloaded): the bench asks for the passphrase

@@ -1,5 +1,5 @@
-import { chromium, expect, test } from '@playwright/test';
 import { baseChromiumArgs, findChromium } from '../chromium.ts';
+import { chromium, expect, test } from './app-test.ts';
 
 test('shows the real SwiftShader adapter this machine has', async ({ page }) => {
   await page.goto('/');

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { STORED_ECHO_WORKER } from '../fixtures/version1-runs.ts';
+import { expect, test } from './app-test.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
 
 // A searching worker's sources, as a stored run shows them: plain links under the answer that the page

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Request, test } from '@playwright/test';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import { loadTinyConductor, logErrors } from './app-steps.ts';
+import { expect, type Request, test } from './app-test.ts';
 import { saveScreenshot } from './screenshots.ts';
 
 // "Compare planners" end to end in the whole app: the tiny generated GGUF in the real CPU engine inside the

@@ -1,7 +1,7 @@
-import { type Browser, expect, type Page, test } from '@playwright/test';
 import { validatePlan } from '../../src/shared/plan/index.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import type { ConductorHarness } from '../pages/conductor.ts';
+import { type Browser, expect, type Page, test } from './app-test.ts';
 
 /** The harness page's handle (set by test/pages/conductor.ts). */
 declare global {

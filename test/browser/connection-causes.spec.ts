@@ -1,5 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // Settings → Add a worker → Test connection, as a user sees it, in Chromium, on the app's own
 // cross-origin isolated page (COEP credentialless): five causes that used to read alike, each against a

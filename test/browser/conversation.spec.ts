@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, type TestInfo, test } from '@playwright/test';
 import { crawlModel, logErrors, useServers } from './app-steps.ts';
+import { expect, type Page, type TestInfo, test } from './app-test.ts';
 import { saveScreenshot } from './screenshots.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 import { ANSWER_FIRST } from './steps-open.ts';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { expect, test } from '@playwright/test';
 import { createServer, type ViteDevServer } from 'vite';
+import { expect, test } from './app-test.ts';
 
 // `npm start` sends the build's policy (build/csp-plugin.ts, devDirectives): a host the build refuses is
 // refused in development too, and the dev server's own needs (its injected styles, its HMR websocket)

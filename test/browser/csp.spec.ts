@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './app-test.ts';
 
 test('the built page carries the CSP (meta and header), and it blocks an injected inline script', async ({
   page,

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './app-test.ts';
 
 // Where the user types a host, the page says when its policy will refuse it and how to allow it
 // (BATON_CONNECT_SRC at build time), instead of letting the first request fail.

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, type Page, type Request, test } from '@playwright/test';
 import type { LedgerEntry } from '../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import type { EgressHarness } from '../pages/egress.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, type Page, type Request, test } from './app-test.ts';
 
 // Three providers = three origins, each with its own key (the provider enforces it).
 const KEY_A = 'sk-egress-A-1111111111111111';

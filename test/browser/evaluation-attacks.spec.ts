@@ -1,4 +1,4 @@
-import { expect, type Page, test } from '@playwright/test';
+import { expect, type Page, test } from './app-test.ts';
 import { FAILING_TEST, openEvaluationHarness, run } from './evaluation-harness.ts';
 
 // One page for all the attacks, in order: each attack's own verdict is checked, and so is the runner it

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type CDPSession, expect, type Page, test } from '@playwright/test';
+import { type CDPSession, expect, type Page, test } from './app-test.ts';
 import { FAILING_TEST, openEvaluationHarness, type RunResult, run } from './evaluation-harness.ts';
 import { smallHeapTest } from './small-heap.ts';
 

@@ -1,8 +1,8 @@
-import { expect, test } from '@playwright/test';
 import { marked } from 'marked';
 import { HOSTILE_ANSWER } from '../fixtures/hostile-answer.ts';
 import { sampleRunExport } from './app-fixtures.ts';
 import { importRunFile } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 
 // A run exported as Markdown keeps its answers' formatting, and stays inert in a viewer that renders
 // Markdown to HTML and sanitises nothing: marked, its output put straight into a page.

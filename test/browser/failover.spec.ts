@@ -1,5 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
 import { askQuestion, editPlan, loadTinyConductor, useServers } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { customWorker, seedApp } from './seed-app.ts';
 
 // Failover against real parts (the tiny GGUF conductor in its worker, the test provider over HTTP under

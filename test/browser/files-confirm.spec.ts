@@ -1,5 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
 import { logErrors, useServers } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // Issue 38, item 9: with plan review off (the default), nothing asked before a file went to a worker.

@@ -1,5 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
 import { logErrors, useServers } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // While an answer streams, the page follows its newest text as a chat does; a user who scrolls up to read

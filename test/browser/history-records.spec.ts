@@ -1,5 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
 import { sampleRunExport } from './app-fixtures.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
 
 // One malformed run record emptied History for good. Real IndexedDB, the built app.

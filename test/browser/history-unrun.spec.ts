@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, test } from './app-test.ts';
 import { seedVersion1, storedRun } from './stored-runs.ts';
 
 // Runs that never reached the executor stay in History after a reload: a plan not run yet (review, Plan

@@ -1,5 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
 import { logErrors, useServers } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // A key pasted into a question: the page says so before anything is sent, and the user

@@ -1,6 +1,6 @@
-import { expect, type Page, test } from '@playwright/test';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import { seedLedger } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // The egress ledger in the built app: the conductor thread's model downloads (and a failed one) are in
 // it, marked as model downloads; the CPU engine's failed download names its cause; the ledger pages.

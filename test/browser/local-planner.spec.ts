@@ -1,9 +1,9 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
 import { ENGINE_CACHE } from '../../build/engine-assets.ts';
 import { PLANNER_MODEL_ID, PLANNER_TASKS, plannerModel, requestedSchema } from '../provider/planner-model.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { askQuestion, logErrors } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // The engine's code is kept for offline use by the app's service worker (blocked by default: playwright.config.ts).

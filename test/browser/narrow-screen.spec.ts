@@ -1,6 +1,6 @@
-import { expect, test } from '@playwright/test';
 import { chainRunExport, sampleRunExport } from './app-fixtures.ts';
 import { FIRST_SCREENS, importOneRun, importRunFile, type Screen } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 import { saveScreenshot } from './screenshots.ts';
 
 const WIDTH = 390;

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { askQuestion, loadTinyConductor, logErrors, useServers } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // Outcomes and workflow memory through the whole app: the tiny generated conductor in its worker, the test

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { expect, test } from '@playwright/test';
 import { CLAUSE_7_ANSWER, CLAUSE_7_PAGE, contractPage } from '../fixtures/contract.ts';
 import { textPdf } from '../fixtures/pdf-writer.ts';
 import { importOneRun, logErrors, useServers } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // Local reading: a long contract PDF (written for the test, with a text layer the app's own PDF reader

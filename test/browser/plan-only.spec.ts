@@ -1,5 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
 import { loadTinyConductor, logErrors, saveKeyUnderPassphrase, useServers } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // Plan only, through the whole app with the network off: the tiny generated conductor plans in its

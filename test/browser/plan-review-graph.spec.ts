@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './app-test.ts';
 
 // The plan review's graph names workers as the user named them in the pool, as the run view's does.
 

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { askQuestion, editPlan, loadTinyConductor, openPlanInReview, useServers } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 import { customWorker, seedApp } from './seed-app.ts';
 
 // Review mode against real parts (the tiny GGUF conductor in its worker, the test provider over HTTP):

@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
+import { expect, type Page, test } from './app-test.ts';
 
 async function addCustom(page: Page, baseURL: string, model: string, label: string): Promise<void> {
   const form = page.getByTestId('add-worker');

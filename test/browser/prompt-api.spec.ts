@@ -1,4 +1,3 @@
-import { expect, type Page, test } from '@playwright/test';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import {
   installPromptApiDouble,
@@ -7,6 +6,7 @@ import {
 } from '../fixtures/prompt-api-double.ts';
 import type { ConductorHarness } from '../pages/conductor.ts';
 import { logErrors } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // The browser's own model (Chrome's Prompt API) behind the real bridge and the real conductor thread, with
 // Chrome's `LanguageModel` replaced by a double that follows its documentation

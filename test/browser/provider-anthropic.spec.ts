@@ -1,10 +1,10 @@
-import { expect, type Page, type Request, test } from '@playwright/test';
 import type { LedgerEntry } from '../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import type { EgressHarness } from '../pages/egress.ts';
 import { countPromptTokens, startProvider, type TestProvider, tokenize } from '../provider/server.ts';
 import { sampleRunExport } from './app-fixtures.ts';
 import { importRunFile } from './app-steps.ts';
+import { expect, type Page, type Request, test } from './app-test.ts';
 
 // An Anthropic worker as the app runs it (egress, vault, ledger, executor, the transport its dialect picks)
 // from the app's own cross-origin-isolated page, against the test provider's Anthropic mode under strict

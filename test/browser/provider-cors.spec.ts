@@ -1,4 +1,3 @@
-import { expect, type Page, test } from '@playwright/test';
 import { openaiSdkHeaders } from '../provider/sdk-headers.ts';
 import {
   ANTHROPIC_BROWSER_HEADER,
@@ -6,6 +5,7 @@ import {
   startProvider,
   type TestProvider,
 } from '../provider/server.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // Real preflights through Chromium, from the app's own cross-origin-isolated page (COEP require-corp) to
 // the test provider on another port of 127.0.0.1.

@@ -1,4 +1,3 @@
-import { expect, type Page, test } from '@playwright/test';
 import { priceOf } from '../../src/executor/spend.ts';
 import { formatCost } from '../../src/shared/format-cost.ts';
 import type { Plan } from '../../src/shared/plan/index.ts';
@@ -13,6 +12,7 @@ import {
   tokenize,
 } from '../provider/server.ts';
 import { logErrors } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // One run whose pool has a worker of each dialect (every OpenAI-compatible one, and Anthropic's native
 // Messages API), each on a test provider of its own (its own origin and key) that speaks that provider's

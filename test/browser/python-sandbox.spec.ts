@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import type { PythonRun, PythonVerdict } from '../../src/evaluation/python-program.ts';
 import type { Score } from '../../src/evaluation/score.ts';
 import type { Task } from '../../src/evaluation/taskset.ts';
 import { PYODIDE_CACHE, PYODIDE_FILES } from '../../src/sandbox/python-assets.ts';
+import { type BrowserContext, expect, type Page, test } from './app-test.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 // Pyodide is cached for offline use by the app's service worker (blocked by default: playwright.config.ts).
 test.use({ serviceWorkers: 'allow' });
@@ -56,6 +57,7 @@ const fenced = (code: string) => `Here it is:\n\n\`\`\`python\n${code}\n\`\`\``;
 
 test.beforeAll(async ({ browser }) => {
   context = await browser.newContext();
+  await openStepsByDefault(context);
   context.on('request', (request) => {
     let frame = 'worker';
     try {

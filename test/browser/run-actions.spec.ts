@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { askQuestion, crawlModel, loadTinyConductor, useServers } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 import { customWorker, seedApp } from './seed-app.ts';
 
 // Run-view actions against real parts: the tiny generated GGUF in the real CPU engine (the conductor),

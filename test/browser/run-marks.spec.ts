@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './app-test.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
 
 // The Good/Bad marks and the run's time on stored runs, seeded straight into IndexedDB.

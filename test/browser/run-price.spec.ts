@@ -1,4 +1,3 @@
-import { expect, type Page, test } from '@playwright/test';
 import {
   focusWhenShown,
   logErrors,
@@ -7,6 +6,7 @@ import {
   storePlan,
   useServers,
 } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { saveScreenshot } from './screenshots.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 

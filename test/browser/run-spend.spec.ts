@@ -1,7 +1,7 @@
-import { expect, type Page, test } from '@playwright/test';
 import { type ScriptedModel, startProvider, type TestProvider } from '../provider/server.ts';
 import { sampleRunExport } from './app-fixtures.ts';
 import { answerAtOnce, chatRequestsFor, importRunFile } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { saveScreenshot } from './screenshots.ts';
 
 // Spend and saving as the Watch screen shows them, on a run imported from a file and rerun against the

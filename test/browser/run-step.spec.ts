@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, type Page, test } from '@playwright/test';
 import type { Plan } from '../../src/shared/plan/index.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // The `run` worker in a real run: the executor, the test provider over HTTP for the two model steps, and
 // the code sandbox (Pyodide from this build) for the run step, on the harness page test/pages/run-step.html.

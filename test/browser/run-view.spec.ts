@@ -1,7 +1,7 @@
-import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { chainRunExport, fanRunExport } from './app-fixtures.ts';
 import { importRunFile } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { saveScreenshot } from './screenshots.ts';
 
 async function openImported(page: Page, file: string): Promise<void> {

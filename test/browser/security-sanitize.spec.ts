@@ -1,8 +1,8 @@
-import { expect, type Page, test } from '@playwright/test';
 import { HOSTILE_ANSWER } from '../fixtures/hostile-answer.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { sampleRunExport } from './app-fixtures.ts';
 import { importRunFile, openPlanInReview } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { customWorker, seedApp } from './seed-app.ts';
 
 // Worker output is untrusted: HOSTILE_ANSWER tries every usual way to run script or make a request from

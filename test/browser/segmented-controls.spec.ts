@@ -1,4 +1,4 @@
-import { expect, type Page, test } from '@playwright/test';
+import { expect, type Page, test } from './app-test.ts';
 
 // Where a radio's hit point lands must not depend on the fonts a machine has: a fresh machine with only
 // DejaVu and Liberation put the Auto radio's 1-pixel box under the neighbouring label, so clicking it

@@ -1,5 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
 import { seedLedger } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // The egress ledger shows a hundred rows a page. In the middle of Settings they made the page about
 // 10,000 px tall and pushed Planning, Spending and Appearance far below; it has a page of its own now.

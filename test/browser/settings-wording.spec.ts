@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, test } from './app-test.ts';
 
 // Wording in Settings that was wrong: "a OpenAI key", and a CORS hint printed twice (once under the form,
 // once in the connection result).

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
 import { crawlModel, logErrors, openPlanInReview, useServers } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // The page's keys and its Stop, in the built app against the local test provider over real HTTP and real

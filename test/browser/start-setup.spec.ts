@@ -1,7 +1,8 @@
-import { chromium, expect, type Locator, type Page, test } from '@playwright/test';
 import { baseChromiumArgs, findChromium } from '../chromium.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import { focusWhenShown } from './app-steps.ts';
+import { chromium, expect, type Locator, type Page, test } from './app-test.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 // A load cut off from the network is told from one the service worker could serve (blocked by default:
 // playwright.config.ts).
@@ -33,7 +34,9 @@ test.describe(() => {
   test.describe.configure({ mode: 'serial' });
   let page: Page;
   test.beforeAll(async ({ browser }) => {
-    page = await (await browser.newContext()).newPage();
+    const context = await browser.newContext();
+    await openStepsByDefault(context);
+    page = await context.newPage();
     await page.goto('/#/start');
   });
   test.afterAll(async () => {
@@ -140,6 +143,7 @@ test.describe(() => {
   let error: Locator;
   test.beforeAll(async ({ browser }, testInfo) => {
     const context = await browser.newContext({ baseURL: testInfo.project.use.baseURL });
+    await openStepsByDefault(context);
     page = await context.newPage();
     await page.goto('/#/start');
     await loadCustom(page, models!.url.replace('tiny.gguf', 'missing.gguf'));

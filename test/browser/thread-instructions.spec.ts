@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
 import { logErrors, useServers } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 import { saveScreenshot } from './screenshots.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 

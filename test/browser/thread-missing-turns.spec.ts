@@ -1,7 +1,7 @@
-import { expect, test } from '@playwright/test';
 import { exportThreadJson, type ThreadRun } from '../../src/app/thread-export.ts';
 import { goodRun, goodStep } from '../fixtures/run-records.ts';
 import { logErrors } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 import { seedApp } from './seed-app.ts';
 
 // A thread whose first turns were deleted from History one run at a time: the branch left is counted as

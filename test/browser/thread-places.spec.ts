@@ -1,6 +1,6 @@
-import { expect, type Locator, type Page, test } from '@playwright/test';
 import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import { logErrors, useServers } from './app-steps.ts';
+import { expect, type Locator, type Page, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
 

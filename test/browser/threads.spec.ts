@@ -1,5 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
 import { logErrors, useServers } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // A thread in the built app, against the local test provider over real HTTP and real IndexedDB. Auto mode

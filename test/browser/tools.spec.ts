@@ -1,10 +1,10 @@
-import { expect, test } from '@playwright/test';
 import { workerFromPreset } from '../../src/pool/worker-rules.ts';
 import { presetById } from '../../src/providers/catalog.ts';
 import { startMcpServer, type TestMcpServer } from '../mcp/server.ts';
 import { PLANNER_MODEL_ID, plannerModel } from '../provider/planner-model.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { askQuestion, logErrors } from './app-steps.ts';
+import { expect, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // A tool end to end: the MCP server made with the SDK is added in Settings → Tools, the conductor (the test

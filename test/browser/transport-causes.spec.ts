@@ -1,8 +1,8 @@
-import { expect, type Page, test } from '@playwright/test';
 import type { LedgerEntry } from '../../src/egress/ledger.ts';
 import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import type { EgressHarness } from '../pages/egress.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // Where the browser knows why a request failed, the step's error says so instead of "Failed to fetch":
 // offline, the app's own CSP blocking a host, a redirect (which the browser hides behind an opaque

@@ -1,6 +1,6 @@
-import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { chatRequestsFor } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { seedVersion1, storedRun, storedStep } from './stored-runs.ts';
 
 // Two tabs of one browser profile (one context: one IndexedDB, one set of Web Locks)

@@ -1,6 +1,6 @@
-import { type Download, expect, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { logErrors, openPlanInReview } from './app-steps.ts';
+import { type Download, expect, test } from './app-test.ts';
 import { customWorker, seedApp } from './seed-app.ts';
 
 // A worker on a server that sends no usage at all (as many local and proxy servers do): its tokens are

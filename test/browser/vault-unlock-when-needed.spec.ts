@@ -1,4 +1,3 @@
-import { expect, type Page, test } from '@playwright/test';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import {
   askQuestion,
@@ -8,6 +7,7 @@ import {
   saveKeyUnderPassphrase,
   useServers,
 } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // After a reload the vault is locked. The passphrase is asked for when a step whose worker sends a saved

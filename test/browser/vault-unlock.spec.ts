@@ -1,4 +1,3 @@
-import { expect, type Page, test } from '@playwright/test';
 import {
   answerAtOnce,
   crawlModel,
@@ -8,6 +7,7 @@ import {
   storePlan,
   useServers,
 } from './app-steps.ts';
+import { expect, type Page, test } from './app-test.ts';
 import { modelWorker, seedApp } from './seed-app.ts';
 
 // A locked vault (passphrase set, page reloaded) asks for the passphrase where a run needs it, on Run and

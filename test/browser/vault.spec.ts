@@ -1,5 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
 import type { Vault } from '../../src/vault/vault.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // The real vault in Chromium's real IndexedDB, through the harness page test/pages/vault.html.
 const HARNESS = '/test/pages/vault.html';

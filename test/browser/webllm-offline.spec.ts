@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './app-test.ts';
 
 /**
  * The WebLLM engine on this machine's real SwiftShader adapter, in a real module worker: the model choice
