@@ -1,9 +1,9 @@
 import 'fake-indexeddb/auto';
-import { expect, type Page, test } from '@playwright/test';
 import type { RestoreReport } from '../pages/backup.ts';
 import { type Browser, backUpWith, browser, s3, wipe } from '../unit/backup/browsers.ts';
 import { seedProfile } from '../unit/backup/seed.ts';
 import { S3_KEY, startS3, type TestServer } from '../unit/backup/servers.ts';
+import { expect, type Page, test } from './app-test.ts';
 
 // A restore opens and writes the backup's records in a Web Worker of its own (src/backup/restore-thread.ts),
 // so the page's main thread stays responsive: the page's restore goes through that worker, and when the
