@@ -1,5 +1,6 @@
 import { baseChromiumArgs, findChromium } from '../chromium.ts';
 import { chromium, expect, test } from './app-test.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 test('shows the real SwiftShader adapter this machine has', async ({ page }) => {
   await page.goto('/');
@@ -35,6 +36,7 @@ test('says clearly that WebGPU is unavailable, and why, without --enable-unsafe-
   const browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
   try {
     const page = await browser.newPage();
+    await openStepsByDefault(page.context());
     await page.goto(baseURL!);
     const alert = page.getByTestId('webgpu-unavailable');
     await expect(alert).toBeVisible();

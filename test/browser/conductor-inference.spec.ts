@@ -2,6 +2,7 @@ import { validatePlan } from '../../src/shared/plan/index.ts';
 import { type ModelServer, startModelServer } from '../fixtures/model-server.ts';
 import type { ConductorHarness } from '../pages/conductor.ts';
 import { type Browser, expect, type Page, test } from './app-test.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 /** The harness page's handle (set by test/pages/conductor.ts). */
 declare global {
@@ -52,6 +53,7 @@ async function sharedHarness(browser: Browser, baseURL: string | undefined, quer
   let page = shared.get(query);
   if (!page) {
     page = await browser.newPage({ baseURL });
+    await openStepsByDefault(page.context());
     await openHarness(page, query);
     shared.set(query, page);
   }

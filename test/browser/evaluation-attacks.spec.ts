@@ -1,5 +1,6 @@
 import { expect, type Page, test } from './app-test.ts';
 import { FAILING_TEST, openEvaluationHarness, run } from './evaluation-harness.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 // One page for all the attacks, in order: each attack's own verdict is checked, and so is the runner it
 // leaves behind for the next answer, which here is the next attack as well as a good answer. A page per
@@ -7,6 +8,7 @@ import { FAILING_TEST, openEvaluationHarness, run } from './evaluation-harness.t
 let page: Page;
 test.beforeAll(async ({ browser, baseURL }) => {
   page = await browser.newPage({ baseURL });
+  await openStepsByDefault(page.context());
   await openEvaluationHarness(page);
 });
 test.afterAll(() => page.close());

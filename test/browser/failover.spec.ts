@@ -1,6 +1,7 @@
 import { askQuestion, editPlan, loadTinyConductor, useServers } from './app-steps.ts';
 import { expect, type Page, test } from './app-test.ts';
 import { customWorker, seedApp } from './seed-app.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 // Failover against real parts (the tiny GGUF conductor in its worker, the test provider over HTTP under
 // strict CORS): a worker whose provider answers 503 every time gives its step to another worker of the
@@ -20,6 +21,7 @@ let page: Page;
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
   page = await browser.newPage();
+  await openStepsByDefault(page.context());
   const worker = { baseURL: servers.provider.baseURL, strengths: 'answers questions' };
   await seedApp(page, {
     pool: [

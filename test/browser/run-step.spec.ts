@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Plan } from '../../src/shared/plan/index.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { expect, type Page, test } from './app-test.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 // The `run` worker in a real run: the executor, the test provider over HTTP for the two model steps, and
 // the code sandbox (Pyodide from this build) for the run step, on the harness page test/pages/run-step.html.
@@ -88,6 +89,7 @@ test.beforeAll(async ({ browser }) => {
     ],
   });
   const context = await browser.newContext();
+  await openStepsByDefault(context);
   context.on('request', (request) => {
     requests.push(request.url());
   });

@@ -1,5 +1,6 @@
 import { chromium, test } from '@playwright/test';
 import { findChromium, smallHeapChromiumArgs } from '../chromium.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 /**
  * A test whose `page` is in a Chromium of its own with a 256 MB V8 heap, for code answers that allocate
@@ -12,6 +13,7 @@ export const smallHeapTest = test.extend({
     const browser = await chromium.launch({ executablePath: findChromium(), args: smallHeapChromiumArgs });
     try {
       const context = await browser.newContext({ ...(baseURL ? { baseURL } : {}) });
+      await openStepsByDefault(context);
       await use(await context.newPage());
     } finally {
       await browser.close();

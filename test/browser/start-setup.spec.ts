@@ -88,6 +88,7 @@ test('without WebGPU the reason appears once on the Start screen, not twice', as
   const browser = await chromium.launch({ executablePath: findChromium(), args: baseChromiumArgs });
   try {
     const page = await browser.newPage();
+    await openStepsByDefault(page.context());
     await page.goto(`${baseURL}/#/start`);
     const alert = page.getByTestId('webgpu-unavailable');
     await expect(alert).toBeVisible();

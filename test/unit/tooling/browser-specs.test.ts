@@ -23,6 +23,21 @@ function playwrightValueImports(source: string): string[] {
   return found;
 }
 
+/**
+ * The pages and contexts `source` makes of the browser itself (`browser.newPage`, `browser.newContext`) whose
+ * next two lines do not open the steps by default: they have none of app-test.ts's context (Playwright's
+ * storageState reached them; its init script does not), so a spec looking into step cards there fails.
+ */
+function ownContextsWithoutSteps(source: string): number[] {
+  const lines = source.split('\n');
+  return lines.flatMap((line, i) =>
+    /browser\.new(Page|Context)\(/.test(line) &&
+    !lines.slice(i + 1, i + 3).some((next) => next.includes('openStepsByDefault('))
+      ? [i + 1]
+      : [],
+  );
+}
+
 describe('browser specs', () => {
   it('a value import from @playwright/test is found, a type-only one is not', () => {
     expect(playwrightValueImports("import { expect, type Page, test } from '@playwright/test';")).toEqual([
@@ -43,5 +58,23 @@ describe('browser specs', () => {
       return names.length ? [`${name}: ${names.join(', ')}`] : [];
     });
     expect(stray).toEqual([]);
+  });
+
+  it('open the steps by default in the pages and contexts they make themselves', () => {
+    expect(ownContextsWithoutSteps('const page = await browser.newPage();\nawait page.goto(url);')).toEqual([
+      1,
+    ]);
+    expect(
+      ownContextsWithoutSteps(
+        'const page = await browser.newPage();\nawait openStepsByDefault(page.context());',
+      ),
+    ).toEqual([]);
+    const files = readdirSync(BROWSER).filter(
+      (name) => name.endsWith('.ts') && name !== 'app-test.ts' && name !== 'steps-open.ts',
+    );
+    const bare = files.flatMap((name) =>
+      ownContextsWithoutSteps(readFileSync(join(BROWSER, name), 'utf8')).map((line) => `${name}:${line}`),
+    );
+    expect(bare).toEqual([]);
   });
 });
