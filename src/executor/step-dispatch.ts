@@ -180,7 +180,10 @@ export class StepDispatch {
     const known = this.histories.get(worker.id);
     if (known) return known;
     // Ranked once for the run (the question is the run's); a search that fails leaves newest first.
-    this.ranking ??= rankTurns(history.turns, this.run.options.question).catch(() => undefined);
+    // The history may come ranked for this question already (the estimate ranked it: turn-context.ts).
+    this.ranking ??= history.ranking
+      ? Promise.resolve(history.ranking)
+      : rankTurns(history.turns, this.run.options.question).catch(() => undefined);
     const ranking = await this.ranking;
     const fitted =
       this.histories.get(worker.id) ??

@@ -183,4 +183,28 @@ describe('a follow-up over the real executor and the test provider', () => {
     ]);
     expect(done.steps[1]?.history).toMatchObject({ kept: 12, cut: 0 });
   });
+
+  it('uses the ranking the history comes with (made for the question when it was estimated), not a second one', async () => {
+    const egress = createEgress({
+      vault: { keyFor: async () => undefined, keysNotBoundTo: async () => [] },
+      ledger: await openLedger('turn-relevance-given'),
+    });
+    provider.clearRequests();
+    const perTurn = estimateTokens(thread[0]?.question ?? '') + estimateTokens(thread[0]?.answer ?? '') + 6;
+    // Ranked as the estimate ranked it; a ranking made again would put turn 3 (index 2) first instead.
+    const ranking = { order: [5, 11, 10, 9, 8, 7, 6, 4, 3, 2, 1, 0], matched: new Map([[5, ['plot']]]) };
+    const { result } = startRun({
+      question: 'Remind me: how long was the termination notice?',
+      pool: [workerSpec({ id: 'a', baseURL: provider.baseURL, model: 'noted' })],
+      transport: chatTransports(egress),
+      history: { turns: thread, budgetFor: () => 3 * perTurn + Math.floor(perTurn / 2), ranking },
+      plan: { steps: [{ worker: 'a', task: 'Answer from the thread.', sees: [] }] },
+    });
+    const done = await result;
+    expect(done.steps[0]?.history?.turns?.map((t) => [t.turn, t.why])).toEqual([
+      [5, 'matched'],
+      [10, 'recent'],
+      [11, 'newest'],
+    ]);
+  });
 });
