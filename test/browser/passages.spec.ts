@@ -158,3 +158,45 @@ test('plan review shows the passages a step will send of a long PDF; unticking o
   // Opening them sent nothing.
   expect(servers.provider.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
 });
+
+test('an earlier turn of a thread links its citations to the passages its run sent', async ({ page }) => {
+  test.setTimeout(120_000);
+  logErrors(page);
+  await seedApp(page, { pool: [modelWorker('w1', servers.provider.baseURL, 'noted', 'Reader')] });
+  const pdf = textPdf(Array.from({ length: PAGES }, (_, i) => contractPage(i + 1, PAGES)));
+  // Auto mode with one worker: no conductor; the long PDF goes as the passages found for the question.
+  await page.goto('/#/ask');
+  const composer = page.getByTestId('composer');
+  await composer.getByLabel('Auto').check();
+  await composer
+    .getByTestId('attach-input')
+    .setInputFiles([{ name: 'contract.pdf', mimeType: 'application/pdf', buffer: Buffer.from(pdf) }]);
+  await expect(composer.getByTestId('attachment-chip')).toHaveCount(1);
+  await composer.getByLabel('Your question').fill('How long is the termination notice?');
+  await composer.getByLabel('Your question').press('Enter');
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  await expect(page.getByTestId('step-sent-0')).toContainText(`page ${CLAUSE_7_PAGE}`);
+
+  // After a follow-up, the first turn is an earlier turn: its answer's citations still open its passages.
+  await page.getByTestId('follow-up-text').fill('Who may give it?');
+  await page.getByTestId('follow-up-text').press('Enter');
+  const earlier = page.getByTestId('thread-turn');
+  await expect(earlier).toHaveCount(1);
+  const cites = earlier.getByTestId('answer').locator('button.cite-link');
+  await expect(cites).toHaveText([`[p. ${CLAUSE_7_PAGE}]`, '[1]']);
+  await cites.first().click();
+  const dialog = page.getByTestId('passage-dialog');
+  await expect(dialog).toContainText(`contract.pdf, page ${CLAUSE_7_PAGE}`);
+  await expect(dialog).toContainText(
+    `7.1 Either party may terminate this agreement by giving the other ${CLAUSE_7_ANSWER}`,
+  );
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  // Its step card, opened in place, links them too.
+  await earlier.getByTestId('turn-line').click();
+  await expect(earlier.getByTestId('step-card-0').locator('button.cite-link')).toHaveText([
+    `[p. ${CLAUSE_7_PAGE}]`,
+    '[1]',
+  ]);
+});
