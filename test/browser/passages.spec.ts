@@ -93,6 +93,8 @@ test('plan review shows the passages a step will send of a long PDF; unticking o
   await editor.getByTestId('run-plan').click();
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  // Its time is the seconds it ran here, not the months since the export's plan was made.
+  await expect(run.getByTestId('turn-line')).toHaveText(/· (\d+(\.\d)? s|\d+ ms)$/);
   const bodies = servers.provider.requests
     .filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions')
     .map((r) => JSON.stringify(r.body));
