@@ -9,7 +9,8 @@ import { modelWorker, seedApp } from './seed-app.ts';
 // reads), a question whose answer is on one page. The plan in review shows, for its step and file, the
 // passages that will go; unticking one takes it out of the request the provider gets, and the step card
 // says what was sent. The answer cites the page and a passage's label: each opens the passage from the
-// file kept on this device; a citation of nothing sent stays text.
+// file kept on this device; a citation of nothing sent stays text. In a thread, an earlier turn's answer
+// (asked in Auto mode, then followed up) links them too.
 
 /** Cites page 42, the first passage sent, a page the PDF does not have and a label past the passages sent. */
 const ANSWER = `Clause 7: ${CLAUSE_7_ANSWER} notice [p. ${CLAUSE_7_PAGE}]. See also [1]; not [p. 99] nor [7].`;
