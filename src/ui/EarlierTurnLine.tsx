@@ -6,8 +6,6 @@ import type { RunSummary } from '../records/runs-db.ts';
 import { useAppState } from './app-context.ts';
 import { RunMachinery } from './lazy.tsx';
 
-const NO_ACTIONS = {};
-
 /**
  * An earlier turn's quiet line (its steps, spend and how it ended, from its summary), which opens that
  * turn's plan, graph, timeline, steps and requests in place: its run is read from the store only then.
@@ -49,7 +47,7 @@ export function EarlierTurnLine({ summary }: { summary: RunSummary }) {
             <RunMachinery
               view={view}
               workerOrder={view.workerOrder ?? []}
-              actions={NO_ACTIONS}
+              actions={{ fileOf: (file) => app.runs.fileOf(view.id, view.attachments, file) }}
               now={view.endedAt ?? view.startedAt}
             />
           ))}

@@ -6,11 +6,11 @@ import { THREAD_PAGE_TURNS } from '../app/threads/opening.ts';
 import type { ThreadState } from '../app/threads/thread-core.ts';
 import type { ThreadTurn } from '../records/thread-store.ts';
 import { formatCost } from '../shared/format-cost.ts';
-import { Answer } from './Answer.tsx';
 import { AttachmentChips } from './AttachmentChips.tsx';
 import { useAppState } from './app-context.ts';
 import { CopyAnswer } from './CopyAnswer.tsx';
 import { askedBefore, DirectFollowUp } from './DirectPicker.tsx';
+import { EarlierAnswer } from './EarlierAnswer.tsx';
 import { EarlierTurnLine } from './EarlierTurnLine.tsx';
 import { FollowUp } from './FollowUp.tsx';
 import { keptKeyOf } from './KeyWarning.tsx';
@@ -158,7 +158,7 @@ function OtherTurn({
       )}
       {summary.answer !== undefined ? (
         <>
-          <Answer text={summary.answer} />
+          <EarlierAnswer summary={summary} text={summary.answer} />
           <CopyAnswer text={summary.answer} testId="copy-turn-answer" />
         </>
       ) : (

@@ -9,7 +9,8 @@ import { modelWorker, seedApp } from './seed-app.ts';
 // reads), a question whose answer is on one page. The plan in review shows, for its step and file, the
 // passages that will go; unticking one takes it out of the request the provider gets, and the step card
 // says what was sent. The answer cites the page and a passage's label: each opens the passage from the
-// file kept on this device; a citation of nothing sent stays text.
+// file kept on this device; a citation of nothing sent stays text. In a thread, an earlier turn's answer
+// (asked in Auto mode, then followed up) links them too.
 
 /** Cites page 42, the first passage sent, a page the PDF does not have and a label past the passages sent. */
 const ANSWER = `Clause 7: ${CLAUSE_7_ANSWER} notice [p. ${CLAUSE_7_PAGE}]. See also [1]; not [p. 99] nor [7].`;
@@ -93,6 +94,8 @@ test('plan review shows the passages a step will send of a long PDF; unticking o
   await editor.getByTestId('run-plan').click();
   const run = page.getByTestId('run');
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  // Its time is the seconds it ran here, not the months since the export's plan was made.
+  await expect(run.getByTestId('turn-line')).toHaveText(/· (\d+(\.\d)? s|\d+ ms)$/);
   const bodies = servers.provider.requests
     .filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions')
     .map((r) => JSON.stringify(r.body));
@@ -157,4 +160,46 @@ test('plan review shows the passages a step will send of a long PDF; unticking o
   await expect(dialog).toBeHidden();
   // Opening them sent nothing.
   expect(servers.provider.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+});
+
+test('an earlier turn of a thread links its citations to the passages its run sent', async ({ page }) => {
+  test.setTimeout(120_000);
+  logErrors(page);
+  await seedApp(page, { pool: [modelWorker('w1', servers.provider.baseURL, 'noted', 'Reader')] });
+  const pdf = textPdf(Array.from({ length: PAGES }, (_, i) => contractPage(i + 1, PAGES)));
+  // Auto mode with one worker: no conductor; the long PDF goes as the passages found for the question.
+  await page.goto('/#/ask');
+  const composer = page.getByTestId('composer');
+  await composer.getByLabel('Auto').check();
+  await composer
+    .getByTestId('attach-input')
+    .setInputFiles([{ name: 'contract.pdf', mimeType: 'application/pdf', buffer: Buffer.from(pdf) }]);
+  await expect(composer.getByTestId('attachment-chip')).toHaveCount(1);
+  await composer.getByLabel('Your question').fill('How long is the termination notice?');
+  await composer.getByLabel('Your question').press('Enter');
+  const run = page.getByTestId('run');
+  await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 60_000 });
+  await expect(page.getByTestId('step-sent-0')).toContainText(`page ${CLAUSE_7_PAGE}`);
+
+  // After a follow-up, the first turn is an earlier turn: its answer's citations still open its passages.
+  await page.getByTestId('follow-up-text').fill('Who may give it?');
+  await page.getByTestId('follow-up-text').press('Enter');
+  const earlier = page.getByTestId('thread-turn');
+  await expect(earlier).toHaveCount(1);
+  const cites = earlier.getByTestId('answer').locator('button.cite-link');
+  await expect(cites).toHaveText([`[p. ${CLAUSE_7_PAGE}]`, '[1]']);
+  await cites.first().click();
+  const dialog = page.getByTestId('passage-dialog');
+  await expect(dialog).toContainText(`contract.pdf, page ${CLAUSE_7_PAGE}`);
+  await expect(dialog).toContainText(
+    `7.1 Either party may terminate this agreement by giving the other ${CLAUSE_7_ANSWER}`,
+  );
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  // Its step card, opened in place, links them too.
+  await earlier.getByTestId('turn-line').click();
+  await expect(earlier.getByTestId('step-card-0').locator('button.cite-link')).toHaveText([
+    `[p. ${CLAUSE_7_PAGE}]`,
+    '[1]',
+  ]);
 });

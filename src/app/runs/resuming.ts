@@ -6,6 +6,7 @@ import { turnRunOptions } from '../turn-context.ts';
 import type { Review } from './review.ts';
 import type { RunCore } from './run-core.ts';
 import { runExclusively, runningElsewhere } from './run-locks.ts';
+import { enterReview } from './run-model.ts';
 import type { RunStarts } from './starting.ts';
 import { viewFromRecord } from './stored-view.ts';
 import type { Unfinished } from './unfinished.ts';
@@ -36,9 +37,11 @@ export function createResuming(core: RunCore, starts: RunStarts, review: Review,
         currentRun.value = stopped ? await unfinished.interrupted(view, stored.steps) : view;
         return undefined;
       }
-      // A plan not run yet goes back to review. It has waited for review since it was stored: not the run's time.
+      // A plan not run yet goes back to review, its run timed from here, as the record the executor writes
+      // is: the time since it was planned is not the run's, and an imported plan's times are another
+      // device's (`updatedAt` the import's), so the review set aside from them missed the gap.
       const now = Date.now();
-      currentRun.value = { ...view, reviewSince: now, reviewMs: Math.max(0, now - stored.run.updatedAt) };
+      currentRun.value = enterReview({ ...view, startedAt: now }, now);
       const { run } = stored;
       await review.showReview(id, {
         plan: run.plan,

@@ -1,5 +1,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
+import { exportRunJson } from '../../../src/app/export.ts';
+import { runElapsed } from '../../../src/app/runs/run-model.ts';
 import type { RunConductor } from '../../../src/app/services.ts';
 import { EngineError } from '../../../src/shared/engine-errors.ts';
 import type { ModelRef } from '../../../src/shared/model.ts';
@@ -69,6 +71,32 @@ describe('History keeps the runs the executor never saw', () => {
     const stored = await runStore.getRun(id);
     expect(stored?.run.status).toBe('done');
     expect(stored?.steps.map((s) => s.state)).toEqual(['done', 'done']);
+  });
+
+  it('times a plan imported from an export, and run here, from when it ran here, not from its export', async () => {
+    const { runStore, pool, app } = await setup('history-import-time', scriptedConductor(PLAN));
+    const first = app();
+    await first.runs.ask({ question: 'Greet me.', mode: 'conductor', review: false, planOnly: true }, pool);
+    const stored = (await runStore.getRun(first.runs.currentRun.value!.id))!;
+    // Planned on another device a year ago, exported, imported here today (the import is History's newest).
+    const year = 365 * 24 * 3_600_000;
+    const old = {
+      ...stored.run,
+      id: 'imported-plan',
+      createdAt: Date.now() - year,
+      updatedAt: Date.now() - year,
+    };
+    const here = app();
+    expect(await here.runs.importRun(exportRunJson(old, []))).toMatchObject({ ok: true, duplicate: false });
+    const opened = Date.now();
+    expect(await here.runs.openRun('imported-plan')).toBeUndefined();
+    await here.runs.runReviewed(here.runs.pendingReview.value!.plan);
+    await here.runs.whenIdle();
+    const view = here.runs.currentRun.value!;
+    expect(view.phase).toBe('done');
+    // Its time is within the time since it was opened here: not the year since it was asked elsewhere.
+    const now = Date.now();
+    expect(runElapsed(view, now)).toBeLessThanOrEqual(now - opened);
   });
 
   it('keeps a plan waiting for review, and a discarded one as discarded', async () => {
