@@ -1,8 +1,8 @@
 /**
  * A file's passages indexed for lexical search (MiniSearch's BM25, with prefix and fuzzy matching, the
- * search workflow memory uses), and the choice of the passages a step is sent. Lexical only, this round:
- * semantic search needs an embedding model downloaded on the user's click, and whether it raises recall
- * enough to pay for that is for the bench to show first (ARCHITECTURE.md, "Local reading").
+ * search workflow memory uses), and the choice of the passages a step is sent. Lexical only: the one
+ * embedding model that could be tried here (Universal Sentence Encoder lite) found fewer answers on
+ * COVID-QA than these words do, and blended with them no more (ARCHITECTURE.md, "Local reading").
  *
  * Indexing yields to the page every few passages (`addAllAsync`), so a 100-page PDF never holds the main
  * thread for long (bench p26).
