@@ -2,6 +2,7 @@ import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import { ESTIMATED, estimateNote, formatDuration, formatTokens } from '../app/format.ts';
 import { namesOf } from '../app/ledger-documents.ts';
 import { costText, estimateCostText, estimateText } from '../app/price-text.ts';
+import { conductorWriting } from '../app/runs/conductor-output.ts';
 import type { StepStreams } from '../app/runs/draw-timing.ts';
 import { modeText } from '../app/runs/mode-text.ts';
 import { isActive, liveTotals, type RunView, runElapsed } from '../app/runs/run-model.ts';
@@ -173,7 +174,7 @@ export function RunMachinery({
         </div>
         {view.thought && <p class="thought">Plan: {view.thought}</p>}
         {view.drewOn && view.drewOn.length > 0 && <DrewOn runs={view.drewOn} />}
-        {view.phase === 'planning' && (
+        {conductorWriting(view) && (
           <details open>
             <summary class="small">Conductor output</summary>
             <pre class="plan-stream" data-testid="plan-stream" aria-live="off">

@@ -17,7 +17,16 @@ test.use({ serviceWorkers: 'allow' });
 
 let provider: TestProvider;
 test.beforeAll(async () => {
-  provider = await startProvider({ cors: 'strict', models: [plannerModel()] });
+  provider = await startProvider({
+    cors: 'strict',
+    // The plan waits after its first step (the first `}` of the pretty-printed plan) until `hurry()`.
+    models: [
+      {
+        ...plannerModel(),
+        latency: { firstTokenMs: 0, perTokenMs: 0, holdWhen: (sent) => sent.includes('}') },
+      },
+    ],
+  });
 });
 test.afterAll(() => provider.close());
 test.describe.configure({ mode: 'serial' });
@@ -75,7 +84,16 @@ test('a local server plans a question, the pool runs it, and the ledger lists th
   provider.clearRequests();
   await askQuestion(page, 'What is 2+2?');
   const run = page.getByTestId('run');
+  // The first step streamed to the executor and runs while the planner holds the rest of the plan: the
+  // conductor's output is still shown. Shown only until that step started, a page drawn late (a busy
+  // machine) never showed it at all when the tokens and the step came between two draws.
+  await expect(run).toHaveAttribute('data-phase', 'running');
+  await expect(page.getByTestId('graph-node-0')).toBeVisible();
+  await expect(page.getByTestId('plan-stream')).toContainText('"worker": "w1"');
+  provider.hurry();
   await expect(run).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
+  // Once the plan is written, the graph and the steps show it.
+  await expect(page.getByTestId('plan-stream')).toHaveCount(0);
   // The planner's second step ran on the Checker with the planner's task: upper case of that task.
   await expect(page.getByTestId('final-answer')).toContainText(PLANNER_TASKS.check.toUpperCase());
 

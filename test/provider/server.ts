@@ -36,6 +36,11 @@ export interface Latency {
   firstTokenMs: number;
   /** Delay between two content tokens. */
   perTokenMs: number;
+  /**
+   * Once the content streamed satisfies this, the rest waits for `hurry()`: a test looks at the page mid-stream
+   * however slow the machine, with no time to guess.
+   */
+  holdWhen?: (sent: string) => boolean;
 }
 
 /** Faults that answer with an HTTP error status and an OpenAI-shaped error body. */
@@ -365,6 +370,17 @@ function pacer(waiting: Set<() => void>) {
      * latency says, and benchmarks that compare two runs of it are not comparing timer drift.
      */
     sleepUntil: (start: number, ms: number) => wait(start + ms - performance.now()),
+    /** Waits for `hurry()` alone (no timer: a test that never hurries leaves nothing running). */
+    hold: (): Promise<void> =>
+      hurried
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+            const wake = () => {
+              waiting.delete(wake);
+              resolve();
+            };
+            waiting.add(wake);
+          }),
     hurry: () => {
       hurried = true;
     },
@@ -621,7 +637,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
 
     let closed = false;
     const paced = pacer(waiting);
-    const { sleep, sleepUntil } = paced;
+    const { sleep, sleepUntil, hold } = paced;
     inFlight.add(paced);
     res.on('close', () => {
       closed = true;
@@ -761,6 +777,7 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
     // A cut stream stops after about half the answer (at least one token), without [DONE].
     const cutAt = fault?.kind === 'cut' ? Math.max(1, Math.floor(tokens.length / 2)) : Infinity;
     due = performance.now();
+    let held = false;
     for (let i = 0; i < tokens.length; i++) {
       if (i > 0 && latency.perTokenMs > 0) await sleepUntil(due, i * latency.perTokenMs);
       if (closed) return;
@@ -768,6 +785,11 @@ export async function startProvider(options: ProviderOptions = {}): Promise<Test
       written++;
       send(chunk({ content: tokens[i]! }, null));
       if (i === 0 && fault?.kind === 'malformed') send('{"id":"broken", "choices": [');
+      if (latency.holdWhen && !held && latency.holdWhen(tokens.slice(0, i + 1).join(''))) {
+        held = true;
+        await hold();
+        if (closed) return;
+      }
     }
     if (fault?.kind === 'cut') return cut(res); // an answer of one token or none: cut after it
     // The sources, on a delta of their own after the text.

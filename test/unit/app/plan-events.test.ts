@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyPlanEvent, newRunView, type RunView } from '../../../src/app/runs/run-model.ts';
+import { conductorWriting } from '../../../src/app/runs/conductor-output.ts';
+import { applyEvent, applyPlanEvent, newRunView, type RunView } from '../../../src/app/runs/run-model.ts';
 import { estimatePlan } from '../../../src/executor/estimate.ts';
 import type { Step } from '../../../src/shared/plan/index.ts';
 import type { WorkerSpec } from '../../../src/shared/worker-spec.ts';
@@ -72,5 +73,41 @@ describe('applyPlanEvent (the planning shown as the conductor streams it)', () =
     const view = newRunView('r', 'q?', 'conductor', 0);
     const stats = { kind: 'stats', stats: { ms: 5 } } as const;
     expect(applyPlanEvent(view, stats as Parameters<typeof applyPlanEvent>[1], estimateOf)).toBe(view);
+  });
+});
+
+describe('conductorWriting (whether the conductor output is shown)', () => {
+  it('holds from the question until the plan is written, past the first streamed step that started', () => {
+    const asked = newRunView('r', 'q?', 'conductor', 0);
+    expect(conductorWriting(asked)).toBe(true);
+    // The tokens and the first step arrive, and the executor queues it, before anything is drawn.
+    const streamed = planned([
+      { kind: 'token', text: '{"steps": [{"worker": "w1", "task": "a", "sees": []}' },
+      { kind: 'step', index: 0, step: step('a'), attempt: 1 },
+    ]);
+    const running = applyEvent(streamed, {
+      type: 'step-queued',
+      step: step('a'),
+      depth: 0,
+      index: 0,
+      status: {
+        index: 0,
+        worker: 'w1',
+        task: 'a',
+        sees: [],
+        depth: 0,
+        state: 'queued',
+        text: '',
+        timings: {},
+        attempts: 0,
+      },
+    });
+    expect(running.phase).toBe('running');
+    expect(conductorWriting(running)).toBe(true);
+    // The plan written (its figures shown): the graph and the steps show it.
+    expect(conductorWriting({ ...running, planStats: { ms: 900, tokens: 40 } })).toBe(false);
+    // A run opened or resumed from the store has no conductor output to show.
+    expect(conductorWriting({ ...asked, phase: 'running' })).toBe(false);
+    expect(conductorWriting({ ...running, phase: 'done' })).toBe(false);
   });
 });

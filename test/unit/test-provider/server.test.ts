@@ -231,6 +231,27 @@ describe('chat completions, SSE', () => {
     expect(read.data.at(-1)).toBe('[DONE]');
   });
 
+  it('holds a stream where holdWhen says, until hurry()', async () => {
+    p.setModel({
+      id: 'held',
+      behaviour: { kind: 'echo' },
+      latency: { firstTokenMs: 0, perTokenMs: 0, holdWhen: (sent) => sent.includes('two') },
+    });
+    const res = await post({ model: 'held', messages: [user('one two three')], stream: true });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let raw = '';
+    const text = () => [...raw.matchAll(/"content":"([^"]*)"/g)].map((m) => m[1]).join('');
+    while (!text().includes('two')) raw += decoder.decode((await reader.read()).value, { stream: true });
+    // Without latency the rest would have come with it: it waits.
+    expect(text()).toBe('one two');
+    p.hurry();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      raw += decoder.decode(chunk.value, { stream: true });
+    expect(text()).toBe('one two three');
+    expect(raw).toContain('[DONE]');
+  });
+
   it('stops streaming when the client aborts', async () => {
     const controller = new AbortController();
     const res = await fetch(`${p.baseURL}/chat/completions`, {
