@@ -77,25 +77,14 @@ function prefsEntries(seed: Seed): Record<string, string> {
 
 /**
  * Writes the prefs and the pool store as `openPoolStore` keeps it (one record per worker with its place in the
- * order), at the start of the page's first document of the app's origin, before any of the app's code runs:
- * localStorage at once, and the pool in the database's creation (or, were it made already, in a transaction
- * opened first), which the app's own open of that database waits for. `mark` (in sessionStorage, the tab's)
- * makes it once per tab: a reload keeps what the app or the test changed since.
+ * order): localStorage at once, and the pool in the database's creation (or, were it made already, in a
+ * transaction opened first), which the app's own open of that database waits for.
  */
 function seedInPage(records: {
-  mark: string;
   poolDB: string;
   workers: WorkerSpec[];
   storage: Record<string, string>;
 }): void {
-  if (window !== window.top) return;
-  try {
-    if (sessionStorage.getItem(records.mark) !== null) return;
-    sessionStorage.setItem(records.mark, '1');
-  } catch {
-    // A document without storage of its own (about:blank, an opaque origin): not the app's.
-    return;
-  }
   for (const [key, value] of Object.entries(records.storage)) localStorage.setItem(key, value);
   if (!records.workers.length) return;
   const put = (store: IDBObjectStore) => {
@@ -114,10 +103,34 @@ function seedInPage(records: {
   };
 }
 
+/** Calls `write(arg)` unless this tab has called it already (`mark` in its sessionStorage). */
+function onceInTab<A>(mark: string, write: (arg: A) => unknown, arg: A): void {
+  if (window !== window.top) return;
+  try {
+    if (sessionStorage.getItem(mark) !== null) return;
+    sessionStorage.setItem(mark, '1');
+  } catch {
+    // A document without storage of its own (about:blank, an opaque origin): not the app's.
+    return;
+  }
+  void write(arg);
+}
+
+/**
+ * Runs `write(arg)` in `page` at the start of its next document, before any of the app's code: what the app
+ * opens after it waits for what it opened (IndexedDB serves one database's opens in order). Once per tab,
+ * so a reload keeps what the app or the test changed since. `write` must use nothing from outside its body
+ * (it is sent as source) and `arg` must be JSON. An init script rather than a visit to a page of the origin
+ * that does not run the app: that cost a navigation per seed (about 0.5 s under load).
+ */
+export async function writeBeforeApp<A>(page: Page, write: (arg: A) => unknown, arg: A): Promise<void> {
+  const mark = JSON.stringify(`baton-test-seed-${randomUUID()}`);
+  await page.addInitScript({ content: `(${onceInTab})(${mark}, ${write}, ${JSON.stringify(arg)});` });
+}
+
 /**
  * Seeds the app's storage for this page's context. Call it first, before the app has opened in the context:
- * the app's next load on this page reads all of it at start. An init script rather than a visit to a page of
- * the origin that does not run the app, which cost a navigation per test (about 0.5 s under load).
+ * the app's next load on this page reads all of it at start (`writeBeforeApp`).
  */
 export async function seedApp(page: Page, seed: Seed): Promise<void> {
   const workers = [...(seed.pool ?? [])];
@@ -126,10 +139,5 @@ export async function seedApp(page: Page, seed: Seed): Promise<void> {
     if (problems.length)
       throw new Error(`The seeded worker ${worker.id} cannot be saved: ${problems.join(' ')}`);
   }
-  await page.addInitScript(seedInPage, {
-    mark: `baton-test-seed-${randomUUID()}`,
-    poolDB: POOL_DB,
-    workers,
-    storage: prefsEntries(seed),
-  });
+  await writeBeforeApp(page, seedInPage, { poolDB: POOL_DB, workers, storage: prefsEntries(seed) });
 }
