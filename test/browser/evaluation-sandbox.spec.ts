@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type CDPSession, expect, type Page, test } from './app-test.ts';
 import { FAILING_TEST, openEvaluationHarness, type RunResult, run } from './evaluation-harness.ts';
 import { smallHeapTest } from './small-heap.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 /**
  * The same call over a CDP session of the page's own target. Playwright marks a page as crashed when any
@@ -30,9 +31,18 @@ async function openCrossSite(page: Page, baseURL: string): Promise<void> {
   await openEvaluationHarness(page, `?sandbox=${encodeURIComponent(sandbox)}`);
 }
 
-test.beforeEach(({ page }) => openEvaluationHarness(page));
+// One harness page for the tests in the suite's browser: each checks the verdicts of its answers and the runner
+// those leave for the next answer, not a first load, and a page per test was mostly the time to open one
+// (evaluation-attacks.spec.ts does the same). The test that closes the runner opens the harness again.
+let page: Page;
+test.beforeAll(async ({ browser, baseURL }) => {
+  page = await browser.newPage({ baseURL });
+  await openStepsByDefault(page.context());
+  await openEvaluationHarness(page);
+});
+test.afterAll(() => page?.close());
 
-test('code answers pass or fail by their tests, in the sandbox', async ({ page }) => {
+test('code answers pass or fail by their tests, in the sandbox', async () => {
   const good = await run(page, 'function add(a, b) { return a + b; }', "assert(add(2, 3) === 5, 'add');");
   expect(good).toEqual({ passed: true, message: 'all tests passed' });
   const bad = await run(
@@ -46,9 +56,7 @@ test('code answers pass or fail by their tests, in the sandbox', async ({ page }
   expect(broken.message).toMatch(/Unexpected token/);
 });
 
-test('answers keep what they may do: top-level await, const, sloppy globals, async tests', async ({
-  page,
-}) => {
+test('answers keep what they may do: top-level await, const, sloppy globals, async tests', async () => {
   const cases: [string, string][] = [
     ['const x = await Promise.resolve(1);', 'assert(x === 1);'],
     ['for (i = 0; i < 3; i++) {}', 'assert(i === 3);'],
@@ -70,7 +78,7 @@ test('answers keep what they may do: top-level await, const, sloppy globals, asy
   });
 });
 
-test('an answer cannot start workers of its own (each would get a heap of its own)', async ({ page }) => {
+test('an answer cannot start workers of its own (each would get a heap of its own)', async () => {
   const verdict = await run(
     page,
     `let started = 'no';
@@ -80,9 +88,7 @@ test('an answer cannot start workers of its own (each would get a heap of its ow
   expect(verdict).toEqual({ passed: true, message: 'all tests passed' });
 });
 
-test('closing the runner ends the run in flight with an error that says so: no verdict on the answer', async ({
-  page,
-}) => {
+test('closing the runner ends the run in flight with an error that says so: no verdict on the answer', async () => {
   const outcome = await page.evaluate(async () => {
     const { runner } = (
       globalThis as unknown as {
@@ -101,9 +107,11 @@ test('closing the runner ends the run in flight with an error that says so: no v
   expect(outcome).toEqual({
     error: 'RunnerUnavailableError: the code runner was closed before this answer finished',
   });
+  // A closed runner takes no more answers: the tests after this one get a harness with a new one.
+  await openEvaluationHarness(page);
 });
 
-test('an endless loop is stopped by the time limit and the runner keeps working', async ({ page }) => {
+test('an endless loop is stopped by the time limit and the runner keeps working', async () => {
   const started = Date.now();
   const loop = await run(page, 'while (true) {}', '', 500);
   expect(loop).toEqual({ passed: false, message: 'timed out after 500 ms' });
@@ -111,9 +119,10 @@ test('an endless loop is stopped by the time limit and the runner keeps working'
   expect((await run(page, 'const x = 1;', 'assert(x === 1);')).passed).toBe(true);
 });
 
-test('untrusted code reaches neither the network nor the app storage', async ({ page }) => {
+test('untrusted code reaches neither the network nor the app storage', async () => {
   const requests: string[] = [];
-  page.on('request', (request) => requests.push(request.url()));
+  const onRequest = (request: { url(): string }) => requests.push(request.url());
+  page.on('request', onRequest);
   const network = await run(
     page,
     "let blocked = false; try { await fetch('/exfiltrate?k=1'); } catch { blocked = true; }",
@@ -135,6 +144,7 @@ test('untrusted code reaches neither the network nor the app storage', async ({ 
     "assert(denied, 'IndexedDB was reachable');",
   );
   expect(storage).toEqual({ passed: true, message: 'all tests passed' });
+  page.off('request', onRequest);
 });
 
 test.describe('no network from the sandbox', () => {
@@ -161,7 +171,6 @@ test.describe('no network from the sandbox', () => {
   test.afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   test('sandboxed code cannot fetch, import, open sockets or load anything, from any origin', async ({
-    page,
     baseURL,
   }) => {
     // Whatever gets past the policy to the network is caught here (for the app's own origin too) and answered
@@ -204,6 +213,7 @@ test.describe('no network from the sandbox', () => {
     }
     expect(seen).toEqual([]);
     expect(escaped).toEqual([]);
+    await page.context().unroute('**/exfiltrate/**');
   });
 });
 

@@ -6,6 +6,7 @@ import {
   type TestProvider,
 } from '../provider/server.ts';
 import { expect, type Page, test } from './app-test.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 // Real preflights through Chromium, from the app's own cross-origin-isolated page (COEP require-corp) to
 // the test provider on another port of 127.0.0.1.
@@ -50,14 +51,19 @@ test.afterEach(async () => {
   await provider?.close();
   provider = undefined;
 });
-test.beforeEach(async ({ page }) => {
+// One page of the app for the file: what is tested is each request's preflight, from a page of the app's
+// origin, not the page's load, and each test's provider is a new origin (a port of its own), so no preflight
+// a test's request could reuse is cached.
+let page: Page;
+test.beforeAll(async ({ browser, baseURL }) => {
+  page = await browser.newPage({ baseURL });
+  await openStepsByDefault(page.context());
   await page.goto('/');
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
 });
+test.afterAll(() => page?.close());
 
-test('strict: authorization + content-type pass the preflight and the answer is readable', async ({
-  page,
-}) => {
+test('strict: authorization + content-type pass the preflight and the answer is readable', async () => {
   const p = await start('strict');
   const outcome = await pageFetch(page, `${p.baseURL}/chat/completions`, basic, chat);
   expect(outcome).toMatchObject({ ok: true, status: 200 });
@@ -71,9 +77,7 @@ test('strict: authorization + content-type pass the preflight and the answer is 
   expect(preflight.headers.origin).toBe(new URL(page.url()).origin);
 });
 
-test('strict: the openai SDK’s x-stainless-* headers fail the preflight and nothing is sent', async ({
-  page,
-}) => {
+test('strict: the openai SDK’s x-stainless-* headers fail the preflight and nothing is sent', async () => {
   const sdkHeaders = await openaiSdkHeaders();
   expect(Object.keys(sdkHeaders)).toContain('x-stainless-os');
   const p = await start('strict');
@@ -96,7 +100,7 @@ test('strict: the openai SDK’s x-stainless-* headers fail the preflight and no
   expect(p.requests.map((r) => r.method)).toEqual(['OPTIONS']);
 });
 
-test('anthropic: passes with anthropic-dangerous-direct-browser-access, fails without', async ({ page }) => {
+test('anthropic: passes with anthropic-dangerous-direct-browser-access, fails without', async () => {
   const p = await start('anthropic');
   const url = `${p.baseURL}/chat/completions`;
   const anthropicHeaders = {
@@ -119,9 +123,7 @@ test('anthropic: passes with anthropic-dangerous-direct-browser-access, fails wi
   expect(p.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
 });
 
-test('open: any header passes; x-test-fault works and Retry-After is readable; SSE streams', async ({
-  page,
-}) => {
+test('open: any header passes; x-test-fault works and Retry-After is readable; SSE streams', async () => {
   const p = await start('open');
   const url = `${p.baseURL}/chat/completions`;
   const sdk = await pageFetch(page, url, { ...basic, 'x-stainless-os': 'Linux' }, chat);

@@ -13,6 +13,7 @@ import {
 } from '../provider/server.ts';
 import { logErrors } from './app-steps.ts';
 import { expect, type Page, test } from './app-test.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 // One run whose pool has a worker of each dialect (every OpenAI-compatible one, and Anthropic's native
 // Messages API), each on a test provider of its own (its own origin and key) that speaks that provider's
@@ -119,10 +120,18 @@ async function runAll(page: Page) {
   );
 }
 
-test('a pool with a worker of each dialect completes under strict CORS, each speaking its own API', async ({
-  page,
-}) => {
-  const result = await runAll(page);
+// One run for the file, on one page: each test checks its part of the same run (the requests each provider
+// got, OpenRouter's cost, DeepSeek's reasoning), which each used to make again on a page of its own.
+let page: Page;
+let result: Awaited<ReturnType<typeof runAll>>;
+test.beforeAll(async ({ browser, baseURL }) => {
+  page = await browser.newPage({ baseURL });
+  await openStepsByDefault(page.context());
+  result = await runAll(page);
+});
+test.afterAll(() => page?.close());
+
+test('a pool with a worker of each dialect completes under strict CORS, each speaking its own API', async () => {
   expect(result).toEqual({ status: 'done', failed: [] });
   for (let i = 0; i < PLAN.steps.length; i++) {
     await expect(page.getByTestId(`step-card-${i}`)).toHaveAttribute('data-state', 'done');
@@ -162,9 +171,8 @@ test('a pool with a worker of each dialect completes under strict CORS, each spe
   }
 });
 
-test("OpenRouter's reported cost is shown, not the price table's", async ({ page }) => {
-  for (const p of providers.values()) p.clearRequests();
-  await runAll(page);
+test("OpenRouter's reported cost is shown, not the price table's", async () => {
+  expect(result.status).toBe('done');
   const index = WORKERS.findIndex((w) => w.mode === 'openrouter');
   const body = posts('openrouter')[0]?.body as { messages: { role: string; content: string }[] };
   const prompt = countPromptTokens(body.messages);
@@ -184,10 +192,8 @@ test("OpenRouter's reported cost is shown, not the price table's", async ({ page
   await expect(metrics).not.toContainText(table);
 });
 
-test("DeepSeek's reasoning shows collapsed, counted, as plain text, apart from the answer", async ({
-  page,
-}) => {
-  await runAll(page);
+test("DeepSeek's reasoning shows collapsed, counted, as plain text, apart from the answer", async () => {
+  expect(result.status).toBe('done');
   const index = WORKERS.findIndex((w) => w.mode === 'deepseek');
   const card = page.getByTestId(`step-card-${index}`);
   const reasoning = page.getByTestId(`step-reasoning-${index}`);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
 import { RUN_WORKER_CHOICE } from '../../src/app/pool.ts';
 import { type AppPrefs, createPrefs, type PlanPrefs, type RunPrefs } from '../../src/app/prefs.ts';
@@ -74,33 +75,62 @@ function prefsEntries(seed: Seed): Record<string, string> {
   return Object.fromEntries(written);
 }
 
-/** Writes the pool store as `openPoolStore` keeps it: one record per worker with its place in the order. */
-async function writeInPage(records: {
+/**
+ * Writes the prefs and the pool store as `openPoolStore` keeps it (one record per worker with its place in the
+ * order): localStorage at once, and the pool in the database's creation (or, were it made already, in a
+ * transaction opened first), which the app's own open of that database waits for.
+ */
+function seedInPage(records: {
   poolDB: string;
   workers: WorkerSpec[];
   storage: Record<string, string>;
-}): Promise<void> {
+}): void {
   for (const [key, value] of Object.entries(records.storage)) localStorage.setItem(key, value);
   if (!records.workers.length) return;
-  const db = await new Promise<IDBDatabase>((resolve, reject) => {
-    const open = indexedDB.open(records.poolDB, 1);
-    open.onupgradeneeded = () => open.result.createObjectStore('workers', { keyPath: 'id' });
-    open.onsuccess = () => resolve(open.result);
-    open.onerror = () => reject(open.error);
-  });
-  const tx = db.transaction('workers', 'readwrite');
-  for (const [order, worker] of records.workers.entries())
-    tx.objectStore('workers').put({ ...worker, order });
-  await new Promise<void>((resolve, reject) => {
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
-  });
-  db.close();
+  const put = (store: IDBObjectStore) => {
+    for (const [order, worker] of records.workers.entries()) store.put({ ...worker, order });
+  };
+  const open = indexedDB.open(records.poolDB, 1);
+  let created = false;
+  open.onupgradeneeded = () => {
+    created = true;
+    put(open.result.createObjectStore('workers', { keyPath: 'id' }));
+  };
+  open.onsuccess = () => {
+    const db = open.result;
+    if (!created) put(db.transaction('workers', 'readwrite').objectStore('workers'));
+    db.close();
+  };
+}
+
+/** Calls `write(arg)` unless this tab has called it already (`mark` in its sessionStorage). */
+function onceInTab<A>(mark: string, write: (arg: A) => unknown, arg: A): void {
+  if (window !== window.top) return;
+  try {
+    if (sessionStorage.getItem(mark) !== null) return;
+    sessionStorage.setItem(mark, '1');
+  } catch {
+    // A document without storage of its own (about:blank, an opaque origin): not the app's.
+    return;
+  }
+  void write(arg);
+}
+
+/**
+ * Runs `write(arg)` in `page` at the start of its next document, before any of the app's code: what the app
+ * opens after it waits for what it opened (IndexedDB serves one database's opens in order). Once per tab,
+ * so a reload keeps what the app or the test changed since. `write` must use nothing from outside its body
+ * (it is sent as source) and `arg` must be JSON. An init script rather than a visit to a page of the origin
+ * that does not run the app: that cost a navigation per seed (about 0.5 s under load).
+ */
+export async function writeBeforeApp<A>(page: Page, write: (arg: A) => unknown, arg: A): Promise<void> {
+  const mark = JSON.stringify(`baton-test-seed-${randomUUID()}`);
+  await page.addInitScript({ content: `(${onceInTab})(${mark}, ${write}, ${JSON.stringify(arg)});` });
 }
 
 /**
  * Seeds the app's storage for this page's context. Call it first, before the app has opened in the context:
- * it writes from a page of the app's origin that does not run the app, and the app reads all of it at start.
+ * the app's next load on this page reads all of it at start (`writeBeforeApp`).
  */
 export async function seedApp(page: Page, seed: Seed): Promise<void> {
   const workers = [...(seed.pool ?? [])];
@@ -109,6 +139,5 @@ export async function seedApp(page: Page, seed: Seed): Promise<void> {
     if (problems.length)
       throw new Error(`The seeded worker ${worker.id} cannot be saved: ${problems.join(' ')}`);
   }
-  await page.goto('/favicon.svg');
-  await page.evaluate(writeInPage, { poolDB: POOL_DB, workers, storage: prefsEntries(seed) });
+  await writeBeforeApp(page, seedInPage, { poolDB: POOL_DB, workers, storage: prefsEntries(seed) });
 }

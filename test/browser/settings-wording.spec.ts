@@ -1,10 +1,19 @@
 import { startProvider, type TestProvider } from '../provider/server.ts';
-import { expect, test } from './app-test.ts';
+import { expect, type Page, test } from './app-test.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 // Wording in Settings that was wrong: "a OpenAI key", and a CORS hint printed twice (once under the form,
 // once in the connection result).
 
-test('the key link says "an OpenAI key", "a Groq key"', async ({ page }) => {
+// One Settings page for both: each looks at its own form's wording, not at a first load.
+let page: Page;
+test.beforeAll(async ({ browser, baseURL }) => {
+  page = await browser.newPage({ baseURL });
+  await openStepsByDefault(page.context());
+});
+test.afterAll(() => page?.close());
+
+test('the key link says "an OpenAI key", "a Groq key"', async () => {
   await page.goto('/#/settings');
   const keys = page.getByTestId('vault-panel');
   await keys.getByLabel('Provider').selectOption('openai');
@@ -24,7 +33,6 @@ test.afterAll(async () => {
 });
 
 test('a failed connection test to Ollama shows its CORS hint once, with this page origin', async ({
-  page,
   baseURL,
 }) => {
   await page.goto('/#/settings');

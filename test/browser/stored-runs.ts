@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import type { RunRecord, StepRecord } from '../../src/records/runs-db.ts';
 import { goodRun, goodStep } from '../fixtures/run-records.ts';
 import { writeVersion1Database } from '../fixtures/version1-runs.ts';
+import { writeBeforeApp } from './seed-app.ts';
 
 // Run records written straight into the browser's IndexedDB as Baton's first database version stored them.
 
@@ -29,10 +30,12 @@ export function storedStep(runId: string, overrides: Record<string, unknown> = {
   });
 }
 
-/** Writes runs and steps into a version-1 `baton-runs` database, from a page of the app's origin that does not run the app. */
+/**
+ * Writes runs and steps into a version-1 `baton-runs` database at the start of the page's next document,
+ * before the app opens (and upgrades) it: call it before the app has opened in the context.
+ */
 export async function seedVersion1(page: Page, runs: unknown[], steps: unknown[]): Promise<void> {
-  await page.goto('/favicon.svg');
-  await page.evaluate(writeVersion1Database, { name: 'baton-runs', runs, steps });
+  await writeBeforeApp(page, writeVersion1Database, { name: 'baton-runs', runs, steps });
 }
 
 const NOTHING_SPENT = { promptTokens: 0, completionTokens: 0, cost: 0, done: 0, failed: 0, cancelled: 0 };

@@ -3,6 +3,7 @@ import type { WorkerSpec } from '../../src/shared/worker-spec.ts';
 import type { EgressHarness } from '../pages/egress.ts';
 import { startProvider, type TestProvider } from '../provider/server.ts';
 import { expect, type Page, test } from './app-test.ts';
+import { openStepsByDefault } from './steps-open.ts';
 
 // Where the browser knows why a request failed, the step's error says so instead of "Failed to fetch":
 // offline, the app's own CSP blocking a host, a redirect (which the browser hides behind an opaque
@@ -20,11 +21,17 @@ test.afterAll(async () => {
 
 type Win = { __egress: EgressHarness };
 
-async function open(page: Page) {
+// One harness page for the file: each test gets a vault and a ledger of its own from `setup`, and what it
+// checks is the error of a request, not the page's load. A page per test was mostly the time to open it.
+let page: Page;
+test.beforeAll(async ({ browser, baseURL }) => {
+  page = await browser.newPage({ baseURL });
+  await openStepsByDefault(page.context());
   await page.goto('/test/pages/egress.html');
   await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
-  await page.evaluate(() => (globalThis as unknown as Win).__egress.setup());
-}
+});
+test.afterAll(() => page?.close());
+test.beforeEach(() => page.evaluate(() => (globalThis as unknown as Win).__egress.setup()));
 
 function worker(baseURL: string, model: string): WorkerSpec {
   return {
@@ -44,8 +51,7 @@ const send = (page: Page, spec: WorkerSpec) =>
 const ledger = (page: Page): Promise<LedgerEntry[]> =>
   page.evaluate(() => (globalThis as unknown as Win).__egress.ledger());
 
-test('a host the CSP does not list is named, with how to allow it', async ({ page }) => {
-  await open(page);
+test('a host the CSP does not list is named, with how to allow it', async () => {
   const result = await send(page, worker('https://llm.blocked.example/v1', 'echo'));
   expect(result.ok).toBe(false);
   expect(result.error?.message).toContain(
@@ -58,8 +64,8 @@ test('a host the CSP does not list is named, with how to allow it', async ({ pag
   expect(entry?.error).toContain('Content-Security-Policy');
 });
 
-test('offline, the error says the device is offline', async ({ page, context }) => {
-  await open(page);
+test('offline, the error says the device is offline', async () => {
+  const context = page.context();
   await context.setOffline(true);
   try {
     const result = await send(page, worker(provider.baseURL, 'echo'));
@@ -71,8 +77,7 @@ test('offline, the error says the device is offline', async ({ page, context }) 
   }
 });
 
-test('a redirect is named, not followed and not a bare "Failed to fetch"', async ({ page }) => {
-  await open(page);
+test('a redirect is named, not followed and not a bare "Failed to fetch"', async () => {
   provider.clearRequests();
   const result = await send(page, worker(provider.baseURL, 'fault:307'));
   expect(result.ok).toBe(false);
@@ -81,10 +86,7 @@ test('a redirect is named, not followed and not a bare "Failed to fetch"', async
   expect(provider.requests.filter((r) => r.path.startsWith('/moved'))).toEqual([]);
 });
 
-test("a step's error and its ledger row name the cause as Test connection does: no CORS, or nothing listening", async ({
-  page,
-}) => {
-  await open(page);
+test("a step's error and its ledger row name the cause as Test connection does: no CORS, or nothing listening", async () => {
   const cases = [
     {
       worker: worker(noCors.baseURL, 'echo'),
