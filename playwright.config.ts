@@ -16,9 +16,9 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
-  // Three on two cores: the browser tests mostly wait (provider latencies, timers, the app's own pauses).
-  // A fresh-clone run with two used about a third of the machine's CPU time (10 of 31 core-minutes).
-  workers: 3,
+  // Two, one a core: fresh-clone runs on three took as long (15.0-15.5 min against 15.4 on two), and a
+  // third worker on two cores only adds contention to specs that wait on the page.
+  workers: 2,
   retries: 0,
   reporter: [['list'], ['json', { outputFile: `${resultsDir}/playwright.json` }]],
   outputDir: `${resultsDir}/artifacts`,
