@@ -124,8 +124,17 @@ function onceInTab<A>(mark: string, write: (arg: A) => unknown, arg: A): void {
  * that does not run the app: that cost a navigation per seed (about 0.5 s under load).
  */
 export async function writeBeforeApp<A>(page: Page, write: (arg: A) => unknown, arg: A): Promise<void> {
-  const mark = JSON.stringify(`baton-test-seed-${randomUUID()}`);
-  await page.addInitScript({ content: `(${onceInTab})(${mark}, ${write}, ${JSON.stringify(arg)});` });
+  await page.addInitScript({ content: initScript(`baton-test-seed-${randomUUID()}`, write, arg) });
+}
+
+/**
+ * The init script's source. `__name` is bound to a function that gives back its argument: the bench runs under
+ * tsx, whose esbuild keeps names by wrapping a function's named inner functions in `__name(…)`, a helper of the
+ * module that a function sent as source does not take along (`seedInPage`'s `put` threw in the page, so
+ * nothing was seeded and p30 waited for a run that never started).
+ */
+export function initScript<A>(mark: string, write: (arg: A) => unknown, arg: A): string {
+  return `((__name) => (${onceInTab})(${JSON.stringify(mark)}, ${write}, ${JSON.stringify(arg)}))((f) => f);`;
 }
 
 /**
